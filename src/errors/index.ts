@@ -1,0 +1,4 @@
+export * from './api-errors.js';
+export * from './config-error.js';
+export * from './reportd-error.js';
+export * from './usage-error.js';
