@@ -8,5 +8,6 @@ export default defineConfig({
     // Chromium and the sandbox servers are real: two cores do not take many at once.
     maxWorkers: 2,
     pool: 'forks',
+    reporters: ['default', './test/helpers/summary-reporter.ts'],
   },
 });

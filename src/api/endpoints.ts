@@ -48,6 +48,10 @@ const runParams = {
 export const SOURCE_LANDSCAPE_SORTS = ['name', 'citations', 'engines', 'delta'] as const;
 export const SORT_DIRECTIONS = ['asc', 'desc'] as const;
 
+function pathParamsOf(path: string): PathParam[] {
+  return [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1] as PathParam);
+}
+
 function catalogEndpoint<S extends z.ZodType>(
   name: string,
   title: string,
@@ -60,7 +64,7 @@ function catalogEndpoint<S extends z.ZodType>(
     name,
     title,
     path,
-    pathParams: path.includes('{brandId}') ? ['brandId'] : ['querySetId'],
+    pathParams: pathParamsOf(path),
     params: {},
     schema,
   };

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what reportd needs on a Debian or Ubuntu machine, then its npm dependencies:
+#   chromium       renders the PDF reports (found at /usr/bin/chromium; REPORTD_CHROMIUM overrides)
+#   poppler-utils  pdftotext/pdftoppm, used by the tests and to draw the README picture
+#   fonts          DejaVu and Liberation, the fonts the report templates ask for
+# System packages are installed only when missing, with apt-get as root (or through sudo).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+missing=()
+if [ -z "${REPORTD_CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
+  missing+=(chromium)
+fi
+command -v pdftotext >/dev/null 2>&1 || missing+=(poppler-utils)
+[ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing+=(fonts-dejavu-core)
+[ -d /usr/share/fonts/truetype/liberation2 ] || [ -d /usr/share/fonts/truetype/liberation ] || missing+=(fonts-liberation2)
+
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "reportd install: system packages needed: ${missing[*]}"
+  if [ "$(id -u)" = 0 ]; then sudo=(); elif command -v sudo >/dev/null 2>&1; then sudo=(sudo); else sudo=(none); fi
+  if ! command -v apt-get >/dev/null 2>&1 || [ "${sudo[0]:-}" = none ]; then
+    echo "reportd install: please install them with your package manager (as root), then run this again" >&2
+    exit 1
+  fi
+  "${sudo[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# .puppeteerrc.cjs skips puppeteer's own browser download because a system Chromium is now present.
+npm ci --no-audit --no-fund
