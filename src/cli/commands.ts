@@ -1,4 +1,12 @@
 import type { Command } from 'commander';
+import { register as check } from './check.js';
+import { register as daemon } from './daemon.js';
+import { register as deliver } from './deliver.js';
+import { register as history } from './history.js';
+import { register as render } from './render.js';
+import { register as sandbox } from './sandbox.js';
+import { register as status } from './status.js';
+import { register as sync } from './sync.js';
 
 /**
  * One file per command; each exports `register(program)`. Commands are thin: they load the config
@@ -6,7 +14,7 @@ import type { Command } from 'commander';
  */
 type Register = (program: Command) => void;
 
-const commands: Register[] = [];
+const commands: Register[] = [check, daemon, deliver, history, render, sandbox, status, sync];
 
 export function registerCommands(program: Command): void {
   for (const register of commands) register(program);

@@ -15,6 +15,7 @@ export class ConfigError extends ReportdError {
     readonly file: string,
     readonly issues: ConfigIssue[],
   ) {
-    super(`invalid config ${file}: ` + issues.map((issue) => `${issue.path}: ${issue.message}`).join('; '));
+    // One line per issue, so a long list stays readable and greppable.
+    super(`invalid config ${file}:` + issues.map((issue) => `\n  ${issue.path}: ${issue.message}`).join(''));
   }
 }

@@ -1,0 +1,79 @@
+# syntax=docker/dockerfile:1
+#
+# reportd: the daemon that syncs the Integration Reporting API into SQLite and emails PDF reports.
+#
+#   docker build -t reportd .
+#   docker run -d --name reportd \
+#     -v reportd-data:/data \
+#     -v "$PWD/reportd.yaml:/config/reportd.yaml:ro" \
+#     -e API_SECRET=... -e SMTP_PASSWORD=... \
+#     -p 8080:8080 reportd
+#
+# In the mounted config, keep state on the volume and serve health on the port the HEALTHCHECK uses:
+#   store:  { path: /data/reportd.sqlite }
+#   output: { dir: /data/reports }
+#   http:   { port: 8080 }          # or set REPORTD_HTTP_PORT to the port you chose
+# (relative paths would resolve against /config, which is usually mounted read-only).
+
+# ---- build: compile TypeScript, then drop dev dependencies -------------------------------------
+FROM node:22-bookworm-slim AS build
+WORKDIR /app
+# Puppeteer must not download its own browser: the runtime uses Debian's chromium.
+ENV PUPPETEER_SKIP_DOWNLOAD=true
+# Only used if better-sqlite3 has no prebuilt binary for this platform and must compile.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ ca-certificates \
+ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json .puppeteerrc.cjs ./
+# --ignore-scripts: `prepare` would build before the sources are copied; the one native module is
+# built explicitly instead. Dependencies change less often than sources, so this layer caches well.
+RUN npm ci --ignore-scripts && npm rebuild better-sqlite3
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build && npm prune --omit=dev --ignore-scripts
+
+# ---- runtime ------------------------------------------------------------------------------------
+FROM node:22-bookworm-slim AS runtime
+# chromium prints the PDFs; fonts cover Latin (DejaVu, Liberation), CJK and colour emoji so brand
+# and engine names render in any script; tini is PID 1 so Chromium's child processes are reaped and
+# SIGTERM reaches node.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends \
+      chromium fonts-dejavu-core fonts-liberation2 fonts-noto-cjk fonts-noto-color-emoji tini ca-certificates \
+ && rm -rf /var/lib/apt/lists/*
+
+ENV NODE_ENV=production \
+    REPORTD_CHROMIUM=/usr/bin/chromium \
+    PUPPETEER_SKIP_DOWNLOAD=true \
+    PUPPETEER_EXECUTABLE_PATH=/usr/bin/chromium \
+    REPORTD_CONFIG=/config/reportd.yaml \
+    REPORTD_HTTP_PORT=8080 \
+    XDG_CONFIG_HOME=/tmp/.chromium \
+    XDG_CACHE_HOME=/tmp/.chromium
+
+WORKDIR /app
+COPY --from=build /app/package.json /app/package-lock.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY bin ./bin
+COPY templates ./templates
+COPY config ./config
+
+# `reportd` on PATH; a non-root user that owns only the data volume.
+RUN chmod 0755 /app/bin/reportd.js \
+ && ln -s /app/bin/reportd.js /usr/local/bin/reportd \
+ && groupadd --system --gid 10001 reportd \
+ && useradd --system --uid 10001 --gid reportd --home-dir /data --shell /usr/sbin/nologin reportd \
+ && mkdir -p /data /config \
+ && chown reportd:reportd /data
+
+USER reportd
+VOLUME ["/data"]
+EXPOSE 8080
+
+# The slim image has no curl: node's own fetch asks /healthz.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.REPORTD_HTTP_PORT || '8080') + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+
+ENTRYPOINT ["tini", "--"]
+CMD ["reportd", "daemon", "--config", "/config/reportd.yaml"]

@@ -1,0 +1,207 @@
+import { type Clock, systemClock } from '../clock.js';
+import { minimumDurationMs, nextStartTime, timesInWindow } from './retry-timing.js';
+
+/**
+ * Where request starts are remembered across restarts (the store's request_log). Without it a
+ * restarted process would believe the window empty and burst past what the server still counts.
+ */
+export interface RequestHistory {
+  /** Start times (ms) recorded for `budgetKey` after `since`. Order does not matter. */
+  recent(budgetKey: string, since: number): number[];
+  record(budgetKey: string, at: number): void;
+}
+
+export interface RateBudgetOptions {
+  /** Budget identity, normally the API key: the server counts per key. */
+  key: string;
+  /** At most this many request starts inside any window of `windowMs`. */
+  requests: number;
+  windowMs: number;
+  /** Most requests in flight at once; unbounded when absent. */
+  concurrency?: number;
+  clock?: Clock;
+  history?: RequestHistory;
+}
+
+interface Waiter {
+  grant: (release: () => void) => void;
+  fail: (reason: unknown) => void;
+}
+
+/**
+ * A sliding-window rate budget per API key. Callers `acquire()` before every request and call the
+ * returned `release()` when it ends. Waiters are served strictly in arrival order by one drain loop,
+ * which sleeps exactly until the oldest counted request leaves the window, so the window is used
+ * fully and no caller can overtake another.
+ *
+ * A request counts from its start until `windowMs` after its end (see `nextStartTime` for why the
+ * end): never more than `requests` start inside any window, and the server, which counts arrivals,
+ * never sees more either, whatever the latency.
+ */
+export class RateBudget {
+  readonly key: string;
+  readonly requests: number;
+  readonly windowMs: number;
+  readonly concurrency: number;
+  private readonly clock: Clock;
+  private readonly history?: RequestHistory;
+  /** When finished requests ended (history: started), ascending, only those still in the window. */
+  private finished: number[] = [];
+  private blockedUntil = Number.NEGATIVE_INFINITY;
+  private inFlight = 0;
+  private readonly queue: Waiter[] = [];
+  private draining = false;
+  /** Aborts the drain loop's sleep when nobody waits any more, so no timer outlives the demand. */
+  private sleepAbort?: AbortController;
+
+  constructor(options: RateBudgetOptions) {
+    if (!(options.requests >= 1) || !(options.windowMs > 0)) {
+      throw new RangeError(`rate budget ${options.key}: requests must be >= 1 and windowMs > 0`);
+    }
+    this.key = options.key;
+    this.requests = Math.floor(options.requests);
+    this.windowMs = options.windowMs;
+    this.concurrency = Math.max(1, options.concurrency ?? Number.POSITIVE_INFINITY);
+    this.clock = options.clock ?? systemClock;
+    this.history = options.history;
+    if (this.history) {
+      const now = this.clock.now();
+      // The server still counts these; a restart must not forget them.
+      const recent = this.history.recent(this.key, now - this.windowMs).filter((t) => t <= now);
+      this.finished = recent.sort((a, b) => a - b);
+      this.trim(now);
+    }
+  }
+
+  /** Waits for a slot (window and concurrency), FIFO. Rejects with the signal's reason on abort. */
+  acquire(signal?: AbortSignal): Promise<() => void> {
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      const onAbort = () => {
+        const index = this.queue.indexOf(waiter);
+        if (index >= 0) this.queue.splice(index, 1);
+        if (this.queue.length === 0) this.sleepAbort?.abort();
+        reject(signal?.reason);
+      };
+      const waiter: Waiter = {
+        grant: (release) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(release);
+        },
+        fail: (reason) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(reason);
+        },
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.queue.push(waiter);
+      void this.drain();
+    });
+  }
+
+  /** After -145: the server counts the window as full, so no request starts before now + windowMs. */
+  penalize(): void {
+    this.blockedUntil = Math.max(this.blockedUntil, this.clock.now() + this.windowMs);
+  }
+
+  /** Requests counted in the current window: those in flight and those that ended inside it. */
+  usedInWindow(): number {
+    return this.inFlight + timesInWindow(this.finished, this.clock.now(), this.windowMs).length;
+  }
+
+  /** Requests waiting for a slot (for metrics). */
+  get waiting(): number {
+    return this.queue.length;
+  }
+
+  /** Least time the window allows for `count` requests, starting from an empty window. */
+  minimumDurationMs(count: number): number {
+    return minimumDurationMs(count, this.requests, this.windowMs);
+  }
+
+  /**
+   * The one loop that hands out slots. Only the head of the queue is ever considered, which is what
+   * makes the order fair; after each sleep it re-reads the state because penalize() or an abort may
+   * have changed it.
+   */
+  private async drain(): Promise<void> {
+    if (this.draining) return;
+    this.draining = true;
+    try {
+      while (this.queue.length > 0) {
+        if (this.inFlight >= this.concurrency) return; // a release() restarts the loop
+        const now = this.clock.now();
+        const at = nextStartTime(
+          {
+            finished: this.finished,
+            inFlight: this.inFlight,
+            requests: this.requests,
+            windowMs: this.windowMs,
+            blockedUntil: this.blockedUntil,
+          },
+          now,
+        );
+        if (at === Number.POSITIVE_INFINITY) return; // only a release() can free a slot
+        if (at > now) {
+          this.sleepAbort = new AbortController();
+          await this.clock.sleep(at - now, this.sleepAbort.signal).catch(() => {});
+          continue;
+        }
+        this.grantHead(now);
+      }
+    } finally {
+      this.draining = false;
+      this.sleepAbort = undefined;
+    }
+  }
+
+  private grantHead(now: number): void {
+    const waiter = this.queue.shift()!;
+    try {
+      this.history?.record(this.key, now);
+    } catch (error) {
+      // Starting without a record would let a restart burst; fail this caller instead.
+      waiter.fail(error);
+      return;
+    }
+    this.inFlight++;
+    let released = false;
+    waiter.grant(() => {
+      if (released) return;
+      released = true;
+      this.inFlight--;
+      const end = this.clock.now();
+      // Ends come in clock order, so appending keeps the list sorted.
+      this.finished.push(end);
+      this.trim(end);
+      void this.drain();
+    });
+  }
+
+  /** Keeps only the times that can still matter: those in the window, and at most `requests`. */
+  private trim(now: number): void {
+    let finished = timesInWindow(this.finished, now, this.windowMs);
+    if (finished.length > this.requests) finished = finished.slice(finished.length - this.requests);
+    this.finished = finished;
+  }
+}
+
+const shared = new Map<string, RateBudget>();
+
+/**
+ * One budget per API key in this process: every client, sync and command using the same key draws
+ * from the same window, as the server counts it. Options of the first caller win.
+ */
+export function sharedBudget(key: string, options: Omit<RateBudgetOptions, 'key'>): RateBudget {
+  let budget = shared.get(key);
+  if (!budget) {
+    budget = new RateBudget({ ...options, key });
+    shared.set(key, budget);
+  }
+  return budget;
+}
+
+/** For tests: forget every shared budget. */
+export function clearSharedBudgets(): void {
+  shared.clear();
+}

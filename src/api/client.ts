@@ -1,0 +1,292 @@
+import { Pool } from 'undici';
+import type { z } from 'zod';
+import { type Clock, systemClock } from '../clock.js';
+import {
+  RateLimitedError,
+  ReportdError,
+  type RequestContext,
+  ResponseValidationError,
+  TransientApiError,
+} from '../errors/index.js';
+import type { Logger } from '../log.js';
+import { registerSecret, scrub } from '../secrets.js';
+import type { RateBudget } from './budget.js';
+import type { EndpointDef } from './endpoints.js';
+import { errorCodeRow, type RequestOutcome } from './error-codes.js';
+import { type PathValues, type PreparedRequest, prepareRequest, type QueryParams } from './request.js';
+import { type BackoffOptions, backoffDelay } from './retry-timing.js';
+
+export type { RequestOutcome };
+
+/** One attempt, as metrics and the sync's request counts see it. */
+export interface RequestEvent {
+  endpoint: string;
+  target: string;
+  attempt: number;
+  outcome: RequestOutcome;
+  durationMs: number;
+}
+
+export interface ApiClientOptions {
+  /** `https://host/v2/integration`, with or without a trailing `/`. */
+  baseUrl: string;
+  apiKey: string;
+  apiSecret: string;
+  /** Every attempt draws from it: the server counts retries too. */
+  budget: RateBudget;
+  clock?: Clock;
+  /** Per attempt, headers and body together. Default 30 000. */
+  timeoutMs?: number;
+  /** Attempts per request for transient failures (network, timeout, non-JSON, unknown code). Default 5. */
+  maxAttempts?: number;
+  /** How many -145 answers one request tolerates (each waits a whole window). Default 5. */
+  maxRateLimited?: number;
+  /** Retry delays: full jitter under min(capMs, baseMs·2^retry). Default 500 / 30 000. */
+  backoff?: BackoffOptions;
+  random?: () => number;
+  logger?: Logger;
+  onRequest?: (event: RequestEvent) => void;
+}
+
+/** What one attempt produced, before the retry policy looks at it. */
+export type AttemptResult =
+  | { kind: 'ok'; payload: unknown }
+  | { kind: 'code'; code: number; serverMessage: string }
+  | { kind: 'transient'; reason: string; cause: unknown };
+
+/**
+ * The Integration API client: one keep-alive connection pool per base URL, every attempt through the
+ * rate budget, failures classified by the JSON body's `error_code` (never the HTTP status: every
+ * failure is a 500, and a 200 in the error shape is an error too), payloads validated by the
+ * endpoint's schema. The secret lives in a private field so no error, log line or inspection shows it.
+ */
+export class ApiClient {
+  readonly #headers: Record<string, string>;
+  private readonly pool: Pool;
+  private readonly basePath: string;
+  private readonly budget: RateBudget;
+  private readonly clock: Clock;
+  private readonly timeoutMs: number;
+  private readonly maxAttempts: number;
+  private readonly maxRateLimited: number;
+  private readonly backoff: BackoffOptions;
+  private readonly random: () => number;
+  private readonly logger?: Logger;
+  private readonly onRequest?: (event: RequestEvent) => void;
+  private closing?: Promise<void>;
+
+  constructor(options: ApiClientOptions) {
+    registerSecret(options.apiSecret);
+    let url: URL;
+    try {
+      url = new URL(options.baseUrl);
+    } catch {
+      throw new ReportdError(`invalid API base URL: ${scrub(options.baseUrl)}`);
+    }
+    // A trailing slash or none: the endpoint paths all start with `/`.
+    this.basePath = url.pathname.replace(/\/+$/, '');
+    this.budget = options.budget;
+    const connections = Number.isFinite(options.budget.concurrency) ? options.budget.concurrency : 8;
+    this.pool = new Pool(url.origin, { connections, keepAliveTimeout: 10_000 });
+    this.#headers = {
+      'x-api-key': options.apiKey,
+      'x-api-secret': options.apiSecret,
+      accept: 'application/json',
+    };
+    this.clock = options.clock ?? systemClock;
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.maxAttempts = Math.max(1, options.maxAttempts ?? 5);
+    this.maxRateLimited = Math.max(1, options.maxRateLimited ?? 5);
+    this.backoff = options.backoff ?? { baseMs: 500, capMs: 30_000 };
+    this.random = options.random ?? Math.random;
+    this.logger = options.logger;
+    this.onRequest = options.onRequest;
+  }
+
+  /**
+   * Fetches one endpoint and returns its validated payload. A forbidden parameter is refused before
+   * anything is sent (InvalidRequestError). Aborting `signal` rejects with its reason, at any stage.
+   */
+  async get<S extends z.ZodType>(
+    endpoint: EndpointDef<S>,
+    path: PathValues,
+    query?: QueryParams,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<z.infer<S>> {
+    if (this.closing) throw new ReportdError('the API client is closed');
+    const prepared = prepareRequest(endpoint, path, query);
+    const context: RequestContext = {
+      request: `GET ${prepared.target}`,
+      endpoint: endpoint.key,
+      querySetId: prepared.querySetId,
+    };
+    const { signal } = options;
+    let transientFailures = 0;
+    let rateLimited = 0;
+    for (let attempt = 1; ; attempt++) {
+      signal?.throwIfAborted();
+      const log = this.logger?.child({ endpoint: endpoint.key, attempt });
+      const release = await this.budget.acquire(signal);
+      const started = this.clock.now();
+      let result: AttemptResult;
+      try {
+        result = await this.send(prepared, signal);
+        // Before release(): a waiter woken by it must already see the window as full.
+        if (result.kind === 'code' && errorCodeRow(result.code).action === 'waitWindow')
+          this.budget.penalize();
+      } finally {
+        release();
+      }
+      const report = (outcome: RequestOutcome) => {
+        const durationMs = this.clock.now() - started;
+        log?.debug({ target: prepared.target, outcome, durationMs }, 'api request');
+        this.emit({ endpoint: endpoint.key, target: prepared.target, attempt, outcome, durationMs });
+      };
+
+      if (result.kind === 'ok') {
+        const parsed = endpoint.schema.safeParse(result.payload);
+        if (parsed.success) {
+          report('ok');
+          return parsed.data;
+        }
+        report('invalid_payload');
+        throw new ResponseValidationError(
+          `${endpoint.key}: ${describeIssues(parsed.error.issues)}`,
+          context,
+          result.payload,
+        );
+      }
+
+      let reason: string;
+      let cause: unknown;
+      if (result.kind === 'code') {
+        const row = errorCodeRow(result.code);
+        report(row.outcome);
+        const detail = `error_code ${result.code}${result.serverMessage ? ` "${result.serverMessage}"` : ''}`;
+        if (row.action === 'waitWindow') {
+          // penalize() above made the next acquire() wait out the window: no extra backoff.
+          if (++rateLimited >= this.maxRateLimited) {
+            throw new RateLimitedError(
+              `${endpoint.key}: still rate limited after ${rateLimited} windows (${detail})`,
+              context,
+              { errorCode: result.code },
+            );
+          }
+          log?.warn({ target: prepared.target }, 'rate limited; waiting out the window');
+          continue;
+        }
+        if (row.action !== 'retry') {
+          throw new row.errorClass(`${endpoint.key}: ${row.meaning} (${detail}): ${row.hint}`, context, {
+            errorCode: result.code,
+          });
+        }
+        reason = `${row.meaning} (${detail})`;
+        cause = new Error(reason);
+      } else {
+        report('transient');
+        reason = result.reason;
+        cause = result.cause;
+      }
+
+      if (++transientFailures >= this.maxAttempts) {
+        throw new TransientApiError(
+          `${endpoint.key}: gave up after ${attempt} attempts: ${reason}`,
+          context,
+          { cause, errorCode: result.kind === 'code' ? result.code : undefined },
+        );
+      }
+      const delay = backoffDelay(transientFailures - 1, this.backoff, this.random);
+      log?.warn({ target: prepared.target, reason, retryInMs: delay }, 'api request failed; retrying');
+      await this.clock.sleep(delay, signal);
+    }
+  }
+
+  /** Waits for requests in flight, then closes the connections. Safe to call twice. */
+  close(): Promise<void> {
+    this.closing ??= this.pool.close();
+    return this.closing;
+  }
+
+  /** One attempt over the wire. Only the caller's abort escapes as an exception. */
+  private async send(prepared: PreparedRequest, signal?: AbortSignal): Promise<AttemptResult> {
+    // The timeout covers the whole attempt (a body that trickles forever too). It is real time on
+    // purpose: it bounds a real socket, whatever clock schedules the retries.
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    let status: number;
+    let text: string;
+    try {
+      const response = await this.pool.request({
+        method: 'GET',
+        path: this.basePath + prepared.target,
+        headers: this.#headers,
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+      });
+      status = response.statusCode;
+      text = await response.body.text();
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      const reason = timeout.aborted
+        ? `no complete response within ${this.timeoutMs} ms`
+        : `network error: ${scrub(error instanceof Error ? error.message : String(error))}`;
+      return { kind: 'transient', reason, cause: error };
+    }
+    return interpretResponse(status, text);
+  }
+
+  private emit(event: RequestEvent): void {
+    try {
+      this.onRequest?.(event);
+    } catch (error) {
+      // A broken metrics hook must not fail the request it reports on.
+      this.logger?.error({ err: error }, 'onRequest listener threw');
+    }
+  }
+}
+
+/**
+ * Reads one answer. The `error_code` shape wins over any status (the API fails with 500, and a 200 in
+ * that shape is still a failure); anything that is not JSON, or a non-2xx without a code (a proxy's
+ * HTML 502), is transient.
+ */
+export function interpretResponse(status: number, text: string): AttemptResult {
+  // The cause is built from the scrubbed snippet, never JSON.parse's SyntaxError: that one quotes the
+  // raw body.
+  const transient = (reason: string): AttemptResult => ({
+    kind: 'transient',
+    reason,
+    cause: new Error(reason),
+  });
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return transient(`HTTP ${status} with a body that is not JSON: ${snippet(text)}`);
+  }
+  if (json !== null && typeof json === 'object' && !Array.isArray(json) && 'error_code' in json) {
+    const { error_code: code, error_message: message } = json as Record<string, unknown>;
+    if (typeof code === 'number' && Number.isInteger(code)) {
+      return { kind: 'code', code, serverMessage: typeof message === 'string' ? scrub(message) : '' };
+    }
+    return transient(`HTTP ${status} with a malformed error_code: ${snippet(text)}`);
+  }
+  if (status >= 200 && status < 300) return { kind: 'ok', payload: json };
+  return transient(`HTTP ${status} without an error_code: ${snippet(text)}`);
+}
+
+function snippet(text: string): string {
+  const flat = scrub(text).replace(/\s+/g, ' ').trim();
+  if (!flat) return '(empty body)';
+  return flat.length > 120 ? `${flat.slice(0, 120)}…` : flat;
+}
+
+/** `history.3: Invalid input: expected number, received string; delta: …` — paths from the payload root. */
+export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
+  const shown = issues.slice(0, 5).map((issue) => {
+    const where = issue.path.length ? issue.path.map(String).join('.') : '(root)';
+    return `${where}: ${issue.message}`;
+  });
+  if (issues.length > shown.length) shown.push(`and ${issues.length - shown.length} more`);
+  return shown.join('; ');
+}

@@ -1,0 +1,82 @@
+import type { Command } from 'commander';
+import { loadConfig } from '../config/load.js';
+import { listJobStates } from '../daemon/job-state.js';
+import { openStore } from '../store/db.js';
+import { type DeliveryRow, listDeliveries } from '../store/deliveries.js';
+import { listSyncRuns } from '../store/sync-runs.js';
+import { type ConfigOptions, configOption } from './options.js';
+
+interface HistoryFlags extends ConfigOptions {
+  json?: boolean;
+  limit: string;
+}
+
+const iso = (at: number | null) => (at === null ? null : new Date(at).toISOString());
+
+/** `reportd history`: recent sync passes and deliveries with their states (`--json` for scripts). */
+export function register(program: Command): void {
+  program
+    .command('history')
+    .description('show recent sync passes and report deliveries with their states')
+    .addOption(configOption)
+    .option('--json', 'print JSON instead of a table')
+    .option('--limit <n>', 'rows of each kind', '20')
+    .action((flags: HistoryFlags) => {
+      const config = loadConfig(flags.config);
+      const store = openStore(config.store.path);
+      try {
+        const limit = Math.max(1, Number.parseInt(flags.limit, 10) || 20);
+        const syncs = listSyncRuns(store, limit);
+        const deliveries = listDeliveries(store, limit).map(deliveryView);
+        const jobs = listJobStates(store).map((job) => ({
+          job: job.job,
+          lastSlot: iso(job.last_slot_at),
+          lastFinished: iso(job.last_finished_at),
+          outcome: job.last_outcome,
+          error: job.last_error,
+        }));
+        if (flags.json) {
+          process.stdout.write(`${JSON.stringify({ syncs, deliveries, jobs }, null, 2)}\n`);
+          return;
+        }
+        const out: string[] = ['Sync passes (newest first)'];
+        if (syncs.length === 0) out.push('  none yet');
+        for (const s of syncs) {
+          out.push(
+            `  ${s.started_at}  ${s.outcome.padEnd(10)} ${String(s.snapshots_completed).padStart(3)} snapshots  ` +
+              `${String(s.requests).padStart(5)} requests${s.error ? `  ${s.error}` : ''}`,
+          );
+        }
+        out.push('', 'Deliveries (most recently changed first)');
+        if (deliveries.length === 0) out.push('  none yet');
+        for (const d of deliveries) {
+          const again = d.generation > 0 ? ` (resend ${d.generation})` : '';
+          out.push(
+            `  ${d.updatedAt}  ${d.state.padEnd(9)} ${d.report}  set ${d.querySetId}  run ${d.runId}${again}  ` +
+              `attempts ${d.attempts}${d.lastError ? `  ${d.lastError}` : ''}`,
+          );
+        }
+        process.stdout.write(`${out.join('\n')}\n`);
+      } finally {
+        store.close();
+      }
+    });
+}
+
+function deliveryView(d: DeliveryRow) {
+  return {
+    id: d.id,
+    report: d.report,
+    account: d.account,
+    querySetId: d.query_set_id,
+    runId: d.run_id,
+    generation: d.generation,
+    state: d.state,
+    attempts: d.attempts,
+    lastError: d.last_error,
+    messageId: d.message_id,
+    createdAt: iso(d.created_at)!,
+    updatedAt: iso(d.updated_at)!,
+    sentAt: iso(d.sent_at),
+  };
+}

@@ -1,0 +1,15 @@
+import { Option } from 'commander';
+
+/**
+ * `--config <file>`, shared by every command that reads the config. Falls back to $REPORTD_CONFIG,
+ * then ./reportd.yaml. An Option holds no parse state, so one instance can be added to many
+ * commands: `command.addOption(configOption)`, then read `options.config`.
+ */
+export const configOption: Option = new Option('--config <file>', 'config file (YAML)')
+  .env('REPORTD_CONFIG')
+  .default('./reportd.yaml');
+
+/** The options object of a command that added `configOption`. */
+export interface ConfigOptions {
+  config: string;
+}

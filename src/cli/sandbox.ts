@@ -1,0 +1,84 @@
+import type { Command } from 'commander';
+import { UsageError } from '../errors/index.js';
+import { startSandbox } from '../sandbox/server.js';
+
+/**
+ * `reportd sandbox`: runs the simulated Integration API in the foreground, so people can point a
+ * config (or curl) at it while writing templates or trying reportd without real credentials.
+ */
+
+interface SandboxFlags {
+  port: string;
+  host: string;
+  rate: string;
+  faults: string;
+  stallMs: string;
+  key: string;
+  secret: string;
+  hostile?: boolean;
+}
+
+/** `120/60` → 120 requests per 60 seconds. */
+export function parseRate(text: string): { requests: number; windowMs: number } {
+  const match = /^(\d+)\/(\d+(?:\.\d+)?)$/.exec(text.trim());
+  const requests = Number(match?.[1]);
+  const seconds = Number(match?.[2]);
+  if (!match || requests < 1 || !(seconds > 0)) {
+    throw new UsageError(`--rate must look like REQUESTS/SECONDS, e.g. 120/60 (got "${text}")`);
+  }
+  return { requests, windowMs: Math.round(seconds * 1000) };
+}
+
+function parseNumber(flag: string, text: string, min: number, max: number): number {
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isFinite(value) || value < min || value > max) {
+    throw new UsageError(`${flag} must be a number from ${min} to ${max} (got "${text}")`);
+  }
+  return value;
+}
+
+export function register(program: Command): void {
+  program
+    .command('sandbox')
+    .description('Run a simulated Integration Reporting API with a deterministic demo company')
+    .option('--port <port>', 'TCP port; 0 picks a free one', '8787')
+    .option('--host <host>', 'interface to listen on', '127.0.0.1')
+    .option('--rate <requests/seconds>', 'rate limit per API key (sliding window)', '120/60')
+    .option('--faults <share>', 'share 0..1 of first attempts that fail (502, reset or stall)', '0')
+    .option('--stall-ms <ms>', 'how long a stall fault waits before answering', '3000')
+    .option('--key <key>', 'API key the sandbox accepts', 'sandbox-key')
+    .option('--secret <secret>', 'API secret the sandbox accepts', 'sandbox-secret')
+    .option('--hostile', 'put hostile strings (formula, script tag) into the data set')
+    .action(async (flags: SandboxFlags) => {
+      const sandbox = await startSandbox({
+        port: parseNumber('--port', flags.port, 0, 65_535),
+        host: flags.host,
+        rate: parseRate(flags.rate),
+        faults: parseNumber('--faults', flags.faults, 0, 1),
+        faultStallMs: parseNumber('--stall-ms', flags.stallMs, 0, 600_000),
+        apiKey: flags.key,
+        apiSecret: flags.secret,
+        hostile: flags.hostile ?? false,
+      });
+      const out = process.stdout;
+      out.write(`reportd sandbox listening\n`);
+      out.write(`  base URL:   ${sandbox.baseUrl}\n`);
+      out.write(`  api key:    ${sandbox.apiKey}\n`);
+      out.write(`  api secret: ${sandbox.apiSecret}\n`);
+      out.write(
+        `  try:        curl -s -H 'X-Api-Key: ${sandbox.apiKey}' -H 'X-Api-Secret: ${sandbox.apiSecret}' ${sandbox.baseUrl}/brands/list\n`,
+      );
+      out.write(`Press Ctrl+C to stop.\n`);
+      await new Promise<void>((resolve) => {
+        const stop = () => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          resolve();
+        };
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+      await sandbox.close();
+      out.write(`sandbox stopped (${sandbox.stats.total} requests served)\n`);
+    });
+}

@@ -1,0 +1,154 @@
+import type { Command } from 'commander';
+import { loadConfig } from '../config/load.js';
+import type { Config } from '../config/schema.js';
+import { getAccount } from '../store/accounts.js';
+import type { Store } from '../store/db.js';
+import { openStore } from '../store/db.js';
+import { listQuerySets, listRuns } from '../store/query-sets.js';
+import { countRequestsSince } from '../store/request-log.js';
+import { snapshotStates } from '../store/snapshots.js';
+import { lastFinishedSyncRun } from '../store/sync-runs.js';
+import { budgetKeyFor } from '../sync/budget-key.js';
+import { type ConfigOptions, configOption } from './options.js';
+
+/**
+ * `reportd status`: what the store holds, per account and query set, without calling the API (it
+ * must work when the API or the credential does not). `--json` prints the same as one object.
+ */
+
+export interface SetStatus {
+  id: number;
+  name: string;
+  state: 'active' | 'gone';
+  runsKnown: number;
+  /** Snapshots stored with all 34 valid payloads. */
+  complete: number;
+  /** Snapshots started but not complete (still pending, or a payload failed validation). */
+  partial: number;
+  /** Due runs (the newest `backfill_runs`) that have no snapshot yet. */
+  missing: number;
+  lastError: string | null;
+}
+
+export interface AccountStatus {
+  name: string;
+  lastSyncAt: string | null;
+  lastError: string | null;
+  budget: { used: number; requests: number; windowSeconds: number };
+  sets: SetStatus[];
+}
+
+export interface StatusReport {
+  store: string;
+  lastSync: { finishedAt: string | null; outcome: string; error: string | null } | null;
+  accounts: AccountStatus[];
+}
+
+export function register(program: Command): void {
+  program
+    .command('status')
+    .description('show what the store holds per account and query set (runs, snapshots, errors, budget)')
+    .addOption(configOption)
+    .option('--json', 'print as JSON')
+    .action((flags: ConfigOptions & { json?: boolean }) => {
+      const config = loadConfig(flags.config);
+      const store = openStore(config.store.path);
+      try {
+        const report = collectStatus(store, config, Date.now());
+        process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatStatus(report));
+      } finally {
+        store.close();
+      }
+    });
+}
+
+export function collectStatus(
+  store: Store,
+  config: Pick<Config, 'accounts' | 'sync'>,
+  now: number,
+): StatusReport {
+  const last = lastFinishedSyncRun(store);
+  return {
+    store: store.path,
+    lastSync: last ? { finishedAt: last.finished_at, outcome: last.outcome, error: last.error } : null,
+    accounts: config.accounts.map((account) => {
+      const row = getAccount(store, account.name);
+      const windowMs = account.rate_limit.window_seconds * 1000;
+      return {
+        name: account.name,
+        lastSyncAt: row?.last_sync_at ?? null,
+        lastError: row?.last_error ?? null,
+        budget: {
+          used: countRequestsSince(store, budgetKeyFor(account), now - windowMs),
+          requests: account.rate_limit.requests,
+          windowSeconds: account.rate_limit.window_seconds,
+        },
+        sets: listQuerySets(store, account.name)
+          .filter((set) => config.sync.query_sets === 'all' || config.sync.query_sets.includes(set.id))
+          .map((set) => {
+            const runs = listRuns(store, account.name, set.id);
+            const states = snapshotStates(store, account.name, set.id);
+            const all = [...states.values()];
+            const due = runs.slice(0, config.sync.backfill_runs);
+            return {
+              id: set.id,
+              name: set.name,
+              state: set.state,
+              runsKnown: runs.length,
+              complete: all.filter((s) => s.state === 'complete').length,
+              partial: all.filter((s) => s.state !== 'complete').length,
+              missing: due.filter((run) => !states.has(run.id)).length,
+              lastError: set.last_error,
+            };
+          }),
+      };
+    }),
+  };
+}
+
+export function formatStatus(report: StatusReport): string {
+  const lines = [`store ${report.store}`];
+  const last = report.lastSync;
+  lines.push(
+    last
+      ? `last sync ${last.finishedAt}: ${last.outcome}${last.error ? ` — ${last.error}` : ''}`
+      : 'no sync has finished yet',
+  );
+  for (const account of report.accounts) {
+    const { used, requests, windowSeconds } = account.budget;
+    lines.push('');
+    lines.push(
+      `account ${account.name}: last sync ${account.lastSyncAt ?? 'never'}, ` +
+        `budget ${used}/${requests} used in the last ${windowSeconds}s`,
+    );
+    if (account.lastError) lines.push(`  last error: ${account.lastError}`);
+    if (account.sets.length === 0) {
+      lines.push('  no query sets known yet (run reportd sync)');
+      continue;
+    }
+    const header = ['set', 'name', 'state', 'runs', 'complete', 'partial', 'missing', 'last error'];
+    const rows = account.sets.map((set) => [
+      String(set.id),
+      set.name,
+      set.state,
+      String(set.runsKnown),
+      String(set.complete),
+      String(set.partial),
+      String(set.missing),
+      set.lastError ?? '',
+    ]);
+    lines.push(...table([header, ...rows]).map((line) => `  ${line}`));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Left-aligned columns; the last one is free-width (error messages). */
+function table(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, col) => Math.max(...rows.map((row) => (row[col] ?? '').length)));
+  return rows.map((row) =>
+    row
+      .map((cell, col) => (col === row.length - 1 ? cell : cell.padEnd(widths[col]!)))
+      .join('  ')
+      .trimEnd(),
+  );
+}

@@ -1,0 +1,149 @@
+import type { Command } from 'commander';
+import { loadConfig } from '../config/load.js';
+import { ReportdError } from '../errors/index.js';
+import { createLogger } from '../log.js';
+import { openStore } from '../store/db.js';
+import { runSync } from '../sync/sync.js';
+import type { SyncProgress, SyncSummary } from '../sync/types.js';
+import { type ConfigOptions, configOption } from './options.js';
+
+/**
+ * `reportd sync`: one sync pass over every account, then exit. Exit 0 when everything due is stored;
+ * otherwise exit 1 with one line saying why (`reportd: account acme: not authorized (GET /brands/list)`).
+ * Scheduling is the daemon's job (`reportd daemon` syncs on `sync.schedule`), so `--once` is the
+ * explicit spelling of what `sync` always does, for scripts and cron jobs that want to say so.
+ */
+
+/** A pass that did not store everything due; the CLI prints the message and exits 1. */
+export class SyncIncompleteError extends ReportdError {
+  override name = 'SyncIncompleteError' as const;
+}
+
+interface SyncFlags extends ConfigOptions {
+  once?: boolean;
+  progress?: boolean;
+}
+
+export function register(program: Command): void {
+  program
+    .command('sync')
+    .description(
+      'fetch newly published runs into the store (one pass; `reportd daemon` repeats it on sync.schedule)',
+    )
+    .addOption(configOption)
+    .option('--once', 'run one pass and exit (what sync always does; the daemon schedules passes)')
+    .option('--no-progress', 'no progress output, only the final line')
+    .action(async (flags: SyncFlags) => {
+      const config = loadConfig(flags.config);
+      const store = openStore(config.store.path);
+      const controller = new AbortController();
+      // Ctrl+C stops cleanly: in-flight requests are aborted, every stored payload stays stored.
+      const stop = () => controller.abort(new ReportdError('interrupted'));
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      const progress = flags.progress === false ? undefined : progressPrinter(process.stderr);
+      try {
+        const summary = await runSync({
+          store,
+          accounts: config.accounts,
+          settings: config.sync,
+          signal: controller.signal,
+          logger: createLogger({ level: config.log.level }),
+          onProgress: progress?.update,
+        });
+        progress?.finish();
+        process.stdout.write(`${summaryLine(summary)}\n`);
+        const failure = failureReason(summary);
+        if (failure) throw new SyncIncompleteError(failure);
+      } finally {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        store.close();
+      }
+    });
+}
+
+export function summaryLine(summary: SyncSummary): string {
+  const seconds = (summary.durationMs / 1000).toFixed(1);
+  return (
+    `synced ${summary.snapshotsCompleted}/${summary.snapshotsDue} due snapshots in ${seconds}s ` +
+    `(${summary.requests} requests, ${summary.metricRequests} metric, ${summary.rateLimited} rate-limited)`
+  );
+}
+
+/** The one line that says why the pass is not a success, or undefined when it is. */
+export function failureReason(summary: SyncSummary): string | undefined {
+  if (summary.aborted) return 'sync interrupted; stored payloads are kept and the next sync resumes';
+  // A -4 comes first: it is the one a person must act on.
+  const first = summary.errors.find((e) => e.kind === 'not_authorized') ?? summary.errors[0];
+  if (first) {
+    const more = summary.errors.length - 1;
+    return more > 0 ? `${first.message} (and ${more} more problem${more > 1 ? 's' : ''})` : first.message;
+  }
+  if (summary.snapshotsIncomplete > 0) {
+    const n = summary.snapshotsIncomplete;
+    return `${n} due snapshot${n > 1 ? 's are' : ' is'} not complete (payloads kept failing validation); see reportd status`;
+  }
+  return undefined;
+}
+
+/**
+ * A progress bar redrawn in place with \r on a TTY; on anything else (logs, CI) a plain line each
+ * time a snapshot completes, so the output stays readable as a file.
+ */
+export function progressPrinter(out: NodeJS.WriteStream) {
+  const tty = out.isTTY === true;
+  let lastDraw = 0;
+  let lastDone = -1;
+  let last: SyncProgress | undefined;
+  let drawn = false;
+  const draw = (progress: SyncProgress) => {
+    if (tty) {
+      const width = 24;
+      const share = progress.payloadsTotal ? progress.payloadsDone / progress.payloadsTotal : 0;
+      const filled = Math.round(share * width);
+      const bar = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
+      out.write(`\r${bar} ${progressText(progress)}\x1b[K`);
+      drawn = true;
+    } else {
+      out.write(`sync: ${progressText(progress)}\n`);
+    }
+  };
+  return {
+    update(progress: SyncProgress) {
+      last = progress;
+      const now = Date.now();
+      if (tty) {
+        // Redraw at most 10 times a second: a terminal does not need every request.
+        if (now - lastDraw >= 100 || progress.phase === 'done') {
+          lastDraw = now;
+          draw(progress);
+        }
+      } else if (progress.phase === 'fetch' && progress.snapshotsDone !== lastDone) {
+        lastDone = progress.snapshotsDone;
+        draw(progress);
+      }
+    },
+    finish() {
+      if (tty && last) draw(last);
+      if (drawn) out.write('\n');
+    },
+  };
+}
+
+export function progressText(progress: SyncProgress): string {
+  const eta = progress.etaMs === null ? '' : `, ETA ${formatDuration(progress.etaMs)}`;
+  return (
+    `${progress.snapshotsDone}/${progress.snapshotsTotal} snapshots, ` +
+    `${progress.payloadsDone}/${progress.payloadsTotal} payloads, ${progress.requests} requests${eta}`
+  );
+}
+
+/** `0:07`, `12:30`, `1:02:03`: an ETA, so seconds are precise enough. */
+export function formatDuration(ms: number): string {
+  const total = Math.ceil(ms / 1000);
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = String(total % 60).padStart(2, '0');
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
+}

@@ -1,0 +1,32 @@
+import type { Config } from './schema.js';
+import { urlPassword } from './secret-files.js';
+
+export const MASK = '********';
+
+/**
+ * A copy of the config safe to print (`reportd check`): API secrets, SMTP passwords and the password
+ * inside an SMTP URL are replaced by `********`. Masking by field complements `scrub()`, which masks
+ * by value.
+ */
+export function maskedConfig(config: Config): Config {
+  const copy = structuredClone(config) as Config;
+  for (const account of copy.accounts) account.api_secret = MASK;
+  const smtp = copy.smtp;
+  if (smtp) {
+    if (smtp.password !== undefined) smtp.password = MASK;
+    if (smtp.url !== undefined) {
+      const password = urlPassword(smtp.url);
+      if (password !== undefined) smtp.url = maskUrl(smtp.url, password);
+    }
+  }
+  return copy;
+}
+
+function maskUrl(url: string, password: string): string {
+  const masked = url.replace(`:${password}@`, `:${MASK}@`);
+  if (masked !== url) return masked;
+  // The URL parser re-encoded the password; let it write the URL back with the mask in place.
+  const parsed = new URL(url);
+  parsed.password = MASK;
+  return parsed.toString();
+}

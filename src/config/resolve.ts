@@ -1,0 +1,78 @@
+import { isAbsolute, resolve } from 'node:path';
+import type { AccountConfig, Config, ParsedConfig as Parsed, SmtpConfig } from './schema.js';
+import { type SecretFiles, safeDecode } from './secret-files.js';
+
+/**
+ * Turns the validated document into the `Config` the modules use: paths absolute (relative ones are
+ * read from the config file's folder, so the daemon does not depend on its working directory),
+ * secrets from files in place, an smtp URL unpacked. Only called once every check has passed.
+ */
+export function resolveConfig(parsed: Parsed, baseDir: string, secrets: SecretFiles): Config {
+  const at = (path: string): string => (isAbsolute(path) ? path : resolve(baseDir, path));
+  const accounts: AccountConfig[] = parsed.accounts.map((account, index) => ({
+    ...account,
+    // The rules guarantee exactly one of the two, and that the file was read.
+    api_secret: account.api_secret ?? secrets.accounts.get(index) ?? '',
+    ...(account.api_secret_file === undefined ? {} : { api_secret_file: at(account.api_secret_file) }),
+  }));
+  const smtp = parsed.smtp === undefined ? {} : { smtp: resolveSmtp(parsed.smtp, secrets.smtpPassword, at) };
+  // Keys in schema order, so `reportd check` prints them in the order of the example file.
+  const config: Config = {
+    accounts,
+    store: { path: at(parsed.store.path) },
+    sync: parsed.sync,
+    output: { dir: at(parsed.output.dir) },
+    templates: parsed.templates.dir === undefined ? {} : { dir: at(parsed.templates.dir) },
+    chromium: {
+      ...parsed.chromium,
+      ...(parsed.chromium.path === undefined ? {} : { path: at(parsed.chromium.path) }),
+    },
+    ...smtp,
+    reports: parsed.reports,
+    http: parsed.http,
+    log: parsed.log,
+  };
+  return config;
+}
+
+function resolveSmtp(
+  smtp: NonNullable<Parsed['smtp']>,
+  filePassword: string | undefined,
+  at: (path: string) => string,
+): SmtpConfig {
+  const password = smtp.password ?? filePassword;
+  const passwordFile = smtp.password_file === undefined ? {} : { password_file: at(smtp.password_file) };
+  if (smtp.url === undefined) {
+    return {
+      host: smtp.host ?? '',
+      port: smtp.port ?? (smtp.secure ? 465 : 587),
+      secure: smtp.secure,
+      ...(smtp.user === undefined ? {} : { user: smtp.user }),
+      ...(password === undefined ? {} : { password }),
+      ...passwordFile,
+      from: smtp.from,
+    };
+  }
+  const url = new URL(smtp.url);
+  const secure = url.protocol === 'smtps:';
+  const urlPassword = url.password === '' ? password : safeDecode(url.password);
+  return {
+    url: smtp.url,
+    host: url.hostname,
+    port: url.port === '' ? (secure ? 465 : 587) : Number(url.port),
+    secure,
+    ...(url.username === '' ? {} : { user: safeDecode(url.username) }),
+    ...(urlPassword === undefined ? {} : { password: urlPassword }),
+    ...passwordFile,
+    from: smtp.from,
+  };
+}
+
+/** Freezes the whole tree: modules share one config object and none may change it under another. */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}

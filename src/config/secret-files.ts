@@ -1,0 +1,112 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { ConfigIssue } from '../errors/index.js';
+import { registerSecret } from '../secrets.js';
+import { isRecord } from './rules.js';
+
+/** Secrets read from `*_file` keys, keyed by where they belong. */
+export interface SecretFiles {
+  accounts: Map<number, string>;
+  smtpPassword?: string;
+}
+
+/**
+ * Reads `accounts[].api_secret_file` and `smtp.password_file` (Docker secrets), before the schema
+ * runs, so a missing file is reported alongside every other problem. Works on the raw document.
+ */
+export function readSecretFiles(raw: unknown, baseDir: string, issues: ConfigIssue[]): SecretFiles {
+  const found: SecretFiles = { accounts: new Map() };
+  if (!isRecord(raw)) return found;
+  if (Array.isArray(raw.accounts)) {
+    raw.accounts.forEach((account, index) => {
+      // With an inline secret as well the rules report the conflict; reading the file would only add noise.
+      if (!isRecord(account) || account.api_secret !== undefined) return;
+      if (typeof account.api_secret_file !== 'string' || account.api_secret_file === '') return;
+      const secret = readSecret(
+        account.api_secret_file,
+        baseDir,
+        `accounts[${index}].api_secret_file`,
+        issues,
+      );
+      if (secret !== undefined) found.accounts.set(index, secret);
+    });
+  }
+  const smtp = raw.smtp;
+  if (
+    isRecord(smtp) &&
+    smtp.password === undefined &&
+    typeof smtp.password_file === 'string' &&
+    smtp.password_file !== ''
+  ) {
+    found.smtpPassword = readSecret(smtp.password_file, baseDir, 'smtp.password_file', issues);
+  }
+  return found;
+}
+
+function readSecret(file: string, baseDir: string, path: string, issues: ConfigIssue[]): string | undefined {
+  const full = resolve(baseDir, file);
+  let text: string;
+  try {
+    text = readFileSync(full, 'utf8');
+  } catch (error) {
+    issues.push({ path, message: `cannot read ${full}: ${fileProblem(error)}` });
+    return undefined;
+  }
+  // `echo secret > file` and most editors end the file with a newline that is not part of the secret.
+  const secret = text.replace(/\r?\n$/, '');
+  if (secret === '') {
+    issues.push({ path, message: `${full} is empty` });
+    return undefined;
+  }
+  registerSecret(secret);
+  return secret;
+}
+
+/** Registers every inline secret of the raw document, so even a refused config never prints one. */
+export function registerInlineSecrets(raw: unknown): void {
+  if (!isRecord(raw)) return;
+  if (Array.isArray(raw.accounts)) {
+    for (const account of raw.accounts) {
+      if (isRecord(account) && typeof account.api_secret === 'string') registerSecret(account.api_secret);
+    }
+  }
+  const smtp = raw.smtp;
+  if (!isRecord(smtp)) return;
+  if (typeof smtp.password === 'string') registerSecret(smtp.password);
+  if (typeof smtp.url === 'string') {
+    const password = urlPassword(smtp.url);
+    registerSecret(password);
+    if (password !== undefined) registerSecret(safeDecode(password));
+  }
+}
+
+/**
+ * The password part of a URL as written (percent-encoded). Falls back to a pattern when the URL does
+ * not parse, because a malformed URL is exactly the one that ends up in an error message.
+ */
+export function urlPassword(url: string): string | undefined {
+  try {
+    const password = new URL(url).password;
+    if (password !== '') return password;
+  } catch {
+    // fall through to the pattern
+  }
+  return /^[a-z][a-z0-9+.-]*:\/\/[^:/@\s]*:([^@\s]+)@/i.exec(url)?.[1];
+}
+
+export function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** A file system error in a few words: the config path already says which file. */
+export function fileProblem(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return 'no such file';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  if (code === 'EISDIR') return 'is a directory';
+  return code ?? 'unreadable';
+}

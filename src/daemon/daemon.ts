@@ -1,0 +1,251 @@
+import { setMaxListeners } from 'node:events';
+import { sharedBudget } from '../api/budget.js';
+import { type Clock, systemClock } from '../clock.js';
+import type { Config } from '../config/index.js';
+import { enqueueLatest } from '../delivery/due.js';
+import { createSmtpMailer, type Mailer } from '../delivery/email.js';
+import { type DeliveryRenderer, Outbox, type OutboxOptions } from '../delivery/outbox.js';
+import { type Logger, silentLogger } from '../log.js';
+import { openStore, type Store } from '../store/db.js';
+import { SqliteRequestHistory } from '../store/request-log.js';
+import { lastFinishedSyncRun } from '../store/sync-runs.js';
+import { budgetKeyFor } from '../sync/budget-key.js';
+import { runSync, type SyncOptions } from '../sync/sync.js';
+import type { SyncSummary } from '../sync/types.js';
+import { type HealthServer, startHealthServer } from './http.js';
+import { createMetrics, type DaemonMetrics } from './metrics.js';
+import { enqueueNewRuns } from './new-runs.js';
+import { Scheduler } from './scheduler.js';
+
+/**
+ * The long-running process: one scheduler (sync + reports), one outbox worker, the HTTP listener.
+ * Everything it needs from outside (clock, mail transport, renderer, sync) can be injected, so tests
+ * drive the real composition with a fake clock and a test SMTP server.
+ */
+export interface DaemonOptions {
+  config: Config;
+  clock?: Clock;
+  logger?: Logger;
+  store?: Store;
+  mailer?: Mailer;
+  /** Turns a delivery into files + headline; the real one renders with the report module and Chromium. */
+  renderer?: DeliveryRenderer & { close?(): Promise<void> };
+  /** One sync pass; defaults to `runSync` over the config's accounts. */
+  sync?: (signal: AbortSignal) => Promise<SyncSummary>;
+  /** Outbox tuning (tests shorten leases and backoff). */
+  outbox?: Pick<OutboxOptions, 'leaseMs' | 'sendLeaseMs' | 'maxAttempts' | 'backoff' | 'worker'>;
+  /** Longest idle wait of the outbox worker between looks at the table (ms, default 30 s). */
+  pollMs?: number;
+  /** How long shutdown lets an SMTP exchange in flight finish (ms, default 8 s; the whole stop stays under 10 s). */
+  drainMs?: number;
+}
+
+export interface Daemon {
+  store: Store;
+  outbox: Outbox;
+  scheduler: Scheduler;
+  metrics: DaemonMetrics;
+  http?: HealthServer;
+  /** Runs a sync pass now (then the new_run triggers), waiting for one already running first. */
+  syncNow(): Promise<void>;
+  /** Wakes the outbox worker (after an enqueue from outside the scheduler). */
+  kick(): void;
+  /** Stops everything; safe to call more than once (same promise). */
+  close(): Promise<void>;
+}
+
+export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
+  const { config } = options;
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? silentLogger;
+  const ownsStore = !options.store;
+  const store = options.store ?? openStore(config.store.path);
+  const abort = new AbortController();
+  setMaxListeners(0, abort.signal);
+  const budgetHistory = new SqliteRequestHistory(store);
+  const metrics = createMetrics({
+    store,
+    budgets: () =>
+      config.accounts.map((account) => {
+        const budget = sharedBudget(budgetKeyFor(account), {
+          requests: account.rate_limit.requests,
+          windowMs: account.rate_limit.window_seconds * 1000,
+          concurrency: account.concurrency,
+          clock,
+          history: budgetHistory,
+        });
+        return { account: account.name, used: budget.usedInWindow(), limit: budget.requests };
+      }),
+  });
+
+  if (!options.mailer && config.reports.length > 0 && !config.smtp) {
+    throw new Error('reports are configured but smtp is not');
+  }
+  const mailer = options.mailer ?? (config.smtp ? createSmtpMailer(config.smtp) : undefined);
+  const renderer = options.renderer ?? (await defaultRenderer(config, store, clock, logger));
+  const outbox = new Outbox({
+    store,
+    renderer,
+    mailer: mailer ?? { send: () => Promise.reject(new Error('no smtp configured')), close() {} },
+    from: config.smtp?.from ?? 'reportd',
+    reports: config.reports,
+    templatesDir: config.templates.dir,
+    clock,
+    logger,
+    ...options.outbox,
+    onOutcome(outcome) {
+      metrics.deliveryAttempts.inc({ result: outcome.result });
+      if (outcome.renderMs !== undefined) metrics.renderSeconds.observe(outcome.renderMs / 1000);
+    },
+  });
+
+  // --- the outbox worker: drain, then sleep until the next retry/lease or a kick, at most pollMs.
+  let wake: AbortController | undefined;
+  let kicked = false;
+  const kick = () => {
+    kicked = true;
+    wake?.abort();
+  };
+  const pollMs = options.pollMs ?? 30_000;
+  const worker = (async () => {
+    while (!abort.signal.aborted) {
+      kicked = false;
+      try {
+        await outbox.drain(abort.signal);
+      } catch (error) {
+        logger.error({ err: error }, 'outbox worker error');
+      }
+      if (abort.signal.aborted || kicked) continue;
+      const due = outbox.nextDueAt();
+      const waitMs = Math.max(0, Math.min(pollMs, due === undefined ? pollMs : due - clock.now() + 1));
+      wake = new AbortController();
+      const stop = () => wake?.abort();
+      abort.signal.addEventListener('abort', stop, { once: true });
+      await clock.sleep(waitMs, wake.signal).catch(() => {});
+      abort.signal.removeEventListener('abort', stop);
+      wake = undefined;
+    }
+  })();
+
+  // --- the scheduler: sync on its cron (and at start), reports on theirs, triggers after each sync.
+  const scheduler = new Scheduler({ store, clock, logger });
+  const sync =
+    options.sync ??
+    ((signal: AbortSignal) => {
+      const syncOptions: SyncOptions & { onRequest?: (event: { outcome: string }) => void } = {
+        store,
+        accounts: config.accounts,
+        settings: config.sync,
+        clock,
+        signal,
+        logger,
+        // Forwarded by runSync when it supports it; otherwise the pass summary is counted below.
+        onRequest: (event) => metrics.apiRequests.inc({ outcome: event.outcome }),
+      };
+      return runSync(syncOptions);
+    });
+  const newRunReports = config.reports.filter((r) => r.trigger === 'new_run');
+  scheduler.add({
+    name: 'sync',
+    cron: config.sync.schedule,
+    timezone: 'UTC',
+    runAtStart: true,
+    async run({ signal }) {
+      const before = await metrics.apiRequests.get();
+      const summary = await sync(signal);
+      const after = await metrics.apiRequests.get();
+      const counted = (m: typeof before) => m.values.reduce((n, v) => n + v.value, 0);
+      if (counted(after) === counted(before) && summary.requests > 0) {
+        metrics.apiRequests.inc({ outcome: 'rate_limited' }, summary.rateLimited);
+        metrics.apiRequests.inc({ outcome: 'unclassified' }, summary.requests - summary.rateLimited);
+      }
+      const outcome = lastFinishedSyncRun(store)?.outcome ?? 'ok';
+      metrics.syncPasses.inc({ outcome });
+      if (signal.aborted) throw signal.reason;
+      let queued = 0;
+      for (const report of newRunReports) {
+        queued += enqueueNewRuns(outbox, store, report, config.accounts).filter((r) => r.created).length;
+      }
+      if (queued > 0) kick();
+      if (outcome === 'failed') throw new Error(summary.errors[0]?.message ?? 'sync pass failed');
+    },
+  });
+  for (const report of config.reports) {
+    if (!report.schedule) continue;
+    scheduler.add({
+      name: `report:${report.name}`,
+      cron: report.schedule.cron,
+      timezone: report.schedule.timezone,
+      async run() {
+        const results = enqueueLatest(outbox, store, report, config.accounts);
+        const fresh = results.filter((r) => r.created).length;
+        logger.info({ report: report.name, queued: fresh, alreadyDelivered: results.length - fresh }, 'report due');
+        if (fresh > 0) kick();
+      },
+    });
+  }
+
+  let http: HealthServer | undefined;
+  let storeOpen = true;
+  if (config.http.port !== undefined) {
+    http = await startHealthServer({
+      port: config.http.port,
+      host: config.http.host,
+      registry: metrics.registry,
+      logger,
+      notReadyReason() {
+        if (!storeOpen) return 'store closed';
+        const last = lastFinishedSyncRun(store);
+        if (!last) return 'no sync pass has finished yet';
+        if (last.outcome === 'failed') return `last sync failed: ${last.error ?? 'unknown error'}`;
+        return undefined;
+      },
+    });
+    logger.info({ url: http.url }, 'http listening (/healthz /readyz /metrics)');
+  }
+  scheduler.start();
+  logger.info({ next: scheduler.nextRuns(), worker: outbox.worker }, 'daemon started');
+
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      logger.info('daemon stopping');
+      const step = async (name: string, fn: () => unknown) => {
+        try {
+          await fn();
+        } catch (error) {
+          logger.error({ err: error, step: name }, 'shutdown step failed');
+        }
+      };
+      abort.abort(new Error('daemon stopping'));
+      // Sync requests and renders see the abort; an SMTP exchange in flight gets drainMs to finish.
+      await step('scheduler', () => scheduler.close());
+      await step('outbox', () =>
+        Promise.race([worker, new Promise((resolve) => setTimeout(resolve, options.drainMs ?? 8_000).unref())]),
+      );
+      await step('renderer', () => renderer.close?.());
+      await step('http', () => http?.close());
+      await step('mailer', () => mailer?.close());
+      storeOpen = false;
+      if (ownsStore) await step('store', () => store.close());
+      logger.info('daemon stopped');
+    })();
+    return closing;
+  };
+
+  return {
+    store,
+    outbox,
+    scheduler,
+    metrics,
+    http,
+    syncNow: () => scheduler.runNow('sync'),
+    kick,
+    close,
+  };
+}
+
+async function defaultRenderer(config: Config, store: Store, clock: Clock, logger: Logger) {
+  const { createReportRenderer } = await import('../delivery/render-delivery.js');
+  return createReportRenderer({ config, store, clock, logger });
+}

@@ -1,0 +1,77 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
+import type { Logger } from '../log.js';
+
+/**
+ * The daemon's HTTP listener (config `http.port`): `/healthz` says the process is alive, `/readyz`
+ * whether it can do its job (store open, last sync not failed), `/metrics` is Prometheus text.
+ * Nothing here reads a request body or serves anything else.
+ */
+export interface HealthServer {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+export interface HealthOptions {
+  port: number;
+  host?: string;
+  registry: Registry;
+  /** Undefined when ready, else the one-line reason (shown in the 503 body). */
+  notReadyReason: () => string | undefined;
+  logger?: Logger;
+}
+
+export async function startHealthServer(options: HealthOptions): Promise<HealthServer> {
+  const server: Server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    const send = (status: number, body: string, type = 'text/plain; charset=utf-8') => {
+      res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
+      res.end(req.method === 'HEAD' ? undefined : body);
+    };
+    if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, 'method not allowed\n');
+    if (path === '/healthz') return send(200, 'ok\n');
+    if (path === '/readyz') {
+      let reason: string | undefined;
+      try {
+        reason = options.notReadyReason();
+      } catch (error) {
+        reason = `readiness check failed: ${(error as Error).message}`;
+      }
+      return reason ? send(503, `not ready: ${reason}\n`) : send(200, 'ready\n');
+    }
+    if (path === '/metrics') {
+      options.registry
+        .metrics()
+        .then((text) => send(200, text, options.registry.contentType))
+        .catch((error: Error) => {
+          options.logger?.error({ err: error }, 'metrics collection failed');
+          send(500, 'metrics collection failed\n');
+        });
+      return;
+    }
+    send(404, 'not found\n');
+  });
+  // Health probes are short; a slow client must not keep shutdown waiting.
+  server.keepAliveTimeout = 5_000;
+  server.headersTimeout = 10_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host ?? '0.0.0.0', () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  let closing: Promise<void> | undefined;
+  return {
+    port: address.port,
+    url: `http://${shownHost === '0.0.0.0' ? '127.0.0.1' : shownHost}:${address.port}`,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,97 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { Store } from '../store/db.js';
+import { countDeliveriesByState, DELIVERY_STATES } from '../store/deliveries.js';
+
+/**
+ * Prometheus metrics of one daemon, on its own Registry (never prom-client's global one, so two
+ * daemons in one test process do not share counters). Counts that live in SQLite (snapshots and
+ * deliveries by state) are read at scrape time, so they are right after a restart and include rows
+ * another process wrote.
+ */
+export interface DaemonMetrics {
+  registry: Registry;
+  apiRequests: Counter<'outcome'>;
+  syncPasses: Counter<'outcome'>;
+  deliveryAttempts: Counter<'result'>;
+  renderSeconds: Histogram;
+}
+
+export interface MetricsSources {
+  store: Store;
+  /** Requests counted in each account's current rate window, and the window's size. */
+  budgets?: () => { account: string; used: number; limit: number }[];
+}
+
+const SNAPSHOT_STATES = ['pending', 'partial', 'complete'] as const;
+
+export function createMetrics(sources: MetricsSources): DaemonMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const apiRequests = new Counter({
+    name: 'reportd_api_requests_total',
+    help: 'Integration API requests by outcome (ok, rate_limited, transient, not_authorized, ...).',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const syncPasses = new Counter({
+    name: 'reportd_sync_passes_total',
+    help: 'Sync passes by outcome (ok, incomplete, failed, aborted).',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const deliveryAttempts = new Counter({
+    name: 'reportd_delivery_attempts_total',
+    help: 'Delivery attempts by result (sent, retry, failed, lost, released).',
+    labelNames: ['result'] as const,
+    registers: [registry],
+  });
+  const renderSeconds = new Histogram({
+    name: 'reportd_render_duration_seconds',
+    help: 'Time to render the files of one delivery (PDF and workbook), in seconds.',
+    buckets: [0.5, 1, 2, 5, 10, 20, 30, 60, 120],
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'reportd_budget_in_use',
+    help: 'API requests counted in the current rate-limit window, per account.',
+    labelNames: ['account'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const b of sources.budgets?.() ?? []) this.set({ account: b.account }, b.used);
+    },
+  });
+  new Gauge({
+    name: 'reportd_budget_limit',
+    help: 'Requests the API allows per rate-limit window, per account.',
+    labelNames: ['account'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const b of sources.budgets?.() ?? []) this.set({ account: b.account }, b.limit);
+    },
+  });
+  new Gauge({
+    name: 'reportd_snapshots',
+    help: 'Stored snapshots by state.',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      const rows = sources.store.db
+        .prepare('SELECT state, COUNT(*) AS n FROM snapshots GROUP BY state')
+        .all() as { state: string; n: number }[];
+      for (const state of SNAPSHOT_STATES) this.set({ state }, rows.find((r) => r.state === state)?.n ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'reportd_deliveries',
+    help: 'Outbox deliveries by state.',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      const counts = countDeliveriesByState(sources.store);
+      for (const state of DELIVERY_STATES) this.set({ state }, counts[state]);
+    },
+  });
+  return { registry, apiRequests, syncPasses, deliveryAttempts, renderSeconds };
+}

@@ -1,0 +1,233 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { basename, dirname, extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Handlebars from 'handlebars';
+import nodemailer, { type Transporter } from 'nodemailer';
+import type Mail from 'nodemailer/lib/mailer/index.js';
+import { registerSecret } from '../secrets.js';
+import type { HeadlineKpi } from './headline.js';
+
+/** The email part of a report's config (`reports[].email` plus the attachment cap). */
+export interface ReportEmailConfig {
+  name: string;
+  email: { to: string[]; cc?: string[]; bcc?: string[]; subject: string };
+  max_attachment_mb?: number;
+}
+
+/** `smtp:` in the config: a URL, or host/port/secure/user/password. */
+export interface SmtpSettings {
+  url?: string;
+  host?: string;
+  port?: number;
+  secure?: boolean;
+  user?: string;
+  password?: string;
+  password_file?: string;
+  from: string;
+}
+
+/** A file the renderer wrote for this delivery. Only PDF and XLSX are attached (HTML is a preview). */
+export interface ReportFile {
+  path: string;
+  format: 'pdf' | 'xlsx' | 'html';
+}
+
+export interface EmailContent {
+  brand: string;
+  querySet: { id: number; name: string };
+  run: { id: number; display_name: string };
+  kpis: HeadlineKpi[];
+  summary?: string;
+  files: ReportFile[];
+}
+
+export interface ComposeOptions {
+  from: string;
+  report: ReportEmailConfig;
+  content: EmailContent;
+  /** Fixed per delivery (see src/store/deliveries.ts) so a resend carries the same id. */
+  messageId: string;
+  /** A user copy of templates/ (config `templates.dir`); its `email/` files win over the built-ins. */
+  templatesDir?: string;
+  date?: Date;
+}
+
+const BUILTIN = fileURLToPath(new URL('../../templates/email/', import.meta.url));
+const MIME: Record<string, string> = {
+  pdf: 'application/pdf',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+};
+
+/** Builds the message: subject, HTML + text bodies, attachments within the size cap. */
+export async function composeEmail(options: ComposeOptions): Promise<Mail.Options> {
+  const { report, content } = options;
+  const vars = {
+    brand: content.brand,
+    run: content.run.display_name,
+    set: content.querySet.name,
+    report: report.name,
+  };
+  // Handlebars without HTML escaping (a subject is not HTML); line breaks would start a new header.
+  const subject = Handlebars.compile(report.email.subject, { noEscape: true })(vars).replace(/[\r\n]+/g, ' ');
+
+  const capBytes = (report.max_attachment_mb ?? 10) * 1024 * 1024;
+  const attachments: Mail.Attachment[] = [];
+  const attached: string[] = [];
+  const notes: string[] = [];
+  let total = 0;
+  for (const file of content.files) {
+    const mime = MIME[file.format];
+    if (!mime) continue;
+    const filename = attachmentName(report.name, content.brand, content.run.display_name, file.format);
+    const size = (await stat(file.path)).size;
+    // The cap is on the sum: mail servers limit whole messages, and base64 adds a third on top.
+    if (total + size > capBytes) {
+      notes.push(
+        `${filename} (${megabytes(size)}) was left out: over the ${report.max_attachment_mb ?? 10} MB attachment limit.`,
+      );
+      continue;
+    }
+    total += size;
+    attachments.push({ filename, path: file.path, contentType: mime });
+    attached.push(filename);
+  }
+
+  const view = {
+    ...vars,
+    subject,
+    querySet: content.querySet.name,
+    querySetId: content.querySet.id,
+    runId: content.run.id,
+    kpis: content.kpis,
+    summary: content.summary,
+    attached,
+    notes,
+  };
+  const templates = loadTemplates(options.templatesDir);
+  return {
+    from: options.from,
+    to: report.email.to,
+    cc: report.email.cc?.length ? report.email.cc : undefined,
+    bcc: report.email.bcc?.length ? report.email.bcc : undefined,
+    subject,
+    messageId: options.messageId,
+    date: options.date,
+    html: templates.html(view),
+    text: templates.text(view),
+    attachments,
+  };
+}
+
+/** `weekly-executive-northwind-coffee-2026-w14.pdf`: ASCII only, no path parts, bounded length. */
+export function attachmentName(report: string, brand: string, run: string, ext: string): string {
+  const slug = [report, brand, run]
+    .map((part) =>
+      part
+        .normalize('NFKD')
+        .replace(/[\u0300-\u036f]/g, '')
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .replace(/^-+|-+$/g, ''),
+    )
+    .filter(Boolean)
+    .join('-')
+    .slice(0, 100)
+    .replace(/-+$/, '');
+  return `${slug || 'report'}.${ext}`;
+}
+
+interface Templates {
+  html: HandlebarsTemplateDelegate;
+  text: HandlebarsTemplateDelegate;
+}
+const cache = new Map<string, Templates>();
+
+function loadTemplates(userDir?: string): Templates {
+  const key = userDir ?? '';
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const pick = (name: string) => {
+    const user = userDir ? join(userDir, 'email', name) : undefined;
+    return readFileSync(user && existsSync(user) ? user : join(BUILTIN, name), 'utf8');
+  };
+  const templates = {
+    html: Handlebars.compile(pick('report.hbs'), { strict: false }),
+    // Plain text: no HTML escaping, or "R&D" would arrive as "R&amp;D".
+    text: Handlebars.compile(pick('report.txt.hbs'), { noEscape: true }),
+  };
+  cache.set(key, templates);
+  return templates;
+}
+
+const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+
+export interface SendResult {
+  accepted: string[];
+  rejected: string[];
+  response: string;
+}
+
+/** The mail transport behind a small interface: SMTP in production, anything nodemailer takes in tests. */
+export interface Mailer {
+  send(message: Mail.Options): Promise<SendResult>;
+  close(): void;
+}
+
+export function mailerFromTransport(transporter: Transporter): Mailer {
+  return {
+    async send(message) {
+      const info = (await transporter.sendMail(message)) as Partial<SendResult> & {
+        accepted?: unknown[];
+        rejected?: unknown[];
+      };
+      return {
+        accepted: (info.accepted ?? []).map(String),
+        rejected: (info.rejected ?? []).map(String),
+        response: String(info.response ?? ''),
+      };
+    },
+    close: () => transporter.close(),
+  };
+}
+
+/**
+ * An SMTP mailer from the config. Timeouts stay well under the outbox's sending lease, so a hung
+ * server fails the attempt before another worker could decide this one died.
+ */
+export function createSmtpMailer(smtp: SmtpSettings): Mailer {
+  let password = smtp.password;
+  if (password === undefined && smtp.password_file)
+    password = readFileSync(smtp.password_file, 'utf8').trim();
+  registerSecret(password);
+  if (smtp.url) {
+    const inUrl = new URL(smtp.url).password;
+    if (inUrl) registerSecret(decodeURIComponent(inUrl));
+  }
+  const timeouts = { connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 60_000 };
+  const transporter = smtp.url
+    ? nodemailer.createTransport({ url: smtp.url, ...timeouts } as never)
+    : nodemailer.createTransport({
+        host: smtp.host,
+        port: smtp.port ?? 587,
+        secure: smtp.secure ?? false,
+        auth: smtp.user ? { user: smtp.user, pass: password ?? '' } : undefined,
+        ...timeouts,
+      });
+  return mailerFromTransport(transporter);
+}
+
+/** Writes the message as an RFC 822 `.eml` file (what the demo shows instead of sending). */
+export async function writeEml(message: Mail.Options, file: string): Promise<string> {
+  const transporter = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  const info = await transporter.sendMail(message);
+  await mkdir(dirname(file), { recursive: true });
+  await writeFile(file, info.message as Buffer);
+  return file;
+}
+
+/** `report.pdf` → `pdf`; used by callers that only have paths. */
+export function formatOf(path: string): ReportFile['format'] | undefined {
+  const ext = extname(basename(path)).slice(1).toLowerCase();
+  return ext === 'pdf' || ext === 'xlsx' || ext === 'html' ? ext : undefined;
+}

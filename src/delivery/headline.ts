@@ -1,0 +1,62 @@
+import { formatDelta, formatValue, polarityOf, ruleFor } from '../report/format.js';
+
+/**
+ * The few numbers an executive reads in the email body before (or instead of) opening the PDF. Built
+ * straight from the stored payloads with the report's own number rules (src/report/format.ts), so the
+ * email and the PDF never disagree on how a value shows.
+ */
+export interface HeadlineKpi {
+  label: string;
+  value: string;
+  delta: string;
+  arrow: string;
+  good: boolean;
+  bad: boolean;
+}
+
+/** Stored payloads of one snapshot: endpoint key → JSON (null when it could not be fetched). */
+export type PayloadMap = Record<string, { data: unknown; error: string | null } | undefined>;
+
+const HEADLINES: readonly { key: string; label: string; field?: string }[] = [
+  { key: 'presence.weighted', label: 'Weighted presence' },
+  { key: 'presence.gross', label: 'Gross presence' },
+  { key: 'life.kpi', label: 'Life' },
+  { key: 'gravity.gravity-plus', label: 'Gravity+' },
+  { key: 'gravity.gravity-minus', label: 'Gravity−' },
+  { key: 'gravity.open-errors', label: 'Open errors', field: 'count' },
+];
+
+const record = (value: unknown): Record<string, unknown> | undefined =>
+  value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+
+/** KPIs whose payload is present and numeric; a missing card is left out rather than shown as a dash. */
+export function headlineKpis(payloads: PayloadMap): HeadlineKpi[] {
+  const out: HeadlineKpi[] = [];
+  for (const { key, label, field = 'current' } of HEADLINES) {
+    const card = record(payloads[key]?.data);
+    const current = card?.[field];
+    if (typeof current !== 'number' || !Number.isFinite(current)) continue;
+    const rule = ruleFor(key);
+    const delta = formatDelta(card?.delta, rule, polarityOf(key));
+    out.push({
+      label,
+      value: formatValue(current, rule),
+      delta: delta.text,
+      arrow: delta.arrow,
+      good: delta.tone === 'good',
+      bad: delta.tone === 'bad',
+    });
+  }
+  return out;
+}
+
+/** The overview summary as one short paragraph (the PDF has the full text). */
+export function headlineSummary(payloads: PayloadMap, maxChars = 600): string | undefined {
+  const content = record(payloads['overview.summary']?.data)?.content;
+  if (typeof content !== 'string') return undefined;
+  const text = content.replace(/\s+/g, ' ').trim();
+  if (!text) return undefined;
+  return text.length <= maxChars ? text : `${text.slice(0, maxChars - 1).trimEnd()}…`;
+}

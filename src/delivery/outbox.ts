@@ -1,0 +1,224 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { backoffCeiling } from '../api/retry-timing.js';
+import { type Clock, systemClock } from '../clock.js';
+import { type Logger, silentLogger } from '../log.js';
+import type { Store } from '../store/db.js';
+import {
+  claimNextDelivery,
+  type DeliveryKey,
+  type DeliveryRow,
+  type EnqueueResult,
+  enqueueDelivery,
+  failExhausted,
+  markFailed,
+  markRetry,
+  markSending,
+  markSent,
+  nextDeliveryDue,
+} from '../store/deliveries.js';
+import { composeEmail, type EmailContent, type Mailer, type ReportEmailConfig } from './email.js';
+import { classifySmtpError } from './smtp-errors.js';
+
+/**
+ * The outbox worker: claim one due row, render, mark `sending`, hand the message to SMTP, mark `sent`.
+ *
+ * Exactly-once, honestly: SMTP has no idempotency key, so one window cannot be closed, the moments
+ * between the server's "250 OK" and our `sent` commit. Everywhere else a crash is safe:
+ * - crash while rendering (row `rendering`): nothing left the process; the lease runs out and the row
+ *   is claimed again. This is the "kill -9 between claim and send" case: exactly one message arrives.
+ * - a second worker: claims are one conditional UPDATE (`changes === 1`), and `rendering → sending`
+ *   re-checks ownership, so a worker that lost its lease never reaches SMTP.
+ * - crash inside the SMTP exchange (row `sending`, lease expired): we choose **never lose** over
+ *   never-duplicate. The row is claimed again and resent with the *same* Message-ID, which receiving
+ *   systems (and people) can use to drop the copy. A missing board report is worse than a duplicate
+ *   one; the window is kept small by rendering and composing before the row enters `sending`.
+ */
+
+export interface DeliveryRenderer {
+  /** Renders the report files for the delivery's (query set, run) and gathers the email's headline. */
+  render(delivery: DeliveryRow, signal?: AbortSignal): Promise<EmailContent>;
+}
+
+export interface OutboxOptions {
+  store: Store;
+  renderer: DeliveryRenderer;
+  mailer: Mailer;
+  from: string;
+  reports: readonly ReportEmailConfig[];
+  templatesDir?: string;
+  clock?: Clock;
+  logger?: Logger;
+  /** Names this worker in `claimed_by`; unique per process by default. */
+  worker?: string;
+  /** How long a claim holds while rendering (ms, default 10 min: above the render timeout). */
+  leaseMs?: number;
+  /** How long a claim holds while sending (ms, default 5 min: above the SMTP timeouts). */
+  sendLeaseMs?: number;
+  /** Attempts per delivery, crashes included (default 8). */
+  maxAttempts?: number;
+  /** Retry delay after attempt n: min(cap, base·2^(n-1)); defaults 30 s and 30 min. */
+  backoff?: { baseMs: number; capMs: number };
+  /** Told about every finished attempt (metrics). */
+  onOutcome?: (outcome: DeliveryOutcome) => void;
+}
+
+export interface DeliveryOutcome {
+  id: number;
+  report: string;
+  result: 'sent' | 'retry' | 'failed' | 'lost' | 'released';
+  error?: string;
+  renderMs?: number;
+}
+
+export class Outbox {
+  readonly worker: string;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly leaseMs: number;
+  private readonly sendLeaseMs: number;
+  private readonly maxAttempts: number;
+  private readonly backoff: { baseMs: number; capMs: number };
+
+  constructor(private readonly options: OutboxOptions) {
+    this.worker = options.worker ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+    this.clock = options.clock ?? systemClock;
+    this.logger = (options.logger ?? silentLogger).child({ component: 'outbox', worker: this.worker });
+    this.leaseMs = options.leaseMs ?? 10 * 60_000;
+    this.sendLeaseMs = options.sendLeaseMs ?? 5 * 60_000;
+    this.maxAttempts = options.maxAttempts ?? 8;
+    this.backoff = options.backoff ?? { baseMs: 30_000, capMs: 30 * 60_000 };
+  }
+
+  enqueue(key: DeliveryKey, options: { force?: boolean } = {}): EnqueueResult {
+    return enqueueDelivery(this.options.store, key, this.clock.now(), options);
+  }
+
+  /** When the next row becomes claimable (retry time or lease end), for the worker's sleep. */
+  nextDueAt(): number | undefined {
+    return nextDeliveryDue(this.options.store);
+  }
+
+  /** Processes due rows until none is left; returns what happened to each. */
+  async drain(signal?: AbortSignal): Promise<DeliveryOutcome[]> {
+    const outcomes: DeliveryOutcome[] = [];
+    while (!signal?.aborted) {
+      const outcome = await this.runOnce(signal);
+      if (!outcome) break;
+      outcomes.push(outcome);
+    }
+    return outcomes;
+  }
+
+  /** Claims and processes one due row (only row `id` when given); undefined when nothing is due. */
+  async runOnce(signal?: AbortSignal, id?: number): Promise<DeliveryOutcome | undefined> {
+    const { store } = this.options;
+    const exhausted = failExhausted(store, this.clock.now(), this.maxAttempts);
+    if (exhausted > 0) this.logger.error({ count: exhausted }, 'deliveries failed after using every attempt');
+    const claimed = claimNextDelivery(store, {
+      worker: this.worker,
+      now: this.clock.now(),
+      leaseMs: this.leaseMs,
+      maxAttempts: this.maxAttempts,
+      id,
+    });
+    if (!claimed) return undefined;
+    const row = claimed.delivery;
+    const log = this.logger.child({
+      delivery: row.id,
+      report: row.report,
+      querySetId: row.query_set_id,
+      runId: row.run_id,
+      attempt: row.attempts,
+    });
+    if (claimed.recoveredFrom === 'sending') {
+      log.warn(
+        { messageId: row.message_id },
+        'an earlier attempt stopped during SMTP; sending again with the same Message-ID (receivers may see a duplicate)',
+      );
+    } else if (claimed.recoveredFrom === 'rendering') {
+      log.warn('an earlier attempt stopped before sending; taking the delivery over');
+    }
+    const outcome = await this.process(row, log, signal);
+    this.options.onOutcome?.(outcome);
+    return outcome;
+  }
+
+  private async process(row: DeliveryRow, log: Logger, signal?: AbortSignal): Promise<DeliveryOutcome> {
+    const { store } = this.options;
+    const base = { id: row.id, report: row.report };
+    const report = this.options.reports.find((r) => r.name === row.report);
+    if (!report) {
+      const error = `report "${row.report}" is no longer in the config`;
+      markFailed(store, row.id, this.worker, this.clock.now(), error);
+      log.error({ error }, 'delivery failed');
+      return { ...base, result: 'failed', error };
+    }
+
+    let message: Awaited<ReturnType<typeof composeEmail>>;
+    const started = this.clock.now();
+    let renderMs: number | undefined;
+    try {
+      const content = await this.options.renderer.render(row, signal);
+      renderMs = this.clock.now() - started;
+      message = await composeEmail({
+        from: this.options.from,
+        report,
+        content,
+        messageId: row.message_id,
+        templatesDir: this.options.templatesDir,
+        date: new Date(this.clock.now()),
+      });
+    } catch (error) {
+      if (signal?.aborted) {
+        // Shutting down: hand the row back untouched by backoff; nothing was sent.
+        markRetry(store, row.id, this.worker, this.clock.now(), 'interrupted by shutdown', this.clock.now());
+        return { ...base, result: 'released' };
+      }
+      // Rendering problems (a Chromium crash, a timeout) are worth a few more tries.
+      return this.retryOrFail(row, `render failed: ${(error as Error).message}`, log, renderMs);
+    }
+
+    if (signal?.aborted) {
+      markRetry(store, row.id, this.worker, this.clock.now(), 'interrupted by shutdown', this.clock.now());
+      return { ...base, result: 'released', renderMs };
+    }
+    if (!markSending(store, row.id, this.worker, this.clock.now(), this.sendLeaseMs)) {
+      log.warn('lost the claim before sending (lease ran out and another worker took it); not sending');
+      return { ...base, result: 'lost', renderMs };
+    }
+    try {
+      // Deliberately not given the shutdown signal: a send in flight is finished, not cut.
+      const result = await this.options.mailer.send(message);
+      const note = result.rejected.length ? `refused recipients: ${result.rejected.join(', ')}` : null;
+      if (!markSent(store, row.id, this.clock.now(), note)) {
+        log.warn('sent, but the row had already been finished elsewhere');
+      }
+      log.info({ messageId: row.message_id, accepted: result.accepted.length, note }, 'report emailed');
+      return { ...base, result: 'sent', renderMs };
+    } catch (error) {
+      const failure = classifySmtpError(error);
+      if (failure.kind === 'permanent') {
+        markFailed(store, row.id, this.worker, this.clock.now(), failure.reason);
+        log.error({ error: failure.reason }, 'delivery failed: the SMTP server refused it');
+        return { ...base, result: 'failed', error: failure.reason, renderMs };
+      }
+      return this.retryOrFail(row, failure.reason, log, renderMs);
+    }
+  }
+
+  private retryOrFail(row: DeliveryRow, reason: string, log: Logger, renderMs?: number): DeliveryOutcome {
+    const now = this.clock.now();
+    const base = { id: row.id, report: row.report, renderMs };
+    if (row.attempts >= this.maxAttempts) {
+      const error = `gave up after ${row.attempts} attempts: ${reason}`;
+      markFailed(this.options.store, row.id, this.worker, now, error);
+      log.error({ error }, 'delivery failed');
+      return { ...base, result: 'failed', error };
+    }
+    const nextAt = now + backoffCeiling(row.attempts - 1, this.backoff);
+    markRetry(this.options.store, row.id, this.worker, now, reason, nextAt);
+    log.warn({ error: reason, retryAt: new Date(nextAt).toISOString() }, 'delivery will be retried');
+    return { ...base, result: 'retry', error: reason };
+  }
+}

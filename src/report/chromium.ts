@@ -1,0 +1,82 @@
+import { accessSync, constants, statSync } from 'node:fs';
+import { ReportdError } from '../errors/index.js';
+
+/** Thrown when no Chromium can be found, or a configured path is not an executable. */
+export class ChromiumNotFoundError extends ReportdError {
+  override name = 'ChromiumNotFoundError' as const;
+}
+
+/** Where Debian, Ubuntu, Fedora, Alpine, snap and macOS put a Chromium-family browser, in order. */
+export const CHROMIUM_CANDIDATES: readonly string[] = [
+  '/usr/bin/chromium',
+  '/usr/bin/chromium-browser',
+  '/usr/lib/chromium/chromium',
+  '/snap/bin/chromium',
+  '/usr/bin/google-chrome',
+  '/usr/bin/google-chrome-stable',
+  '/opt/google/chrome/chrome',
+  '/Applications/Chromium.app/Contents/MacOS/Chromium',
+  '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome',
+];
+
+const INSTALL_HINT = 'install it with `apt-get install chromium` or set REPORTD_CHROMIUM / chromium.path';
+
+function isExecutable(path: string): boolean {
+  try {
+    if (!statSync(path).isFile()) return false;
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The browser to drive: `REPORTD_CHROMIUM` first, then config `chromium.path`, then the usual install
+ * locations. An explicit path that does not work is an error naming it (never a silent fallback to a
+ * different browser); no browser at all is an error naming the install command.
+ */
+export function findChromium(options: { configPath?: string; env?: NodeJS.ProcessEnv; candidates?: readonly string[] } = {}): string {
+  const env = options.env ?? process.env;
+  const fromEnv = env.REPORTD_CHROMIUM?.trim();
+  if (fromEnv) {
+    if (isExecutable(fromEnv)) return fromEnv;
+    throw new ChromiumNotFoundError(`REPORTD_CHROMIUM=${fromEnv} is not an executable file; ${INSTALL_HINT}`);
+  }
+  if (options.configPath) {
+    if (isExecutable(options.configPath)) return options.configPath;
+    throw new ChromiumNotFoundError(`chromium.path ${options.configPath} is not an executable file; ${INSTALL_HINT}`);
+  }
+  const candidates = options.candidates ?? CHROMIUM_CANDIDATES;
+  const found = candidates.find(isExecutable);
+  if (found) return found;
+  throw new ChromiumNotFoundError(`no Chromium found (looked in ${candidates.join(', ')}); ${INSTALL_HINT}`);
+}
+
+/**
+ * Flags for a print-only browser: no sandbox (containers run as root), no GPU, no background traffic
+ * of any kind (updates, sync, metrics, QUIC), so the only requests Chromium could make are the page's,
+ * and those are blocked by request interception.
+ */
+export const CHROMIUM_ARGS: readonly string[] = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--no-default-browser-check',
+  '--disable-quic',
+  '--disable-extensions',
+  '--disable-default-apps',
+  '--disable-breakpad',
+  '--disable-crash-reporter',
+  '--disable-domain-reliability',
+  '--disable-client-side-phishing-detection',
+  '--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication',
+  '--metrics-recording-only',
+  '--mute-audio',
+  '--hide-scrollbars',
+  '--font-render-hinting=none',
+];

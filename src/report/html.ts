@@ -1,0 +1,193 @@
+import Handlebars from 'handlebars';
+import {
+  donut,
+  engineBars,
+  groupedBars,
+  heatmap,
+  lifeScatter,
+  shareBars,
+  sparkline,
+  stackedBars,
+  stackedHistory,
+  trendChart,
+} from './charts.js';
+import { miniStack, THEME } from './charts/svg.js';
+import type { ReportModel } from './model/index.js';
+import type { KpiView } from './model/common.js';
+import { STANCES } from './model/life.js';
+import { SOURCE_KINDS } from './model/gravity.js';
+import type { Available } from './model/payloads.js';
+import { loadReportTemplates, type ReportTemplates } from './templates.js';
+
+/**
+ * Model → HTML. Charts are made here (the model stays plain data) and handed to the templates as
+ * `SafeString`s, so templates never need a triple-stash: every other value, API strings included,
+ * goes through Handlebars' escaping.
+ */
+
+export interface ReportHtml {
+  html: string;
+  /** For puppeteer's `headerTemplate` / `footerTemplate`: title and page numbers. */
+  headerTemplate: string;
+  footerTemplate: string;
+}
+
+const svg = (markup: string) => new Handlebars.SafeString(markup);
+
+type Card = Available<{ kpi: KpiView }>;
+const toneColor = (kpi: KpiView) =>
+  kpi.delta.tone === 'bad' ? THEME.bad : kpi.delta.tone === 'good' ? THEME.good : THEME.primary;
+
+/** A KPI card with its sparkline, colored like its delta so good and bad news read at a glance. */
+function card(source: Card) {
+  if (!source.available) return source;
+  return { ...source, spark: svg(sparkline(source.kpi.history, toneColor(source.kpi))) };
+}
+
+function when<T extends { available: boolean }>(value: T, draw: (v: T & { available: true }) => string) {
+  return value.available ? svg(draw(value as T & { available: true })) : null;
+}
+
+export function reportView(model: ReportModel, css: string) {
+  const { overview, presence, life, gravity, scout, market } = model;
+  const stanceParts = (rows: readonly { value: number | null }[]) =>
+    STANCES.map((stance, i) => ({ value: rows[i]?.value ?? 0, color: stance.color }));
+  return {
+    css: svg(css),
+    cover: model.cover,
+    overview: {
+      ...overview,
+      headline: [card(presence.weighted), card(life.kpis[0] ?? presence.gross), card(gravity.plus), card(gravity.openErrors)],
+      sharesChart: when(overview.competitive, (c) => shareBars(c.rows, c.fairShare)),
+    },
+    presence: {
+      ...presence,
+      gross: card(presence.gross),
+      weighted: card(presence.weighted),
+      trendChart:
+        presence.gross.available && presence.weighted.available
+          ? svg(
+              trendChart(presence.gross.kpi.historyLabels, [
+                { name: 'Gross presence', values: presence.gross.kpi.history, color: THEME.secondary },
+                { name: 'Weighted presence', values: presence.weighted.kpi.history, color: THEME.primary },
+              ]),
+            )
+          : null,
+      positionsChart: when(presence.positions, (p) =>
+        groupedBars(
+          p.parts.map((part) => part.label),
+          [
+            { name: 'Previous run', color: THEME.other, values: p.parts.map((part) => part.previous.value ?? 0) },
+            { name: 'This run', color: THEME.primary, values: p.parts.map((part) => part.current.value ?? 0) },
+          ],
+          { width: 260, height: 200 },
+        ),
+      ),
+      matrixChart: when(presence.matrix, (m) =>
+        heatmap(
+          m.engines.map((e) => e.label),
+          m.intents.map((i) => i.label),
+          m.values,
+        ),
+      ),
+    },
+    life: {
+      ...life,
+      kpis: life.kpis.map(card),
+      mixChart: when(life.stanceMix, (mix) =>
+        stackedBars(
+          ['This run', 'Previous run'],
+          STANCES.map((stance, i) => ({
+            name: stance.label,
+            color: stance.color,
+            values: [mix.current[i]?.value ?? 0, mix.previous[i]?.value ?? 0],
+          })),
+          { height: 140 },
+        ),
+      ),
+      historyChart: when(life.stanceHistory, (h) =>
+        stackedHistory(
+          h.measurements,
+          STANCES.map((stance, i) => ({ name: stance.label, color: stance.color, values: h.series[i] ?? [] })),
+        ),
+      ),
+      scatterChart: when(life.scatter, (s) =>
+        lifeScatter(s.points, { presence: s.presenceCurrent, life: s.lifeCurrent }),
+      ),
+      byEngine: withStanceBars(life.byEngine, stanceParts),
+      byIntent: withStanceBars(life.byIntent, stanceParts),
+      stanceLegend: STANCES.map((stance) => ({ label: stance.label, color: stance.color })),
+    },
+    gravity: {
+      ...gravity,
+      kpis: [card(gravity.plus), card(gravity.minus), card(gravity.openErrors)],
+      trendChart: when(gravity.trend, (t) =>
+        trendChart(t.labels, [
+          { name: 'Gravity+', values: t.plus, color: THEME.good },
+          { name: 'Gravity−', values: t.minus, color: THEME.bad },
+        ]),
+      ),
+      sourcesChart: when(gravity.sources, (s) =>
+        donut(s.parts.map((p) => ({ name: p.label, value: p.value ?? 0, color: p.color })), { width: 330, height: 200 }),
+      ),
+      sourcesHistoryChart: when(gravity.sourcesHistory, (h) =>
+        stackedHistory(
+          h.measurements,
+          SOURCE_KINDS.map((kind, i) => ({ name: kind.label, color: kind.color, values: h.series[i] ?? [] })),
+          { width: 330, height: 200 },
+        ),
+      ),
+    },
+    scout: {
+      ...scout,
+      stats: scout.stats.available
+        ? {
+            available: true,
+            kpis: scout.stats.kpis.map((kpi) => card({ available: true, kpi })),
+          }
+        : scout.stats,
+      byEngineChart: when(scout.byEngine, (b) =>
+        engineBars(
+          b.rows.map((r) => ({ label: r.engine.label, color: r.engine.color, value: r.weighted.value ?? 0 })),
+          { width: 330 },
+        ),
+      ),
+      citationsChart: when(scout.citations, (c) =>
+        groupedBars(
+          c.engines,
+          c.categories.map((category) => ({ name: category.label, color: category.color, values: category.values })),
+          { percent: false },
+        ),
+      ),
+    },
+    market: {
+      ...market,
+      metrics: market.metrics.available
+        ? {
+            ...market.metrics,
+            rows: market.metrics.rows.map((kpi) => ({ ...kpi, spark: svg(sparkline(kpi.history, THEME.primary, 90, 22)) })),
+            fairShareCard: card({ available: true, kpi: market.metrics.fairShare }),
+          }
+        : market.metrics,
+      competitorsChart: when(market.competitors, (c) => shareBars(c.rows, null)),
+    },
+  };
+}
+
+function withStanceBars<R extends { stance: { value: number | null }[] }>(
+  table: Available<{ rows: R[] }>,
+  parts: (rows: readonly { value: number | null }[]) => { value: number; color: string }[],
+) {
+  if (!table.available) return table;
+  return { ...table, rows: table.rows.map((row) => ({ ...row, stanceBar: svg(miniStack(parts(row.stance))) })) };
+}
+
+/** Renders the full report and its page header/footer with the given (or packaged) templates. */
+export function renderReportHtml(model: ReportModel, templates: ReportTemplates = loadReportTemplates()): ReportHtml {
+  const view = reportView(model, templates.css);
+  return {
+    html: templates.report(view),
+    headerTemplate: templates.header(view),
+    footerTemplate: templates.footer(view),
+  };
+}

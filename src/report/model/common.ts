@@ -1,0 +1,108 @@
+import { seriesCard } from '../../api/schemas/common.js';
+import {
+  type DeltaView,
+  formatDelta,
+  formatValue,
+  type NumberRule,
+  type Polarity,
+  polarityOf,
+  ruleFor,
+  toPercentPoints,
+} from '../format.js';
+import type { Available, PayloadReader } from './payloads.js';
+import type { ReportSnapshot } from './snapshot.js';
+
+/** A headline number: current value, change since the previous run, and its history for a sparkline. */
+export interface KpiView {
+  key: string;
+  label: string;
+  value: string;
+  delta: DeltaView;
+  /** History in display units (percent points for percent and fraction rules), oldest first. */
+  history: number[];
+  historyLabels: string[];
+  polarity: Polarity;
+  /** Extra line under the value ("Fair share 18.0%"). */
+  caption?: string;
+}
+
+export interface EngineLabel {
+  id: number;
+  label: string;
+  /** Hex `#RRGGBB` from the API, checked; a neutral grey otherwise. Engine images are never loaded. */
+  color: string;
+}
+
+const HEX = /^#[0-9A-Fa-f]{6}$/;
+export const safeColor = (color: unknown, fallback = '#8A94A6'): string =>
+  typeof color === 'string' && HEX.test(color) ? color : fallback;
+
+export function engineLabel(engine: { id: number; label: string; color?: unknown }): EngineLabel {
+  return { id: engine.id, label: engine.label, color: safeColor(engine.color) };
+}
+
+/** A value shown with its endpoint's rule, in display units for charts. */
+export interface Cell {
+  text: string;
+  value: number | null;
+}
+
+export function cell(value: unknown, rule: NumberRule, mix?: 'fraction' | 'percent'): Cell {
+  const number = typeof value === 'number' && Number.isFinite(value) ? value : null;
+  return {
+    text: formatValue(number, rule, mix),
+    value: number === null ? null : rule.name === 'count' ? number : toPercentPoints(number, rule, mix),
+  };
+}
+
+export function deltaCell(
+  key: string,
+  field: string | undefined,
+  value: unknown,
+  mix?: 'fraction' | 'percent',
+): DeltaView {
+  return formatDelta(value, ruleFor(key, field), polarityOf(key, field), mix);
+}
+
+/**
+ * A KPI from a SeriesCard payload. When the payload carries no history, the set's earlier stored
+ * snapshots supply it (their `current`, oldest first), so the sparkline still shows the trend.
+ */
+export function seriesKpi(
+  reader: PayloadReader,
+  key: string,
+  label: string,
+  history: readonly ReportSnapshot[],
+): Available<{ kpi: KpiView }> {
+  const result = reader.read(key, seriesCard);
+  if (!result.ok) return reader.unavailable(key, result.reason);
+  const rule = ruleFor(key);
+  const card = result.data;
+  let values = card.history;
+  let labels = card.historyLabels;
+  if (values.length === 0) {
+    const past = [...history].reverse().flatMap((snapshot) => {
+      const parsed = seriesCard.safeParse(snapshot.payloads[key]?.data);
+      return parsed.success ? [{ value: parsed.data.current, label: snapshot.run.display_name }] : [];
+    });
+    values = past.map((point) => point.value);
+    labels = past.map((point) => point.label);
+  }
+  return {
+    available: true,
+    kpi: {
+      key,
+      label,
+      value: formatValue(card.current, rule),
+      delta: formatDelta(card.delta, rule, polarityOf(key)),
+      history: values.map((value) => (rule.name === 'count' ? value : toPercentPoints(value, rule))),
+      historyLabels: labels,
+      polarity: polarityOf(key),
+    },
+  };
+}
+
+/** Looks up `map[String(id)]`: maps in the API are keyed by the id rendered as a string. */
+export function byId<T>(map: Readonly<Record<string, T>>, id: number): T | undefined {
+  return Object.hasOwn(map, String(id)) ? map[String(id)] : undefined;
+}

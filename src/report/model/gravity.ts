@@ -1,0 +1,163 @@
+import * as schema from '../../api/schemas/gravity.js';
+import { formatDelta, formatValue, mixScale, polarityOf, ruleFor, toPercentPoints } from '../format.js';
+import { byId, type Cell, cell, type EngineLabel, engineLabel, type KpiView, seriesKpi } from './common.js';
+import type { Available, PayloadReader } from './payloads.js';
+import type { ReportSnapshot } from './snapshot.js';
+
+export const SOURCE_KINDS = [
+  { key: 'owned', label: 'Owned', color: '#1F4E79' },
+  { key: 'partner', label: 'Partner', color: '#4F8FC0' },
+  { key: 'external', label: 'External', color: '#B8C0CC' },
+] as const;
+
+export interface GravityModel {
+  plus: Available<{ kpi: KpiView }>;
+  minus: Available<{ kpi: KpiView }>;
+  openErrors: Available<{ kpi: KpiView; resolved: string }>;
+  sources: Available<{ parts: (Cell & { label: string; color: string })[] }>;
+  sourcesHistory: Available<{ measurements: string[]; series: number[][] }>;
+  byEngine: Available<{
+    rows: { engine: EngineLabel; gPlus: string; gMinus: string; gravityPlus: Cell; gravityMinus: Cell }[];
+  }>;
+  errors: Available<{
+    /** Every engine of the register, for the legend. */
+    engines: EngineLabel[];
+    items: {
+      id: string;
+      title: string;
+      correct: string;
+      note: string | null;
+      wrong: { engine: EngineLabel; text: string }[];
+    }[];
+  }>;
+  trend: Available<{ labels: string[]; plus: number[]; minus: number[] }>;
+}
+
+export function buildGravity(reader: PayloadReader, history: readonly ReportSnapshot[]): GravityModel {
+  return {
+    plus: seriesKpi(reader, 'gravity.gravity-plus', 'Gravity+', history),
+    minus: seriesKpi(reader, 'gravity.gravity-minus', 'Gravity−', history),
+    openErrors: buildOpenErrors(reader),
+    sources: buildSources(reader),
+    sourcesHistory: buildSourcesHistory(reader),
+    byEngine: buildByEngine(reader),
+    errors: buildErrors(reader),
+    trend: buildTrend(reader),
+  };
+}
+
+function buildOpenErrors(reader: PayloadReader): GravityModel['openErrors'] {
+  const key = 'gravity.open-errors';
+  const result = reader.read(key, schema.openErrors);
+  if (!result.ok) return reader.unavailable(key, result.reason);
+  const data = result.data;
+  const rule = ruleFor(key);
+  const resolved = formatValue(data.resolvedSinceBaseline, rule);
+  return {
+    available: true,
+    resolved,
+    kpi: {
+      key,
+      label: 'Open errors',
+      value: formatValue(data.count, rule),
+      delta: formatDelta(data.delta, rule, polarityOf(key)),
+      history: data.history,
+      historyLabels: data.historyLabels,
+      polarity: polarityOf(key),
+      caption: `${resolved} resolved since baseline`,
+    },
+  };
+}
+
+function buildSources(reader: PayloadReader): GravityModel['sources'] {
+  const key = 'gravity.source-distribution';
+  const result = reader.read(key, schema.sourceDistribution);
+  if (!result.ok) return reader.unavailable(key, result.reason);
+  const values = SOURCE_KINDS.map((kind) => result.data[kind.key]);
+  const scale = mixScale(values);
+  return {
+    available: true,
+    parts: SOURCE_KINDS.map((kind, i) => ({
+      label: kind.label,
+      color: kind.color,
+      ...cell(values[i], ruleFor(key), scale),
+    })),
+  };
+}
+
+function buildSourcesHistory(reader: PayloadReader): GravityModel['sourcesHistory'] {
+  const key = 'gravity.source-distribution-history';
+  const result = reader.read(key, schema.sourceDistributionHistory);
+  if (!result.ok) return reader.unavailable(key, result.reason);
+  const { measurements, series } = result.data;
+  if (measurements.length === 0) return reader.unavailable(key, 'no measurements yet');
+  const rule = ruleFor(key);
+  const columns = measurements.map((_, i) => {
+    const parts = SOURCE_KINDS.map((kind) => series[kind.key][i] ?? 0);
+    const scale = mixScale(parts);
+    return parts.map((part) => toPercentPoints(part, rule, scale));
+  });
+  return {
+    available: true,
+    measurements,
+    series: SOURCE_KINDS.map((_, k) => columns.map((column) => column[k] ?? 0)),
+  };
+}
+
+function buildByEngine(reader: PayloadReader): GravityModel['byEngine'] {
+  const key = 'gravity.by-engine';
+  const result = reader.read(key, schema.byEngine);
+  if (!result.ok) return reader.unavailable(key, result.reason);
+  const rows = result.data.engines.flatMap((engine) => {
+    const values = byId(result.data.gravityByEngine, engine.id);
+    if (!values) return [];
+    return [
+      {
+        engine: engineLabel(engine),
+        gPlus: formatValue(values.gPlus, ruleFor(key, 'gPlus')),
+        gMinus: formatValue(values.gMinus, ruleFor(key, 'gMinus')),
+        gravityPlus: cell(values.gravityPlus, ruleFor(key, 'gravityPlus')),
+        gravityMinus: cell(values.gravityMinus, ruleFor(key, 'gravityMinus')),
+      },
+    ];
+  });
+  if (rows.length === 0) return reader.unavailable(key, 'no engine has values');
+  return { available: true, rows };
+}
+
+function buildErrors(reader: PayloadReader): GravityModel['errors'] {
+  const key = 'gravity.error-register';
+  const result = reader.read(key, schema.errorRegister);
+  if (!result.ok) return reader.unavailable(key, result.reason);
+  const engines = result.data.engines.map(engineLabel);
+  const unknown = (id: number): EngineLabel => ({ id, label: `Engine ${id}`, color: '#8A94A6' });
+  return {
+    available: true,
+    engines,
+    items: result.data.gravityErrors.map((error) => ({
+      id: error.id,
+      title: error.title,
+      correct: error.correct,
+      note: error.note,
+      wrong: error.wrong.map((claim) => ({
+        engine: engines.find((engine) => engine.id === claim.engine) ?? unknown(claim.engine),
+        text: claim.text,
+      })),
+    })),
+  };
+}
+
+function buildTrend(reader: PayloadReader): GravityModel['trend'] {
+  const key = 'gravity.trend';
+  const result = reader.read(key, schema.trend);
+  if (!result.ok) return reader.unavailable(key, result.reason);
+  const { historyPlus, historyMinus, measurements } = result.data;
+  if (measurements.length === 0) return reader.unavailable(key, 'no measurements yet');
+  const rule = ruleFor(key);
+  return {
+    available: true,
+    labels: measurements.map((measurement) => measurement.label),
+    plus: historyPlus.map((value) => toPercentPoints(value, rule)),
+    minus: historyMinus.map((value) => toPercentPoints(value, rule)),
+  };
+}

@@ -1,0 +1,51 @@
+import type { z } from 'zod';
+import { metricEndpoint } from '../../api/endpoints.js';
+import type { ReportSnapshot } from './snapshot.js';
+
+/** A card's data, or why it cannot be shown. Templates print `note` in place of the card. */
+export type Available<T> = ({ available: true } & T) | Unavailable;
+
+export interface Unavailable {
+  available: false;
+  /** Visible in the report: "Data unavailable — <title>: <reason>". */
+  note: string;
+  title: string;
+}
+
+/**
+ * Reads payloads out of a snapshot, validated against the endpoint's own schema, and records every key
+ * it was asked for: the completeness test proves from this record that every metric endpoint reaches
+ * the report. A missing, failed or invalid payload is `undefined` plus a reason, never an exception.
+ */
+export class PayloadReader {
+  readonly consumed = new Set<string>();
+
+  constructor(private readonly snapshot: ReportSnapshot) {}
+
+  read<S extends z.ZodType>(key: string, schema: S): { ok: true; data: z.infer<S> } | { ok: false; reason: string } {
+    this.consumed.add(key);
+    const stored = this.snapshot.payloads[key];
+    if (!stored) return { ok: false, reason: 'not in this snapshot' };
+    if (stored.data === null || stored.data === undefined) {
+      return { ok: false, reason: stored.error ? shorten(stored.error) : 'not fetched' };
+    }
+    const parsed = schema.safeParse(stored.data);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue?.path.length ? issue.path.join('.') : 'payload';
+      return { ok: false, reason: `invalid payload (${where}: ${issue?.message ?? 'unexpected shape'})` };
+    }
+    return { ok: true, data: parsed.data };
+  }
+
+  /** The endpoint's title with the reason, ready for a "data unavailable" card. */
+  unavailable(key: string, reason: string): Unavailable {
+    const title = metricEndpoint(key).title;
+    return { available: false, title, note: `Data unavailable — ${title}: ${reason}` };
+  }
+}
+
+function shorten(text: string): string {
+  const line = text.split('\n')[0] ?? text;
+  return line.length > 140 ? `${line.slice(0, 137)}…` : line;
+}

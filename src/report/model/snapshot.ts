@@ -1,0 +1,20 @@
+/**
+ * The snapshot shape the report reads. It is the store's `StoredSnapshot` (src/store/snapshots.ts),
+ * restated structurally so the report side compiles and tests on its own: any `StoredSnapshot` is one.
+ */
+export interface ReportSnapshot {
+  id: number;
+  account: string;
+  brand: { id: number; name: string };
+  querySet: { id: number; name: string; details: unknown };
+  run: { id: number; display_name: string; created_at: string };
+  state: 'pending' | 'partial' | 'complete';
+  completedAt: string | null;
+  /** Endpoint key → the stored JSON, or the reason it could not be fetched or validated. */
+  payloads: Record<string, { data: unknown; error: string | null }>;
+}
+
+export interface ReportMeta {
+  generatedAt: Date;
+  version: string;
+}

@@ -1,0 +1,199 @@
+import puppeteer, { type Browser, type HTTPRequest } from 'puppeteer';
+import { ReportdError } from '../errors/index.js';
+import type { Logger } from '../log.js';
+import { silentLogger } from '../log.js';
+import { CHROMIUM_ARGS, findChromium } from './chromium.js';
+
+/** A render that did not finish before its deadline; the browser it used is recycled. */
+export class RenderTimeoutError extends ReportdError {
+  override name = 'RenderTimeoutError' as const;
+}
+
+/** `render` after `close()`. */
+export class RendererClosedError extends ReportdError {
+  override name = 'RendererClosedError' as const;
+}
+
+export interface PdfRendererOptions {
+  /** Browser binary, used as is. When absent, `findChromium()` decides (REPORTD_CHROMIUM first). */
+  executablePath?: string;
+  /** Config `chromium.path`: what `findChromium()` uses when REPORTD_CHROMIUM is not set. */
+  chromiumPath?: string;
+  /** Deadline per render (config `chromium.render_timeout_seconds`). Default 60 s. */
+  renderTimeoutMs?: number;
+  /** Relaunch the browser after this many renders (config `chromium.recycle_after`). Default 50. */
+  recycleAfter?: number;
+  /**
+   * Let puppeteer close the browser on SIGINT/SIGTERM/SIGHUP (default true). A daemon with its own
+   * shutdown sets false and calls `close()`; the browser is killed on process exit either way.
+   */
+  handleSignals?: boolean;
+  logger?: Logger;
+}
+
+export interface PdfOptions {
+  headerTemplate?: string;
+  footerTemplate?: string;
+}
+
+interface BrowserSlot {
+  browser: Promise<Browser>;
+  renders: number;
+  inFlight: number;
+  retired: boolean;
+  closing?: Promise<void>;
+}
+
+/** Requests the page may make: inline data only. Everything else (http, file, ws…) is aborted. */
+export function isAllowedRequest(url: string): boolean {
+  return url.startsWith('data:') || url === 'about:blank';
+}
+
+/**
+ * HTML → PDF with one warm Chromium. Each render gets a fresh browser context (no shared cookies,
+ * cache or storage), JavaScript off, and request interception that aborts every request except
+ * `data:`, so a report cannot reach the network whatever its data contains. The browser is recycled
+ * after `recycleAfter` renders, after a timeout, or when it crashes; `close()` ends it, and is the same
+ * promise however often it is called.
+ */
+export class PdfRenderer {
+  private readonly timeoutMs: number;
+  private readonly recycleAfter: number;
+  private readonly logger: Logger;
+  private executablePath: string | undefined;
+  private slot: BrowserSlot | null = null;
+  private readonly retiring = new Set<BrowserSlot>();
+  private closed: Promise<void> | null = null;
+  /** Browsers launched so far (for tests and metrics). */
+  launches = 0;
+
+  constructor(private readonly options: PdfRendererOptions = {}) {
+    this.timeoutMs = options.renderTimeoutMs ?? 60_000;
+    this.recycleAfter = Math.max(1, options.recycleAfter ?? 50);
+    this.logger = options.logger ?? silentLogger;
+    this.executablePath = options.executablePath;
+  }
+
+  async render(html: string, pdf: PdfOptions = {}): Promise<Buffer> {
+    if (this.closed) throw new RendererClosedError('the PDF renderer is closed');
+    const slot = this.acquire();
+    slot.inFlight++;
+    let timer: NodeJS.Timeout | undefined;
+    let timedOut = false;
+    try {
+      const browser = await slot.browser;
+      const work = this.renderIn(browser, html, pdf, () => timedOut);
+      const deadline = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          timedOut = true;
+          reject(new RenderTimeoutError(`PDF render took longer than ${this.timeoutMs / 1000} s`));
+        }, this.timeoutMs);
+      });
+      return await Promise.race([work, deadline]);
+    } catch (error) {
+      // A hung or crashed browser is not trusted with the next report.
+      if (timedOut || !(await slot.browser.then((b) => b.connected).catch(() => false))) this.retire(slot);
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      slot.inFlight--;
+      slot.renders++;
+      if (slot.renders >= this.recycleAfter) this.retire(slot);
+      if (slot.retired && slot.inFlight === 0) void this.shut(slot);
+    }
+  }
+
+  private async renderIn(browser: Browser, html: string, pdf: PdfOptions, timedOut: () => boolean): Promise<Buffer> {
+    const context = await browser.createBrowserContext();
+    try {
+      const page = await context.newPage();
+      await page.setJavaScriptEnabled(false);
+      await page.setRequestInterception(true);
+      page.on('request', (request: HTTPRequest) => {
+        if (request.isInterceptResolutionHandled()) return;
+        if (isAllowedRequest(request.url())) void request.continue();
+        else void request.abort('blockedbyclient');
+      });
+      await page.setContent(html, { waitUntil: 'load', timeout: this.timeoutMs });
+      if (timedOut()) throw new RenderTimeoutError('PDF render timed out');
+      const header = pdf.headerTemplate !== undefined || pdf.footerTemplate !== undefined;
+      const bytes = await page.pdf({
+        format: 'A4',
+        printBackground: true,
+        displayHeaderFooter: header,
+        headerTemplate: pdf.headerTemplate ?? '<span></span>',
+        footerTemplate: pdf.footerTemplate ?? '<span></span>',
+        margin: header
+          ? { top: '16mm', bottom: '14mm', left: '14mm', right: '14mm' }
+          : { top: '12mm', bottom: '12mm', left: '14mm', right: '14mm' },
+        timeout: this.timeoutMs,
+      });
+      return Buffer.from(bytes);
+    } finally {
+      await context.close().catch(() => undefined);
+    }
+  }
+
+  private acquire(): BrowserSlot {
+    if (this.slot && !this.slot.retired) return this.slot;
+    this.executablePath ??= findChromium({ configPath: this.options.chromiumPath });
+    const handleSignals = this.options.handleSignals ?? true;
+    this.launches++;
+    const slot: BrowserSlot = { renders: 0, inFlight: 0, retired: false, browser: Promise.resolve(null as never) };
+    slot.browser = puppeteer
+      .launch({
+        executablePath: this.executablePath,
+        headless: true,
+        // A pipe instead of a websocket: when this process dies, even by SIGKILL, the pipe closes and
+        // Chromium exits on its own instead of living on as an orphan.
+        pipe: true,
+        args: [...CHROMIUM_ARGS],
+        handleSIGINT: handleSignals,
+        handleSIGTERM: handleSignals,
+        handleSIGHUP: handleSignals,
+        protocolTimeout: this.timeoutMs + 10_000,
+      })
+      .then((browser) => {
+        browser.once('disconnected', () => {
+          if (!slot.retired) this.logger.warn({ renders: slot.renders }, 'chromium disconnected; relaunching on next render');
+          this.retire(slot);
+        });
+        return browser;
+      });
+    // A failed launch must not stick: the next render tries again.
+    slot.browser.catch(() => this.retire(slot));
+    this.slot = slot;
+    return slot;
+  }
+
+  private retire(slot: BrowserSlot): void {
+    if (slot.retired) return;
+    slot.retired = true;
+    if (this.slot === slot) this.slot = null;
+    this.retiring.add(slot);
+    if (slot.inFlight === 0) void this.shut(slot);
+  }
+
+  private shut(slot: BrowserSlot): Promise<void> {
+    slot.closing ??= slot.browser
+      .then(async (browser) => {
+        // close() asks Chromium to quit; if it does not, kill the process so nothing is left behind.
+        await Promise.race([browser.close(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]).catch(
+          () => undefined,
+        );
+        browser.process()?.kill('SIGKILL');
+      })
+      .catch(() => undefined)
+      .finally(() => this.retiring.delete(slot));
+    return slot.closing;
+  }
+
+  /** Closes every browser this renderer started. Idempotent: every call returns the same promise. */
+  close(): Promise<void> {
+    this.closed ??= (async () => {
+      if (this.slot) this.retire(this.slot);
+      await Promise.allSettled([...this.retiring].map((slot) => this.shut(slot)));
+    })();
+    return this.closed;
+  }
+}

@@ -1,0 +1,111 @@
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { VERSION } from '../cli/version.js';
+import { UsageError } from '../errors/index.js';
+import type { Store } from '../store/db.js';
+import { findSnapshot, listSnapshots, type StoredSnapshot } from '../store/snapshots.js';
+import { safeFileName } from './file-names.js';
+import { renderReportHtml } from './html.js';
+import { buildReportModel } from './model/index.js';
+import { PdfRenderer, type PdfRendererOptions } from './pdf.js';
+import { loadReportTemplates } from './templates.js';
+import { renderWorkbook } from './xlsx.js';
+
+export type ReportFormat = 'pdf' | 'xlsx' | 'html';
+export const REPORT_FORMATS: readonly ReportFormat[] = ['pdf', 'xlsx', 'html'];
+
+export interface RenderSnapshotOptions {
+  formats: readonly ReportFormat[];
+  outDir: string;
+  /** The user's copy of `templates/` (config `templates.dir`); packaged templates otherwise. */
+  templatesDir?: string;
+  /** A warm renderer to reuse (daemon); without one, a renderer is started and closed for this call. */
+  renderer?: PdfRenderer;
+  /** Used only when no `renderer` is given. */
+  chromium?: PdfRendererOptions;
+  generatedAt?: Date;
+  version?: string;
+}
+
+export interface RenderReportOptions extends RenderSnapshotOptions {
+  querySetId: number;
+  /** A stored run; the newest complete snapshot of the set when absent. */
+  runId?: number;
+  account?: string;
+}
+
+/** The base file name (no extension) of a snapshot's documents: brand, set and run label. */
+export function reportBaseName(snapshot: Pick<StoredSnapshot, 'brand' | 'querySet' | 'run'>): string {
+  return safeFileName([snapshot.brand.name, snapshot.querySet.name, snapshot.run.display_name]);
+}
+
+/**
+ * Renders the stored snapshot of a set (a run, or the newest complete one) in each format and returns
+ * the paths written. Reads only the store. A snapshot that is not stored is a `UsageError` naming the
+ * set and run.
+ */
+export async function renderReport(store: Store, options: RenderReportOptions): Promise<string[]> {
+  const snapshot = findSnapshot(store, {
+    querySetId: options.querySetId,
+    runId: options.runId,
+    account: options.account,
+  });
+  if (!snapshot) {
+    throw new UsageError(
+      options.runId === undefined
+        ? `no complete snapshot of query set ${options.querySetId} is stored (run \`reportd sync\` first)`
+        : `run ${options.runId} of query set ${options.querySetId} is not stored (run \`reportd sync\` first)`,
+    );
+  }
+  const history = listSnapshots(store, { querySetId: snapshot.querySet.id, account: snapshot.account });
+  return renderSnapshot(snapshot, history, options);
+}
+
+/** Renders one snapshot (with the set's history, newest first) without touching the store. */
+export async function renderSnapshot(
+  snapshot: StoredSnapshot,
+  history: StoredSnapshot[],
+  options: RenderSnapshotOptions,
+): Promise<string[]> {
+  const formats = [...new Set(options.formats)];
+  const meta = { generatedAt: options.generatedAt ?? new Date(), version: options.version ?? VERSION };
+  const outDir = resolve(options.outDir);
+  mkdirSync(outDir, { recursive: true });
+  const base = join(outDir, reportBaseName(snapshot));
+  const written: string[] = [];
+
+  const needsHtml = formats.includes('pdf') || formats.includes('html');
+  const doc = needsHtml
+    ? renderReportHtml(buildReportModel(snapshot, history, meta), loadReportTemplates(options.templatesDir))
+    : undefined;
+
+  for (const format of formats) {
+    const file = `${base}.${format}`;
+    if (format === 'html' && doc) {
+      writeAtomically(file, doc.html);
+    } else if (format === 'pdf' && doc) {
+      const renderer = options.renderer ?? new PdfRenderer(options.chromium);
+      try {
+        writeAtomically(file, await renderer.render(doc.html, doc));
+      } finally {
+        if (!options.renderer) await renderer.close();
+      }
+    } else if (format === 'xlsx') {
+      writeAtomically(file, await renderWorkbook(snapshot, history, { ...meta, account: snapshot.account }));
+    }
+    written.push(file);
+  }
+  return written;
+}
+
+/** Readers (mail attachments, a watching analyst) never see half a file: write aside, then rename. */
+function writeAtomically(file: string, content: string | Buffer): void {
+  const temporary = `${file}.${process.pid}.tmp`;
+  try {
+    writeFileSync(temporary, content);
+    renameSync(temporary, file);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
+  }
+}

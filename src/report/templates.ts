@@ -1,0 +1,72 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Handlebars from 'handlebars';
+import { ReportdError } from '../errors/index.js';
+
+/**
+ * Where report templates come from. The packaged `templates/` sits at the package root, two levels up
+ * from this file both in src/report/ (tsx) and in dist/report/ (built), so the same URL works for both.
+ */
+export const PACKAGED_TEMPLATES_DIR = fileURLToPath(new URL('../../templates/', import.meta.url));
+
+/** Thrown when a user template folder is set but unusable, or a template does not compile. */
+export class TemplateError extends ReportdError {
+  override name = 'TemplateError' as const;
+}
+
+export interface ReportTemplates {
+  report: Handlebars.TemplateDelegate;
+  header: Handlebars.TemplateDelegate;
+  footer: Handlebars.TemplateDelegate;
+  css: string;
+  /** Folders searched, user folder first. */
+  dirs: string[];
+}
+
+/**
+ * Loads `report/report.hbs`, `report/header.hbs`, `report/footer.hbs`, `report/report.css` and every
+ * `report/partials/*.hbs`. With `templatesDir` (config `templates.dir`, the user's copy of
+ * `templates/`), each file is taken from there when present and from the packaged set otherwise, so a
+ * user can override only the stylesheet. Escaping stays on: API strings are untrusted.
+ */
+export function loadReportTemplates(templatesDir?: string): ReportTemplates {
+  const dirs = [...(templatesDir ? [join(templatesDir, 'report')] : []), join(PACKAGED_TEMPLATES_DIR, 'report')];
+  if (templatesDir && !existsSync(templatesDir)) {
+    throw new TemplateError(`templates.dir ${templatesDir} does not exist`);
+  }
+  const find = (name: string): string => {
+    for (const dir of dirs) {
+      const file = join(dir, name);
+      if (existsSync(file)) return file;
+    }
+    throw new TemplateError(`report template ${name} not found in ${dirs.join(' or ')}`);
+  };
+  const env = Handlebars.create();
+  // Partials: packaged ones first, user ones override by name.
+  for (const dir of [...dirs].reverse()) {
+    const partialDir = join(dir, 'partials');
+    if (!existsSync(partialDir)) continue;
+    for (const file of readdirSync(partialDir).filter((f) => f.endsWith('.hbs'))) {
+      env.registerPartial(basename(file, '.hbs'), readFileSync(join(partialDir, file), 'utf8'));
+    }
+  }
+  const compile = (name: string) => {
+    const file = find(name);
+    try {
+      // Precompiled now so a syntax error names the file before any rendering starts.
+      const template = env.compile(readFileSync(file, 'utf8'), { noEscape: false });
+      env.precompile(readFileSync(file, 'utf8'));
+      return template;
+    } catch (error) {
+      throw new TemplateError(`template ${file} does not compile: ${(error as Error).message}`, { cause: error });
+    }
+  };
+  return {
+    report: compile('report.hbs'),
+    header: compile('header.hbs'),
+    footer: compile('footer.hbs'),
+    css: readFileSync(find('report.css'), 'utf8'),
+    dirs,
+  };
+}

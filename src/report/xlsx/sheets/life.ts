@@ -1,0 +1,140 @@
+import type { CompactStance, StanceSet } from '../../../api/schemas/common.js';
+import * as life from '../../../api/schemas/life.js';
+import { block, joinById, num, scaleOf } from '../context.js';
+import type { CellInput } from '../sheet-writer.js';
+import { keyFigures } from './key-figures.js';
+import type { SheetDef } from './sheet-def.js';
+import { cardTrends } from './trends.js';
+
+const STANCES = [
+  ['recommended', 'rec', 'Recommended'],
+  ['advisedNotFavored', 'adv', 'Advised, not favoured'],
+  ['neutral', 'neu', 'Neutral'],
+  ['cautious', 'cau', 'Cautious'],
+  ['negative', 'neg', 'Negative'],
+] as const;
+
+const stanceHeaders = STANCES.map(([, , label]) => ({ header: label }));
+
+/** The five parts of a compact stance; one whole, so one scale per row (`format.ts` `mix`). */
+function compactCells(key: string, stance: CompactStance | undefined): CellInput[] {
+  if (!stance) return STANCES.map(() => null);
+  const mix = scaleOf(STANCES.map(([, short]) => stance[short]));
+  return STANCES.map(([, short]) => num(stance[short], key, 'stance', 'value', mix));
+}
+
+export const lifeSheet: SheetDef = {
+  name: 'Life',
+  endpoints: [
+    'life.kpi',
+    'life.recommended-share',
+    'life.neutral-share',
+    'life.negative-share',
+    'life.positive-negative-ratio',
+    'life.stance-mix',
+    'life.stance-history',
+    'life.scatter',
+    'life.by-engine',
+    'life.by-intent',
+  ],
+  write(w, ctx) {
+    keyFigures(w, ctx, 'life');
+
+    block(w, ctx, 'life.stance-mix', life.stanceMix, (d) => {
+      const key = 'life.stance-mix';
+      const parts = (s: StanceSet) => STANCES.map(([field]) => s[field]);
+      const now = scaleOf(parts(d));
+      const prev = scaleOf(parts(d.prev));
+      w.table({
+        name: 'StanceMix',
+        columns: [{ header: 'Stance' }, { header: 'Share', bar: true }, { header: 'Previous run' }],
+        rows: STANCES.map(([field, , label]) => [
+          label,
+          num(d[field], key, field, 'value', now),
+          num(d.prev[field], key, field, 'value', prev),
+        ]),
+      });
+    });
+
+    block(w, ctx, 'life.stance-history', life.stanceHistory, (d) => {
+      const key = 'life.stance-history';
+      w.table({
+        name: 'StanceHistory',
+        columns: [{ header: 'Measurement' }, ...stanceHeaders],
+        rows: d.measurements.map((label, i) => {
+          const values = STANCES.map(([field]) => d.series[field][i]);
+          const mix = scaleOf(values.map((v) => v ?? 0));
+          return [label, ...values.map((v, j) => num(v, key, STANCES[j]?.[0], 'value', mix))];
+        }),
+      });
+    });
+
+    block(w, ctx, 'life.scatter', life.scatter, (d) => {
+      const key = 'life.scatter';
+      w.table({
+        name: 'Scatter',
+        columns: [
+          { header: 'Intent' },
+          { header: 'Stage' },
+          { header: 'ICV' },
+          { header: 'Weighted presence' },
+          { header: 'Life' },
+        ],
+        rows: joinById(d.intents, d.presenceByIntent).map(({ entity, label, value }) => [
+          label,
+          entity?.stage ?? null,
+          entity ? num(entity.icv, key, 'icv') : null,
+          num(value?.weighted, key, 'weighted'),
+          num(entity ? d.lifeByIntent[String(entity.id)]?.life : undefined, key, 'life'),
+        ]),
+      });
+    });
+
+    block(w, ctx, 'life.by-engine', life.byEngine, (d) => {
+      const key = 'life.by-engine';
+      w.table({
+        name: 'ByEngine',
+        columns: [{ header: 'Engine' }, { header: 'Life' }, { header: 'Change' }, ...stanceHeaders],
+        rows: joinById(d.engines, d.lifeByEngine).map(({ label, value: v }) => [
+          label,
+          num(v?.life, key, 'life'),
+          num(v?.delta, key, 'delta', 'delta'),
+          ...compactCells(key, v?.stance),
+        ]),
+      });
+    });
+
+    block(w, ctx, 'life.by-intent', life.byIntent, (d) => {
+      const key = 'life.by-intent';
+      w.table({
+        name: 'ByIntent',
+        columns: [
+          { header: 'Intent' },
+          { header: 'Stage' },
+          { header: 'ICV' },
+          { header: 'Life' },
+          { header: 'Change' },
+          { header: 'Presence' },
+          ...stanceHeaders,
+        ],
+        rows: joinById(d.intents, d.lifeByIntent).map(({ entity, label, value: v }) => [
+          label,
+          entity?.stage ?? null,
+          entity ? num(entity.icv, key, 'icv') : null,
+          num(v?.life, key, 'life'),
+          num(v?.delta, key, 'delta', 'delta'),
+          num(v?.presence, key, 'presence'),
+          ...compactCells(key, v?.stance),
+        ]),
+      });
+    });
+
+    cardTrends(w, ctx, 'Trend', [
+      ['life.kpi', 'Life'],
+      ['life.recommended-share', 'Recommended share'],
+      ['life.neutral-share', 'Neutral share'],
+      ['life.negative-share', 'Negative share'],
+      ['life.positive-negative-ratio', 'Positive/negative ratio'],
+    ]);
+  },
+};

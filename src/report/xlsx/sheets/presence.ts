@@ -1,0 +1,135 @@
+import * as presence from '../../../api/schemas/presence.js';
+import { block, joinById, num, scaleOf } from '../context.js';
+import type { CellInput } from '../sheet-writer.js';
+import { keyFigures } from './key-figures.js';
+import type { SheetDef } from './sheet-def.js';
+import { cardTrends } from './trends.js';
+
+const POSITIONS = [
+  ['p1', 'Position 1'],
+  ['p2', 'Position 2'],
+  ['p3', 'Position 3'],
+  ['p4plus', 'Position 4+'],
+] as const;
+
+type Positions = Record<(typeof POSITIONS)[number][0], number>;
+
+/** p1..p4plus as cells; they are parts of one whole, so their scale is read from their sum. */
+function positionCells(key: string, p: Positions): CellInput[] {
+  const mix = scaleOf(POSITIONS.map(([field]) => p[field]));
+  return POSITIONS.map(([field]) => num(p[field], key, field, 'value', mix));
+}
+
+export const presenceSheet: SheetDef = {
+  name: 'Presence',
+  endpoints: [
+    'presence.gross',
+    'presence.weighted',
+    'presence.position-distribution',
+    'presence.position-distribution-by-engine',
+    'presence.by-engine',
+    'presence.by-intent',
+    'presence.engine-intent-matrix',
+  ],
+  write(w, ctx) {
+    keyFigures(w, ctx, 'presence');
+
+    block(w, ctx, 'presence.position-distribution', presence.positionDistribution, (d) => {
+      const key = 'presence.position-distribution';
+      const now = scaleOf(POSITIONS.map(([f]) => d[f]));
+      const prev = scaleOf(POSITIONS.map(([f]) => d.prev[f]));
+      w.table({
+        name: 'Positions',
+        columns: [{ header: 'Position' }, { header: 'Share', bar: true }, { header: 'Previous run' }],
+        rows: POSITIONS.map(([f, label]) => [
+          label,
+          num(d[f], key, f, 'value', now),
+          num(d.prev[f], key, f, 'value', prev),
+        ]),
+      });
+    });
+
+    block(w, ctx, 'presence.position-distribution-by-engine', presence.positionDistributionByEngine, (d) => {
+      const key = 'presence.position-distribution-by-engine';
+      const row = (label: string, e: Positions & { timesCited: number; deltaTimesCited: number }) => [
+        label,
+        num(e.timesCited, key, 'timesCited'),
+        num(e.deltaTimesCited, key, 'deltaTimesCited', 'delta'),
+        ...positionCells(key, e),
+      ];
+      w.table({
+        name: 'PositionByEngine',
+        columns: [
+          { header: 'Engine' },
+          { header: 'Times cited' },
+          { header: 'Change in times cited' },
+          ...POSITIONS.map(([, label]) => ({ header: label })),
+        ],
+        rows: [...d.engines.map((e) => row(e.label, e)), row('All engines', d.totals)],
+      });
+    });
+
+    block(w, ctx, 'presence.by-engine', presence.byEngine, (d) => {
+      const key = 'presence.by-engine';
+      w.table({
+        name: 'ByEngine',
+        columns: [
+          { header: 'Engine' },
+          { header: 'Weighted presence' },
+          { header: 'Gross presence' },
+          { header: 'Change' },
+        ],
+        rows: joinById(d.engines, d.presenceByEngine).map(({ label, value: v }) => [
+          label,
+          num(v?.weighted, key, 'weighted'),
+          num(v?.gross, key, 'gross'),
+          num(v?.delta, key, 'delta', 'delta'),
+        ]),
+      });
+    });
+
+    block(w, ctx, 'presence.by-intent', presence.byIntent, (d) => {
+      const key = 'presence.by-intent';
+      w.table({
+        name: 'ByIntent',
+        columns: [
+          { header: 'Intent' },
+          { header: 'Stage' },
+          { header: 'ICV' },
+          { header: 'Weighted presence' },
+          { header: 'Gross presence' },
+          { header: 'Change (weighted)' },
+          { header: 'Change (gross)' },
+        ],
+        rows: joinById(d.intents, d.presenceByIntent).map(({ entity, label, value: v }) => [
+          label,
+          entity?.stage ?? null,
+          entity ? num(entity.icv, key, 'icv') : null,
+          num(v?.weighted, key, 'weighted'),
+          num(v?.gross, key, 'gross'),
+          num(v?.deltaW, key, 'deltaW', 'delta'),
+          num(v?.deltaG, key, 'deltaG', 'delta'),
+        ]),
+      });
+    });
+
+    block(w, ctx, 'presence.engine-intent-matrix', presence.engineIntentMatrix, (d) => {
+      const key = 'presence.engine-intent-matrix';
+      // Intents down, engines across: there are fewer engines, so the grid stays on one screen.
+      const engines = joinById(d.engines, d.engineIntentMatrix);
+      w.table({
+        name: 'EngineIntent',
+        columns: [{ header: 'Intent' }, ...engines.map((e) => ({ header: e.label, scale: true }))],
+        rows: d.intents.map((intent) => [
+          intent.label,
+          ...engines.map((e) => num(e.value?.[String(intent.id)], key)),
+        ]),
+      });
+    });
+
+    cardTrends(w, ctx, 'Trend', [
+      ['presence.gross', 'Gross presence'],
+      ['presence.weighted', 'Weighted presence'],
+    ]);
+  },
+};

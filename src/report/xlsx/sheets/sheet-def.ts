@@ -1,0 +1,10 @@
+import type { SheetContext } from '../context.js';
+import type { SheetWriter } from '../sheet-writer.js';
+
+/** One worksheet: its exact name, the payloads it shows, and how it lays them out. */
+export interface SheetDef {
+  readonly name: string;
+  /** Metric endpoint keys this sheet reads (the completeness test checks all 34 are covered). */
+  readonly endpoints: readonly string[];
+  write(w: SheetWriter, ctx: SheetContext): void;
+}

@@ -1,0 +1,185 @@
+import { dayMonthYear, isoWeekMonday, isoWithOffset, WEEK_MS, weekLabel } from './dataset/calendar.js';
+import {
+  BRANDS,
+  type BrandDef,
+  brandById,
+  COMPANY_ID,
+  type CompetitorDef,
+  QUERY_SETS,
+  type QuerySetDef,
+} from './dataset/catalog.js';
+import { errorsOf, type GravityErrorDef } from './dataset/error-register.js';
+import { type SourceDef, sourcesOf } from './dataset/sources.js';
+import { hashSeed } from './rng.js';
+
+/**
+ * The sandbox's data set: a fictional company (brands 1 "Northwind Coffee" and 2 "Lumen Tea") with its
+ * query sets and published runs. Everything is derived from fixed definitions and hashed addresses
+ * (see rng.ts), so two data sets built with the same options answer identically. Each sandbox gets its
+ * own instance, so `publishRun` in one test never shows up in another. Scales of the numeric fields
+ * (percent vs fraction) are listed in dataset/metrics.ts.
+ */
+
+export interface DatasetOptions {
+  /**
+   * Put hostile strings where real API text could carry them (a competitor named like a spreadsheet
+   * formula, a summary with a script tag and a remote image, an error note that closes HTML tags),
+   * for tests proving the report treats API strings as untrusted text. Off by default.
+   */
+  hostile?: boolean;
+}
+
+export const HOSTILE = {
+  competitorName: '=HYPERLINK("http://evil.example","x")',
+  summaryHtml: '<script>alert(1)</script><img src="http://127.0.0.1:1/x.png">',
+  errorNote: '</td></tr></table><script>alert(2)</script>',
+} as const;
+
+export interface RunRecord {
+  id: number;
+  display_name: string;
+  created_at: string;
+  /** Position in the set's run list; metric values are addressed by it. */
+  index: number;
+  publishedAt: number;
+  periodMonday: number;
+}
+
+export interface SetRecord {
+  def: QuerySetDef;
+  brand: BrandDef;
+  competitors: readonly CompetitorDef[];
+  errors: readonly GravityErrorDef[];
+  sources: readonly SourceDef[];
+  runs: RunRecord[];
+}
+
+const FIRST_RUN_ID = 4821;
+
+/** Publication: the Monday after the run's week, early morning, at a set-specific minute. */
+function publishedAt(def: QuerySetDef, periodMonday: number): number {
+  return periodMonday + WEEK_MS + 5 * 3_600_000 + (hashSeed(def.id, 'minute') % 50) * 60_000;
+}
+
+function runRecord(def: QuerySetDef, brand: BrandDef | undefined, index: number, id: number): RunRecord {
+  const periodMonday = isoWeekMonday(2026, def.firstWeek) + index * def.stepWeeks * WEEK_MS;
+  const at = publishedAt(def, periodMonday);
+  return {
+    id,
+    display_name: weekLabel(periodMonday),
+    created_at: isoWithOffset(at, brand?.offset ?? 'utc'),
+    index,
+    publishedAt: at,
+    periodMonday,
+  };
+}
+
+export class SandboxDataset {
+  readonly hostile: boolean;
+  private readonly sets = new Map<number, SetRecord>();
+  private nextRunId: number;
+
+  constructor(options: DatasetOptions = {}) {
+    this.hostile = options.hostile ?? false;
+    // Run ids are global and follow publication order across sets, as in a real service.
+    const pending: Array<{ def: QuerySetDef; index: number; at: number }> = [];
+    for (const def of QUERY_SETS) {
+      for (let index = 0; index < def.runs; index++) {
+        const monday = isoWeekMonday(2026, def.firstWeek) + index * def.stepWeeks * WEEK_MS;
+        pending.push({ def, index, at: publishedAt(def, monday) });
+      }
+      const brand = brandById(def.brandId) ?? { ...BRANDS[0]!, id: def.brandId, name: 'Foreign brand' };
+      this.sets.set(def.id, {
+        def,
+        brand,
+        competitors: this.hostile ? def.competitors.map(hostileName) : def.competitors,
+        errors: errorsOf(def).map((e, k) =>
+          this.hostile && k === 0 ? { ...e, note: HOSTILE.errorNote } : e,
+        ),
+        sources: sourcesOf(def, brand),
+        runs: [],
+      });
+    }
+    pending.sort((a, b) => a.at - b.at || a.def.id - b.def.id);
+    let id = FIRST_RUN_ID;
+    for (const p of pending) {
+      const set = this.sets.get(p.def.id)!;
+      set.runs.push(runRecord(p.def, set.brand, p.index, id++));
+    }
+    this.nextRunId = id;
+  }
+
+  /** The credential's company brands. */
+  brands(): Array<{ id: number; name: string }> {
+    return BRANDS.map((b) => ({ id: b.id, name: b.name }));
+  }
+
+  hasBrand(brandId: number): boolean {
+    return BRANDS.some((b) => b.id === brandId);
+  }
+
+  /** Query sets of one of the company's brands, oldest first. */
+  setsOfBrand(brandId: number): Array<{ id: number; name: string; created_at: string }> {
+    const brand = brandById(brandId);
+    return [...this.sets.values()]
+      .filter((s) => s.def.companyId === COMPANY_ID && s.def.brandId === brandId)
+      .sort((a, b) => a.def.createdAt - b.def.createdAt)
+      .map((s) => ({
+        id: s.def.id,
+        name: s.def.name,
+        created_at: isoWithOffset(s.def.createdAt, brand?.offset ?? 'utc'),
+      }));
+  }
+
+  /** A set in the company's scope; sets of other companies are as invisible as missing ones. */
+  set(querySetId: number): SetRecord | undefined {
+    const set = this.sets.get(querySetId);
+    return set && set.def.companyId === COMPANY_ID ? set : undefined;
+  }
+
+  /** Appends the next published run (next global id, next period) to a set of the company. */
+  publishRun(querySetId: number): { id: number; display_name: string; created_at: string } {
+    const set = this.set(querySetId);
+    if (!set) throw new Error(`sandbox: query set ${querySetId} is not in the sandbox company`);
+    const run = runRecord(set.def, set.brand, set.runs.length, this.nextRunId++);
+    set.runs.push(run);
+    return { id: run.id, display_name: run.display_name, created_at: run.created_at };
+  }
+
+  /** Details as the API shows them: the latest run's label and date, or the set's own for no run. */
+  details(set: SetRecord) {
+    const latest = set.runs[set.runs.length - 1];
+    return {
+      query_set_id: set.def.id,
+      query_set_name: set.def.name,
+      display_name: latest?.display_name ?? '',
+      created_at: isoWithOffset(set.def.createdAt, set.brand.offset),
+      queries_count: set.def.queriesCount,
+      date: dayMonthYear(latest?.publishedAt ?? set.def.createdAt, set.brand.offset),
+    };
+  }
+}
+
+function hostileName(c: CompetitorDef): CompetitorDef {
+  return c.id === 313 ? { ...c, name: HOSTILE.competitorName } : c;
+}
+
+export function createDataset(options: DatasetOptions = {}): SandboxDataset {
+  return new SandboxDataset(options);
+}
+
+/** The ids tests and the demo rely on, computed from a fresh data set (before any publishRun). */
+export const SANDBOX_IDS = (() => {
+  const ds = new SandboxDataset();
+  const runs = (id: number) => ds.set(id)?.runs.map((r) => r.id) ?? [];
+  return {
+    companyId: COMPANY_ID,
+    brands: { northwind: 1, lumen: 2 },
+    sets: { main: 101, secondary: 102, noRuns: 103, lumen: 201, foreign: 999 },
+    /** Published run ids per set, oldest first (the API lists them newest first). */
+    runs: { 101: runs(101), 102: runs(102), 103: runs(103), 201: runs(201) },
+    /** A set id that exists for no one. */
+    unknownSet: 4242,
+    unknownBrand: 7,
+  } as const;
+})();

@@ -1,0 +1,217 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type Clock, systemClock } from '../clock.js';
+import { createDataset, type SandboxDataset } from './dataset.js';
+import { BAD_GATEWAY_HTML, type FaultKind, FaultPlan } from './faults.js';
+import { handlerFor } from './handlers.js';
+import { SlidingWindow } from './rate-window.js';
+import { BASE_PATH, matchRoute } from './routes.js';
+import { BadRequest, parseId, resolveWindow, validateQuery } from './validate.js';
+
+/**
+ * A simulated Integration Reporting API on node:http, for tests, the demo and template work. It
+ * answers the way the spec describes (JSON without wrapper; failures as HTTP 500 with
+ * `{error_code, error_message}`) and decides what the spec leaves open, documented where decided:
+ * - order of checks: -4 auth, then -145 rate, then -3 unknown path/method, then -3 parameters, then
+ *   -132 query set, then -3 run window;
+ * - the rate window is sliding and counts admitted requests only (see rate-window.ts);
+ * - an unknown brand id on /sets/brands/{brandId}/list is -3, as is an unknown path (with HTTP 500,
+ *   like every other failure, so clients classify by error_code only);
+ * - faults hit only first attempts (see faults.ts) and count against the rate window.
+ */
+
+export interface SandboxOptions {
+  port?: number;
+  host?: string;
+  apiKey?: string;
+  apiSecret?: string;
+  rate?: { requests: number; windowMs: number };
+  /** Share (0..1) of first attempts that fail with a network-style fault. */
+  faults?: number;
+  /**
+   * How long a "stall" fault waits before answering normally; default 3000 ms. The wait runs on
+   * `clock`, so with a FakeClock the test decides when the stalled answer comes.
+   */
+  faultStallMs?: number;
+  /** Restrict faults to some kinds (default: all three). */
+  faultKinds?: readonly FaultKind[];
+  /** Changes which requests fault; the data set does not depend on it. */
+  faultSeed?: number;
+  /** Hostile strings in the data set (see DatasetOptions). */
+  hostile?: boolean;
+  clock?: Clock;
+}
+
+export interface SandboxStats {
+  total: number;
+  byEndpoint: Record<string, number>;
+  byErrorCode: Record<string, number>;
+  faults: number;
+}
+
+export interface Sandbox {
+  /** http://127.0.0.1:PORT/v2/integration */
+  baseUrl: string;
+  apiKey: string;
+  apiSecret: string;
+  stats: SandboxStats;
+  resetStats(): void;
+  /** Forget which requests were attempted, so their next attempt can fault again (sandbox extra). */
+  resetFaults(): void;
+  publishRun(querySetId: number): { id: number; display_name: string; created_at: string };
+  close(): Promise<void>;
+}
+
+class ApiFailure extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const NOT_AUTHORIZED = () => new ApiFailure(-4, 'Not authorized');
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const apiKey = options.apiKey ?? 'sandbox-key';
+  const apiSecret = options.apiSecret ?? 'sandbox-secret';
+  const clock = options.clock ?? systemClock;
+  const rate = options.rate ?? { requests: 120, windowMs: 60_000 };
+  const window = new SlidingWindow(rate.requests, rate.windowMs, clock);
+  const faults = new FaultPlan(options.faults ?? 0, options.faultKinds, options.faultSeed);
+  const stallMs = options.faultStallMs ?? 3000;
+  const ds = createDataset({ hostile: options.hostile });
+  const stats: SandboxStats = { total: 0, byEndpoint: {}, byErrorCode: {}, faults: 0 };
+  const shutdown = new AbortController();
+
+  const bump = (map: Record<string, number>, key: string) => {
+    map[key] = (map[key] ?? 0) + 1;
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    stats.total++;
+    const url = new URL(req.url ?? '/', 'http://sandbox');
+    if (req.headers['x-api-key'] !== apiKey || req.headers['x-api-secret'] !== apiSecret) {
+      throw NOT_AUTHORIZED();
+    }
+    if (!window.tryAdmit(apiKey)) throw new ApiFailure(-145, 'Rate limit exceeded');
+    const route = matchRoute(url.pathname);
+    if (!route) throw new BadRequest(`no endpoint at ${url.pathname}`);
+    bump(stats.byEndpoint, route.endpoint.key);
+    if (req.method !== 'GET') throw new BadRequest(`method ${req.method} not allowed, every endpoint is GET`);
+
+    const fault = faults.decide(`${req.method} ${url.pathname}${url.search}`);
+    if (fault) {
+      stats.faults++;
+      if (fault === 'reset') return void req.socket.destroy();
+      if (fault === 'html502') {
+        res.writeHead(502, { 'content-type': 'text/html' });
+        return void res.end(BAD_GATEWAY_HTML);
+      }
+      const aborted = new AbortController();
+      const abort = () => aborted.abort();
+      res.on('close', abort);
+      shutdown.signal.addEventListener('abort', abort, { once: true });
+      try {
+        await clock.sleep(stallMs, aborted.signal);
+      } catch {
+        return; // the client gave up or the sandbox closed: nobody is listening any more
+      } finally {
+        shutdown.signal.removeEventListener('abort', abort);
+      }
+    }
+
+    validateQuery(route.endpoint, url.searchParams);
+    const handler = handlerFor(route.endpoint.key);
+    if (!handler) throw new Error(`sandbox: no handler for ${route.endpoint.key}`);
+    const body = answer(ds, route, url.searchParams, handler);
+    sendJson(res, 200, body);
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (res.headersSent || res.destroyed) return;
+      const failure =
+        error instanceof ApiFailure
+          ? error
+          : error instanceof BadRequest
+            ? new ApiFailure(-3, error.message)
+            : new ApiFailure(-1, `Internal error: ${error instanceof Error ? error.message : String(error)}`);
+      bump(stats.byErrorCode, String(failure.code));
+      sendJson(res, 500, { error_code: failure.code, error_message: failure.message });
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = ['0.0.0.0', '::'].includes(address.address)
+    ? '127.0.0.1'
+    : address.family === 'IPv6'
+      ? `[${address.address}]`
+      : address.address;
+
+  let closing: Promise<void> | undefined;
+  return {
+    baseUrl: `http://${host}:${address.port}${BASE_PATH}`,
+    apiKey,
+    apiSecret,
+    stats,
+    resetStats() {
+      stats.total = 0;
+      stats.faults = 0;
+      stats.byEndpoint = {};
+      stats.byErrorCode = {};
+    },
+    resetFaults: () => faults.reset(),
+    publishRun: (querySetId) => ds.publishRun(querySetId),
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        shutdown.abort();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
+
+function answer(
+  ds: SandboxDataset,
+  route: NonNullable<ReturnType<typeof matchRoute>>,
+  query: URLSearchParams,
+  handler: NonNullable<ReturnType<typeof handlerFor>>,
+): unknown {
+  // Path parameters come from the matched template itself, so /brands/list needs none.
+  const { params } = route;
+  if (handler.kind === 'catalog' && params.querySetId === undefined && params.brandId === undefined) {
+    return handler.run({ ds });
+  }
+  if (params.brandId !== undefined) {
+    const brandId = parseId('brandId', params.brandId);
+    // The spec does not say what an unknown brand gives; -3 keeps -132 meaning "query set" only.
+    if (!ds.hasBrand(brandId)) throw new BadRequest(`unknown brand ${brandId}`);
+    return handler.kind === 'catalog' ? handler.run({ ds, brandId }) : undefined;
+  }
+  const querySetId = parseId('querySetId', params.querySetId);
+  const set = ds.set(querySetId);
+  if (!set) throw new ApiFailure(-132, 'Query set not found');
+  if (handler.kind === 'catalog') return handler.run({ ds, set });
+  const { start, end } = resolveWindow(set, query);
+  return handler.run({ ds, set, start, end, query });
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
+  res.end(text);
+}

@@ -1,0 +1,261 @@
+import { randomBytes } from 'node:crypto';
+import type { Store } from './db.js';
+
+/**
+ * The delivery outbox (migration 2). Every state change is one conditional UPDATE whose WHERE clause
+ * states what must still be true (`state`, `claimed_by`, the lease), and the caller checks
+ * `changes === 1`: that is what lets two daemons, or a daemon restarted after kill -9, share the
+ * table without ever both believing they own a row.
+ */
+
+export type DeliveryState = 'pending' | 'rendering' | 'sending' | 'sent' | 'failed';
+export const DELIVERY_STATES: readonly DeliveryState[] = [
+  'pending',
+  'rendering',
+  'sending',
+  'sent',
+  'failed',
+];
+
+export interface DeliveryRow {
+  id: number;
+  report: string;
+  query_set_id: number;
+  run_id: number;
+  generation: number;
+  account: string | null;
+  state: DeliveryState;
+  attempts: number;
+  last_error: string | null;
+  message_id: string;
+  claimed_by: string | null;
+  lease_until: number | null;
+  next_attempt_at: number;
+  created_at: number;
+  updated_at: number;
+  sent_at: number | null;
+}
+
+export interface DeliveryKey {
+  report: string;
+  querySetId: number;
+  runId: number;
+  account?: string | null;
+}
+
+export interface EnqueueResult {
+  delivery: DeliveryRow;
+  /** False when the (report, set, run) already had a row and `force` was not asked for. */
+  created: boolean;
+}
+
+/**
+ * Adds the row for (report, set, run) unless one exists. With `force`, adds the next generation so the
+ * same run is sent again. One IMMEDIATE transaction: two processes enqueueing the same key at once
+ * serialise on the write lock, and the UNIQUE key backs that up.
+ */
+export function enqueueDelivery(
+  store: Store,
+  key: DeliveryKey,
+  now: number,
+  options: { force?: boolean } = {},
+): EnqueueResult {
+  const { db } = store;
+  return db
+    .transaction((): EnqueueResult => {
+      const latest = db
+        .prepare(
+          `SELECT * FROM deliveries WHERE report = ? AND query_set_id = ? AND run_id = ?
+           ORDER BY generation DESC LIMIT 1`,
+        )
+        .get(key.report, key.querySetId, key.runId) as DeliveryRow | undefined;
+      if (latest && !options.force) return { delivery: latest, created: false };
+      const generation = latest ? latest.generation + 1 : 0;
+      // The Message-ID is fixed at enqueue and reused by every attempt, so a resend after a crash in
+      // the middle of SMTP carries the same id and receivers can recognise the duplicate. The random
+      // part keeps ids of two installations (same report names, same run ids) apart.
+      const token = randomBytes(6).toString('hex');
+      const info = db
+        .prepare(
+          `INSERT INTO deliveries (report, query_set_id, run_id, generation, account, message_id,
+             next_attempt_at, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(key.report, key.querySetId, key.runId, generation, key.account ?? null, token, now, now, now);
+      const id = Number(info.lastInsertRowid);
+      db.prepare('UPDATE deliveries SET message_id = ? WHERE id = ?').run(
+        `<delivery-${id}-${token}@reportd>`,
+        id,
+      );
+      return { delivery: getDelivery(store, id)!, created: true };
+    })
+    .immediate();
+}
+
+export function getDelivery(store: Store, id: number): DeliveryRow | undefined {
+  return store.db.prepare('SELECT * FROM deliveries WHERE id = ?').get(id) as DeliveryRow | undefined;
+}
+
+/** The newest generation for a key, if any. */
+export function findDelivery(store: Store, key: DeliveryKey): DeliveryRow | undefined {
+  return store.db
+    .prepare(
+      `SELECT * FROM deliveries WHERE report = ? AND query_set_id = ? AND run_id = ?
+       ORDER BY generation DESC LIMIT 1`,
+    )
+    .get(key.report, key.querySetId, key.runId) as DeliveryRow | undefined;
+}
+
+export interface ClaimOptions {
+  worker: string;
+  now: number;
+  leaseMs: number;
+  /** Rows whose lease ran out this many times are not reclaimed (see `failExhausted`). */
+  maxAttempts: number;
+}
+
+export interface Claimed {
+  delivery: DeliveryRow;
+  /** The state the row was taken from: `sending` means an earlier attempt died inside SMTP. */
+  recoveredFrom: DeliveryState;
+}
+
+/**
+ * Claims the next due row: a pending row whose retry time has come, or a row stuck in rendering or
+ * sending whose owner's lease ran out (the owner crashed or hung); with `id`, only that row. The
+ * UPDATE re-checks those conditions itself, so of two workers racing for a row exactly one sees
+ * `changes === 1`.
+ */
+export function claimNextDelivery(
+  store: Store,
+  options: ClaimOptions & { id?: number },
+): Claimed | undefined {
+  const { db } = store;
+  const candidates = db
+    .prepare(
+      `SELECT id, state FROM deliveries
+       WHERE (@id IS NULL OR id = @id) AND attempts < @maxAttempts
+         AND ((state = 'pending' AND next_attempt_at <= @now)
+          OR (state IN ('rendering', 'sending') AND lease_until < @now))
+       ORDER BY next_attempt_at, id LIMIT 10`,
+    )
+    .all({ ...options, id: options.id ?? null }) as { id: number; state: DeliveryState }[];
+  const claim = db.prepare(
+    `UPDATE deliveries SET state = 'rendering', claimed_by = @worker, lease_until = @now + @leaseMs,
+       attempts = attempts + 1, updated_at = @now
+     WHERE id = @id AND state = @state AND attempts < @maxAttempts
+       AND ((state = 'pending' AND next_attempt_at <= @now)
+         OR (state IN ('rendering', 'sending') AND lease_until < @now))`,
+  );
+  for (const candidate of candidates) {
+    // `state = @state` pins the state we read, so `recoveredFrom` is true of the row we won.
+    if (claim.run({ ...options, id: candidate.id, state: candidate.state }).changes === 1) {
+      return { delivery: getDelivery(store, candidate.id)!, recoveredFrom: candidate.state };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * rendering → sending, only if this worker still owns the row. A worker whose lease ran out (and whose
+ * row another worker took) stops here instead of sending a second copy.
+ */
+export function markSending(store: Store, id: number, worker: string, now: number, leaseMs: number): boolean {
+  return (
+    store.db
+      .prepare(
+        `UPDATE deliveries SET state = 'sending', lease_until = ?, updated_at = ?
+         WHERE id = ? AND state = 'rendering' AND claimed_by = ?`,
+      )
+      .run(now + leaseMs, now, id, worker).changes === 1
+  );
+}
+
+/**
+ * → sent. Deliberately not fenced by owner: the SMTP server accepted the message, so the row is sent
+ * whoever holds it now, and a worker that reclaimed it meanwhile fails its own `markSending`.
+ */
+export function markSent(store: Store, id: number, now: number, note: string | null): boolean {
+  return (
+    store.db
+      .prepare(
+        `UPDATE deliveries SET state = 'sent', sent_at = ?, updated_at = ?, last_error = ?, lease_until = NULL
+         WHERE id = ? AND state IN ('rendering', 'sending')`,
+      )
+      .run(now, now, note, id).changes === 1
+  );
+}
+
+/** → pending with a retry time, after a transient failure. */
+export function markRetry(
+  store: Store,
+  id: number,
+  worker: string,
+  now: number,
+  error: string,
+  nextAttemptAt: number,
+): boolean {
+  return (
+    store.db
+      .prepare(
+        `UPDATE deliveries SET state = 'pending', last_error = ?, next_attempt_at = ?, updated_at = ?,
+           claimed_by = NULL, lease_until = NULL
+         WHERE id = ? AND state IN ('rendering', 'sending') AND claimed_by = ?`,
+      )
+      .run(error, nextAttemptAt, now, id, worker).changes === 1
+  );
+}
+
+/** → failed, for good: a permanent SMTP refusal, a missing report, or attempts used up. */
+export function markFailed(store: Store, id: number, worker: string, now: number, error: string): boolean {
+  return (
+    store.db
+      .prepare(
+        `UPDATE deliveries SET state = 'failed', last_error = ?, updated_at = ?, lease_until = NULL
+         WHERE id = ? AND state IN ('rendering', 'sending') AND claimed_by = ?`,
+      )
+      .run(error, now, id, worker).changes === 1
+  );
+}
+
+/**
+ * Rows that used every attempt without finishing (each attempt crashed or hung past its lease) are
+ * failed here rather than retried forever; a crash loop must end in a visible failure.
+ */
+export function failExhausted(store: Store, now: number, maxAttempts: number): number {
+  return store.db
+    .prepare(
+      `UPDATE deliveries SET state = 'failed', updated_at = @now,
+         last_error = 'gave up after ' || attempts || ' attempts: ' || COALESCE(last_error, 'the worker stopped or hung each time')
+       WHERE attempts >= @maxAttempts AND ((state = 'pending')
+          OR (state IN ('rendering', 'sending') AND lease_until < @now))`,
+    )
+    .run({ now, maxAttempts }).changes;
+}
+
+/** Earliest time something becomes claimable (a retry time or a lease end), for the worker's sleep. */
+export function nextDeliveryDue(store: Store): number | undefined {
+  const row = store.db
+    .prepare(
+      `SELECT MIN(CASE WHEN state = 'pending' THEN next_attempt_at ELSE lease_until END) AS at
+       FROM deliveries WHERE state IN ('pending', 'rendering', 'sending')`,
+    )
+    .get() as { at: number | null };
+  return row.at ?? undefined;
+}
+
+export function countDeliveriesByState(store: Store): Record<DeliveryState, number> {
+  const counts = Object.fromEntries(DELIVERY_STATES.map((s) => [s, 0])) as Record<DeliveryState, number>;
+  const rows = store.db.prepare('SELECT state, COUNT(*) AS n FROM deliveries GROUP BY state').all() as {
+    state: DeliveryState;
+    n: number;
+  }[];
+  for (const row of rows) counts[row.state] = row.n;
+  return counts;
+}
+
+export function listDeliveries(store: Store, limit = 20): DeliveryRow[] {
+  return store.db
+    .prepare('SELECT * FROM deliveries ORDER BY updated_at DESC, id DESC LIMIT ?')
+    .all(limit) as DeliveryRow[];
+}

@@ -1,0 +1,15 @@
+import m001 from './001-snapshots.js';
+import m002 from './002-deliveries.js';
+
+/**
+ * Migrations are TypeScript modules (not .sql files) so the build needs no copy step and they ship
+ * inside dist/. Each exports `{ version, name, sql }`; versions only ever grow, and a released
+ * migration is never edited: add a new one instead.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const migrations: readonly Migration[] = [m001, m002];

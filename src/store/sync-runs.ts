@@ -1,0 +1,67 @@
+import type { Store } from './db.js';
+
+/**
+ * One row per sync pass (CLI or daemon), written at its start and end: the daemon's `history`
+ * command and /readyz read it. A row left `running` means the process died in that pass.
+ */
+
+export type SyncOutcome = 'running' | 'ok' | 'incomplete' | 'failed' | 'aborted';
+
+export interface SyncRunRow {
+  id: number;
+  started_at: string;
+  finished_at: string | null;
+  outcome: SyncOutcome;
+  requests: number;
+  metric_requests: number;
+  snapshots_completed: number;
+  error: string | null;
+}
+
+const iso = (at: number) => new Date(at).toISOString();
+
+export function startSyncRun(store: Store, at: number): number {
+  return Number(
+    store.db.prepare('INSERT INTO sync_runs (started_at) VALUES (?)').run(iso(at)).lastInsertRowid,
+  );
+}
+
+export function finishSyncRun(
+  store: Store,
+  id: number,
+  result: {
+    at: number;
+    outcome: Exclude<SyncOutcome, 'running'>;
+    requests: number;
+    metricRequests: number;
+    snapshotsCompleted: number;
+    error: string | null;
+  },
+): void {
+  store.db
+    .prepare(
+      `UPDATE sync_runs SET finished_at = ?, outcome = ?, requests = ?, metric_requests = ?,
+         snapshots_completed = ?, error = ? WHERE id = ?`,
+    )
+    .run(
+      iso(result.at),
+      result.outcome,
+      result.requests,
+      result.metricRequests,
+      result.snapshotsCompleted,
+      result.error,
+      id,
+    );
+}
+
+/** The newest passes first. */
+export function listSyncRuns(store: Store, limit = 20): SyncRunRow[] {
+  return store.db.prepare('SELECT * FROM sync_runs ORDER BY id DESC LIMIT ?').all(limit) as SyncRunRow[];
+}
+
+/** The newest pass that finished (any outcome), for readiness checks. */
+export function lastFinishedSyncRun(store: Store): SyncRunRow | undefined {
+  return store.db
+    .prepare(`SELECT * FROM sync_runs WHERE outcome != 'running' ORDER BY id DESC LIMIT 1`)
+    .get() as SyncRunRow | undefined;
+}

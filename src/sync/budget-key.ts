@@ -1,0 +1,16 @@
+import type { SyncAccount } from './types.js';
+
+/**
+ * The server counts requests per API key; the key is qualified by the server's origin so two servers
+ * (a sandbox and production, or two sandboxes in tests) never share one window. `status` and the
+ * daemon's metrics use the same function to read the request_log.
+ */
+export function budgetKeyFor(account: Pick<SyncAccount, 'base_url' | 'api_key'>): string {
+  let origin = account.base_url;
+  try {
+    origin = new URL(account.base_url).origin;
+  } catch {
+    // An invalid URL fails later with a clear message from the client; the key just needs to exist.
+  }
+  return `${account.api_key}@${origin}`;
+}

@@ -1,0 +1,125 @@
+import { metricEndpoint } from '../api/endpoints.js';
+import type { QueryParams } from '../api/request.js';
+import { QuerySetNotFoundError, ResponseValidationError } from '../errors/index.js';
+import { ensureSnapshot, type SnapshotState, savePayload } from '../store/payloads.js';
+import { type AccountContext, errorMessage, stopOnNotAuthorized } from './context.js';
+import { retireSet } from './discover.js';
+import type { PlannedSnapshot } from './plan.js';
+
+/**
+ * Fetching: the planned payloads of one account go through `concurrency` workers that take tasks in
+ * plan order (newest snapshot first, endpoints in catalog order), so snapshots complete one after the
+ * other and a crash leaves at most the in-flight payloads to fetch again. Every payload is committed
+ * with its snapshot's state as soon as it arrives; nothing is held in memory between requests.
+ */
+
+/** Asked for explicitly: the sandbox (and perhaps the server) returns only 10 sources by default. */
+export const SOURCE_LANDSCAPE_LIMIT = 1000;
+
+export interface FetchProgress {
+  /** A payload was stored (or given up on); `state` is its snapshot's state after the commit. */
+  onPayload(snapshot: PlannedSnapshot, state: SnapshotState | undefined): void;
+}
+
+interface Task {
+  snapshot: PlannedSnapshot;
+  snapshotId: number;
+  endpoint: string;
+}
+
+export async function fetchPlanned(
+  ctx: AccountContext,
+  plan: readonly PlannedSnapshot[],
+  progress: FetchProgress,
+): Promise<void> {
+  const tasks: Task[] = [];
+  for (const snapshot of plan) {
+    if (snapshot.endpoints.length === 0) continue;
+    const ref = { account: ctx.account.name, querySetId: snapshot.querySetId, runId: snapshot.run.id };
+    const { id } = ensureSnapshot(ctx.store, ref, ctx.clock.now());
+    for (const endpoint of snapshot.endpoints) tasks.push({ snapshot, snapshotId: id, endpoint });
+  }
+  let next = 0;
+  const worker = async () => {
+    while (next < tasks.length && !ctx.signal.aborted) {
+      const task = tasks[next++]!;
+      if (ctx.goneSets.includes(task.snapshot.querySetId)) continue;
+      const state = await fetchOne(ctx, task);
+      progress.onPayload(task.snapshot, state);
+    }
+  };
+  const workers = Math.max(1, Math.min(ctx.account.concurrency, tasks.length));
+  await Promise.all(Array.from({ length: workers }, worker));
+}
+
+/** One payload: fetched, validated and committed. Returns the snapshot state, or undefined if not stored. */
+async function fetchOne(ctx: AccountContext, task: Task): Promise<SnapshotState | undefined> {
+  const { snapshot } = task;
+  const endpoint = metricEndpoint(task.endpoint);
+  const path = { querySetId: snapshot.querySetId };
+  const log = ctx.log.child({
+    querySetId: snapshot.querySetId,
+    runId: snapshot.run.id,
+    endpoint: endpoint.key,
+  });
+  let data: unknown;
+  let validationError: string | null = null;
+  try {
+    data = await ctx.client.get(endpoint, path, queryFor(endpoint.key, snapshot.run.id), {
+      signal: ctx.signal,
+    });
+    data = await completeSourceLandscape(ctx, task, data);
+  } catch (error) {
+    if (ctx.signal.aborted || stopOnNotAuthorized(ctx, error)) return undefined;
+    if (error instanceof QuerySetNotFoundError) {
+      retireSet(ctx, snapshot.querySetId, error);
+      return undefined;
+    }
+    if (!(error instanceof ResponseValidationError)) {
+      // Transient after retries, -3, or -145 that outlasted its windows: the next pass tries again.
+      log.warn({ err: errorMessage(error) }, 'payload request failed');
+      ctx.issues.push(issue(ctx, task, 'request_failed', errorMessage(error)));
+      return undefined;
+    }
+    // Stored raw with its error: the report can show what came, the next pass re-fetches it.
+    log.warn({ err: error.message }, 'payload failed validation; stored raw');
+    ctx.issues.push(issue(ctx, task, 'invalid_payload', `invalid payload: ${error.message}`));
+    data = error.payload;
+    validationError = error.message;
+  }
+  return savePayload(ctx.store, task.snapshotId, endpoint.key, { data, validationError }, ctx.clock.now());
+}
+
+/** `end_run_id` pins the run; no `start_run_id`, so history series keep the server's default span. */
+export function queryFor(endpointKey: string, runId: number, limit = SOURCE_LANDSCAPE_LIMIT): QueryParams {
+  if (endpointKey === 'scout.source-landscape') {
+    return { end_run_id: runId, sort: 'citations', dir: 'desc', limit };
+  }
+  return { end_run_id: runId };
+}
+
+/**
+ * If the server has more sources than the limit we sent, ask once more for exactly that many, so the
+ * stored landscape holds every source (the report ranks and counts them).
+ */
+async function completeSourceLandscape(ctx: AccountContext, task: Task, data: unknown): Promise<unknown> {
+  if (task.endpoint !== 'scout.source-landscape') return data;
+  const body = data as { sourcesDetail?: unknown[]; totalCount?: number };
+  const total = body.totalCount ?? 0;
+  if (!Array.isArray(body.sourcesDetail) || body.sourcesDetail.length >= total) return data;
+  const endpoint = metricEndpoint(task.endpoint);
+  const query = queryFor(task.endpoint, task.snapshot.run.id, total);
+  return ctx.client.get(endpoint, { querySetId: task.snapshot.querySetId }, query, { signal: ctx.signal });
+}
+
+function issue(ctx: AccountContext, task: Task, kind: 'request_failed' | 'invalid_payload', detail: string) {
+  const { querySetId, run } = task.snapshot;
+  return {
+    account: ctx.account.name,
+    kind,
+    querySetId,
+    runId: run.id,
+    endpoint: task.endpoint,
+    message: `account ${ctx.account.name}: query set ${querySetId}, run ${run.id}: ${detail}`,
+  };
+}

@@ -1,0 +1,102 @@
+import type { RateBudget } from '../api/budget.js';
+import type { SnapshotState } from '../store/payloads.js';
+import type { PlannedSnapshot } from './plan.js';
+import type { SyncProgress } from './types.js';
+
+/**
+ * Counts what the pass has done across accounts and turns it into progress events. The ETA comes from
+ * the budgets, not from the speed so far: the window, not the network, is what bounds a backfill.
+ */
+export class ProgressTracker {
+  snapshotsTotal = 0;
+  snapshotsCompleted = 0;
+  private payloadsTotal = 0;
+  private payloadsDone = 0;
+  private requests = 0;
+  private planned = false;
+  private currentPhase: SyncProgress['phase'] = 'discover';
+  private lastAccount = '';
+  /** Payloads still to fetch per budget (accounts sharing an API key share one window). */
+  private readonly remaining = new Map<RateBudget, number>();
+  private readonly budgetOf = new Map<string, RateBudget>();
+  /** Snapshots counted complete already, so a duplicate event cannot count one twice. */
+  private readonly completed = new Set<string>();
+
+  constructor(private readonly listener?: (progress: SyncProgress) => void) {}
+
+  addAccount(account: string, budget: RateBudget): void {
+    this.budgetOf.set(account, budget);
+    if (!this.remaining.has(budget)) this.remaining.set(budget, 0);
+    this.phase('discover', account);
+  }
+
+  phase(phase: SyncProgress['phase'], account: string): void {
+    this.currentPhase = phase;
+    this.lastAccount = account;
+    this.emit();
+  }
+
+  addPlan(account: string, plan: readonly PlannedSnapshot[]): void {
+    this.planned = true;
+    this.snapshotsTotal += plan.length;
+    const payloads = plan.reduce((sum, snapshot) => sum + snapshot.endpoints.length, 0);
+    this.payloadsTotal += payloads;
+    this.adjust(account, payloads);
+    this.phase('fetch', account);
+  }
+
+  request(): void {
+    this.requests++;
+    this.emit();
+  }
+
+  payload(account: string, snapshot: PlannedSnapshot, state: SnapshotState | undefined): void {
+    this.payloadsDone++;
+    this.adjust(account, -1);
+    const id = `${account}/${snapshot.querySetId}/${snapshot.run.id}`;
+    if (state === 'complete' && !this.completed.has(id)) {
+      this.completed.add(id);
+      this.snapshotsCompleted++;
+    }
+    this.lastAccount = account;
+    this.emit();
+  }
+
+  done(): void {
+    this.currentPhase = 'done';
+    this.emit();
+  }
+
+  /**
+   * Least time the budgets allow for what is left: what still fits in the current window starts now,
+   * the rest needs one more window per `requests`. Budgets run in parallel, so the slowest decides.
+   */
+  etaMs(): number | null {
+    if (!this.planned) return null;
+    let eta = 0;
+    for (const [budget, left] of this.remaining) {
+      const free = Math.max(0, budget.requests - budget.usedInWindow());
+      const overflow = Math.max(0, left - free);
+      eta = Math.max(eta, Math.ceil(overflow / budget.requests) * budget.windowMs);
+    }
+    return eta;
+  }
+
+  private adjust(account: string, delta: number): void {
+    const budget = this.budgetOf.get(account);
+    if (budget) this.remaining.set(budget, Math.max(0, (this.remaining.get(budget) ?? 0) + delta));
+  }
+
+  private emit(): void {
+    this.listener?.({
+      phase: this.currentPhase,
+      account: this.lastAccount,
+      snapshotsDone: this.snapshotsCompleted,
+      snapshotsTotal: this.snapshotsTotal,
+      payloadsDone: this.payloadsDone,
+      payloadsTotal: this.payloadsTotal,
+      requests: this.requests,
+      etaMs: this.etaMs(),
+    });
+  }
+}

@@ -1,0 +1,168 @@
+import { type RateBudget, sharedBudget } from '../api/budget.js';
+import { ApiClient, type ApiClientOptions } from '../api/client.js';
+import { type Clock, systemClock } from '../clock.js';
+import { type Logger, silentLogger } from '../log.js';
+import { recordAccountPass, upsertAccount } from '../store/accounts.js';
+import type { Store } from '../store/db.js';
+import { SqliteRequestHistory } from '../store/request-log.js';
+import { finishSyncRun, startSyncRun } from '../store/sync-runs.js';
+import { budgetKeyFor } from './budget-key.js';
+import { type AccountContext, errorMessage, stopOnNotAuthorized } from './context.js';
+import { discover } from './discover.js';
+import { fetchPlanned } from './fetch-snapshot.js';
+import { planSnapshots } from './plan.js';
+import { ProgressTracker } from './progress.js';
+import type { SyncAccount, SyncIssue, SyncProgress, SyncSettings, SyncSummary } from './types.js';
+
+export interface SyncOptions {
+  store: Store;
+  accounts: readonly SyncAccount[];
+  settings: SyncSettings;
+  clock?: Clock;
+  /** Stops the pass (daemon shutdown): in-flight requests are aborted, nothing half-written stays. */
+  signal?: AbortSignal;
+  logger?: Logger;
+  onProgress?: (progress: SyncProgress) => void;
+  /** The budget of an API key; defaults to the process-wide `sharedBudget`, so passes share windows. */
+  budgetFor?: (key: string, options: Parameters<typeof sharedBudget>[1]) => RateBudget;
+  /** Client tuning (tests shorten backoff); never the credentials, which come from the account. */
+  client?: Pick<ApiClientOptions, 'backoff' | 'maxAttempts' | 'maxRateLimited' | 'random' | 'timeoutMs'>;
+}
+
+/**
+ * One sync pass over every account, in parallel (each has its own budget and credential; a -4 on
+ * one stops only that one). Never throws for API trouble: everything that kept the pass from storing
+ * what was due is in `summary.errors`, and the pass is recorded in sync_runs either way.
+ */
+export async function runSync(options: SyncOptions): Promise<SyncSummary> {
+  const clock = options.clock ?? systemClock;
+  const started = clock.now();
+  const syncRunId = startSyncRun(options.store, started);
+  const tracker = new ProgressTracker(options.onProgress);
+  const summary: SyncSummary = {
+    accounts: options.accounts.length,
+    snapshotsCompleted: 0,
+    snapshotsDue: 0,
+    snapshotsIncomplete: 0,
+    requests: 0,
+    metricRequests: 0,
+    rateLimited: 0,
+    errors: [],
+    goneSets: [],
+    aborted: false,
+    durationMs: 0,
+  };
+  const onRequest: ApiClientOptions['onRequest'] = (event) => {
+    summary.requests++;
+    if (!event.endpoint.startsWith('catalog.')) summary.metricRequests++;
+    if (event.outcome === 'rate_limited') summary.rateLimited++;
+    tracker.request();
+  };
+  try {
+    await Promise.all(
+      options.accounts.map((account) => syncAccount(options, account, clock, tracker, onRequest, summary)),
+    );
+  } finally {
+    summary.snapshotsCompleted = tracker.snapshotsCompleted;
+    summary.snapshotsDue = tracker.snapshotsTotal;
+    summary.snapshotsIncomplete = tracker.snapshotsTotal - tracker.snapshotsCompleted;
+    summary.aborted = options.signal?.aborted ?? false;
+    summary.durationMs = clock.now() - started;
+    finishSyncRun(options.store, syncRunId, {
+      at: clock.now(),
+      outcome: summary.aborted
+        ? 'aborted'
+        : summary.errors.some((e) => e.kind === 'not_authorized' || e.kind === 'internal')
+          ? 'failed'
+          : summary.errors.length || summary.snapshotsIncomplete
+            ? 'incomplete'
+            : 'ok',
+      requests: summary.requests,
+      metricRequests: summary.metricRequests,
+      snapshotsCompleted: summary.snapshotsCompleted,
+      error: summary.errors[0]?.message ?? null,
+    });
+    tracker.done();
+  }
+  return summary;
+}
+
+async function syncAccount(
+  options: SyncOptions,
+  account: SyncAccount,
+  clock: Clock,
+  tracker: ProgressTracker,
+  onRequest: NonNullable<ApiClientOptions['onRequest']>,
+  summary: SyncSummary,
+): Promise<void> {
+  const { store } = options;
+  const budgetKey = budgetKeyFor(account);
+  upsertAccount(store, { name: account.name, baseUrl: account.base_url, budgetKey });
+  // Linked to the caller's signal; aborted on its own by a -4 so only this account stops.
+  const controller = new AbortController();
+  const onOuterAbort = () => controller.abort(options.signal?.reason);
+  if (options.signal?.aborted) onOuterAbort();
+  options.signal?.addEventListener('abort', onOuterAbort, { once: true });
+
+  const budget = (options.budgetFor ?? sharedBudget)(budgetKey, {
+    requests: account.rate_limit.requests,
+    windowMs: account.rate_limit.window_seconds * 1000,
+    concurrency: account.concurrency,
+    clock,
+    history: new SqliteRequestHistory(store),
+  });
+  const log = (options.logger ?? silentLogger).child({ account: account.name });
+  const client = new ApiClient({
+    ...options.client,
+    baseUrl: account.base_url,
+    apiKey: account.api_key,
+    apiSecret: account.api_secret,
+    budget,
+    clock,
+    timeoutMs: options.client?.timeoutMs ?? account.timeout_seconds * 1000,
+    logger: log,
+    onRequest,
+  });
+  const ctx: AccountContext = {
+    store,
+    client,
+    account,
+    settings: options.settings,
+    clock,
+    signal: controller.signal,
+    stop: (reason) => controller.abort(reason),
+    log,
+    issues: [],
+    goneSets: [],
+  };
+  tracker.addAccount(account.name, budget);
+  try {
+    const sets = await discover(ctx);
+    const plan = planSnapshots(store, account.name, sets, options.settings);
+    tracker.addPlan(account.name, plan);
+    log.debug({ sets: sets.length, due: plan.length }, 'planned');
+    await fetchPlanned(ctx, plan, {
+      onPayload: (snapshot, state) => tracker.payload(account.name, snapshot, state),
+    });
+  } catch (error) {
+    // -4 and aborts are already handled; anything else is a bug or a catalog call that failed.
+    if (!stopOnNotAuthorized(ctx, error) && !controller.signal.aborted) {
+      const kind: SyncIssue['kind'] = error instanceof Error && 'request' in error ? 'catalog' : 'internal';
+      ctx.issues.push({
+        account: account.name,
+        kind,
+        message: `account ${account.name}: ${errorMessage(error)}`,
+      });
+      log.error({ err: error }, 'account pass failed');
+    }
+  } finally {
+    options.signal?.removeEventListener('abort', onOuterAbort);
+    await client.close().catch(() => {});
+    const fatal = ctx.issues.find(
+      (issue) => issue.kind !== 'invalid_payload' && issue.kind !== 'request_failed',
+    );
+    recordAccountPass(store, account.name, clock.now(), fatal?.message ?? ctx.issues[0]?.message ?? null);
+    summary.errors.push(...ctx.issues);
+    summary.goneSets.push(...ctx.goneSets.map((querySetId) => ({ account: account.name, querySetId })));
+  }
+}

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { nextCronTime, parseCron, validateCron } from '../../src/daemon/cron-time.js';
+
+const iso = (t: number) => new Date(t).toISOString();
+const at = (s: string) => Date.parse(s);
+
+/** The next `count` firings after `from`. */
+function firings(expr: string, tz: string, from: string, count: number): string[] {
+  const out: string[] = [];
+  let t = at(from);
+  for (let i = 0; i < count; i++) {
+    t = nextCronTime(expr, tz, t);
+    out.push(iso(t));
+  }
+  return out;
+}
+
+describe('nextCronTime', () => {
+  it('Monday 08:00 in Berlin follows the clock change in spring and autumn', () => {
+    // CET (+1) until Sunday 2026-03-29, CEST (+2) until Sunday 2026-10-25.
+    expect(firings('0 8 * * 1', 'Europe/Berlin', '2026-03-20T00:00:00Z', 2)).toEqual([
+      '2026-03-23T07:00:00.000Z',
+      '2026-03-30T06:00:00.000Z',
+    ]);
+    expect(firings('0 8 * * 1', 'Europe/Berlin', '2026-10-15T00:00:00Z', 2)).toEqual([
+      '2026-10-19T06:00:00.000Z',
+      '2026-10-26T07:00:00.000Z',
+    ]);
+  });
+
+  it('a time skipped by spring forward fires when the clock jumps, once', () => {
+    expect(firings('30 2 * * *', 'Europe/Berlin', '2026-03-28T00:00:00Z', 3)).toEqual([
+      '2026-03-28T01:30:00.000Z', // 02:30 CET
+      '2026-03-29T01:30:00.000Z', // 02:30 does not exist: 03:30 CEST
+      '2026-03-30T00:30:00.000Z', // 02:30 CEST
+    ]);
+  });
+
+  it('a time repeated by fall back fires once, at its first occurrence', () => {
+    expect(firings('30 2 * * *', 'Europe/Berlin', '2026-10-24T12:00:00Z', 2)).toEqual([
+      '2026-10-25T00:30:00.000Z', // 02:30 CEST; the 02:30 CET an hour later is skipped
+      '2026-10-26T01:30:00.000Z',
+    ]);
+    // An hourly job keeps its hours: 02:00 once, then 03:00 CET.
+    expect(firings('0 * * * *', 'Europe/Berlin', '2026-10-24T23:30:00Z', 3)).toEqual([
+      '2026-10-25T00:00:00.000Z',
+      '2026-10-25T02:00:00.000Z',
+      '2026-10-25T03:00:00.000Z',
+    ]);
+  });
+
+  it('supports steps, ranges, lists, names and both day fields', () => {
+    expect(firings('*/10 * * * *', 'UTC', '2026-01-01T00:05:00Z', 2)).toEqual([
+      '2026-01-01T00:10:00.000Z',
+      '2026-01-01T00:20:00.000Z',
+    ]);
+    expect(firings('0 9-17/4 * * mon-fri', 'America/New_York', '2026-01-02T00:00:00Z', 4)).toEqual([
+      '2026-01-02T14:00:00.000Z',
+      '2026-01-02T18:00:00.000Z',
+      '2026-01-02T22:00:00.000Z',
+      '2026-01-05T14:00:00.000Z',
+    ]);
+    // Day of month 1 OR Sunday (classic cron), in Tokyo (+9, no DST).
+    expect(firings('0 0 1 * 0', 'Asia/Tokyo', '2026-02-27T00:00:00Z', 3)).toEqual([
+      '2026-02-28T15:00:00.000Z', // Sun 1 Mar is both
+      '2026-03-07T15:00:00.000Z', // Sun 8 Mar
+      '2026-03-14T15:00:00.000Z',
+    ]);
+    expect(firings('0 12 29 feb *', 'UTC', '2026-01-01T00:00:00Z', 1)).toEqual(['2028-02-29T12:00:00.000Z']);
+  });
+
+  it('rejects unusable expressions and timezones with one line', () => {
+    expect(() => parseCron('0 8 * *')).toThrow(/expected 5 fields/);
+    expect(() => parseCron('61 * * * *')).toThrow(/bad value "61"/);
+    expect(() => validateCron('0 8 * * 1', 'Mars/Olympus')).toThrow(/unknown timezone/);
+  });
+});

@@ -1,0 +1,82 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openStore } from '../../src/store/db.js';
+import { listDeliveries } from '../../src/store/deliveries.js';
+import { startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
+
+/** Real processes killed with SIGKILL at a chosen step, then a fresh process on the same store. */
+const FIXTURE = fileURLToPath(new URL('./fixtures/outbox-worker.ts', import.meta.url));
+const LEASE_MS = 1_500;
+
+let tmp: ReturnType<typeof tempDir>;
+let smtp: TestSmtp;
+let storePath: string;
+beforeEach(async () => {
+  tmp = tempDir();
+  smtp = await startSmtp();
+  storePath = join(tmp.dir, 'reportd.sqlite');
+});
+afterEach(async () => {
+  await smtp.close();
+  tmp.cleanup();
+});
+
+function worker(mode: string): { child: ChildProcess; output: Promise<string>; exit: Promise<NodeJS.Signals | null> } {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', FIXTURE, storePath, smtp.url, mode, String(LEASE_MS), tmp.dir],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let text = '';
+  const output = new Promise<string>((resolve) => {
+    child.stdout!.on('data', (chunk) => {
+      text += chunk;
+      if (mode === 'hang-after-claim' && text.includes('claimed')) resolve(text);
+    });
+    child.on('exit', () => resolve(text));
+  });
+  const exit = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+  return { child, output, exit };
+}
+
+function rows() {
+  const store = openStore(storePath);
+  try {
+    return listDeliveries(store);
+  } finally {
+    store.close();
+  }
+}
+
+describe('outbox across kill -9', () => {
+  it('killed between claim and send, then restarted: exactly one message arrives', async () => {
+    const first = worker('hang-after-claim');
+    expect(await first.output).toContain('claimed');
+    first.child.kill('SIGKILL');
+    expect(await first.exit).toBe('SIGKILL');
+    expect(rows()[0]).toMatchObject({ state: 'rendering', attempts: 1 });
+    expect(smtp.messages).toHaveLength(0);
+
+    const second = worker('normal');
+    const output = await second.output;
+    expect(output).toContain('"result":"sent"');
+    expect(smtp.messages).toHaveLength(1);
+    expect(rows()[0]).toMatchObject({ state: 'sent', attempts: 2 });
+  });
+
+  it('killed after the server accepted but before marking sent: resent with the same Message-ID (never lost)', async () => {
+    const first = worker('die-after-accept');
+    expect(await first.exit).toBe('SIGKILL');
+    expect(smtp.messages).toHaveLength(1);
+    expect(rows()[0]).toMatchObject({ state: 'sending' });
+
+    const second = worker('normal');
+    expect(await second.output).toContain('"result":"sent"');
+    // The documented trade-off: a second copy, recognisable as the same message.
+    expect(smtp.messages).toHaveLength(2);
+    expect(smtp.messages[1]!.messageId).toBe(smtp.messages[0]!.messageId);
+    expect(rows()[0]).toMatchObject({ state: 'sent', attempts: 2 });
+  });
+});

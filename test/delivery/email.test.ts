@@ -1,0 +1,77 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { simpleParser } from 'mailparser';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { attachmentName, composeEmail, writeEml } from '../../src/delivery/email.js';
+import { headlineKpis, headlineSummary } from '../../src/delivery/headline.js';
+import { fakeFile, tempDir } from './smtp-helpers.js';
+
+let tmp: ReturnType<typeof tempDir>;
+beforeEach(() => {
+  tmp = tempDir();
+});
+afterEach(() => tmp.cleanup());
+
+const payloads = {
+  'presence.weighted': { data: { current: 42.25, delta: 2.1, history: [], historyLabels: [] }, error: null },
+  'gravity.gravity-minus': { data: { current: 12, delta: 3, history: [], historyLabels: [] }, error: null },
+  'gravity.open-errors': { data: { count: 4, delta: -1, resolvedSinceBaseline: 2, history: [], historyLabels: [] }, error: null },
+  'overview.summary': { data: { content: 'Presence rose   in\nthe <b>coffee</b> segment.' }, error: null },
+};
+
+describe('report email', () => {
+  it('headline KPIs use the report number rules and say which way is good', () => {
+    const kpis = headlineKpis(payloads);
+    expect(kpis.map((k) => [k.label, k.value, k.delta, k.good, k.bad])).toEqual([
+      ['Weighted presence', '42.3%', '+2.1 pts', true, false],
+      ['Gravity−', '12.0%', '+3.0 pts', false, true],
+      ['Open errors', '4', '−1', true, false],
+    ]);
+    expect(headlineSummary(payloads)).toBe('Presence rose in the <b>coffee</b> segment.');
+  });
+
+  it('composes subject, escaped HTML, a text part and safely named attachments; writes an .eml', async () => {
+    const message = await composeEmail({
+      from: 'Reports <reports@example.com>',
+      messageId: '<delivery-1-abc@reportd>',
+      report: {
+        name: 'weekly-executive',
+        email: { to: ['ceo@example.com'], cc: ['cfo@example.com'], subject: '{{brand}} · {{set}} · {{run}}\r\nBcc: x@evil' },
+        max_attachment_mb: 10,
+      },
+      content: {
+        brand: 'Café <Ünïcode> & Co',
+        querySet: { id: 101, name: 'Main set' },
+        run: { id: 7, display_name: '../../etc/passwd W14' },
+        kpis: headlineKpis(payloads),
+        summary: headlineSummary(payloads),
+        files: [
+          { path: fakeFile(tmp.dir, 'a.pdf'), format: 'pdf' },
+          { path: fakeFile(tmp.dir, 'a.xlsx'), format: 'xlsx' },
+          { path: fakeFile(tmp.dir, 'a.html'), format: 'html' },
+        ],
+      },
+    });
+    const file = await writeEml(message, join(tmp.dir, 'out', 'report.eml'));
+    const mail = await simpleParser(readFileSync(file));
+    // The newline in the template cannot start a header.
+    expect(mail.subject).toBe('Café <Ünïcode> & Co · Main set · ../../etc/passwd W14 Bcc: x@evil');
+    expect(mail.headers.get('bcc')).toBeUndefined();
+    expect(mail.messageId).toBe('<delivery-1-abc@reportd>');
+    expect(mail.attachments.map((a) => a.filename)).toEqual([
+      'weekly-executive-cafe-unicode-co-etc-passwd-w14.pdf',
+      'weekly-executive-cafe-unicode-co-etc-passwd-w14.xlsx',
+    ]);
+    expect(mail.html).toContain('Café &lt;Ünïcode&gt; &amp; Co');
+    expect(mail.html).toContain('&lt;b&gt;coffee&lt;/b&gt;');
+    expect(mail.html).toContain('42.3%');
+    expect(mail.text).toContain('Weighted presence: 42.3% (▲ +2.1 pts)');
+    expect(mail.text).toContain('Café <Ünïcode> & Co');
+  });
+
+  it('attachment names are ASCII, bounded, never empty', () => {
+    expect(attachmentName('r', '日本', '', 'pdf')).toBe('r.pdf');
+    expect(attachmentName('', '', '', 'pdf')).toBe('report.pdf');
+    expect(attachmentName('x'.repeat(300), 'b', 'c', 'pdf').length).toBeLessThanOrEqual(104);
+  });
+});

@@ -1,0 +1,201 @@
+import { join } from 'node:path';
+import nodemailer from 'nodemailer';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../src/clock.js';
+import { type EmailContent, mailerFromTransport, type ReportEmailConfig } from '../../src/delivery/email.js';
+import { type DeliveryRenderer, Outbox, type OutboxOptions } from '../../src/delivery/outbox.js';
+import { openStore, type Store } from '../../src/store/db.js';
+import { getDelivery } from '../../src/store/deliveries.js';
+import { fakeFile, startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
+
+const report: ReportEmailConfig = {
+  name: 'weekly-executive',
+  email: { to: ['ceo@example.com'], subject: 'AI visibility — {{brand}} — {{run}}' },
+  max_attachment_mb: 10,
+};
+
+let tmp: ReturnType<typeof tempDir>;
+let smtp: TestSmtp;
+let stores: Store[];
+beforeEach(async () => {
+  tmp = tempDir();
+  smtp = await startSmtp();
+  stores = [];
+});
+afterEach(async () => {
+  for (const store of stores) store.close();
+  await smtp.close();
+  tmp.cleanup();
+});
+
+function store(): Store {
+  const s = openStore(join(tmp.dir, 'reportd.sqlite'));
+  stores.push(s);
+  return s;
+}
+
+function renderer(bytes = 2048, gate?: Promise<void>): DeliveryRenderer {
+  return {
+    async render(delivery): Promise<EmailContent> {
+      await gate;
+      return {
+        brand: 'Northwind Coffee',
+        querySet: { id: delivery.query_set_id, name: 'Main set' },
+        run: { id: delivery.run_id, display_name: `Week ${delivery.run_id}` },
+        kpis: [],
+        files: [{ path: fakeFile(tmp.dir, `r${delivery.id}.pdf`, bytes), format: 'pdf' }],
+      };
+    },
+  };
+}
+
+function outbox(overrides: Partial<OutboxOptions> & { url?: string } = {}): Outbox {
+  const transport = nodemailer.createTransport({ url: overrides.url ?? smtp.url, ignoreTLS: true } as never);
+  return new Outbox({
+    store: overrides.store ?? store(),
+    renderer: renderer(),
+    mailer: mailerFromTransport(transport),
+    from: 'Reports <reports@example.com>',
+    reports: [report],
+    ...overrides,
+  });
+}
+
+const key = { report: 'weekly-executive', querySetId: 101, runId: 10, account: 'acme' };
+
+describe('outbox', () => {
+  it('sends one message per (report, set, run) however often it is enqueued', async () => {
+    const box = outbox();
+    const first = box.enqueue(key);
+    expect(first.created).toBe(true);
+    expect(box.enqueue(key).created).toBe(false);
+    const outcomes = await box.drain();
+    expect(outcomes.map((o) => o.result)).toEqual(['sent']);
+    expect(box.enqueue(key).created).toBe(false);
+    expect(await box.drain()).toEqual([]);
+
+    expect(smtp.messages).toHaveLength(1);
+    const mail = smtp.messages[0]!;
+    expect(mail.subject).toBe('AI visibility — Northwind Coffee — Week 10');
+    expect(mail.messageId).toBe(first.delivery.message_id);
+    expect(mail.attachments.map((a) => a.filename)).toEqual([
+      'weekly-executive-northwind-coffee-week-10.pdf',
+    ]);
+    const row = getDelivery(stores[0]!, first.delivery.id)!;
+    expect(row).toMatchObject({ state: 'sent', attempts: 1 });
+  });
+
+  it('sends again on --force, as a new generation with its own Message-ID', async () => {
+    const box = outbox();
+    const first = box.enqueue(key).delivery;
+    await box.drain();
+    const again = box.enqueue(key, { force: true });
+    expect(again.created).toBe(true);
+    expect(again.delivery.generation).toBe(1);
+    await box.drain();
+    expect(smtp.messages.map((m) => m.messageId)).toEqual([first.message_id, again.delivery.message_id]);
+  });
+
+  it('two workers on one store send one message', async () => {
+    const a = outbox();
+    const b = outbox();
+    a.enqueue(key);
+    b.enqueue(key);
+    const outcomes = (await Promise.all([a.drain(), b.drain()])).flat();
+    expect(outcomes.map((o) => o.result)).toEqual(['sent']);
+    expect(smtp.messages).toHaveLength(1);
+  });
+
+  it('SMTP down then up: retried with backoff, one message after the outage', async () => {
+    const clock = new FakeClock(Date.UTC(2026, 3, 6, 8));
+    const port = smtp.port;
+    await smtp.close();
+    const box = outbox({ clock, url: `smtp://127.0.0.1:${port}` });
+    const { delivery } = box.enqueue(key);
+
+    expect((await box.runOnce())?.result).toBe('retry');
+    const row = getDelivery(stores[0]!, delivery.id)!;
+    expect(row.state).toBe('pending');
+    expect(row.last_error).toMatch(/SMTP unreachable.*ECONNREFUSED|SMTP unreachable/);
+    expect(row.next_attempt_at).toBe(clock.now() + 30_000);
+    expect(await box.runOnce()).toBeUndefined(); // not due before its backoff
+
+    await clock.advance(30_000);
+    expect((await box.runOnce())?.result).toBe('retry'); // still down: backoff doubles
+    expect(getDelivery(stores[0]!, delivery.id)!.next_attempt_at).toBe(clock.now() + 60_000);
+
+    smtp = await startSmtp({ port });
+    await clock.advance(60_000);
+    expect((await box.runOnce())?.result).toBe('sent');
+    expect(smtp.messages).toHaveLength(1);
+    expect(getDelivery(stores[0]!, delivery.id)).toMatchObject({ state: 'sent', attempts: 3 });
+  });
+
+  it('a 4xx reply is retried, a refused recipient fails for good with the reason', async () => {
+    const clock = new FakeClock();
+    const box = outbox({
+      clock,
+      reports: [
+        report,
+        { ...report, name: 'bounce', email: { ...report.email, to: ['nobody@bounce.test'] } },
+      ],
+    });
+    smtp.failNext = 1;
+    box.enqueue(key);
+    expect((await box.runOnce())?.result).toBe('retry');
+    await clock.advance(30_000);
+    expect((await box.runOnce())?.result).toBe('sent');
+
+    const bounced = box.enqueue({ ...key, report: 'bounce' }).delivery;
+    const outcome = await box.runOnce();
+    expect(outcome?.result).toBe('failed');
+    const row = getDelivery(stores[0]!, bounced.id)!;
+    expect(row.state).toBe('failed');
+    expect(row.last_error).toMatch(/recipient or sender refused.*550/);
+    expect(smtp.messages).toHaveLength(1);
+  });
+
+  it('gives up after maxAttempts transient failures', async () => {
+    const clock = new FakeClock();
+    const box = outbox({ clock, url: 'smtp://127.0.0.1:1', maxAttempts: 2 });
+    const { delivery } = box.enqueue(key);
+    expect((await box.runOnce())?.result).toBe('retry');
+    await clock.advance(30_000);
+    expect((await box.runOnce())?.result).toBe('failed');
+    expect(getDelivery(stores[0]!, delivery.id)!.last_error).toMatch(
+      /^gave up after 2 attempts: SMTP unreachable/,
+    );
+  });
+
+  it('a worker whose lease ran out does not send; the one that took over does, once', async () => {
+    const clock = new FakeClock();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const s = store();
+    const slow = outbox({ clock, store: s, renderer: renderer(2048, gate), leaseMs: 60_000 });
+    const fast = outbox({ clock, store: s });
+    slow.enqueue(key);
+    const slowRun = slow.runOnce();
+    await clock.advance(1_000);
+    expect(await fast.runOnce()).toBeUndefined(); // lease still held
+    await clock.advance(60_000);
+    expect((await fast.runOnce())?.result).toBe('sent');
+    release();
+    expect((await slowRun)?.result).toBe('lost');
+    expect(smtp.messages).toHaveLength(1);
+  });
+
+  it('leaves out attachments over max_attachment_mb, with a line saying so', async () => {
+    const box = outbox({ reports: [{ ...report, max_attachment_mb: 0.001 }] });
+    box.enqueue(key);
+    await box.drain();
+    const mail = smtp.messages[0]!;
+    expect(mail.attachments).toHaveLength(0);
+    expect(mail.text).toMatch(
+      /weekly-executive-northwind-coffee-week-10\.pdf \(0\.0 MB\) was left out: over the 0\.001 MB/,
+    );
+    expect(mail.html).toContain('was left out');
+  });
+});

@@ -1,0 +1,107 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type ParsedMail, simpleParser } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
+
+/**
+ * A real SMTP server for tests: every accepted message is parsed back with mailparser. Recipients at
+ * `@bounce.test` are refused with 550 (a permanent failure), and `failNext` answers 451 to the next
+ * DATA commands (a transient one).
+ */
+export interface TestSmtp {
+  port: number;
+  url: string;
+  messages: ParsedMail[];
+  failNext: number;
+  /** Resolves once `count` messages have arrived. */
+  waitFor(count: number, timeoutMs?: number): Promise<ParsedMail[]>;
+  close(): Promise<void>;
+}
+
+export async function startSmtp(
+  options: { port?: number; user?: string; password?: string; onData?: () => Promise<void> } = {},
+): Promise<TestSmtp> {
+  const messages: ParsedMail[] = [];
+  const waiters: (() => void)[] = [];
+  const state = { failNext: 0 };
+  const server = new SMTPServer({
+    secure: false,
+    disabledCommands: options.user ? ['STARTTLS'] : ['STARTTLS', 'AUTH'],
+    authOptional: !options.user,
+    allowInsecureAuth: true,
+    logger: false,
+    onAuth(auth, _session, callback) {
+      if (auth.username === options.user && auth.password === options.password) {
+        return callback(null, { user: auth.username });
+      }
+      return callback(new Error('Invalid username or password'));
+    },
+    onRcptTo(address, _session, callback) {
+      if (address.address.endsWith('@bounce.test')) {
+        const error = new Error(`No such user ${address.address}`) as Error & { responseCode: number };
+        error.responseCode = 550;
+        return callback(error);
+      }
+      callback();
+    },
+    onData(stream, _session, callback) {
+      simpleParser(stream)
+        .then(async (mail) => {
+          if (options.onData) await options.onData();
+          if (state.failNext > 0) {
+            state.failNext--;
+            const error = new Error('Try again later') as Error & { responseCode: number };
+            error.responseCode = 451;
+            return callback(error);
+          }
+          messages.push(mail);
+          for (const wake of waiters.splice(0)) wake();
+          callback();
+        })
+        .catch(callback);
+    },
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const port = (server.server.address() as AddressInfo).port;
+  return {
+    port,
+    url: `smtp://127.0.0.1:${port}`,
+    messages,
+    get failNext() {
+      return state.failNext;
+    },
+    set failNext(n: number) {
+      state.failNext = n;
+    },
+    async waitFor(count, timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (messages.length < count) {
+        if (Date.now() > deadline) throw new Error(`expected ${count} messages, got ${messages.length}`);
+        await new Promise<void>((resolve) => {
+          waiters.push(resolve);
+          setTimeout(resolve, 100);
+        });
+      }
+      return messages;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** A temp folder removed after the test. */
+export function tempDir(): { dir: string; cleanup(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'reportd-delivery-'));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A stand-in PDF file of `bytes` size (the outbox tests are about delivery, not rendering). */
+export function fakeFile(dir: string, name: string, bytes = 2048): string {
+  const path = join(dir, name);
+  writeFileSync(path, Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(Math.max(0, bytes - 9), 65)]));
+  return path;
+}

@@ -1,0 +1,72 @@
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { metricEndpoints } from '../../src/api/endpoints.js';
+import type { ReportSnapshot } from '../../src/report/model/snapshot.js';
+import { saveBrands, upsertAccount } from '../../src/store/accounts.js';
+import { openStore } from '../../src/store/db.js';
+import { ensureSnapshot, savePayload } from '../../src/store/payloads.js';
+import { saveDetails, saveQuerySets, saveRuns } from '../../src/store/query-sets.js';
+
+/** Text of a PDF as an independent reader (poppler) sees it, whitespace collapsed. */
+export function pdfText(file: string): string {
+  return execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' }).replace(/\s+/g, ' ');
+}
+
+export function pdfTextOf(bytes: Buffer, dir: string): string {
+  const file = `${dir}/probe-${process.pid}-${Date.now()}.pdf`;
+  writeFileSync(file, bytes);
+  return pdfText(file);
+}
+
+/** Stores snapshots through the store's own write API, as a sync would. */
+export function seedStore(path: string, snapshots: readonly ReportSnapshot[]): void {
+  const store = openStore(path);
+  const at = Date.UTC(2026, 10, 16);
+  try {
+    for (const snapshot of snapshots) {
+      upsertAccount(store, { name: snapshot.account, baseUrl: 'http://127.0.0.1:1/v2/integration', budgetKey: 'k' });
+      saveBrands(store, snapshot.account, [snapshot.brand], at);
+      saveQuerySets(
+        store,
+        snapshot.account,
+        snapshot.brand.id,
+        [{ id: snapshot.querySet.id, name: snapshot.querySet.name, created_at: '2026-01-05T09:00:00+01:00' }],
+        at,
+      );
+      saveDetails(store, snapshot.account, snapshot.querySet.id, snapshot.querySet.details as never, at);
+      saveRuns(store, snapshot.account, snapshot.querySet.id, [snapshot.run], at);
+      const { id } = ensureSnapshot(
+        store,
+        { account: snapshot.account, querySetId: snapshot.querySet.id, runId: snapshot.run.id },
+        at,
+      );
+      for (const endpoint of metricEndpoints) {
+        const payload = snapshot.payloads[endpoint.key];
+        if (payload) savePayload(store, id, endpoint.key, { data: payload.data, validationError: payload.error }, at);
+      }
+    }
+  } finally {
+    store.close();
+  }
+}
+
+/**
+ * Pids of live Chromium processes started with `marker` in their environment: the test's own, never
+ * another helper's browser that happens to run at the same time.
+ */
+export function chromiumProcessesWith(marker: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (!/chrom/i.test(cmdline)) continue;
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (/\) Z /.test(stat)) continue; // zombies are already dead
+      if (readFileSync(`/proc/${entry}/environ`, 'utf8').includes(marker)) pids.push(Number(entry));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return pids;
+}

@@ -1,0 +1,73 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+});
+
+function startCli(args: string[]) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'sandbox', ...args], {
+    cwd: process.cwd(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr!.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const ready = new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', () => {
+      const url = /base URL:\s+(\S+)/.exec(stdout)?.[1];
+      if (url && stdout.includes('Ctrl+C')) resolve(url);
+    });
+    child.once('exit', (code) => reject(new Error(`sandbox exited with ${code}: ${stderr}`)));
+  });
+  // Tests that expect the process to fail never await `ready`.
+  ready.catch(() => {});
+  return { child, ready, output: () => stdout, errors: () => stderr };
+}
+
+describe('reportd sandbox (CLI)', () => {
+  it('prints the real port, the credentials and a curl example, serves them, and stops on SIGTERM', async () => {
+    const cli = startCli(['--port', '0', '--key', 'demo-key', '--secret', 'demo-secret', '--rate', '50/1']);
+    const baseUrl = await cli.ready;
+    expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:(?!0\/)\d+\/v2\/integration$/);
+    expect(cli.output()).toContain('api key:    demo-key');
+    expect(cli.output()).toContain('api secret: demo-secret');
+    expect(cli.output()).toContain(
+      `curl -s -H 'X-Api-Key: demo-key' -H 'X-Api-Secret: demo-secret' ${baseUrl}/brands/list`,
+    );
+
+    const ok = await fetch(`${baseUrl}/brands/list`, {
+      headers: { 'X-Api-Key': 'demo-key', 'X-Api-Secret': 'demo-secret' },
+    });
+    expect(await ok.json()).toEqual([
+      { id: 1, name: 'Northwind Coffee' },
+      { id: 2, name: 'Lumen Tea' },
+    ]);
+    const refused = await fetch(`${baseUrl}/brands/list`, {
+      headers: { 'X-Api-Key': 'sandbox-key', 'X-Api-Secret': 'sandbox-secret' },
+    });
+    expect(await refused.json()).toEqual({ error_code: -4, error_message: 'Not authorized' });
+
+    cli.child.kill('SIGTERM');
+    const [code] = await once(cli.child, 'exit');
+    expect(code).toBe(0);
+    expect(cli.output()).toMatch(/sandbox stopped \(2 requests served\)/);
+  });
+
+  it('refuses a malformed --rate with a one-line usage error', async () => {
+    const cli = startCli(['--port', '0', '--rate', 'fast']);
+    const [code] = await once(cli.child, 'exit');
+    expect(code).toBe(2);
+    expect(cli.errors().trim()).toBe(
+      'reportd: --rate must look like REQUESTS/SECONDS, e.g. 120/60 (got "fast")',
+    );
+  });
+});
