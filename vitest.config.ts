@@ -8,6 +8,7 @@ export default defineConfig({
     // Chromium and the sandbox servers are real: two cores do not take many at once.
     maxWorkers: 2,
     pool: 'forks',
+    globalSetup: ['./test/helpers/build-once.ts'],
     reporters: ['default', './test/helpers/summary-reporter.ts'],
   },
 });

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { systemClock } from '../clock.js';
 import { loadConfig } from '../config/load.js';
 import { enqueueLatest } from '../delivery/due.js';
 import { createSmtpMailer } from '../delivery/email.js';
@@ -6,9 +7,8 @@ import { Outbox } from '../delivery/outbox.js';
 import { createReportRenderer } from '../delivery/render-delivery.js';
 import { ReportdError, UsageError } from '../errors/index.js';
 import { createLogger } from '../log.js';
-import { systemClock } from '../clock.js';
 import { openStore } from '../store/db.js';
-import { getDelivery } from '../store/deliveries.js';
+import { getDelivery, makeDueNow } from '../store/deliveries.js';
 import { type ConfigOptions, configOption } from './options.js';
 
 interface DeliverFlags extends ConfigOptions {
@@ -67,7 +67,12 @@ export function register(program: Command): void {
           // Only a `sent` run counts as delivered: a failed one is sent again as a new generation.
           if (!created && delivery.state === 'failed') {
             ({ delivery, created } = outbox.enqueue(
-              { report: report.name, querySetId: delivery.query_set_id, runId: delivery.run_id, account: delivery.account },
+              {
+                report: report.name,
+                querySetId: delivery.query_set_id,
+                runId: delivery.run_id,
+                account: delivery.account,
+              },
               { force: true },
             ));
           }
@@ -77,12 +82,15 @@ export function register(program: Command): void {
             );
             continue;
           }
+          makeDueNow(store, delivery.id, Date.now());
           const outcome = await outbox.runOnce(undefined, delivery.id);
           const row = getDelivery(store, delivery.id)!;
           if (outcome?.result === 'sent') {
             process.stdout.write(`sent: ${label} to ${report.email.to.join(', ')} (${row.message_id})\n`);
           } else if (!outcome) {
-            process.stdout.write(`in progress elsewhere: ${label} (${row.state}, claimed by ${row.claimed_by})\n`);
+            process.stdout.write(
+              `in progress elsewhere: ${label} (${row.state}, claimed by ${row.claimed_by})\n`,
+            );
           } else {
             const later = row.state === 'pending' ? '; the daemon will retry it' : '';
             problems.push(`${label}: ${row.last_error ?? outcome.result}${later}`);

@@ -20,7 +20,8 @@ interface RenderFlags extends ConfigOptions {
 }
 
 function positiveInt(value: string, flag: string): number {
-  if (!/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`${flag} must be a positive integer, got "${value}"`);
+  if (!/^\d+$/.test(value) || Number(value) < 1)
+    throw new UsageError(`${flag} must be a positive integer, got "${value}"`);
   return Number(value);
 }
 

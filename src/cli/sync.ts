@@ -52,9 +52,19 @@ export function register(program: Command): void {
           onProgress: progress?.update,
         });
         progress?.finish();
+        for (const gone of summary.goneSets) {
+          process.stderr.write(
+            `reportd: account ${gone.account}: query set ${gone.querySetId} not found (-132); marked gone and skipped\n`,
+          );
+        }
         process.stdout.write(`${summaryLine(summary)}\n`);
         const failure = failureReason(summary);
-        if (failure) throw new SyncIncompleteError(failure);
+        if (failure) {
+          const error = new SyncIncompleteError(failure);
+          // 130 is what shells expect of a command stopped by Ctrl+C.
+          if (summary.aborted) error.exitCode = 130;
+          throw error;
+        }
       } finally {
         process.off('SIGINT', stop);
         process.off('SIGTERM', stop);
@@ -96,15 +106,15 @@ export function progressPrinter(out: NodeJS.WriteStream) {
   let lastDraw = 0;
   let lastDone = -1;
   let last: SyncProgress | undefined;
-  let drawn = false;
+  let lastDrawn: SyncProgress | undefined;
   const draw = (progress: SyncProgress) => {
+    lastDrawn = progress;
     if (tty) {
       const width = 24;
       const share = progress.payloadsTotal ? progress.payloadsDone / progress.payloadsTotal : 0;
       const filled = Math.round(share * width);
       const bar = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
       out.write(`\r${bar} ${progressText(progress)}\x1b[K`);
-      drawn = true;
     } else {
       out.write(`sync: ${progressText(progress)}\n`);
     }
@@ -125,8 +135,10 @@ export function progressPrinter(out: NodeJS.WriteStream) {
       }
     },
     finish() {
-      if (tty && last) draw(last);
-      if (drawn) out.write('\n');
+      if (!tty || !last) return;
+      // The bar may lag behind the last event (redraws are throttled): show the final state, keep it.
+      if (last !== lastDrawn) draw(last);
+      out.write('\n');
     },
   };
 }

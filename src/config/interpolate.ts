@@ -9,24 +9,59 @@ import { formatPath } from './issues.js';
  */
 const REFERENCE = /\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}|\$\{[^}]*\}?/g;
 
-export function interpolate(value: unknown, env: NodeJS.ProcessEnv, issues: ConfigIssue[]): unknown {
-  return walk(value, [], env, issues);
+/** The interpolated document, and the paths of values that were one whole `${…}` reference. */
+export interface Interpolated {
+  value: unknown;
+  wholeReferences: (string | number)[][];
 }
 
-function walk(
-  value: unknown,
-  path: (string | number)[],
-  env: NodeJS.ProcessEnv,
-  issues: ConfigIssue[],
-): unknown {
-  if (typeof value === 'string') return substitute(value, path, env, issues);
-  if (Array.isArray(value)) return value.map((item, index) => walk(item, [...path, index], env, issues));
-  if (typeof value === 'object' && value !== null) {
-    const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) out[key] = walk(item, [...path, key], env, issues);
-    return out;
+export function interpolate(value: unknown, env: NodeJS.ProcessEnv, issues: ConfigIssue[]): Interpolated {
+  const wholeReferences: (string | number)[][] = [];
+  const walk = (node: unknown, path: (string | number)[]): unknown => {
+    if (typeof node === 'string') {
+      if (WHOLE.test(node)) wholeReferences.push(path);
+      return substitute(node, path, env, issues);
+    }
+    if (Array.isArray(node)) return node.map((item, index) => walk(item, [...path, index]));
+    if (typeof node === 'object' && node !== null) {
+      const out: Record<string, unknown> = {};
+      for (const [key, item] of Object.entries(node)) out[key] = walk(item, [...path, key]);
+      return out;
+    }
+    return node;
+  };
+  return { value: walk(value, []), wholeReferences };
+}
+
+const WHOLE = /^\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}$/;
+
+/**
+ * `port: ${HTTP_PORT}` reads as a string; where the schema wants a number or boolean and the value
+ * was one whole reference, the text is read as that type (the shell cannot pass anything but text).
+ * Returns the paths changed, so the caller knows whether a second validation is worth it.
+ */
+export function typeWholeReferences(
+  document: unknown,
+  wholeReferences: (string | number)[][],
+  wanted: (path: (string | number)[]) => 'number' | 'boolean' | undefined,
+): number {
+  let changed = 0;
+  for (const path of wholeReferences) {
+    const parent = path
+      .slice(0, -1)
+      .reduce<unknown>((node, key) => (node as Record<string, unknown>)?.[key], document);
+    const key = path[path.length - 1];
+    if (key === undefined || typeof parent !== 'object' || parent === null) continue;
+    const record = parent as Record<string | number, unknown>;
+    const text = record[key];
+    if (typeof text !== 'string') continue;
+    const type = wanted(path);
+    if (type === 'number' && /^-?\d+(\.\d+)?$/.test(text.trim())) record[key] = Number(text);
+    else if (type === 'boolean' && /^(true|false)$/.test(text.trim())) record[key] = text.trim() === 'true';
+    else continue;
+    changed++;
   }
-  return value;
+  return changed;
 }
 
 function substitute(

@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { LineCounter, parseDocument, visit } from 'yaml';
+import type { z } from 'zod';
 import { ConfigError, type ConfigIssue } from '../errors/index.js';
 import { scrub } from '../secrets.js';
-import { interpolate } from './interpolate.js';
-import { fromZodIssues } from './issues.js';
+import { interpolate, typeWholeReferences } from './interpolate.js';
+import { formatPath, fromZodIssues } from './issues.js';
 import { deepFreeze, resolveConfig } from './resolve.js';
 import { crossFieldIssues } from './rules.js';
 import { type Config, configSchema } from './schema.js';
@@ -52,13 +53,15 @@ function build(document: unknown, baseDir: string, env: NodeJS.ProcessEnv, label
     ]);
   }
   const issues: ConfigIssue[] = [];
-  const raw = interpolate(document, env, issues);
+  const { value: raw, wholeReferences } = interpolate(document, env, issues);
   // An unset variable also makes its value invalid; the variable is the problem worth naming.
   const unset = new Set(issues.map((issue) => issue.path));
   // Before anything can fail: a refused config must not print a secret either.
   registerInlineSecrets(raw);
   const secrets = readSecretFiles(raw, baseDir, issues);
-  const result = configSchema.safeParse(raw);
+  let result = configSchema.safeParse(raw);
+  if (!result.success && retype(raw, wholeReferences, result.error.issues) > 0)
+    result = configSchema.safeParse(raw);
   const later = [
     ...(result.success ? [] : fromZodIssues(result.error.issues, configSchema)),
     ...crossFieldIssues(raw),
@@ -71,6 +74,23 @@ function build(document: unknown, baseDir: string, env: NodeJS.ProcessEnv, label
     );
   }
   return deepFreeze(resolveConfig(result.data, baseDir, secrets));
+}
+
+/** Reads `${VAR}` values as numbers or booleans where the schema said it expected one. */
+function retype(
+  raw: unknown,
+  wholeReferences: (string | number)[][],
+  zodIssues: readonly z.core.$ZodIssue[],
+): number {
+  const expected = new Map<string, 'number' | 'boolean'>();
+  for (const issue of zodIssues) {
+    if (issue.code !== 'invalid_type') continue;
+    const type = issue.expected as string;
+    if (type === 'number' || type === 'boolean') expected.set(formatPath(issue.path), type);
+  }
+  return expected.size === 0
+    ? 0
+    : typeWholeReferences(raw, wholeReferences, (path) => expected.get(formatPath(path)));
 }
 
 /** YAML syntax errors carry line and column; the messages never quote the source text. */
@@ -88,14 +108,17 @@ function parseYaml(text: string): { value: unknown; issues: ConfigIssue[] } {
     const line = lineCounter.linePos(error.pos[0]).line;
     if (lines.has(line)) continue;
     lines.add(line);
-    const hint = /alias/i.test(error.message) ? ` (${QUOTE_STAR})` : '';
+    const hint = syntaxHint(error.message, text.split('\n')[line - 1] ?? '');
     issues.push({ path: at(error.pos[0]), message: (error.message.split('\n')[0] ?? error.code) + hint });
   }
   if (issues.length > 0) return { value: undefined, issues };
   visit(document, {
     Alias(_key, node) {
       if (node.resolve(document) === undefined) {
-        issues.push({ path: at(node.range?.[0] ?? 0), message: `alias *${node.source} has no anchor (${QUOTE_STAR})` });
+        issues.push({
+          path: at(node.range?.[0] ?? 0),
+          message: `alias *${node.source} has no anchor (${QUOTE_STAR})`,
+        });
       }
     },
   });
@@ -105,6 +128,13 @@ function parseYaml(text: string): { value: unknown; issues: ConfigIssue[] } {
   } catch (error) {
     return { value: undefined, issues: [{ path: '(top level)', message: (error as Error).message }] };
   }
+}
+
+/** The two syntax errors `${VAR}` and cron expressions provoke, explained. */
+function syntaxHint(message: string, sourceLine: string): string {
+  if (/alias/i.test(message)) return ` (${QUOTE_STAR})`;
+  if (sourceLine.includes('$' + '{')) return ' (inside { } or [ ], quote values that use $' + '{VAR})';
+  return '';
 }
 
 /** YAML reads a leading `*` as an alias: the usual victim is an unquoted cron expression. */

@@ -4,7 +4,7 @@
  * occurrence" for an injected time).
  *
  * Five fields (minute hour day-of-month month day-of-week) with `*`, lists, ranges, steps and names
- * (`jan`, `mon`); day-of-week 7 is Sunday. A sixth, leading seconds field is accepted only as `0`.
+ * (`jan`, `mon`); day-of-week 7 is Sunday. Six fields put seconds first (as node-cron reads them).
  * When both day fields are restricted a day matches if either does (classic cron).
  *
  * Daylight-saving time, with the wall clock as the reference:
@@ -14,6 +14,7 @@
  */
 
 export interface CronFields {
+  seconds: number[];
   minutes: number[];
   hours: number[];
   days: Set<number>;
@@ -30,14 +31,18 @@ const WEEKDAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
 
 export function parseCron(expression: string): CronFields {
   let parts = expression.trim().split(/\s+/);
+  let seconds = [0];
   if (parts.length === 6) {
-    if (parts[0] !== '0') throw new Error(`cron "${expression}": a seconds field must be 0`);
+    seconds = [...field(parts[0]!, 0, 59, undefined, expression)].sort((a, b) => a - b);
     parts = parts.slice(1);
   }
-  if (parts.length !== 5) throw new Error(`cron "${expression}": expected 5 fields`);
+  if (parts.length !== 5) {
+    throw new Error(`cron "${expression}": expected 5 fields (or 6 with seconds first)`);
+  }
   const [m, h, dom, mon, dow] = parts as [string, string, string, string, string];
   const weekdays = new Set([...field(dow, 0, 7, WEEKDAYS, expression)].map((d) => d % 7));
   return {
+    seconds,
     minutes: [...field(m, 0, 59, undefined, expression)].sort((a, b) => a - b),
     hours: [...field(h, 0, 23, undefined, expression)].sort((a, b) => a - b),
     days: field(dom, 1, 31, undefined, expression),
@@ -134,8 +139,8 @@ export function wallClockToInstant(wall: number, tz: string): number {
 /** The first instant strictly after `after` at which `expression` fires in `tz`. */
 export function nextCronTime(expression: string | CronFields, tz: string, after: number): number {
   const cron = typeof expression === 'string' ? parseCron(expression) : expression;
-  // Wall-clock time of `after` as a UTC-based number, floored to the minute, plus one minute.
-  const startWall = Math.floor((after + zoneOffset(after, tz)) / 60_000) * 60_000 + 60_000;
+  // Wall-clock time of `after` as a UTC-based number, floored to the second, plus one second.
+  const startWall = Math.floor((after + zoneOffset(after, tz)) / 1000) * 1000 + 1000;
   const startDay = Math.floor(startWall / 86_400_000) * 86_400_000;
   // Eight years covers the rarest valid expression (Feb 29 on a given weekday).
   for (let day = startDay, n = 0; n < 366 * 8; day += 86_400_000, n++) {
@@ -147,11 +152,13 @@ export function nextCronTime(expression: string | CronFields, tz: string, after:
     if (!dayOk) continue;
     for (const hour of cron.hours) {
       for (const minute of cron.minutes) {
-        const wall = day + hour * 3_600_000 + minute * 60_000;
-        // Compare instants, not wall times: around a fall-back change, wall times repeat.
-        if (wall < startWall - 3_600_000 * 3) continue;
-        const instant = wallClockToInstant(wall, tz);
-        if (instant > after) return instant;
+        for (const second of cron.seconds) {
+          const wall = day + hour * 3_600_000 + minute * 60_000 + second * 1000;
+          // Compare instants, not wall times: around a fall-back change, wall times repeat.
+          if (wall < startWall - 3_600_000 * 3) continue;
+          const instant = wallClockToInstant(wall, tz);
+          if (instant > after) return instant;
+        }
       }
     }
   }

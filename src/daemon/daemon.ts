@@ -5,6 +5,7 @@ import type { Config } from '../config/index.js';
 import { enqueueLatest } from '../delivery/due.js';
 import { createSmtpMailer, type Mailer } from '../delivery/email.js';
 import { type DeliveryRenderer, Outbox, type OutboxOptions } from '../delivery/outbox.js';
+import { ReportdError } from '../errors/index.js';
 import { type Logger, silentLogger } from '../log.js';
 import { openStore, type Store } from '../store/db.js';
 import { SqliteRequestHistory } from '../store/request-log.js';
@@ -38,6 +39,11 @@ export interface DaemonOptions {
   pollMs?: number;
   /** How long shutdown lets an SMTP exchange in flight finish (ms, default 8 s; the whole stop stays under 10 s). */
   drainMs?: number;
+}
+
+/** The daemon could not start (the HTTP port is taken…); one line for the CLI. */
+export class DaemonStartError extends ReportdError {
+  override name = 'DaemonStartError' as const;
 }
 
 export interface Daemon {
@@ -79,7 +85,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   });
 
   if (!options.mailer && config.reports.length > 0 && !config.smtp) {
-    throw new Error('reports are configured but smtp is not');
+    throw new DaemonStartError('reports are configured but smtp is not');
   }
   const mailer = options.mailer ?? (config.smtp ? createSmtpMailer(config.smtp) : undefined);
   const renderer = options.renderer ?? (await defaultRenderer(config, store, clock, logger));
@@ -159,7 +165,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         metrics.apiRequests.inc({ outcome: 'rate_limited' }, summary.rateLimited);
         metrics.apiRequests.inc({ outcome: 'unclassified' }, summary.requests - summary.rateLimited);
       }
-      const outcome = lastFinishedSyncRun(store)?.outcome ?? 'ok';
+      const outcome = passOutcome(summary);
       metrics.syncPasses.inc({ outcome });
       if (signal.aborted) throw signal.reason;
       let queued = 0;
@@ -179,7 +185,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       async run() {
         const results = enqueueLatest(outbox, store, report, config.accounts);
         const fresh = results.filter((r) => r.created).length;
-        logger.info({ report: report.name, queued: fresh, alreadyDelivered: results.length - fresh }, 'report due');
+        logger.info(
+          { report: report.name, queued: fresh, alreadyDelivered: results.length - fresh },
+          'report due',
+        );
         if (fresh > 0) kick();
       },
     });
@@ -188,7 +197,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   let http: HealthServer | undefined;
   let storeOpen = true;
   if (config.http.port !== undefined) {
-    http = await startHealthServer({
+    const started = startHealthServer({
       port: config.http.port,
       host: config.http.host,
       registry: metrics.registry,
@@ -201,6 +210,19 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         return undefined;
       },
     });
+    try {
+      http = await started;
+    } catch (error) {
+      // The port is taken (or the host wrong): undo what already started before failing.
+      abort.abort(error);
+      await worker;
+      if (ownsStore) store.close();
+      await renderer.close?.();
+      mailer?.close();
+      throw new DaemonStartError(
+        `cannot listen on ${config.http.host}:${config.http.port}: ${(error as Error).message}`,
+      );
+    }
     logger.info({ url: http.url }, 'http listening (/healthz /readyz /metrics)');
   }
   scheduler.start();
@@ -221,7 +243,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       // Sync requests and renders see the abort; an SMTP exchange in flight gets drainMs to finish.
       await step('scheduler', () => scheduler.close());
       await step('outbox', () =>
-        Promise.race([worker, new Promise((resolve) => setTimeout(resolve, options.drainMs ?? 8_000).unref())]),
+        Promise.race([
+          worker,
+          new Promise((resolve) => setTimeout(resolve, options.drainMs ?? 8_000).unref()),
+        ]),
       );
       await step('renderer', () => renderer.close?.());
       await step('http', () => http?.close());
@@ -248,4 +273,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 async function defaultRenderer(config: Config, store: Store, clock: Clock, logger: Logger) {
   const { createReportRenderer } = await import('../delivery/render-delivery.js');
   return createReportRenderer({ config, store, clock, logger });
+}
+
+/** The pass outcome as sync_runs records it (this daemon's pass, not whichever finished last). */
+function passOutcome(summary: SyncSummary): 'ok' | 'incomplete' | 'failed' | 'aborted' {
+  if (summary.aborted) return 'aborted';
+  if (summary.errors.some((e) => e.kind === 'not_authorized' || e.kind === 'internal')) return 'failed';
+  return summary.errors.length || summary.snapshotsIncomplete ? 'incomplete' : 'ok';
 }

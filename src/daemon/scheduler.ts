@@ -138,7 +138,12 @@ export class Scheduler {
     }
   }
 
-  private exclusive(job: JobSlot, slot: number, reason: JobContext['reason'], recordSlot: boolean): Promise<void> {
+  private exclusive(
+    job: JobSlot,
+    slot: number,
+    reason: JobContext['reason'],
+    recordSlot: boolean,
+  ): Promise<void> {
     if (job.running) {
       if (reason === 'schedule') {
         this.logger.warn({ job: job.def.name }, 'slot skipped: the previous run is still going');

@@ -43,9 +43,15 @@ export function createReportRenderer(options: {
       const report = config.reports.find((r) => r.name === delivery.report);
       if (!report) throw new Error(`report "${delivery.report}" is no longer in the config`);
       const account = delivery.account ?? undefined;
-      const snapshot = findSnapshot(store, { querySetId: delivery.query_set_id, runId: delivery.run_id, account });
-      if (!snapshot || snapshot.state !== 'complete') {
-        throw new Error(`run ${delivery.run_id} of query set ${delivery.query_set_id} is not stored complete`);
+      const snapshot = findSnapshot(store, {
+        querySetId: delivery.query_set_id,
+        runId: delivery.run_id,
+        account,
+      });
+      if (snapshot?.state !== 'complete') {
+        throw new Error(
+          `run ${delivery.run_id} of query set ${delivery.query_set_id} is not stored complete`,
+        );
       }
       const pdf = browser.acquire();
       let paths: string[];

@@ -10,7 +10,11 @@ export { escapeXml, sparkline } from './charts/svg.js';
 
 type Extent = { min: number; max: number };
 const pct = (value: number) => `${Number(value.toFixed(1))}%`;
-const percentAxis = { ...axisStyle, type: 'value', axisLabel: { ...axisStyle.axisLabel, formatter: '{value}%' } };
+const percentAxis = {
+  ...axisStyle,
+  type: 'value',
+  axisLabel: { ...axisStyle.axisLabel, formatter: '{value}%' },
+};
 
 export interface LineSeries {
   name: string;
@@ -130,14 +134,15 @@ export function groupedBars(
       legend: { ...legendStyle, data: series.map((s) => s.name) },
       xAxis: { ...axisStyle, type: 'category', data: categories.map((c) => clip(c, 14)) },
       yAxis: percent ? percentAxis : { ...axisStyle, type: 'value' },
-      series: series.map((s) => ({
+      series: series.map((s, index) => ({
         name: s.name,
         type: 'bar',
         color: s.color,
         barGap: '12%',
         data: [...s.values],
         label: {
-          show: series.length <= 2,
+          // One label per group (the latest series): two side by side collide on narrow charts.
+          show: series.length <= 2 && index === series.length - 1,
           position: 'top',
           fontSize: 9,
           color: THEME.muted,
@@ -165,8 +170,17 @@ export function shareBars(
         {
           type: 'bar',
           barWidth: '60%',
-          data: rows.map((r) => ({ value: r.value, itemStyle: { color: r.isBrand ? THEME.brand : THEME.other } })),
-          label: { show: true, position: 'right', fontSize: 10, color: THEME.ink, formatter: (p: { value: number }) => pct(p.value) },
+          data: rows.map((r) => ({
+            value: r.value,
+            itemStyle: { color: r.isBrand ? THEME.brand : THEME.other },
+          })),
+          label: {
+            show: true,
+            position: 'right',
+            fontSize: 10,
+            color: THEME.ink,
+            formatter: (p: { value: number }) => pct(p.value),
+          },
           markLine:
             fairShare === null
               ? undefined
@@ -174,7 +188,12 @@ export function shareBars(
                   symbol: 'none',
                   silent: true,
                   lineStyle: { color: THEME.bad, type: 'dashed', width: 1.2 },
-                  label: { formatter: `Fair share ${pct(fairShare)}`, color: THEME.bad, fontSize: 9, position: 'start' },
+                  label: {
+                    formatter: `Fair share ${pct(fairShare)}`,
+                    color: THEME.bad,
+                    fontSize: 9,
+                    position: 'start',
+                  },
                   data: [{ xAxis: fairShare }],
                 },
         },
@@ -200,7 +219,12 @@ export function engineBars(
           type: 'bar',
           barWidth: '58%',
           data: rows.map((r) => ({ value: r.value, itemStyle: { color: r.color } })),
-          label: { show: true, position: 'right', fontSize: 10, formatter: (p: { value: number }) => pct(p.value) },
+          label: {
+            show: true,
+            position: 'right',
+            fontSize: 10,
+            formatter: (p: { value: number }) => pct(p.value),
+          },
         },
       ],
     },
@@ -228,7 +252,13 @@ export function heatmap(
         type: 'category',
         data: intents.map((i) => clip(i, 40)),
         // Long intent names wrap under their column instead of overlapping.
-        axisLabel: { ...axisStyle.axisLabel, interval: 0, fontSize: 9, width: (590 / Math.max(1, intents.length)) - 6, overflow: 'break' },
+        axisLabel: {
+          ...axisStyle.axisLabel,
+          interval: 0,
+          fontSize: 9,
+          width: 590 / Math.max(1, intents.length) - 6,
+          overflow: 'break',
+        },
         splitArea: { show: false },
       },
       yAxis: { ...axisStyle, type: 'category', data: engines.map((e) => clip(e, 14)), inverse: true },
@@ -287,13 +317,29 @@ export function lifeScatter(
     {
       grid: { left: 48, right: 20, top: 16, bottom: 40 },
       // Room past the extreme points so their labels are not cut at the edge.
-      xAxis: { ...percentAxis, name: 'Weighted presence', nameLocation: 'middle', nameGap: 24, min: (v: Extent) => Math.max(0, Math.floor(v.min - 5)), max: (v: Extent) => Math.ceil(v.max + (v.max - v.min) * 0.3 + 2) },
-      yAxis: { ...axisStyle, type: 'value', name: 'Life', nameLocation: 'middle', nameGap: 32, min: (v: Extent) => Math.max(0, Math.floor(v.min - 5)), max: (v: Extent) => Math.ceil(v.max + 5) },
+      xAxis: {
+        ...percentAxis,
+        name: 'Weighted presence',
+        nameLocation: 'middle',
+        nameGap: 24,
+        min: (v: Extent) => Math.max(0, Math.floor((v.min - 5) / 10) * 10),
+        max: (v: Extent) => Math.ceil((v.max + (v.max - v.min) * 0.3) / 10) * 10,
+      },
+      yAxis: {
+        ...axisStyle,
+        type: 'value',
+        name: 'Life',
+        nameLocation: 'middle',
+        nameGap: 32,
+        min: (v: Extent) => Math.max(0, Math.floor((v.min - 3) / 5) * 5),
+        max: (v: Extent) => Math.ceil((v.max + 3) / 5) * 5,
+      },
       series: [
         {
           type: 'scatter',
           data: points.map((p) => ({ value: [p.presence, p.life], name: clip(p.label, 22) })),
-          symbolSize: (_: unknown, p: { dataIndex: number }) => 8 + 16 * Math.sqrt((points[p.dataIndex]?.icv ?? 0) / maxIcv),
+          symbolSize: (_: unknown, p: { dataIndex: number }) =>
+            8 + 16 * Math.sqrt((points[p.dataIndex]?.icv ?? 0) / maxIcv),
           itemStyle: { color: THEME.secondary, opacity: 0.8 },
           label: { show: true, position: 'right', fontSize: 9, color: THEME.muted, formatter: '{b}' },
           markLine: {

@@ -36,7 +36,9 @@ function isExecutable(path: string): boolean {
  * locations. An explicit path that does not work is an error naming it (never a silent fallback to a
  * different browser); no browser at all is an error naming the install command.
  */
-export function findChromium(options: { configPath?: string; env?: NodeJS.ProcessEnv; candidates?: readonly string[] } = {}): string {
+export function findChromium(
+  options: { configPath?: string; env?: NodeJS.ProcessEnv; candidates?: readonly string[] } = {},
+): string {
   const env = options.env ?? process.env;
   const fromEnv = env.REPORTD_CHROMIUM?.trim();
   if (fromEnv) {
@@ -45,7 +47,9 @@ export function findChromium(options: { configPath?: string; env?: NodeJS.Proces
   }
   if (options.configPath) {
     if (isExecutable(options.configPath)) return options.configPath;
-    throw new ChromiumNotFoundError(`chromium.path ${options.configPath} is not an executable file; ${INSTALL_HINT}`);
+    throw new ChromiumNotFoundError(
+      `chromium.path ${options.configPath} is not an executable file; ${INSTALL_HINT}`,
+    );
   }
   const candidates = options.candidates ?? CHROMIUM_CANDIDATES;
   const found = candidates.find(isExecutable);

@@ -12,7 +12,6 @@ export function safeNamePart(text: string): string {
   return (
     text
       .normalize('NFC')
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what we remove
       .replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')
       .replace(/[/\\:*?"<>|]/g, ' ')
       // Bidi overrides and zero-width characters can disguise a name's real extension.

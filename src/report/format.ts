@@ -112,9 +112,6 @@ export const FIELD_RULES: Readonly<Record<string, RuleName>> = {
  */
 export const DOWN_IS_GOOD: ReadonlySet<string> = new Set([
   'life.negative-share',
-  'life.neutral-share',
-  'life.stance.negative',
-  'life.stance.cautious',
   'gravity.gravity-minus',
   'gravity.by-engine.gravityMinus',
   'gravity.by-engine.gMinus',
@@ -122,6 +119,7 @@ export const DOWN_IS_GOOD: ReadonlySet<string> = new Set([
 ]);
 
 export const NEUTRAL: ReadonlySet<string> = new Set([
+  'life.neutral-share',
   'market.data.dStar',
   'market.data.tBar',
   'market.data.totalResponses',
@@ -196,8 +194,7 @@ export function formatValue(value: unknown, rule: NumberRule, mix?: 'fraction' |
       return fixed(value, 0);
     case 'ratio':
       return `${fixed(value, rule.decimals)}×`;
-    case 'score':
-    default:
+    default: // score, decimal
       return fixed(value, rule.decimals);
   }
 }
@@ -223,7 +220,8 @@ export function formatDelta(
   polarity: Polarity,
   mix?: 'fraction' | 'percent',
 ): DeltaView {
-  if (!isNumber(delta)) return { text: MISSING, direction: 'flat', tone: 'neutral', arrow: '', available: false };
+  if (!isNumber(delta))
+    return { text: MISSING, direction: 'flat', tone: 'neutral', arrow: '', available: false };
   const shown = rule.name === 'count' ? delta : toPercentPoints(delta, rule, mix);
   const decimals = rule.name === 'count' ? 0 : rule.decimals;
   // Flat means "rounds to zero at the shown precision", so the arrow never contradicts the number.

@@ -1,4 +1,5 @@
 import Handlebars from 'handlebars';
+import { miniStack, THEME } from './charts/svg.js';
 import {
   donut,
   engineBars,
@@ -11,11 +12,10 @@ import {
   stackedHistory,
   trendChart,
 } from './charts.js';
-import { miniStack, THEME } from './charts/svg.js';
-import type { ReportModel } from './model/index.js';
 import type { KpiView } from './model/common.js';
-import { STANCES } from './model/life.js';
 import { SOURCE_KINDS } from './model/gravity.js';
+import type { ReportModel } from './model/index.js';
+import { STANCES } from './model/life.js';
 import type { Available } from './model/payloads.js';
 import { loadReportTemplates, type ReportTemplates } from './templates.js';
 
@@ -57,7 +57,12 @@ export function reportView(model: ReportModel, css: string) {
     cover: model.cover,
     overview: {
       ...overview,
-      headline: [card(presence.weighted), card(life.kpis[0] ?? presence.gross), card(gravity.plus), card(gravity.openErrors)],
+      headline: [
+        card(presence.weighted),
+        card(life.kpis[0] ?? presence.gross),
+        card(gravity.plus),
+        card(gravity.openErrors),
+      ],
       sharesChart: when(overview.competitive, (c) => shareBars(c.rows, c.fairShare)),
     },
     presence: {
@@ -77,8 +82,16 @@ export function reportView(model: ReportModel, css: string) {
         groupedBars(
           p.parts.map((part) => part.label),
           [
-            { name: 'Previous run', color: THEME.other, values: p.parts.map((part) => part.previous.value ?? 0) },
-            { name: 'This run', color: THEME.primary, values: p.parts.map((part) => part.current.value ?? 0) },
+            {
+              name: 'Previous run',
+              color: THEME.other,
+              values: p.parts.map((part) => part.previous.value ?? 0),
+            },
+            {
+              name: 'This run',
+              color: THEME.primary,
+              values: p.parts.map((part) => part.current.value ?? 0),
+            },
           ],
           { width: 260, height: 200 },
         ),
@@ -108,7 +121,11 @@ export function reportView(model: ReportModel, css: string) {
       historyChart: when(life.stanceHistory, (h) =>
         stackedHistory(
           h.measurements,
-          STANCES.map((stance, i) => ({ name: stance.label, color: stance.color, values: h.series[i] ?? [] })),
+          STANCES.map((stance, i) => ({
+            name: stance.label,
+            color: stance.color,
+            values: h.series[i] ?? [],
+          })),
         ),
       ),
       scatterChart: when(life.scatter, (s) =>
@@ -128,7 +145,10 @@ export function reportView(model: ReportModel, css: string) {
         ]),
       ),
       sourcesChart: when(gravity.sources, (s) =>
-        donut(s.parts.map((p) => ({ name: p.label, value: p.value ?? 0, color: p.color })), { width: 330, height: 200 }),
+        donut(
+          s.parts.map((p) => ({ name: p.label, value: p.value ?? 0, color: p.color })),
+          { width: 330, height: 200 },
+        ),
       ),
       sourcesHistoryChart: when(gravity.sourcesHistory, (h) =>
         stackedHistory(
@@ -155,7 +175,11 @@ export function reportView(model: ReportModel, css: string) {
       citationsChart: when(scout.citations, (c) =>
         groupedBars(
           c.engines,
-          c.categories.map((category) => ({ name: category.label, color: category.color, values: category.values })),
+          c.categories.map((category) => ({
+            name: category.label,
+            color: category.color,
+            values: category.values,
+          })),
           { percent: false },
         ),
       ),
@@ -165,7 +189,10 @@ export function reportView(model: ReportModel, css: string) {
       metrics: market.metrics.available
         ? {
             ...market.metrics,
-            rows: market.metrics.rows.map((kpi) => ({ ...kpi, spark: svg(sparkline(kpi.history, THEME.primary, 90, 22)) })),
+            rows: market.metrics.rows.map((kpi) => ({
+              ...kpi,
+              spark: svg(sparkline(kpi.history, THEME.primary, 90, 22)),
+            })),
             fairShareCard: card({ available: true, kpi: market.metrics.fairShare }),
           }
         : market.metrics,
@@ -179,11 +206,17 @@ function withStanceBars<R extends { stance: { value: number | null }[] }>(
   parts: (rows: readonly { value: number | null }[]) => { value: number; color: string }[],
 ) {
   if (!table.available) return table;
-  return { ...table, rows: table.rows.map((row) => ({ ...row, stanceBar: svg(miniStack(parts(row.stance))) })) };
+  return {
+    ...table,
+    rows: table.rows.map((row) => ({ ...row, stanceBar: svg(miniStack(parts(row.stance))) })),
+  };
 }
 
 /** Renders the full report and its page header/footer with the given (or packaged) templates. */
-export function renderReportHtml(model: ReportModel, templates: ReportTemplates = loadReportTemplates()): ReportHtml {
+export function renderReportHtml(
+  model: ReportModel,
+  templates: ReportTemplates = loadReportTemplates(),
+): ReportHtml {
   const view = reportView(model, templates.css);
   return {
     html: templates.report(view),

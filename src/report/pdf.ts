@@ -1,4 +1,4 @@
-import puppeteer, { type Browser, type HTTPRequest } from 'puppeteer';
+import puppeteer, { type Browser, type BrowserContext, type HTTPRequest, type Page } from 'puppeteer';
 import { ReportdError } from '../errors/index.js';
 import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
@@ -36,8 +36,15 @@ export interface PdfOptions {
   footerTemplate?: string;
 }
 
+interface PreparedPage {
+  context: BrowserContext;
+  page: Page;
+}
+
 interface BrowserSlot {
   browser: Promise<Browser>;
+  /** The next render's context and page, prepared in the background. */
+  spare?: Promise<PreparedPage>;
   renders: number;
   inFlight: number;
   retired: boolean;
@@ -63,6 +70,8 @@ export class PdfRenderer {
   private executablePath: string | undefined;
   private slot: BrowserSlot | null = null;
   private readonly retiring = new Set<BrowserSlot>();
+  /** Context closes still running in the background. */
+  private readonly pending = new Set<Promise<void>>();
   private closed: Promise<void> | null = null;
   /** Browsers launched so far (for tests and metrics). */
   launches = 0;
@@ -81,8 +90,7 @@ export class PdfRenderer {
     let timer: NodeJS.Timeout | undefined;
     let timedOut = false;
     try {
-      const browser = await slot.browser;
-      const work = this.renderIn(browser, html, pdf, () => timedOut);
+      const work = this.renderIn(slot, html, pdf, () => timedOut);
       const deadline = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
           timedOut = true;
@@ -103,17 +111,15 @@ export class PdfRenderer {
     }
   }
 
-  private async renderIn(browser: Browser, html: string, pdf: PdfOptions, timedOut: () => boolean): Promise<Buffer> {
-    const context = await browser.createBrowserContext();
+  private async renderIn(
+    slot: BrowserSlot,
+    html: string,
+    pdf: PdfOptions,
+    timedOut: () => boolean,
+  ): Promise<Buffer> {
+    const browser = await slot.browser;
+    const { context, page } = await this.takePage(slot, browser);
     try {
-      const page = await context.newPage();
-      await page.setJavaScriptEnabled(false);
-      await page.setRequestInterception(true);
-      page.on('request', (request: HTTPRequest) => {
-        if (request.isInterceptResolutionHandled()) return;
-        if (isAllowedRequest(request.url())) void request.continue();
-        else void request.abort('blockedbyclient');
-      });
       await page.setContent(html, { waitUntil: 'load', timeout: this.timeoutMs });
       if (timedOut()) throw new RenderTimeoutError('PDF render timed out');
       const header = pdf.headerTemplate !== undefined || pdf.footerTemplate !== undefined;
@@ -130,8 +136,53 @@ export class PdfRenderer {
       });
       return Buffer.from(bytes);
     } finally {
-      await context.close().catch(() => undefined);
+      // Off the critical path: the caller has its PDF; close() still waits for this.
+      this.track(context.close());
     }
+  }
+
+  /**
+   * A fresh context and page with JavaScript off and every non-`data:` request aborted. Creating them
+   * costs about as much as printing a small report, so the next one is prepared while this render runs
+   * (each is still used for exactly one render).
+   */
+  private async takePage(slot: BrowserSlot, browser: Browser): Promise<PreparedPage> {
+    // A spare that failed to prepare is not fatal: this render prepares its own.
+    const prepared = slot.spare?.catch(() => this.preparePage(browser)) ?? this.preparePage(browser);
+    slot.spare = undefined;
+    if (!slot.retired && slot.renders + slot.inFlight < this.recycleAfter) {
+      const spare = this.preparePage(browser);
+      spare.catch(() => undefined);
+      slot.spare = spare;
+    }
+    return prepared;
+  }
+
+  private async preparePage(browser: Browser): Promise<PreparedPage> {
+    const context = await browser.createBrowserContext();
+    try {
+      const page = await context.newPage();
+      await page.setJavaScriptEnabled(false);
+      await page.setRequestInterception(true);
+      page.on('request', (request: HTTPRequest) => {
+        if (request.isInterceptResolutionHandled()) return;
+        if (isAllowedRequest(request.url())) void request.continue();
+        else void request.abort('blockedbyclient');
+      });
+      return { context, page };
+    } catch (error) {
+      this.track(context.close());
+      throw error;
+    }
+  }
+
+  private track(work: Promise<unknown>): void {
+    const settled = work.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.pending.add(settled);
+    void settled.finally(() => this.pending.delete(settled));
   }
 
   private acquire(): BrowserSlot {
@@ -139,7 +190,12 @@ export class PdfRenderer {
     this.executablePath ??= findChromium({ configPath: this.options.chromiumPath });
     const handleSignals = this.options.handleSignals ?? true;
     this.launches++;
-    const slot: BrowserSlot = { renders: 0, inFlight: 0, retired: false, browser: Promise.resolve(null as never) };
+    const slot: BrowserSlot = {
+      renders: 0,
+      inFlight: 0,
+      retired: false,
+      browser: Promise.resolve(null as never),
+    };
     slot.browser = puppeteer
       .launch({
         executablePath: this.executablePath,
@@ -155,7 +211,8 @@ export class PdfRenderer {
       })
       .then((browser) => {
         browser.once('disconnected', () => {
-          if (!slot.retired) this.logger.warn({ renders: slot.renders }, 'chromium disconnected; relaunching on next render');
+          if (!slot.retired)
+            this.logger.warn({ renders: slot.renders }, 'chromium disconnected; relaunching on next render');
           this.retire(slot);
         });
         return browser;
@@ -178,9 +235,10 @@ export class PdfRenderer {
     slot.closing ??= slot.browser
       .then(async (browser) => {
         // close() asks Chromium to quit; if it does not, kill the process so nothing is left behind.
-        await Promise.race([browser.close(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]).catch(
-          () => undefined,
-        );
+        await Promise.race([
+          browser.close(),
+          new Promise((resolve) => setTimeout(resolve, 5_000).unref()),
+        ]).catch(() => undefined);
         browser.process()?.kill('SIGKILL');
       })
       .catch(() => undefined)
@@ -192,6 +250,7 @@ export class PdfRenderer {
   close(): Promise<void> {
     this.closed ??= (async () => {
       if (this.slot) this.retire(this.slot);
+      await Promise.allSettled([...this.pending]);
       await Promise.allSettled([...this.retiring].map((slot) => this.shut(slot)));
     })();
     return this.closed;

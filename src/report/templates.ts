@@ -31,7 +31,10 @@ export interface ReportTemplates {
  * user can override only the stylesheet. Escaping stays on: API strings are untrusted.
  */
 export function loadReportTemplates(templatesDir?: string): ReportTemplates {
-  const dirs = [...(templatesDir ? [join(templatesDir, 'report')] : []), join(PACKAGED_TEMPLATES_DIR, 'report')];
+  const dirs = [
+    ...(templatesDir ? [join(templatesDir, 'report')] : []),
+    join(PACKAGED_TEMPLATES_DIR, 'report'),
+  ];
   if (templatesDir && !existsSync(templatesDir)) {
     throw new TemplateError(`templates.dir ${templatesDir} does not exist`);
   }
@@ -59,7 +62,9 @@ export function loadReportTemplates(templatesDir?: string): ReportTemplates {
       env.precompile(readFileSync(file, 'utf8'));
       return template;
     } catch (error) {
-      throw new TemplateError(`template ${file} does not compile: ${(error as Error).message}`, { cause: error });
+      throw new TemplateError(`template ${file} does not compile: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
   };
   return {

@@ -156,6 +156,15 @@ export function claimNextDelivery(
   return undefined;
 }
 
+/** A pending row waiting for its retry time becomes due now (`reportd deliver` means "now"). */
+export function makeDueNow(store: Store, id: number, now: number): boolean {
+  return (
+    store.db
+      .prepare(`UPDATE deliveries SET next_attempt_at = ?, updated_at = ? WHERE id = ? AND state = 'pending'`)
+      .run(now, now, id).changes === 1
+  );
+}
+
 /**
  * rendering → sending, only if this worker still owns the row. A worker whose lease ran out (and whose
  * row another worker took) stops here instead of sending a second copy.

@@ -45,6 +45,15 @@ export class ProgressTracker {
     this.phase('fetch', account);
   }
 
+  /** Snapshots of a set that went away (-132) mid-pass are no longer due. */
+  dropPlanned(account: string, snapshots: readonly PlannedSnapshot[]): void {
+    for (const snapshot of snapshots) {
+      if (this.completed.has(`${account}/${snapshot.querySetId}/${snapshot.run.id}`)) continue;
+      this.snapshotsTotal--;
+    }
+    this.emit();
+  }
+
   request(): void {
     this.requests++;
     this.emit();

@@ -1,5 +1,5 @@
 import { type RateBudget, sharedBudget } from '../api/budget.js';
-import { ApiClient, type ApiClientOptions } from '../api/client.js';
+import { ApiClient, type ApiClientOptions, type RequestEvent } from '../api/client.js';
 import { type Clock, systemClock } from '../clock.js';
 import { type Logger, silentLogger } from '../log.js';
 import { recordAccountPass, upsertAccount } from '../store/accounts.js';
@@ -23,6 +23,8 @@ export interface SyncOptions {
   signal?: AbortSignal;
   logger?: Logger;
   onProgress?: (progress: SyncProgress) => void;
+  /** Every HTTP attempt of the pass, as the client reports it (the daemon's request metrics). */
+  onRequest?: (event: RequestEvent & { account: string }) => void;
   /** The budget of an API key; defaults to the process-wide `sharedBudget`, so passes share windows. */
   budgetFor?: (key: string, options: Parameters<typeof sharedBudget>[1]) => RateBudget;
   /** Client tuning (tests shorten backoff); never the credentials, which come from the account. */
@@ -52,7 +54,8 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
     aborted: false,
     durationMs: 0,
   };
-  const onRequest: ApiClientOptions['onRequest'] = (event) => {
+  const onRequest = (account: string, event: RequestEvent) => {
+    options.onRequest?.({ ...event, account });
     summary.requests++;
     if (!event.endpoint.startsWith('catalog.')) summary.metricRequests++;
     if (event.outcome === 'rate_limited') summary.rateLimited++;
@@ -60,7 +63,16 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
   };
   try {
     await Promise.all(
-      options.accounts.map((account) => syncAccount(options, account, clock, tracker, onRequest, summary)),
+      options.accounts.map((account) =>
+        syncAccount(options, account, clock, tracker, onRequest, summary).catch((error: unknown) => {
+          // Setting the account up failed (a bug or a broken store): report it, let the others run.
+          summary.errors.push({
+            account: account.name,
+            kind: 'internal',
+            message: `account ${account.name}: ${errorMessage(error)}`,
+          });
+        }),
+      ),
     );
   } finally {
     summary.snapshotsCompleted = tracker.snapshotsCompleted;
@@ -80,7 +92,7 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
       requests: summary.requests,
       metricRequests: summary.metricRequests,
       snapshotsCompleted: summary.snapshotsCompleted,
-      error: summary.errors[0]?.message ?? null,
+      error: (summary.errors.find((e) => e.kind === 'not_authorized') ?? summary.errors[0])?.message ?? null,
     });
     tracker.done();
   }
@@ -92,7 +104,7 @@ async function syncAccount(
   account: SyncAccount,
   clock: Clock,
   tracker: ProgressTracker,
-  onRequest: NonNullable<ApiClientOptions['onRequest']>,
+  onRequest: (account: string, event: RequestEvent) => void,
   summary: SyncSummary,
 ): Promise<void> {
   const { store } = options;
@@ -104,12 +116,13 @@ async function syncAccount(
   if (options.signal?.aborted) onOuterAbort();
   options.signal?.addEventListener('abort', onOuterAbort, { once: true });
 
+  const windowMs = budgetWindowMs(account.rate_limit.window_seconds * 1000);
   const budget = (options.budgetFor ?? sharedBudget)(budgetKey, {
     requests: account.rate_limit.requests,
-    windowMs: account.rate_limit.window_seconds * 1000,
+    windowMs,
     concurrency: account.concurrency,
     clock,
-    history: new SqliteRequestHistory(store),
+    history: historyFor(budgetKey, store, windowMs),
   });
   const log = (options.logger ?? silentLogger).child({ account: account.name });
   const client = new ApiClient({
@@ -121,7 +134,7 @@ async function syncAccount(
     clock,
     timeoutMs: options.client?.timeoutMs ?? account.timeout_seconds * 1000,
     logger: log,
-    onRequest,
+    onRequest: (event) => onRequest(account.name, event),
   });
   const ctx: AccountContext = {
     store,
@@ -144,6 +157,10 @@ async function syncAccount(
     await fetchPlanned(ctx, plan, {
       onPayload: (snapshot, state) => tracker.payload(account.name, snapshot, state),
     });
+    tracker.dropPlanned(
+      account.name,
+      plan.filter((snapshot) => ctx.goneSets.includes(snapshot.querySetId)),
+    );
   } catch (error) {
     // -4 and aborts are already handled; anything else is a bug or a catalog call that failed.
     if (!stopOnNotAuthorized(ctx, error) && !controller.signal.aborted) {
@@ -165,4 +182,32 @@ async function syncAccount(
     summary.errors.push(...ctx.issues);
     summary.goneSets.push(...ctx.goneSets.map((querySetId) => ({ account: account.name, querySetId })));
   }
+}
+
+/**
+ * The budget of a key lives for the whole process (`sharedBudget`), longer than one pass and perhaps
+ * longer than one open store: its history follows whichever store the latest pass uses.
+ */
+const historyStores = new Map<string, { store: Store }>();
+
+function historyFor(budgetKey: string, store: Store, windowMs: number): SqliteRequestHistory {
+  let holder = historyStores.get(budgetKey);
+  if (!holder) {
+    holder = { store };
+    historyStores.set(budgetKey, holder);
+  }
+  holder.store = store;
+  const current = holder;
+  return new SqliteRequestHistory(() => current.store, { retainMs: 2 * windowMs });
+}
+
+/**
+ * The budget counts a request when it grants the slot; the server counts it when it arrives, a
+ * little later and not always equally later (a busy event loop, another process, the network). With
+ * no margin, a request granted the instant an old one leaves our window can reach the server while
+ * that old one is still in the server's: a -145, which costs a whole window. 2% of the window
+ * (50 ms to 1 s) absorbs that jitter for 2% of the throughput.
+ */
+export function budgetWindowMs(configuredMs: number): number {
+  return configuredMs + Math.min(1000, Math.max(50, configuredMs * 0.02));
 }

@@ -27,6 +27,26 @@ describe('environment variables in string values', () => {
     expect(set.accounts[0]?.base_url).toBe('http://127.0.0.1:9/v2/integration');
   });
 
+  it('reads a whole ${VAR} as a number or boolean where the option is one, and keeps strings strings', () => {
+    const text = withKey(
+      '${KEY}',
+      "http:\n  port: ${PORT}\nsmtp: { host: h.example.com, secure: '${SECURE}', from: a@example.com }",
+    );
+    const config = loadConfig(writeConfig(text), { KEY: '12345', PORT: '9464', SECURE: 'true' });
+    expect(config.http.port).toBe(9464);
+    expect(config.smtp?.secure).toBe(true);
+    expect(config.accounts[0]?.api_key).toBe('12345');
+    expect(
+      problems(() => loadConfig(writeConfig(text), { KEY: 'k', PORT: 'eighty', SECURE: 'true' })),
+    ).toEqual(['http.port: expected number, got string']);
+  });
+
+  it('hints at quoting when ${VAR} breaks a { } flow mapping', () => {
+    expect(problems(() => loadConfig(writeConfig(withKey('k', 'http: { port: ${PORT} }')), {}))[0]).toMatch(
+      /^line 7, column \d+: .* \(inside \{ \} or \[ \], quote values that use \$\{VAR\}\)$/,
+    );
+  });
+
   it('writes a literal ${ for $${', () => {
     const config = loadConfig(writeConfig(withKey('$${NOT_A_VAR}')), {});
     expect(config.accounts[0]?.api_key).toBe('${NOT_A_VAR}');

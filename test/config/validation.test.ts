@@ -153,6 +153,15 @@ describe('syntax and reporting', () => {
     ]);
   });
 
+  it('explains an unquoted cron expression, which YAML reads as an alias', () => {
+    expect(check(`${MINIMAL}sync:\n  schedule: */10 * * * *\n`)).toEqual([
+      "line 8, column 18: Unexpected alias at node end (quote values that start with *, e.g. schedule: '*/10 * * * *')",
+    ]);
+    expect(check(`${MINIMAL}sync:\n  schedule: *ten\n`)).toEqual([
+      "line 8, column 13: alias *ten has no anchor (quote values that start with *, e.g. schedule: '*/10 * * * *')",
+    ]);
+  });
+
   it('reports several problems at once, one line each', () => {
     const text = `${MINIMAL}sync: { backfil_runs: 2, schedule: '61 * * * *' }
 http: { port: 70000 }

@@ -1,9 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configFromObject } from '../../src/config/index.js';
+import { type Config, configFromObject } from '../../src/config/index.js';
 import { type Daemon, startDaemon } from '../../src/daemon/daemon.js';
+import { writeReportEml } from '../../src/delivery/eml.js';
 import { createLogger } from '../../src/log.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { listDeliveries } from '../../src/store/deliveries.js';
@@ -19,13 +21,14 @@ let tmp: ReturnType<typeof tempDir>;
 let sandbox: Sandbox;
 let smtp: TestSmtp;
 let daemon: Daemon;
+let config: Config;
 const logLines: string[] = [];
 
 beforeAll(async () => {
   tmp = tempDir();
   sandbox = await startSandbox({ rate: { requests: 1000, windowMs: 60_000 } });
   smtp = await startSmtp({ user: 'reportd', password: SMTP_PASSWORD });
-  const config = configFromObject(
+  config = configFromObject(
     {
       accounts: [
         {
@@ -39,7 +42,10 @@ beforeAll(async () => {
       store: { path: 'reportd.sqlite' },
       sync: { query_sets: [101], backfill_runs: 1 },
       output: { dir: 'reports' },
-      smtp: { url: `smtp://reportd:${SMTP_PASSWORD}@127.0.0.1:${smtp.port}`, from: 'Reports <reports@example.com>' },
+      smtp: {
+        url: `smtp://reportd:${SMTP_PASSWORD}@127.0.0.1:${smtp.port}`,
+        from: 'Reports <reports@example.com>',
+      },
       reports: [
         {
           name: 'on-publish',
@@ -54,7 +60,10 @@ beforeAll(async () => {
     },
     tmp.dir,
   );
-  const logger = createLogger({ level: 'debug', destination: { write: (line: string) => logLines.push(line) } });
+  const logger = createLogger({
+    level: 'debug',
+    destination: { write: (line: string) => logLines.push(line) },
+  });
   daemon = await startDaemon({ config, logger, pollMs: 500 });
 });
 
@@ -98,7 +107,8 @@ describe('daemon with trigger: new_run', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = await response.text();
-    const sample = /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="(\\.|[^"\\])*",?)*\})? [-+]?(\d+(\.\d+)?([eE][-+]?\d+)?|NaN|\+Inf|-Inf)$/;
+    const sample =
+      /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="(\\.|[^"\\])*",?)*\})? [-+]?(\d+(\.\d+)?([eE][-+]?\d+)?|NaN|\+Inf|-Inf)$/;
     for (const line of text.split('\n').filter(Boolean)) {
       if (line.startsWith('#')) expect(line).toMatch(/^# (HELP|TYPE) [a-zA-Z_:][a-zA-Z0-9_:]* .+$/);
       else expect(line).toMatch(sample);
@@ -118,6 +128,20 @@ describe('daemon with trigger: new_run', () => {
     expect(all).not.toContain(sandbox.apiSecret);
     expect(all).not.toContain(SMTP_PASSWORD);
     for (const line of logLines) expect(() => JSON.parse(line)).not.toThrow();
+  });
+
+  it('writes the same email as an .eml file without counting it as a delivery', async () => {
+    const file = await writeReportEml({
+      config,
+      store: daemon.store,
+      report: 'on-publish',
+      querySetId: 101,
+      file: join(tmp.dir, 'preview', 'on-publish.eml'),
+    });
+    const mail = await simpleParser(readFileSync(file));
+    expect(mail.subject).toMatch(/^AI visibility — Northwind Coffee — /);
+    expect(mail.attachments.map((a) => a.contentType)).toEqual(['application/pdf']);
+    expect(listDeliveries(daemon.store)).toHaveLength(1);
   });
 
   it('close() is idempotent and stops the listener', async () => {

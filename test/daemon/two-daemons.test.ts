@@ -46,7 +46,9 @@ beforeAll(async () => {
       store: { path: 'shared.sqlite' },
       sync: { query_sets: [101], backfill_runs: 1 },
       smtp: { url: smtp.url, from: 'reports@example.com' },
-      reports: [{ name: 'on-publish', query_sets: [101], trigger: 'new_run', email: { to: ['ceo@example.com'] } }],
+      reports: [
+        { name: 'on-publish', query_sets: [101], trigger: 'new_run', email: { to: ['ceo@example.com'] } },
+      ],
     },
     tmp.dir,
   );

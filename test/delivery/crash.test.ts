@@ -23,7 +23,11 @@ afterEach(async () => {
   tmp.cleanup();
 });
 
-function worker(mode: string): { child: ChildProcess; output: Promise<string>; exit: Promise<NodeJS.Signals | null> } {
+function worker(mode: string): {
+  child: ChildProcess;
+  output: Promise<string>;
+  exit: Promise<NodeJS.Signals | null>;
+} {
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', FIXTURE, storePath, smtp.url, mode, String(LEASE_MS), tmp.dir],
@@ -37,7 +41,9 @@ function worker(mode: string): { child: ChildProcess; output: Promise<string>; e
     });
     child.on('exit', () => resolve(text));
   });
-  const exit = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+  const exit = new Promise<NodeJS.Signals | null>((resolve) =>
+    child.on('exit', (_code, signal) => resolve(signal)),
+  );
   return { child, output, exit };
 }
 

@@ -15,7 +15,10 @@ afterEach(() => tmp.cleanup());
 const payloads = {
   'presence.weighted': { data: { current: 42.25, delta: 2.1, history: [], historyLabels: [] }, error: null },
   'gravity.gravity-minus': { data: { current: 12, delta: 3, history: [], historyLabels: [] }, error: null },
-  'gravity.open-errors': { data: { count: 4, delta: -1, resolvedSinceBaseline: 2, history: [], historyLabels: [] }, error: null },
+  'gravity.open-errors': {
+    data: { count: 4, delta: -1, resolvedSinceBaseline: 2, history: [], historyLabels: [] },
+    error: null,
+  },
   'overview.summary': { data: { content: 'Presence rose   in\nthe <b>coffee</b> segment.' }, error: null },
 };
 
@@ -36,7 +39,11 @@ describe('report email', () => {
       messageId: '<delivery-1-abc@reportd>',
       report: {
         name: 'weekly-executive',
-        email: { to: ['ceo@example.com'], cc: ['cfo@example.com'], subject: '{{brand}} · {{set}} · {{run}}\r\nBcc: x@evil' },
+        email: {
+          to: ['ceo@example.com'],
+          cc: ['cfo@example.com'],
+          subject: '{{brand}} · {{set}} · {{run}}\r\nBcc: x@evil',
+        },
         max_attachment_mb: 10,
       },
       content: {

@@ -70,7 +70,12 @@ export function fixturePayloads(): Record<string, unknown> {
       ],
     },
     'presence.gross': series(43.7, 2.1, 1.2),
-    'presence.weighted': { ...series(34.2, -0.8, 0.9), fairShare: 0.167, dStar: 0.241, classification: 'Leader' },
+    'presence.weighted': {
+      ...series(34.2, -0.8, 0.9),
+      fairShare: 0.167,
+      dStar: 0.241,
+      classification: 'Leader',
+    },
     'presence.position-distribution': {
       p1: 0.38,
       p2: 0.26,
@@ -112,7 +117,9 @@ export function fixturePayloads(): Record<string, unknown> {
     'presence.engine-intent-matrix': {
       engines: withImage,
       intents: INTENTS.map(({ id, label }) => ({ id, label })),
-      engineIntentMatrix: byId(ENGINES, (_, e) => byId(INTENTS, (_, i) => round(12 + ((e * 13 + i * 17) % 58)))),
+      engineIntentMatrix: byId(ENGINES, (_, e) =>
+        byId(INTENTS, (_, i) => round(12 + ((e * 13 + i * 17) % 58))),
+      ),
     },
     'life.kpi': series(62.4, 1.3, 0.8),
     'life.recommended-share': series(36.1, 1.8, 0.7),
@@ -164,7 +171,13 @@ export function fixturePayloads(): Record<string, unknown> {
     },
     'gravity.gravity-plus': series(27.9, 1.4, 0.9),
     'gravity.gravity-minus': series(8.2, -0.7, -0.3),
-    'gravity.open-errors': { count: 2, delta: -1, resolvedSinceBaseline: 3, history: [5, 5, 4, 4, 3, 2], historyLabels: LABELS },
+    'gravity.open-errors': {
+      count: 2,
+      delta: -1,
+      resolvedSinceBaseline: 3,
+      history: [5, 5, 4, 4, 3, 2],
+      historyLabels: LABELS,
+    },
     'gravity.source-distribution': { owned: 18.4, partner: 10.9, external: 70.7 },
     'gravity.by-engine': {
       engines: withImage,
@@ -313,7 +326,11 @@ export function fixtureSnapshot(options: FixtureOptions = {}): ReportSnapshot {
         date: '16/11/2026',
       },
     },
-    run: { id: options.runId ?? 4826, display_name: options.run ?? 'W46 2026', created_at: '2026-11-16T05:12:00+01:00' },
+    run: {
+      id: options.runId ?? 4826,
+      display_name: options.run ?? 'W46 2026',
+      created_at: '2026-11-16T05:12:00+01:00',
+    },
     state: options.state ?? 'complete',
     completedAt: '2026-11-16T05:20:00Z',
     payloads,

@@ -27,7 +27,7 @@ describe('number display rules', () => {
     expect(mixScale([18.4, 10.9, 70.7])).toBe('percent');
     const rule = ruleFor('gravity.source-distribution');
     expect(formatValue(18.4, rule, mixScale([18.4, 10.9, 70.7]))).toBe('18.4%');
-    expect(formatValue(0.184, rule, mixScale([0.184, 0.109, 0.707]))).toBe('18.4%');
+    expect(formatValue(0.184, rule, mixScale([0.184, 0.109, 0.7]))).toBe('18.4%');
   });
 
   it('shows a dash for missing or non-numeric values, never NaN', () => {
@@ -45,8 +45,12 @@ describe('number display rules', () => {
       arrow: '▲',
     });
     // Up is bad for negative share, gravity-minus and open errors.
-    expect(formatDelta(0.4, ruleFor('life.negative-share'), polarityOf('life.negative-share')).tone).toBe('bad');
-    expect(formatDelta(-0.7, ruleFor('gravity.gravity-minus'), polarityOf('gravity.gravity-minus')).tone).toBe('good');
+    expect(formatDelta(0.4, ruleFor('life.negative-share'), polarityOf('life.negative-share')).tone).toBe(
+      'bad',
+    );
+    expect(
+      formatDelta(-0.7, ruleFor('gravity.gravity-minus'), polarityOf('gravity.gravity-minus')).tone,
+    ).toBe('good');
     expect(formatDelta(3, ruleFor('gravity.open-errors'), polarityOf('gravity.open-errors'))).toMatchObject({
       text: '+3',
       tone: 'bad',
@@ -55,7 +59,12 @@ describe('number display rules', () => {
   });
 
   it('calls a change that rounds to zero flat, with no arrow and no minus zero', () => {
-    expect(formatDelta(-0.04, RULES.percent, 'up')).toMatchObject({ text: '±0.0 pts', direction: 'flat', tone: 'neutral', arrow: '' });
+    expect(formatDelta(-0.04, RULES.percent, 'up')).toMatchObject({
+      text: '±0.0 pts',
+      direction: 'flat',
+      tone: 'neutral',
+      arrow: '',
+    });
     expect(formatValue(-0.0001, RULES.percent)).toBe('0.0%');
   });
 
@@ -73,7 +82,9 @@ describe('number display rules', () => {
   it('has a rule for every metric endpoint that carries numbers', () => {
     const textOnly = ['overview.summary', 'gravity.error-register'];
     const covered = new Set(Object.keys(FIELD_RULES).map((key) => key.split('.').slice(0, 2).join('.')));
-    const missing = metricEndpoints.map((e) => e.key).filter((key) => !textOnly.includes(key) && !covered.has(key));
+    const missing = metricEndpoints
+      .map((e) => e.key)
+      .filter((key) => !textOnly.includes(key) && !covered.has(key));
     expect(missing).toEqual([]);
   });
 });

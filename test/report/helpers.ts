@@ -24,7 +24,11 @@ export function seedStore(path: string, snapshots: readonly ReportSnapshot[]): v
   const at = Date.UTC(2026, 10, 16);
   try {
     for (const snapshot of snapshots) {
-      upsertAccount(store, { name: snapshot.account, baseUrl: 'http://127.0.0.1:1/v2/integration', budgetKey: 'k' });
+      upsertAccount(store, {
+        name: snapshot.account,
+        baseUrl: 'http://127.0.0.1:1/v2/integration',
+        budgetKey: 'k',
+      });
       saveBrands(store, snapshot.account, [snapshot.brand], at);
       saveQuerySets(
         store,
@@ -42,7 +46,8 @@ export function seedStore(path: string, snapshots: readonly ReportSnapshot[]): v
       );
       for (const endpoint of metricEndpoints) {
         const payload = snapshot.payloads[endpoint.key];
-        if (payload) savePayload(store, id, endpoint.key, { data: payload.data, validationError: payload.error }, at);
+        if (payload)
+          savePayload(store, id, endpoint.key, { data: payload.data, validationError: payload.error }, at);
       }
     }
   } finally {
@@ -50,23 +55,4 @@ export function seedStore(path: string, snapshots: readonly ReportSnapshot[]): v
   }
 }
 
-/**
- * Pids of live Chromium processes started with `marker` in their environment: the test's own, never
- * another helper's browser that happens to run at the same time.
- */
-export function chromiumProcessesWith(marker: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      if (!/chrom/i.test(cmdline)) continue;
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (/\) Z /.test(stat)) continue; // zombies are already dead
-      if (readFileSync(`/proc/${entry}/environ`, 'utf8').includes(marker)) pids.push(Number(entry));
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return pids;
-}
+export { chromiumProcessesWith } from '../helpers/chromium-processes.js';

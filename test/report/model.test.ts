@@ -8,7 +8,8 @@ const meta = { generatedAt: new Date('2026-11-16T06:00:00Z'), version: '0.1.0' }
 const unavailableNotes = (value: unknown): string[] => {
   const notes: string[] = [];
   JSON.stringify(value, (_key, v) => {
-    if (v && typeof v === 'object' && (v as { available?: unknown }).available === false) notes.push((v as { note: string }).note);
+    if (v && typeof v === 'object' && (v as { available?: unknown }).available === false)
+      notes.push((v as { note: string }).note);
     return v;
   });
   return notes;
@@ -40,9 +41,18 @@ describe('report model', () => {
       [],
       meta,
     );
-    expect(model.presence.gross).toMatchObject({ available: false, note: 'Data unavailable — Gross presence: not in this snapshot' });
-    expect(model.life.stanceMix).toMatchObject({ available: false, note: expect.stringContaining('socket hang up') });
-    expect(model.gravity.errors).toMatchObject({ available: false, note: expect.stringContaining('invalid payload (engines') });
+    expect(model.presence.gross).toMatchObject({
+      available: false,
+      note: 'Data unavailable — Gross presence: not in this snapshot',
+    });
+    expect(model.life.stanceMix).toMatchObject({
+      available: false,
+      note: expect.stringContaining('socket hang up'),
+    });
+    expect(model.gravity.errors).toMatchObject({
+      available: false,
+      note: expect.stringContaining('invalid payload (engines'),
+    });
     expect(model.market.metrics.available).toBe(false);
     expect(unavailableNotes(model)).toHaveLength(4);
     // Everything else still renders.
@@ -73,11 +83,15 @@ describe('report model', () => {
 
   it('keeps API text as text and engine colors only when they are real hex colors', () => {
     const snapshot = fixtureSnapshot();
-    (snapshot.payloads['overview.summary']!.data as { content: string }).content = 'Line <b>one</b>\nline two\n\n\nPara two';
-    const engines = (snapshot.payloads['presence.by-engine']!.data as { engines: { color: string }[] }).engines;
+    (snapshot.payloads['overview.summary']!.data as { content: string }).content =
+      'Line <b>one</b>\nline two\n\n\nPara two';
+    const engines = (snapshot.payloads['presence.by-engine']!.data as { engines: { color: string }[] })
+      .engines;
     engines[0]!.color = 'red;background:url(http://x)';
     const model = buildReportModel(snapshot, [], meta);
-    expect(model.overview.summary).toMatchObject({ paragraphs: [['Line <b>one</b>', 'line two'], ['Para two']] });
+    expect(model.overview.summary).toMatchObject({
+      paragraphs: [['Line <b>one</b>', 'line two'], ['Para two']],
+    });
     // An invalid color fails the schema: the card says so rather than printing the string into CSS.
     expect(model.presence.byEngine.available).toBe(false);
   });

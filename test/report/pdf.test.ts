@@ -39,7 +39,12 @@ afterAll(async () => {
 
 describe('PDF report', () => {
   it('shows brand, set, run, a known KPI and every section to a PDF text reader', async () => {
-    const [file] = await renderSnapshot(fixtureSnapshot(), [], { formats: ['pdf'], outDir: dir, renderer, generatedAt: meta.generatedAt });
+    const [file] = await renderSnapshot(fixtureSnapshot(), [], {
+      formats: ['pdf'],
+      outDir: dir,
+      renderer,
+      generatedAt: meta.generatedAt,
+    });
     const text = pdfText(file!);
     for (const expected of [
       'Northwind Coffee',
@@ -80,7 +85,14 @@ describe('PDF report', () => {
           data: {
             ...payloads['scout.source-landscape'],
             sourcesDetail: [
-              { name: `<link rel="stylesheet" href="${base}/x.css">`, citations: 3, engines: 1, control: 'x', sourceType: 'y', delta: 0 },
+              {
+                name: `<link rel="stylesheet" href="${base}/x.css">`,
+                citations: 3,
+                engines: 1,
+                control: 'x',
+                sourceType: 'y',
+                delta: 0,
+              },
             ],
           },
           error: null,
@@ -89,7 +101,9 @@ describe('PDF report', () => {
     });
     // Engine images in every payload point at the counting server too: they must never be loaded.
     for (const payload of Object.values(snapshot.payloads)) {
-      for (const engine of ((payload.data as { engines?: unknown[] }).engines ?? []) as { image?: string }[]) {
+      for (const engine of ((payload.data as { engines?: unknown[] }).engines ?? []) as {
+        image?: string;
+      }[]) {
         if (typeof engine === 'object' && engine.image) engine.image = `${base}/engine.png`;
       }
     }
@@ -117,7 +131,10 @@ describe('PDF report', () => {
   it('puts a "data unavailable" note where a missing payload would be', async () => {
     const [file] = await renderSnapshot(
       fixtureSnapshot({
-        payloads: { 'life.stance-mix': undefined, 'gravity.open-errors': { data: null, error: 'stored invalid' } },
+        payloads: {
+          'life.stance-mix': undefined,
+          'gravity.open-errors': { data: null, error: 'stored invalid' },
+        },
       }),
       [],
       { formats: ['pdf'], outDir: dir, renderer },
@@ -164,7 +181,9 @@ describe('PdfRenderer lifecycle', () => {
     try {
       await fragile.render('<p>one</p>');
       // Simulate a crash: kill the browser process behind puppeteer's back.
-      const browser = await (fragile as unknown as { slot: { browser: Promise<import('puppeteer').Browser> } }).slot.browser;
+      const browser = await (
+        fragile as unknown as { slot: { browser: Promise<import('puppeteer').Browser> } }
+      ).slot.browser;
       browser.process()?.kill('SIGKILL');
       await new Promise((resolve) => browser.once('disconnected', resolve));
       const text = pdfTextOf(await fragile.render('<p>two</p>'), dir);

@@ -69,11 +69,18 @@ describe('reportd render', () => {
   it('writes pdf, xlsx and html of the newest complete snapshot and leaves no Chromium behind', async () => {
     const marker = randomUUID();
     const out = join(dir, 'out');
-    const run = await cli(['render', '--config', config, '--set', '101', '--format', 'pdf,xlsx,html', '--out', out], marker);
+    const run = await cli(
+      ['render', '--config', config, '--set', '101', '--format', 'pdf,xlsx,html', '--out', out],
+      marker,
+    );
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const paths = run.stdout.trim().split('\n');
-    expect(paths).toEqual(['pdf', 'xlsx', 'html'].map((ext) => join(out, `Northwind Coffee Tea - Coffee buyers — DACH - W46 2026.${ext}`)));
+    expect(paths).toEqual(
+      ['pdf', 'xlsx', 'html'].map((ext) =>
+        join(out, `Northwind Coffee Tea - Coffee buyers — DACH - W46 2026.${ext}`),
+      ),
+    );
     for (const path of paths) expect(existsSync(path)).toBe(true);
     expect(pdfText(paths[0]!)).toContain('Northwind: Coffee/Tea');
     const workbook = await new ExcelJS.Workbook().xlsx.readFile(paths[1]!);
@@ -82,9 +89,15 @@ describe('reportd render', () => {
   });
 
   it('renders an older run by id into the configured output folder', async () => {
-    const run = await cli(['render', '--config', config, '--set', '101', '--run', '4825', '--format', 'html'], randomUUID());
+    const run = await cli(
+      ['render', '--config', config, '--set', '101', '--run', '4825', '--format', 'html'],
+      randomUUID(),
+    );
     expect(run.code).toBe(0);
-    expect(run.stdout.trim()).toBe(join(dir, 'reports', 'Northwind Coffee - Coffee buyers — DACH - W44 2026.html'));
+    // The brand's current name (from the catalog) names every run's files.
+    expect(run.stdout.trim()).toBe(
+      join(dir, 'reports', 'Northwind Coffee Tea - Coffee buyers — DACH - W44 2026.html'),
+    );
   });
 
   it('says in one line which set and run are not stored', async () => {
@@ -94,26 +107,34 @@ describe('reportd render', () => {
     expect(run.stderr).toContain('run 999 of query set 101 is not stored');
     const none = await cli(['render', '--config', config, '--set', '555'], randomUUID());
     expect(none.stderr).toContain('no complete snapshot of query set 555 is stored');
-    const badFormat = await cli(['render', '--config', config, '--set', '101', '--format', 'pdf,docx'], randomUUID());
+    const badFormat = await cli(
+      ['render', '--config', config, '--set', '101', '--format', 'pdf,docx'],
+      randomUUID(),
+    );
     expect(badFormat.code).toBe(2);
     expect(badFormat.stderr).toContain('--format takes pdf, xlsx, html');
   });
 
   it('closes Chromium when killed mid-render', async () => {
     const marker = randomUUID();
-    const run = await cli(['render', '--config', config, '--set', '101', '--out', join(dir, 'killed')], marker, (child) => {
-      const poll = setInterval(() => {
-        if (chromiumProcessesWith(marker).length > 0) {
-          clearInterval(poll);
-          child.kill('SIGTERM');
-        }
-      }, 50);
-      child.on('exit', () => clearInterval(poll));
-    });
+    const run = await cli(
+      ['render', '--config', config, '--set', '101', '--out', join(dir, 'killed')],
+      marker,
+      (child) => {
+        const poll = setInterval(() => {
+          if (chromiumProcessesWith(marker).length > 0) {
+            clearInterval(poll);
+            child.kill('SIGTERM');
+          }
+        }, 50);
+        child.on('exit', () => clearInterval(poll));
+      },
+    );
     expect(run.code === 143 || run.signal === 'SIGTERM').toBe(true);
     // Chromium's helpers may take a moment to notice their parent is gone.
     const deadline = Date.now() + 5_000;
-    while (chromiumProcessesWith(marker).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    while (chromiumProcessesWith(marker).length > 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
     expect(chromiumProcessesWith(marker)).toEqual([]);
   });
 });

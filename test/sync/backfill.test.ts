@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { metricEndpoints } from '../../src/api/endpoints.js';
+import { openStore } from '../../src/store/db.js';
 import { findSnapshot, listSnapshots } from '../../src/store/snapshots.js';
 import { listSyncRuns } from '../../src/store/sync-runs.js';
 import { type SyncEnv, startSyncEnv } from './helpers/sync-env.js';
@@ -11,7 +12,11 @@ describe('backfill against the sandbox', () => {
   it('stores 4 complete snapshots with exactly 4 × 34 metric requests, then makes none on the next pass', async () => {
     env = await startSyncEnv();
     const progress: number[] = [];
-    const first = await env.sync({ onProgress: (p) => progress.push(p.snapshotsDone) });
+    const events: string[] = [];
+    const first = await env.sync({
+      onProgress: (p) => progress.push(p.snapshotsDone),
+      onRequest: (e) => events.push(`${e.account} ${e.outcome}`),
+    });
 
     expect(env.metricRequests()).toBe(4 * metricEndpoints.length);
     expect(env.rateLimited()).toBe(0);
@@ -23,6 +28,8 @@ describe('backfill against the sandbox', () => {
     });
     expect(first.metricRequests).toBe(136);
     expect(progress.at(-1)).toBe(4);
+    expect(events).toHaveLength(first.requests);
+    expect(new Set(events)).toEqual(new Set(['acme ok']));
 
     const snapshots = listSnapshots(env.store, { querySetId: 101 });
     expect(snapshots.map((s) => s.state)).toEqual(['complete', 'complete', 'complete', 'complete']);
@@ -59,5 +66,20 @@ describe('backfill against the sandbox', () => {
     expect(summary.snapshotsCompleted).toBe(1);
     expect(findSnapshot(env.store, { querySetId: 101 })?.run.id).toBe(published.id);
     expect(findSnapshot(env.store, { querySetId: 101 })?.state).toBe('complete');
+  });
+
+  it('keeps syncing when the process reopens its store between passes (the budget outlives the store)', async () => {
+    env = await startSyncEnv({ settings: { backfill_runs: 1 } });
+    const other = openStore(env.storePath);
+    try {
+      await env.sync({ store: other });
+    } finally {
+      other.close();
+    }
+    env.sandbox.publishRun(101);
+    // Same process, same API key: the shared budget now records into the store of this pass.
+    const summary = await env.sync();
+    expect(summary).toMatchObject({ errors: [], snapshotsCompleted: 1 });
+    expect(env.store.db.prepare('SELECT COUNT(*) FROM request_log').pluck().get()).toBeGreaterThan(34);
   });
 });

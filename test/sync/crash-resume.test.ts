@@ -30,7 +30,7 @@ describe('crash and resume', () => {
   let env: SyncEnv;
   afterEach(() => env.close());
 
-  // The child is a cold `node --import tsx` start, which takes a while on a busy machine.
+  // The child is a cold start of the CLI, which takes a while on a busy machine.
   it('after kill -9 mid-sync, a new sync completes every snapshot and refetches at most the in-flight payloads', {
     timeout: 150_000,
   }, async () => {

@@ -88,7 +88,7 @@ describe('sync error handling', () => {
   });
 });
 
-describe('a -4 in the middle of a pass', () => {
+describe('refusals in the middle of a pass', () => {
   let env: SyncEnv;
   const cleanups: (() => Promise<void>)[] = [];
   afterEach(async () => {
@@ -97,7 +97,9 @@ describe('a -4 in the middle of a pass', () => {
   });
 
   it('stops that account at once (in-flight work aborted) while another account goes on', async () => {
-    env = await startSyncEnv({ settings: { backfill_runs: 2 } });
+    // Both accounts use the sandbox's one key through two origins (two budgets): the window is wide
+    // enough for both, so no -145 muddles the count.
+    env = await startSyncEnv({ rate: { requests: 300, windowMs: 1000 }, settings: { backfill_runs: 2 } });
     // The "revoked" account reaches the sandbox through a proxy that starts answering -4 after 20 metric calls.
     let metricCalls = 0;
     let afterRevoke = 0;
@@ -121,10 +123,37 @@ describe('a -4 in the middle of a pass', () => {
     );
     // Only the requests already in flight when the first -4 came back were answered -4 as well.
     expect(afterRevoke).toBeLessThanOrEqual(env.account.concurrency);
+    expect(env.rateLimited()).toBe(0);
     expect(findSnapshot(env.store, { querySetId: 101, account: 'healthy' })?.state).toBe('complete');
     expect(listSnapshots(env.store, { querySetId: 101, account: 'healthy' })).toHaveLength(2);
     // What the revoked account stored before the -4 stays stored.
     const kept = listSnapshots(env.store, { querySetId: 101, account: 'revoked', includeIncomplete: true });
     expect(Object.keys(kept[0]?.payloads ?? {}).length).toBeGreaterThanOrEqual(20 - env.account.concurrency);
+  });
+
+  it('retires a set that answers -132 mid-fetch and skips the rest of its work, without failing the pass', async () => {
+    env = await startSyncEnv({ settings: { backfill_runs: 2 } });
+    let metricCalls = 0;
+    let afterGone = 0;
+    const proxy = await startCorruptingProxy(env.sandbox.baseUrl, {
+      intercept: (url) => {
+        if (/\/sets\/\d+\/(runs|details)$|\/list$/.test(url.split('?')[0]!)) return undefined;
+        if (++metricCalls <= 10) return undefined;
+        afterGone++;
+        return { error_code: -132, error_message: 'Query set not found' };
+      },
+    });
+    cleanups.push(proxy.close);
+    env.account.base_url = proxy.baseUrl;
+
+    const summary = await env.sync();
+    expect(summary.errors).toEqual([]);
+    expect(summary.goneSets).toEqual([{ account: 'acme', querySetId: 101 }]);
+    expect(summary).toMatchObject({ snapshotsIncomplete: 0, snapshotsCompleted: 0 });
+    expect(afterGone).toBeLessThanOrEqual(env.account.concurrency);
+    expect(getQuerySet(env.store, 'acme', 101)?.state).toBe('gone');
+    // A gone set costs nothing on later passes.
+    const again = await env.sync();
+    expect(again.requests).toBe(0);
   });
 });

@@ -11,7 +11,11 @@ interface EChartsInstance {
 }
 type ChartOption = Record<string, unknown>;
 const echarts = createRequire(import.meta.url)('echarts') as {
-  init(dom: null, theme: null, options: { renderer: 'svg'; ssr: true; width: number; height: number }): EChartsInstance;
+  init(
+    dom: null,
+    theme: null,
+    options: { renderer: 'svg'; ssr: true; width: number; height: number },
+  ): EChartsInstance;
 };
 
 /** The report's palette and type, shared by every chart so sections look like one document. */
@@ -79,7 +83,12 @@ export function clip(text: string, max = 24): string {
  * A hand-written sparkline: cheap enough for every KPI card, and no axis noise. The last point is
  * marked; a flat or single-point history draws a level line.
  */
-export function sparkline(values: readonly number[], color: string = THEME.primary, width = 120, height = 32): string {
+export function sparkline(
+  values: readonly number[],
+  color: string = THEME.primary,
+  width = 120,
+  height = 32,
+): string {
   const points = values.filter((value) => Number.isFinite(value));
   if (points.length < 2) return '';
   const min = Math.min(...points);
@@ -105,7 +114,11 @@ export function sparkline(values: readonly number[], color: string = THEME.prima
 }
 
 /** A thin 100% bar for table cells (stance mix per engine or intent). Values in percent points. */
-export function miniStack(parts: readonly { value: number; color: string }[], width = 110, height = 10): string {
+export function miniStack(
+  parts: readonly { value: number; color: string }[],
+  width = 110,
+  height = 10,
+): string {
   const total = parts.reduce((sum, part) => sum + Math.max(0, part.value), 0) || 1;
   let x = 0;
   const rects = parts.map((part) => {

@@ -70,14 +70,20 @@ export function buildReportModel(
   return { cover: buildCover(snapshot, earlier, meta), ...model, consumed: [...reader.consumed].sort() };
 }
 
-function buildCover(snapshot: ReportSnapshot, earlier: readonly ReportSnapshot[], meta: ReportMeta): CoverModel {
+function buildCover(
+  snapshot: ReportSnapshot,
+  earlier: readonly ReportSnapshot[],
+  meta: ReportMeta,
+): CoverModel {
   const details = querySetDetails.safeParse(snapshot.querySet.details);
   let engines = details.success ? details.data.engines.map((engine) => engine.name) : [];
   if (engines.length === 0) {
     // Older snapshots may lack details; the presence payload lists the same engines.
-    const fromPayload = engineWithImage.array().safeParse(
-      (snapshot.payloads['presence.by-engine']?.data as { engines?: unknown } | undefined)?.engines,
-    );
+    const fromPayload = engineWithImage
+      .array()
+      .safeParse(
+        (snapshot.payloads['presence.by-engine']?.data as { engines?: unknown } | undefined)?.engines,
+      );
     engines = fromPayload.success ? fromPayload.data.map((engine) => engine.label) : [];
   }
   const incomplete =

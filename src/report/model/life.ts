@@ -1,7 +1,16 @@
 import * as schema from '../../api/schemas/life.js';
 import type { DeltaView } from '../format.js';
 import { formatValue, mixScale, ruleFor } from '../format.js';
-import { byId, type Cell, cell, deltaCell, type EngineLabel, engineLabel, type KpiView, seriesKpi } from './common.js';
+import {
+  byId,
+  type Cell,
+  cell,
+  deltaCell,
+  type EngineLabel,
+  engineLabel,
+  type KpiView,
+  seriesKpi,
+} from './common.js';
 import type { Available, PayloadReader } from './payloads.js';
 import type { ReportSnapshot } from './snapshot.js';
 
@@ -48,7 +57,7 @@ export function buildLife(reader: PayloadReader, history: readonly ReportSnapsho
       seriesKpi(reader, 'life.recommended-share', 'Recommended share', history),
       seriesKpi(reader, 'life.neutral-share', 'Neutral share', history),
       seriesKpi(reader, 'life.negative-share', 'Negative share', history),
-      seriesKpi(reader, 'life.positive-negative-ratio', 'Positive/negative ratio', history),
+      seriesKpi(reader, 'life.positive-negative-ratio', 'Pos./neg. ratio', history),
     ],
     stanceMix: buildStanceMix(reader),
     stanceHistory: buildStanceHistory(reader),
@@ -90,7 +99,11 @@ function buildStanceHistory(reader: PayloadReader): LifeModel['stanceHistory'] {
   if (measurements.length === 0) return reader.unavailable(key, 'no measurements yet');
   // Each measurement is one whole split across stances: its scale is decided per column.
   const columns = measurements.map((_, i) =>
-    STANCES.map((stance) => cell(series[stance.key][i], ruleFor(key), mixScale(STANCES.map((s) => series[s.key][i] ?? 0))).value ?? 0),
+    STANCES.map(
+      (stance) =>
+        cell(series[stance.key][i], ruleFor(key), mixScale(STANCES.map((s) => series[s.key][i] ?? 0)))
+          .value ?? 0,
+    ),
   );
   return {
     available: true,

@@ -49,7 +49,11 @@ function buildMetrics(reader: PayloadReader): MarketModel['metrics'] {
   return {
     available: true,
     rows: MARKET_METRICS.map((metric) => kpi(metric.field, metric.label, data.market[metric.field])),
-    fairShare: kpi('fairShareMetric', 'Fair share of weighted presence', data.weightedPresence.fairShareMetric),
+    fairShare: kpi(
+      'fairShareMetric',
+      'Fair share of weighted presence',
+      data.weightedPresence.fairShareMetric,
+    ),
     fairShareValue: formatValue(data.weightedPresence.fairShare, ruleFor(key, 'fairShare')),
   };
 }

@@ -22,7 +22,10 @@ export class PayloadReader {
 
   constructor(private readonly snapshot: ReportSnapshot) {}
 
-  read<S extends z.ZodType>(key: string, schema: S): { ok: true; data: z.infer<S> } | { ok: false; reason: string } {
+  read<S extends z.ZodType>(
+    key: string,
+    schema: S,
+  ): { ok: true; data: z.infer<S> } | { ok: false; reason: string } {
     this.consumed.add(key);
     const stored = this.snapshot.payloads[key];
     if (!stored) return { ok: false, reason: 'not in this snapshot' };

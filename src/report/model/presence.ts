@@ -113,7 +113,14 @@ function buildPositionsByEngine(reader: PayloadReader): PresenceModel['positions
   if (!result.ok) return reader.unavailable(key, result.reason);
   const rule = ruleFor(key);
   const count = ruleFor(key, 'timesCited');
-  const row = (p: { timesCited: number; deltaTimesCited: number; p1: number; p2: number; p3: number; p4plus: number }) => {
+  const row = (p: {
+    timesCited: number;
+    deltaTimesCited: number;
+    p1: number;
+    p2: number;
+    p3: number;
+    p4plus: number;
+  }) => {
     const values = positionValues(p);
     const scale = mixScale(values);
     return {

@@ -1,7 +1,16 @@
 import * as schema from '../../api/schemas/scout.js';
 import type { DeltaView } from '../format.js';
 import { formatDelta, formatValue, polarityOf, ruleFor } from '../format.js';
-import { byId, type Cell, cell, deltaCell, type EngineLabel, engineLabel, type KpiView, safeColor } from './common.js';
+import {
+  byId,
+  type Cell,
+  cell,
+  deltaCell,
+  type EngineLabel,
+  engineLabel,
+  type KpiView,
+  safeColor,
+} from './common.js';
 import type { Available, PayloadReader } from './payloads.js';
 
 /** How many sources the PDF lists; the workbook has them all. */
@@ -10,7 +19,14 @@ export const TOP_SOURCES = 15;
 export interface ScoutModel {
   stats: Available<{ kpis: KpiView[] }>;
   sources: Available<{
-    rows: { name: string; citations: string; engines: string; control: string; sourceType: string; delta: DeltaView }[];
+    rows: {
+      name: string;
+      citations: string;
+      engines: string;
+      control: string;
+      sourceType: string;
+      delta: DeltaView;
+    }[];
     totalCount: string;
     engineCount: string;
     shown: number;

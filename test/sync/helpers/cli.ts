@@ -2,15 +2,14 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const MAIN = `${ROOT}src/cli/main.ts`;
+const BIN = `${ROOT}bin/reportd.js`;
 
 /**
- * Starts `reportd <args>` from source in a child process, as a user would run the CLI. Node itself
- * loads tsx (`--import tsx`) rather than the tsx launcher, which would run the CLI in a grandchild
- * that a SIGKILL of the child leaves running.
+ * Starts the built CLI (`bin/reportd.js`, which vitest's global setup builds) in a child process, as
+ * a user would run it. Node runs it directly, so a SIGKILL of the child kills the sync itself.
  */
 export function spawnCli(args: string[]) {
-  return spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+  return spawn(process.execPath, [BIN, ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env },
@@ -22,8 +21,12 @@ export function runCli(args: string[]): Promise<{ code: number | null; stdout: s
   const child = spawnCli(args);
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
+  child.stdout.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
   return new Promise((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));

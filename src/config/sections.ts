@@ -1,0 +1,187 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} is the config file's own interpolation syntax.
+import { z } from 'zod';
+import { cronProblem, EMAIL_ADDRESS, timezoneProblem } from './validators.js';
+
+/**
+ * Building blocks of the config schema (schema.ts): the field types checked at load time (cron,
+ * time zone, email) and the sections that are list entries or optional (account, report, smtp).
+ * Every field has its `.describe()` with unit and default; the reference docs are generated from it.
+ */
+
+export const cron = z.string().superRefine((expression, ctx) => {
+  const problem = cronProblem(expression);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+
+const timezone = z.string().superRefine((zone, ctx) => {
+  const problem = timezoneProblem(zone);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+
+const emailAddress = z.string().regex(EMAIL_ADDRESS, {
+  message: 'expected an email address like ops@example.com or "Ops <ops@example.com>"',
+});
+
+export const querySets = z
+  .union([z.literal('all'), z.array(z.number().int().positive()).min(1)], {
+    error: 'expected "all" or a non-empty list of query set ids (positive integers)',
+  })
+  .default('all');
+
+export const positiveSeconds = z.number().positive();
+
+const rateLimit = z
+  .strictObject({
+    requests: z
+      .number()
+      .int()
+      .positive()
+      .default(120)
+      .describe('Requests the API allows per API key in one window (count). Default 120.'),
+    window_seconds: positiveSeconds
+      .default(60)
+      .describe('Length of the sliding rate-limit window (seconds). Default 60.'),
+  })
+  .prefault({})
+  .describe('Request budget shared by every request made with this API key. Default 120 per 60 s.');
+
+export const account = z
+  .strictObject({
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, { message: 'use letters, digits, ".", "-" and "_" (no spaces)' })
+      .describe('Unique name of the account, used in logs, the store and `reports[].account`. Required.'),
+    base_url: z
+      .url({
+        protocol: /^https?$/,
+        error: 'expected an http(s) URL such as https://api.example.com/v2/integration',
+      })
+      .describe('Base URL of the Integration Reporting API, including `/v2/integration`. Required.'),
+    api_key: z.string().min(1).describe('API key (public identifier, sent as X-Api-Key). Required.'),
+    api_secret: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'API secret (sent as X-Api-Secret). Set this or `api_secret_file`; prefer `${VAR}` over a literal.',
+      ),
+    api_secret_file: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'File holding the API secret (a Docker secret such as /run/secrets/api_secret); one trailing newline is ignored. Relative to the config file. Set this or `api_secret`.',
+      ),
+    rate_limit: rateLimit,
+    concurrency: z
+      .number()
+      .int()
+      .positive()
+      .default(4)
+      .describe('Requests in flight at once for this account (count). Default 4.'),
+    timeout_seconds: positiveSeconds
+      .default(30)
+      .describe('Time one API request may take before it is aborted and retried (seconds). Default 30.'),
+  })
+  .describe('One company credential of the Integration Reporting API.');
+
+const reportSchedule = z
+  .strictObject({
+    cron: cron.describe(
+      'When to send: a 5-field cron expression (minute hour day-of-month month day-of-week), or 6 fields with seconds first; numbers, names, *, ranges, lists and steps. Required. Example: `0 8 * * 1` is Mondays at 08:00.',
+    ),
+    timezone: timezone
+      .default('UTC')
+      .describe('IANA time zone the cron expression is read in, e.g. Europe/Berlin. Default UTC.'),
+  })
+  .describe('Send on a clock schedule. Set this or `trigger`, not both.');
+
+export const report = z
+  .strictObject({
+    name: z
+      .string()
+      .min(1)
+      .describe('Unique name of the report, used in file names, logs and the outbox. Required.'),
+    account: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'Name of the account to report on. Optional with one account; required when there are several.',
+      ),
+    query_sets: querySets.describe(
+      'Query sets to report on: `all` (every active set of the account) or a list of query set ids. Default all.',
+    ),
+    formats: z
+      .array(z.enum(['pdf', 'xlsx', 'html']))
+      .min(1)
+      .default(['pdf'])
+      .describe('Files to render and attach: any of pdf, xlsx, html. Default [pdf].'),
+    schedule: reportSchedule.optional(),
+    trigger: z
+      .literal('new_run', { error: 'the only trigger is new_run' })
+      .optional()
+      .describe('`new_run`: send as soon as a newly published run has been synced. Set this or `schedule`.'),
+    email: z
+      .strictObject({
+        to: z.array(emailAddress).min(1).describe('Recipients (email addresses). Required, at least one.'),
+        cc: z.array(emailAddress).default([]).describe('Copy recipients (email addresses). Default none.'),
+        bcc: z
+          .array(emailAddress)
+          .default([])
+          .describe('Blind copy recipients (email addresses). Default none.'),
+        subject: z
+          .string()
+          .min(1)
+          .default('AI visibility — {{brand}} — {{run}}')
+          .describe(
+            'Subject line, a Handlebars template with {{brand}}, {{query_set}}, {{run}} and {{report}}. Default "AI visibility — {{brand}} — {{run}}".',
+          ),
+      })
+      .describe('Who receives the report. Required.'),
+    max_attachment_mb: z
+      .number()
+      .positive()
+      .default(10)
+      .describe(
+        'Largest total attachment size per email (megabytes); bigger reports are sent as a notice without the files. Default 10.',
+      ),
+  })
+  .describe('A report emailed on a schedule or when a new run is published.');
+
+export const smtp = z
+  .strictObject({
+    url: z
+      .url({ protocol: /^smtps?$/, error: 'expected an smtp:// or smtps:// URL' })
+      .optional()
+      .describe(
+        'The server as one URL: smtp://user:password@host:587 (STARTTLS) or smtps://user:password@host:465 (TLS). Replaces host, port, secure and user. Percent-encode special characters.',
+      ),
+    host: z.string().min(1).optional().describe('SMTP server host name. Required unless `url` is set.'),
+    port: z
+      .number()
+      .int()
+      .min(1)
+      .max(65535)
+      .optional()
+      .describe('SMTP server port. Default 587, or 465 when `secure` is true.'),
+    secure: z
+      .boolean()
+      .default(false)
+      .describe('true: TLS from the first byte (port 465); false: STARTTLS when offered. Default false.'),
+    user: z.string().min(1).optional().describe('SMTP user name. Default none (no authentication).'),
+    password: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('SMTP password. Set this or `password_file`; prefer `${VAR}`.'),
+    password_file: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'File holding the SMTP password (a Docker secret); one trailing newline is ignored. Relative to the config file.',
+      ),
+    from: emailAddress.describe('Sender address, e.g. "reportd <reports@example.com>". Required.'),
+  })
+  .describe('Mail server for report emails. Required when any report is configured.');

@@ -1,0 +1,71 @@
+import { type Clock, systemClock } from '../clock.js';
+import type { Config } from '../config/index.js';
+import { UsageError } from '../errors/index.js';
+import type { Logger } from '../log.js';
+import type { Store } from '../store/db.js';
+import type { DeliveryRow } from '../store/deliveries.js';
+import { findSnapshot } from '../store/snapshots.js';
+import { composeEmail, writeEml } from './email.js';
+import { createReportRenderer } from './render-delivery.js';
+
+/**
+ * The email a report would send, written as an `.eml` file instead of sent (the demo shows it; ops
+ * can open it in a mail client to check a template). Same renderer and composer as the outbox; no
+ * outbox row is written, so a preview never counts as a delivery.
+ */
+export async function writeReportEml(options: {
+  config: Config;
+  store: Store;
+  report: string;
+  querySetId: number;
+  /** The newest complete run of the set when absent. */
+  runId?: number;
+  file: string;
+  clock?: Clock;
+  logger?: Logger;
+}): Promise<string> {
+  const { config, store } = options;
+  const clock = options.clock ?? systemClock;
+  const report = config.reports.find((r) => r.name === options.report);
+  if (!report) throw new UsageError(`no report named "${options.report}" in the config`);
+  const snapshot = findSnapshot(store, { querySetId: options.querySetId, runId: options.runId });
+  if (snapshot?.state !== 'complete') {
+    throw new UsageError(
+      `no complete snapshot of query set ${options.querySetId} is stored (run \`reportd sync\` first)`,
+    );
+  }
+  const messageId = `<preview-${snapshot.querySet.id}-${snapshot.run.id}-${clock.now()}@reportd>`;
+  const row: DeliveryRow = {
+    id: 0,
+    report: report.name,
+    query_set_id: snapshot.querySet.id,
+    run_id: snapshot.run.id,
+    generation: 0,
+    account: snapshot.account,
+    state: 'rendering',
+    attempts: 0,
+    last_error: null,
+    message_id: messageId,
+    claimed_by: null,
+    lease_until: null,
+    next_attempt_at: clock.now(),
+    created_at: clock.now(),
+    updated_at: clock.now(),
+    sent_at: null,
+  };
+  const renderer = createReportRenderer({ config, store, clock, logger: options.logger, idleMs: 0 });
+  try {
+    const content = await renderer.render(row);
+    const message = await composeEmail({
+      from: config.smtp?.from ?? 'reportd <reportd@localhost>',
+      report,
+      content,
+      messageId,
+      templatesDir: config.templates.dir,
+      date: new Date(clock.now()),
+    });
+    return await writeEml(message, options.file);
+  } finally {
+    await renderer.close();
+  }
+}

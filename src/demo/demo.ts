@@ -1,0 +1,148 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { configFromObject } from '../config/load.js';
+import type { Config } from '../config/schema.js';
+import { composeEmail, writeEml } from '../delivery/email.js';
+import { headlineKpis, headlineSummary } from '../delivery/headline.js';
+import { ReportdError } from '../errors/index.js';
+import { type Logger, silentLogger } from '../log.js';
+import { PdfRenderer } from '../report/pdf.js';
+import { renderReport } from '../report/render.js';
+import { startSandbox } from '../sandbox/server.js';
+import { openStore, type Store } from '../store/db.js';
+import { findSnapshot } from '../store/snapshots.js';
+import { runSync } from '../sync/sync.js';
+import type { SyncProgress, SyncSummary } from '../sync/types.js';
+
+export interface DemoOptions {
+  outDir: string;
+  onProgress?: (progress: SyncProgress) => void;
+  logger?: Logger;
+}
+
+export interface DemoResult {
+  sync: SyncSummary;
+  files: string[];
+  email: string;
+}
+
+/**
+ * The sandbox's rate window in the demo: the same 120 requests, in 5 s instead of 60 s, so the demo
+ * ends in well under a minute. The budget logic is the real one; only the window is shorter.
+ */
+const DEMO_RATE = { requests: 120, windowSeconds: 5 };
+const DEMO_REPORT = {
+  name: 'weekly-executive',
+  email: { to: ['ceo@example.com'], cc: [], bcc: [], subject: 'AI visibility — {{brand}} — {{run}}' },
+  max_attachment_mb: 10,
+};
+
+/**
+ * Everything reportd does, with no credentials and no config: the sandbox in-process on a free port,
+ * a temporary store, one sync pass, a PDF and a workbook for every query set with published runs, and
+ * the weekly email as an `.eml` file. The temporary store is removed afterwards.
+ */
+export async function runDemo(options: DemoOptions): Promise<DemoResult> {
+  const outDir = resolve(options.outDir);
+  const sandbox = await startSandbox({
+    port: 0,
+    rate: { requests: DEMO_RATE.requests, windowMs: DEMO_RATE.windowSeconds * 1000 },
+  });
+  const work = mkdtempSync(join(tmpdir(), 'reportd-demo-'));
+  let store: Store | undefined;
+  const renderer = new PdfRenderer({ logger: options.logger });
+  try {
+    const config = demoConfig(sandbox.baseUrl, sandbox.apiKey, sandbox.apiSecret, work, outDir);
+    store = openStore(config.store.path);
+    const sync = await runSync({
+      store,
+      accounts: config.accounts,
+      settings: config.sync,
+      logger: options.logger ?? silentLogger,
+      onProgress: options.onProgress,
+    });
+    if (sync.errors.length > 0) {
+      throw new ReportdError(`demo sync failed: ${sync.errors[0]?.message ?? 'unknown problem'}`);
+    }
+    const filesBySet = new Map<number, string[]>();
+    for (const querySetId of setsWithSnapshots(store)) {
+      filesBySet.set(
+        querySetId,
+        await renderReport(store, { querySetId, formats: ['pdf', 'xlsx'], outDir, renderer }),
+      );
+    }
+    const [first] = filesBySet;
+    if (!first) throw new ReportdError('demo: the sandbox published no run to report on');
+    const email = await writeDemoEmail(store, first[0], first[1], outDir);
+    return { sync, files: [...filesBySet.values()].flat(), email };
+  } finally {
+    await renderer.close();
+    store?.close();
+    await sandbox.close();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+function demoConfig(
+  baseUrl: string,
+  apiKey: string,
+  apiSecret: string,
+  work: string,
+  outDir: string,
+): Config {
+  return configFromObject(
+    {
+      accounts: [
+        {
+          name: 'sandbox',
+          base_url: baseUrl,
+          api_key: apiKey,
+          api_secret: apiSecret,
+          rate_limit: { requests: DEMO_RATE.requests, window_seconds: DEMO_RATE.windowSeconds },
+        },
+      ],
+      store: { path: join(work, 'reportd.sqlite') },
+      // Two runs a set: enough for the workbook's run history, few enough for a one-minute demo.
+      sync: { backfill_runs: 2 },
+      output: { dir: outDir },
+    },
+    work,
+  );
+}
+
+/** Query sets with a complete snapshot, in id order (the set with no published run has none). */
+function setsWithSnapshots(store: Store): number[] {
+  const rows = store.db
+    .prepare(
+      "SELECT DISTINCT query_set_id AS id FROM snapshots WHERE state = 'complete' ORDER BY query_set_id",
+    )
+    .all() as { id: number }[];
+  return rows.map((row) => row.id);
+}
+
+/** The message the weekly report would send for the first set, written as a file instead of mailed. */
+async function writeDemoEmail(
+  store: Store,
+  querySetId: number,
+  files: string[],
+  outDir: string,
+): Promise<string> {
+  const snapshot = findSnapshot(store, { querySetId });
+  if (!snapshot) throw new ReportdError(`demo: no complete snapshot of query set ${querySetId}`);
+  const message = await composeEmail({
+    from: 'AI Visibility Reports <reports@example.com>',
+    report: DEMO_REPORT,
+    messageId: `<demo-${snapshot.querySet.id}-${snapshot.run.id}@reportd.local>`,
+    content: {
+      brand: snapshot.brand.name,
+      querySet: { id: snapshot.querySet.id, name: snapshot.querySet.name },
+      run: { id: snapshot.run.id, display_name: snapshot.run.display_name },
+      kpis: headlineKpis(snapshot.payloads),
+      summary: headlineSummary(snapshot.payloads),
+      // The weekly executive email carries the PDF; analysts get the workbook from the folder.
+      files: files.filter((file) => file.endsWith('.pdf')).map((path) => ({ path, format: 'pdf' as const })),
+    },
+  });
+  return writeEml(message, join(outDir, `${DEMO_REPORT.name}.eml`));
+}

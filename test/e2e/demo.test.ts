@@ -1,0 +1,69 @@
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import ExcelJS from 'exceljs';
+import { simpleParser } from 'mailparser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumProcessesWith } from '../helpers/chromium-processes.js';
+import { type CliResult, runCli } from '../helpers/cli.js';
+
+describe('reportd demo (the README quick start)', () => {
+  let out: string;
+  let result: CliResult;
+  // Inherited by the demo's Chromium: tells its browsers from those of tests running beside it.
+  const marker = randomUUID();
+
+  beforeAll(async () => {
+    out = mkdtempSync(join(tmpdir(), 'reportd-demo-e2e-'));
+    result = await runCli(['demo', '--out', out], { env: { REPORTD_TEST_MARKER: marker } });
+  }, 180_000);
+
+  afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+  it('exits 0 and prints every file it wrote', () => {
+    expect(result.stderr).not.toMatch(/unexpected error|at .*\.js:\d+/);
+    expect(result.code).toBe(0);
+    const files = readdirSync(out);
+    // Three query sets have published runs; the fourth has none and is skipped.
+    expect(files.filter((f) => f.endsWith('.pdf'))).toHaveLength(3);
+    expect(files.filter((f) => f.endsWith('.xlsx'))).toHaveLength(3);
+    for (const file of files) expect(result.stdout).toContain(file);
+    expect(result.stdout).toContain('Next steps');
+  });
+
+  it('writes a PDF whose text names the brand, the set and the run', () => {
+    const pdf = readdirSync(out).find(
+      (f) => f.startsWith('Northwind Coffee - Northwind — Core') && f.endsWith('.pdf'),
+    );
+    expect(pdf).toBeDefined();
+    const text = execFileSync('pdftotext', ['-layout', join(out, pdf!), '-'], { encoding: 'utf8' });
+    expect(text).toContain('Northwind Coffee');
+    expect(text).toContain('Core buying journeys');
+    expect(text).toMatch(/Week \d+ · 2026/);
+    for (const section of ['Overview', 'Presence', 'Life', 'Gravity', 'Scout', 'Market'])
+      expect(text).toContain(section);
+  });
+
+  it('writes workbooks that open with the six group sheets', async () => {
+    const xlsx = readdirSync(out).find((f) => f.endsWith('.xlsx'))!;
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.readFile(join(out, xlsx));
+    const names = workbook.worksheets.map((sheet) => sheet.name);
+    for (const sheet of ['Overview', 'Presence', 'Life', 'Gravity', 'Scout', 'Market', 'About']) {
+      expect(names).toContain(sheet);
+    }
+  });
+
+  it('writes the weekly email with the PDF attached', async () => {
+    const mail = await simpleParser(readFileSync(join(out, 'weekly-executive.eml')));
+    expect(mail.subject).toMatch(/^AI visibility — Northwind Coffee — Week \d+ · 2026$/);
+    expect(mail.attachments.map((a) => a.contentType)).toContain('application/pdf');
+    expect(mail.text).toBeTruthy();
+  });
+
+  it('leaves no Chromium process behind', () => {
+    expect(chromiumProcessesWith(marker)).toEqual([]);
+  });
+});
