@@ -9,7 +9,8 @@ import { axisStyle, clip, legendStyle, renderEChart, THEME } from './charts/svg.
 export { escapeXml, sparkline } from './charts/svg.js';
 
 type Extent = { min: number; max: number };
-const pct = (value: number) => `${Number(value.toFixed(1))}%`;
+// Chart labels keep one decimal always, so a column of values reads aligned (83.0%, not 83%).
+const pct = (value: number) => `${value.toFixed(1)}%`;
 const percentAxis = {
   ...axisStyle,
   type: 'value',
@@ -342,6 +343,9 @@ export function lifeScatter(
             8 + 16 * Math.sqrt((points[p.dataIndex]?.icv ?? 0) / maxIcv),
           itemStyle: { color: THEME.secondary, opacity: 0.8 },
           label: { show: true, position: 'right', fontSize: 9, color: THEME.muted, formatter: '{b}' },
+          // Intents often sit close together: labels that would overprint each other are moved apart
+          // vertically, and any that still collide are dropped (the table below names every intent).
+          labelLayout: { moveOverlap: 'shiftY', hideOverlap: true },
           markLine: {
             symbol: 'none',
             silent: true,
