@@ -1,14 +1,14 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CliResult, runCli } from '../helpers/cli.js';
 import { fixtureSnapshot } from './fixtures.js';
 import { chromiumProcessesWith, pdfText, seedStore } from './helpers.js';
 
-const ROOT = new URL('../../', import.meta.url).pathname;
 let dir: string;
 let config: string;
 
@@ -38,31 +38,9 @@ beforeAll(() => {
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-interface Run {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(args: string[], marker: string, onSpawn?: (child: ChildProcess) => void): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), ...args], {
-      cwd: ROOT,
-      // The marker is inherited by Chromium: it tells this test's browsers from any other.
-      env: { ...process.env, REPORTD_TEST_MARKER: marker },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr }));
-    onSpawn?.(child);
-  });
+/** The built CLI; the marker is inherited by Chromium and tells this test's browsers from any other. */
+function cli(args: string[], marker: string, onSpawn?: (child: ChildProcess) => void): Promise<CliResult> {
+  return runCli(args, { env: { REPORTD_TEST_MARKER: marker }, onSpawn });
 }
 
 describe('reportd render', () => {
