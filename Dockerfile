@@ -7,12 +7,12 @@
 #     -v reportd-data:/data \
 #     -v "$PWD/reportd.yaml:/config/reportd.yaml:ro" \
 #     -e API_SECRET=... -e SMTP_PASSWORD=... \
-#     -p 8080:8080 reportd
+#     -p 9464:9464 reportd
 #
-# In the mounted config, keep state on the volume and serve health on the port the HEALTHCHECK uses:
+# In the mounted config, keep state on the volume and turn the HTTP listener on:
 #   store:  { path: /data/reportd.sqlite }
 #   output: { dir: /data/reports }
-#   http:   { port: 8080 }          # or set REPORTD_HTTP_PORT to the port you chose
+#   http:   { port: 9464 }          # any fixed port: the HEALTHCHECK reads it from this file
 # (relative paths would resolve against /config, which is usually mounted read-only).
 
 # ---- build: compile TypeScript, then drop dev dependencies -------------------------------------
@@ -47,7 +47,6 @@ ENV NODE_ENV=production \
     PUPPETEER_SKIP_DOWNLOAD=true \
     PUPPETEER_EXECUTABLE_PATH=/usr/bin/chromium \
     REPORTD_CONFIG=/config/reportd.yaml \
-    REPORTD_HTTP_PORT=8080 \
     XDG_CONFIG_HOME=/tmp/.chromium \
     XDG_CACHE_HOME=/tmp/.chromium
 
@@ -69,11 +68,14 @@ RUN chmod 0755 /app/bin/reportd.js \
 
 USER reportd
 VOLUME ["/data"]
-EXPOSE 8080
+# The port of config/reportd.example.yaml; publish whichever `http.port` your config sets.
+EXPOSE 9464
 
-# The slim image has no curl: node's own fetch asks /healthz.
+# The slim image has no curl: node's own fetch asks /healthz. The port and host come from the mounted
+# config itself (not a second setting that could disagree with it); a config without a fixed
+# http.port is reported as the reason in `docker inspect`.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.REPORTD_HTTP_PORT || '8080') + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "import('/app/dist/config/load.js').then(async ({ loadConfig }) => { const { http } = loadConfig(process.env.REPORTD_CONFIG); if (http.port === undefined || http.port === 0) throw new Error('set a fixed http.port in the config: the health check asks its /healthz'); const host = http.host === '0.0.0.0' || http.host === '::' ? '127.0.0.1' : http.host; const res = await fetch('http://' + (host.includes(':') ? '[' + host + ']' : host) + ':' + http.port + '/healthz', { signal: AbortSignal.timeout(4000) }); if (!res.ok) throw new Error('/healthz answered ' + res.status); }).then(() => process.exit(0), (error) => { console.error('unhealthy: ' + error.message); process.exit(1); })"]
 
 ENTRYPOINT ["tini", "--"]
 CMD ["reportd", "daemon", "--config", "/config/reportd.yaml"]

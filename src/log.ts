@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import { prettyDestination } from './log-pretty.js';
 import { scrub } from './secrets.js';
 
 export type { Logger };
@@ -29,7 +30,10 @@ export const REDACT_PATHS = [
 
 export interface LogOptions {
   level?: string;
-  /** Pretty-prints for people on a TTY; JSON lines otherwise (for log collectors). */
+  /**
+   * Human-readable lines instead of JSON (for log collectors). Default: when stderr, where logs go,
+   * is a TTY.
+   */
   pretty?: boolean;
   destination?: pino.DestinationStream;
 }
@@ -44,6 +48,8 @@ export function createLogger(options: LogOptions = {}): Logger {
     hooks: { streamWrite: scrub },
   };
   if (options.destination) return pino(base, options.destination);
+  // Pretty lines are formatted from pino's output, so redaction and scrubbing have already run.
+  if (options.pretty ?? process.stderr.isTTY) return pino(base, prettyDestination(process.stderr));
   return pino(base, pino.destination({ dest: 2, sync: true }));
 }
 

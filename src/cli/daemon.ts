@@ -18,8 +18,24 @@ export function register(program: Command): void {
     .command('daemon')
     .description('run continuously: sync on schedule, email due reports, serve health and metrics')
     .addOption(configOption)
+    .addHelpText(
+      'after',
+      `
+Schedules (what ops can rely on):
+  - reports[].schedule.cron is read in reports[].schedule.timezone; across a daylight-saving change a
+    time that does not exist fires when the clock jumps, a time that happens twice fires once.
+  - A slot missed while the daemon was down runs once at start-up, not once per missed slot. A report
+    the store has never seen waits for its first slot.
+  - A job never overlaps itself: a slot that comes while the previous run is still going is skipped.
+  - trigger: new_run reports send after the sync pass that stored a newer complete run of their sets.
+Deliveries go through an outbox in the store: each (report, query set, run) is sent once across
+restarts, kill -9 and two daemons on one store. The one exception SMTP cannot close: a crash after the
+server accepted a message but before it was marked sent resends it with the same Message-ID.
+\`reportd history\` shows the states.`,
+    )
     .action(async (flags: ConfigOptions) => {
       const config = loadConfig(flags.config);
+      // JSON lines for log collectors; readable lines when a person watches the terminal.
       const logger = createLogger({ level: config.log.level });
       const daemon = await startDaemon({ config, logger });
       await new Promise<void>((resolve) => {

@@ -4,7 +4,9 @@
  * occurrence" for an injected time).
  *
  * Five fields (minute hour day-of-month month day-of-week) with `*`, lists, ranges, steps and names
- * (`jan`, `mon`); day-of-week 7 is Sunday. Six fields put seconds first (as node-cron reads them).
+ * (`jan`/`january`, `mon`/`monday`); day-of-week 7 is Sunday. Six fields put seconds first (as
+ * node-cron reads them). A range that runs backwards wraps around (`fri-mon`, `22-2`), as node-cron
+ * reads it: config validation uses node-cron, so everything it accepts must schedule here too.
  * When both day fields are restricted a day matches if either does (classic cron).
  *
  * Daylight-saving time, with the wall clock as the reference:
@@ -26,8 +28,27 @@ export interface CronFields {
   weekdaysRestricted: boolean;
 }
 
-const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
-const WEEKDAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
+const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
+const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
+
+/** Index of a full name or its three-letter abbreviation (`mon`, `monday`), else -1. */
+function nameIndex(names: string[], token: string): number {
+  const t = token.toLowerCase();
+  return names.findIndex((name) => name === t || name.slice(0, 3) === t);
+}
 
 export function parseCron(expression: string): CronFields {
   let parts = expression.trim().split(/\s+/);
@@ -64,7 +85,7 @@ function field(
 ) {
   const values = new Set<number>();
   const value = (token: string): number => {
-    const named = names?.indexOf(token.toLowerCase()) ?? -1;
+    const named = names ? nameIndex(names, token) : -1;
     const n = named >= 0 ? named + nameBase : /^\d+$/.test(token) ? Number(token) : Number.NaN;
     if (!Number.isInteger(n) || n < min || n > max) throw new Error(`cron "${expr}": bad value "${token}"`);
     return n;
@@ -79,7 +100,10 @@ function field(
     else if (range.includes('-')) {
       const [a = '', b = ''] = range.split('-');
       [from, to] = [value(a), value(b)];
-      if (from > to) throw new Error(`cron "${expr}": range "${range}" runs backwards`);
+      if (from > to) {
+        for (const v of wrappedRange(from, to, step, min, names === WEEKDAYS ? 6 : max)) values.add(v);
+        continue;
+      }
     } else {
       from = value(range);
       // `5/15` means from 5 to the end in steps of 15.
@@ -88,6 +112,19 @@ function field(
     for (let v = from; v <= to; v += step) values.add(v);
   }
   return values;
+}
+
+/** `22-2` in hours: 22, 23, 0, 1, 2 (steps counted from `from`). Day-of-week wraps after Saturday. */
+function wrappedRange(from: number, to: number, step: number, min: number, max: number): number[] {
+  const size = max - min + 1;
+  const start = from > max ? from - size : from;
+  const span = (((to - start) % size) + size) % size;
+  const out: number[] = [];
+  for (let offset = 0; offset <= span; offset += step) {
+    const v = start + offset;
+    out.push(v > max ? v - size : v);
+  }
+  return out;
 }
 
 /** Offset of `tz` from UTC at instant `at`, in ms (Berlin in summer: +7_200_000). */

@@ -13,6 +13,7 @@ import { lastFinishedSyncRun } from '../store/sync-runs.js';
 import { budgetKeyFor } from '../sync/budget-key.js';
 import { runSync, type SyncOptions } from '../sync/sync.js';
 import type { SyncSummary } from '../sync/types.js';
+import { validateCron } from './cron-time.js';
 import { type HealthServer, startHealthServer } from './http.js';
 import { createMetrics, type DaemonMetrics } from './metrics.js';
 import { enqueueNewRuns } from './new-runs.js';
@@ -62,6 +63,11 @@ export interface Daemon {
 
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const { config } = options;
+  // Checked before anything opens or listens, so a refusal leaves nothing to clean up.
+  if (!options.mailer && config.reports.length > 0 && !config.smtp) {
+    throw new DaemonStartError('reports are configured but smtp is not');
+  }
+  checkSchedules(config);
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
   const ownsStore = !options.store;
@@ -84,9 +90,6 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       }),
   });
 
-  if (!options.mailer && config.reports.length > 0 && !config.smtp) {
-    throw new DaemonStartError('reports are configured but smtp is not');
-  }
   const mailer = options.mailer ?? (config.smtp ? createSmtpMailer(config.smtp) : undefined);
   const renderer = options.renderer ?? (await defaultRenderer(config, store, clock, logger));
   const outbox = new Outbox({
@@ -241,13 +244,16 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       };
       abort.abort(new Error('daemon stopping'));
       // Sync requests and renders see the abort; an SMTP exchange in flight gets drainMs to finish.
-      await step('scheduler', () => scheduler.close());
-      await step('outbox', () =>
-        Promise.race([
-          worker,
-          new Promise((resolve) => setTimeout(resolve, options.drainMs ?? 8_000).unref()),
-        ]),
-      );
+      // Both wait side by side, so the stop takes the longer of the two, not their sum.
+      await Promise.all([
+        step('scheduler', () => scheduler.close()),
+        step('outbox', () =>
+          Promise.race([
+            worker,
+            new Promise((resolve) => setTimeout(resolve, options.drainMs ?? 8_000).unref()),
+          ]),
+        ),
+      ]);
       await step('renderer', () => renderer.close?.());
       await step('http', () => http?.close());
       await step('mailer', () => mailer?.close());
@@ -273,6 +279,27 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 async function defaultRenderer(config: Config, store: Store, clock: Clock, logger: Logger) {
   const { createReportRenderer } = await import('../delivery/render-delivery.js');
   return createReportRenderer({ config, store, clock, logger });
+}
+
+/**
+ * Config validation reads cron with node-cron, the scheduler with its own parser (cron-time.ts); the
+ * two are tested to agree, and should they ever not, the daemon refuses to start with the path and
+ * one line instead of a stack trace.
+ */
+function checkSchedules(config: Config): void {
+  const schedules = [
+    { path: 'sync.schedule', cron: config.sync.schedule, timezone: 'UTC' },
+    ...config.reports.flatMap((report, index) =>
+      report.schedule ? [{ path: `reports[${index}].schedule`, ...report.schedule }] : [],
+    ),
+  ];
+  for (const { path, cron, timezone } of schedules) {
+    try {
+      validateCron(cron, timezone);
+    } catch (error) {
+      throw new DaemonStartError(`${path}: ${(error as Error).message}`);
+    }
+  }
 }
 
 /** The pass outcome as sync_runs records it (this daemon's pass, not whichever finished last). */

@@ -15,7 +15,8 @@ import type { DeliveryRenderer } from './outbox.js';
 /**
  * The production renderer of deliveries: the report module writes the files (PDF through one warm
  * Chromium, XLSX), the stored payloads give the email's headline. Chromium is closed after `idleMs`
- * without a render, because a daemon that mails once a week should not hold a browser all week.
+ * without a render, because a daemon that mails once a week should not hold a browser all week. The
+ * idle wait runs on the injected clock, so a test can prove it on a fake one.
  */
 export function createReportRenderer(options: {
   config: Config;
@@ -36,10 +37,12 @@ export function createReportRenderer(options: {
         logger,
       }),
     options.idleMs ?? 60_000,
+    clock,
     logger,
   );
   return {
-    async render(delivery: DeliveryRow) {
+    async render(delivery: DeliveryRow, signal?: AbortSignal) {
+      signal?.throwIfAborted();
       const report = config.reports.find((r) => r.name === delivery.report);
       if (!report) throw new Error(`report "${delivery.report}" is no longer in the config`);
       const account = delivery.account ?? undefined;
@@ -56,17 +59,22 @@ export function createReportRenderer(options: {
       const pdf = browser.acquire();
       let paths: string[];
       try {
-        paths = await renderReport(store, {
-          querySetId: delivery.query_set_id,
-          runId: delivery.run_id,
-          account,
-          formats: report.formats,
-          // One folder per report, so two reports of one run never overwrite each other's files.
-          outDir: join(config.output.dir, safeFileName([report.name])),
-          templatesDir: config.templates.dir,
-          renderer: pdf,
-          generatedAt: new Date(clock.now()),
-        });
+        // Shutdown must not wait for a render (up to render_timeout_seconds): the outbox hands the row
+        // back on abort, and closing the renderer right after kills the page still printing.
+        paths = await untilAborted(
+          renderReport(store, {
+            querySetId: delivery.query_set_id,
+            runId: delivery.run_id,
+            account,
+            formats: report.formats,
+            // One folder per report, so two reports of one run never overwrite each other's files.
+            outDir: join(config.output.dir, safeFileName([report.name])),
+            templatesDir: config.templates.dir,
+            renderer: pdf,
+            generatedAt: new Date(clock.now()),
+          }),
+          signal,
+        );
       } finally {
         browser.release();
       }
@@ -87,20 +95,35 @@ export function createReportRenderer(options: {
   };
 }
 
+/** Settles like `work`, or rejects with the abort reason as soon as `signal` aborts. */
+function untilAborted<T>(work: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return work;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    // `work` keeps a handler either way, so its late rejection (the browser closed) is not unhandled.
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
 /** One PdfRenderer while renders keep coming; closed after `idleMs` without one, relaunched on demand. */
 class IdleBrowser {
   private current: PdfRenderer | undefined;
   private users = 0;
-  private timer: NodeJS.Timeout | undefined;
+  private idleWait: AbortController | undefined;
+  /** Idle closes still running, so `close()` can wait for Chromium to be gone. */
+  private readonly closing = new Set<Promise<void>>();
 
   constructor(
     private readonly create: () => PdfRenderer,
     private readonly idleMs: number,
+    private readonly clock: Clock,
     private readonly logger: Logger,
   ) {}
 
   acquire(): PdfRenderer {
-    clearTimeout(this.timer);
+    this.idleWait?.abort();
+    this.idleWait = undefined;
     this.users++;
     this.current ??= this.create();
     return this.current;
@@ -109,19 +132,28 @@ class IdleBrowser {
   release(): void {
     this.users--;
     if (this.users > 0) return;
-    this.timer = setTimeout(() => {
-      const idle = this.current;
-      this.current = undefined;
-      if (idle) this.logger.debug('closing idle chromium');
-      void idle?.close();
-    }, this.idleMs);
-    this.timer.unref();
+    const wait = new AbortController();
+    this.idleWait = wait;
+    this.clock.sleep(this.idleMs, wait.signal).then(
+      () => {
+        if (this.idleWait !== wait) return;
+        this.idleWait = undefined;
+        const idle = this.current;
+        this.current = undefined;
+        if (!idle) return;
+        this.logger.info('closing idle chromium');
+        const closed = idle.close().finally(() => this.closing.delete(closed));
+        this.closing.add(closed);
+      },
+      () => {}, // a render came first, or the renderer was closed
+    );
   }
 
-  close(): Promise<void> {
-    clearTimeout(this.timer);
+  async close(): Promise<void> {
+    this.idleWait?.abort();
+    this.idleWait = undefined;
     const current = this.current;
     this.current = undefined;
-    return current?.close() ?? Promise.resolve();
+    await Promise.allSettled([current?.close(), ...this.closing]);
   }
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { cronProblem } from '../../src/config/validators.js';
 import { nextCronTime, parseCron, validateCron } from '../../src/daemon/cron-time.js';
 
 const iso = (t: number) => new Date(t).toISOString();
@@ -72,6 +73,47 @@ describe('nextCronTime', () => {
       '2026-03-30T06:00:40.000Z',
     ]);
     expect(firings('0 12 29 feb *', 'UTC', '2026-01-01T00:00:00Z', 1)).toEqual(['2028-02-29T12:00:00.000Z']);
+  });
+
+  it('reads full names and wrapping ranges as node-cron does', () => {
+    expect(firings('0 8 * * Monday', 'UTC', '2026-01-01T00:00:00Z', 1)).toEqual(['2026-01-05T08:00:00.000Z']);
+    expect(firings('0 8 1 february *', 'UTC', '2026-01-01T00:00:00Z', 1)).toEqual([
+      '2026-02-01T08:00:00.000Z',
+    ]);
+    // Friday to Monday (Thu 2026-01-01): Fri, Sat, Sun, Mon, then Fri again.
+    expect(firings('0 8 * * fri-mon', 'UTC', '2026-01-01T00:00:00Z', 5).map((t) => t.slice(0, 10))).toEqual([
+      '2026-01-02',
+      '2026-01-03',
+      '2026-01-04',
+      '2026-01-05',
+      '2026-01-09',
+    ]);
+    expect(firings('0 22-2/2 * * *', 'UTC', '2026-01-01T12:00:00Z', 4)).toEqual([
+      '2026-01-01T22:00:00.000Z',
+      '2026-01-02T00:00:00.000Z',
+      '2026-01-02T02:00:00.000Z',
+      '2026-01-02T22:00:00.000Z',
+    ]);
+  });
+
+  it('schedules every expression the config validation accepts', () => {
+    // Config validation asks node-cron; the daemon computes slots here. A gap between the two would
+    // let a config pass `reportd check` and then stop the daemon at start-up.
+    const accepted = [
+      '0 8 * * monday',
+      '0 8 * JANUARY *',
+      '0 8 * * 5-1',
+      '0 20-4 * * *',
+      '0 8 * nov-feb *',
+      '0 8 * * 7-2',
+      '*/5 * * * * *',
+      '0 0 1,15 * mon-fri',
+      '0 8 * * sun-sat/2',
+    ];
+    for (const expression of accepted) {
+      expect(cronProblem(expression), expression).toBeUndefined();
+      expect(() => nextCronTime(expression, 'Europe/Berlin', Date.UTC(2026, 0, 1)), expression).not.toThrow();
+    }
   });
 
   it('rejects unusable expressions and timezones with one line', () => {

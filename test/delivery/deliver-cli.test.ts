@@ -65,6 +65,10 @@ afterAll(async () => {
 
 describe('reportd deliver / history', () => {
   it('says what is missing before the first sync, then sends once, skips a repeat, resends with --force', async () => {
+    const unknown = await reportd('deliver', '--report', 'monthly');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toBe(`reportd: no report named "monthly" in ${config} (reports: weekly)\n`);
+
     const early = await reportd('deliver', '--report', 'weekly');
     expect(early.code).toBe(2);
     expect(early.stderr).toMatch(/no complete snapshot of report "weekly"'s query sets is stored/);
@@ -94,5 +98,8 @@ describe('reportd deliver / history', () => {
       ['sent', 0],
     ]);
     expect(history.syncs[0].outcome).toBe('ok');
+    const table = (await reportd('history')).stdout;
+    expect(table).toMatch(/^Sync passes \(newest first\)\n {2}\S+ {2}ok /);
+    expect(table).toMatch(/\n {2}\S+ {2}sent +weekly {2}set 102 {2}run \d+ \(resend 1\) {2}attempts 1\n/);
   }, 300_000);
 });

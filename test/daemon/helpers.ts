@@ -1,0 +1,91 @@
+import type { Clock } from '../../src/clock.js';
+import { type Config, configFromObject } from '../../src/config/index.js';
+import type { DeliveryRenderer } from '../../src/delivery/outbox.js';
+import type { Store } from '../../src/store/db.js';
+import { listDeliveries } from '../../src/store/deliveries.js';
+import type { SyncSummary } from '../../src/sync/types.js';
+import { fakeFile } from '../delivery/smtp-helpers.js';
+
+/**
+ * A daemon config over a store seeded with fixture snapshots (account `main`, query set 101): no API
+ * is called, the sync job is stubbed and runs once a year, so a fake clock can be advanced by weeks
+ * without sync passes in the way.
+ */
+export function seededConfig(
+  dir: string,
+  options: { smtpUrl: string; report: Record<string, unknown>; outputDir?: string; http?: boolean },
+): Config {
+  return configFromObject(
+    {
+      accounts: [
+        {
+          name: 'main',
+          base_url: 'http://127.0.0.1:1/v2/integration',
+          api_key: 'key',
+          api_secret: 'seeded-store-secret',
+        },
+      ],
+      store: { path: 'reportd.sqlite' },
+      sync: { schedule: '0 0 1 1 *' },
+      output: { dir: options.outputDir ?? 'reports' },
+      smtp: { url: options.smtpUrl, from: 'Reports <reports@example.com>' },
+      reports: [{ name: 'weekly', query_sets: [101], email: { to: ['ceo@example.com'] }, ...options.report }],
+      ...(options.http ? { http: { port: 0, host: '127.0.0.1' } } : {}),
+    },
+    dir,
+  );
+}
+
+/** A sync pass that found nothing to do (the store is seeded by the test). */
+export async function idleSync(): Promise<SyncSummary> {
+  return {
+    accounts: 1,
+    snapshotsCompleted: 0,
+    snapshotsDue: 0,
+    snapshotsIncomplete: 0,
+    requests: 0,
+    metricRequests: 0,
+    rateLimited: 0,
+    errors: [],
+    goneSets: [],
+    aborted: false,
+    durationMs: 0,
+  };
+}
+
+/** A renderer that writes a stand-in PDF: for tests about when and how often, not what. */
+export function stubRenderer(dir: string): DeliveryRenderer {
+  return {
+    async render(delivery) {
+      return {
+        brand: 'Northwind Coffee',
+        querySet: { id: delivery.query_set_id, name: 'Main' },
+        run: { id: delivery.run_id, display_name: `Run ${delivery.run_id}` },
+        kpis: [],
+        files: [{ path: fakeFile(dir, `d${delivery.id}.pdf`), format: 'pdf' }],
+      };
+    },
+  };
+}
+
+/** Deliveries as [run, created_at ISO] in the order they were enqueued. */
+export function enqueued(store: Store): [number, string][] {
+  return listDeliveries(store, 100)
+    .sort((a, b) => a.id - b.id)
+    .map((d) => [d.run_id, new Date(d.created_at).toISOString()]);
+}
+
+/** Moves a fake clock to an instant. */
+export function advanceTo(clock: Clock & { advance(ms: number): Promise<void> }, iso: string) {
+  return clock.advance(Date.parse(iso) - clock.now());
+}
+
+/** Polls (real time) until `check` holds or `timeoutMs` passes; returns whether it held. */
+export async function eventually(check: () => boolean, timeoutMs = 5_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return true;
+}
