@@ -1,14 +1,20 @@
 import { type Clock, systemClock } from '../clock.js';
-import { minimumDurationMs, nextStartTime, timesInWindow } from './retry-timing.js';
+import { minimumDurationMs, nextStartTime, timesInWindow, timeToStartAll } from './retry-timing.js';
 
 /**
- * Where request starts are remembered across restarts (the store's request_log). Without it a
+ * Where request starts and ends are remembered across restarts (the store's request_log). Without it a
  * restarted process would believe the window empty and burst past what the server still counts.
  */
 export interface RequestHistory {
-  /** Start times (ms) recorded for `budgetKey` after `since`. Order does not matter. */
-  recent(budgetKey: string, since: number): number[];
-  record(budgetKey: string, at: number): void;
+  /**
+   * Times (ms) from which the requests of `budgetKey` still counted after `since` count: their end
+   * when `finish` recorded one, else their start (or later). Order does not matter.
+   */
+  recent(budgetKey: string, since: number, now: number): number[];
+  /** A request started; the return value is handed back to `finish`. */
+  record(budgetKey: string, at: number): unknown;
+  /** The request `record` returned `row` for ended at `at`. Optional: without it, starts count. */
+  finish?(row: unknown, at: number): void;
 }
 
 export interface RateBudgetOptions {
@@ -45,7 +51,7 @@ export class RateBudget {
   readonly concurrency: number;
   private readonly clock: Clock;
   private readonly history?: RequestHistory;
-  /** When finished requests ended (history: started), ascending, only those still in the window. */
+  /** When finished requests ended (as the history reports them), ascending, only those still in the window. */
   private finished: number[] = [];
   private blockedUntil = Number.NEGATIVE_INFINITY;
   private inFlight = 0;
@@ -67,7 +73,7 @@ export class RateBudget {
     if (this.history) {
       const now = this.clock.now();
       // The server still counts these; a restart must not forget them.
-      const recent = this.history.recent(this.key, now - this.windowMs).filter((t) => t <= now);
+      const recent = this.history.recent(this.key, now - this.windowMs, now).filter((t) => t <= now);
       this.finished = recent.sort((a, b) => a - b);
       this.trim(now);
     }
@@ -109,6 +115,11 @@ export class RateBudget {
     return this.inFlight + timesInWindow(this.finished, this.clock.now(), this.windowMs).length;
   }
 
+  /** Requests holding a slot right now (started, not yet released). */
+  get inFlightCount(): number {
+    return this.inFlight;
+  }
+
   /** Requests waiting for a slot (for metrics). */
   get waiting(): number {
     return this.queue.length;
@@ -117,6 +128,21 @@ export class RateBudget {
   /** Least time the window allows for `count` requests, starting from an empty window. */
   minimumDurationMs(count: number): number {
     return minimumDurationMs(count, this.requests, this.windowMs);
+  }
+
+  /** Least time from now until `count` more requests can all have started (a progress ETA). */
+  timeToStartMs(count: number): number {
+    return timeToStartAll(
+      {
+        finished: this.finished,
+        inFlight: this.inFlight,
+        requests: this.requests,
+        windowMs: this.windowMs,
+        blockedUntil: this.blockedUntil,
+      },
+      count,
+      this.clock.now(),
+    );
   }
 
   /**
@@ -157,8 +183,9 @@ export class RateBudget {
 
   private grantHead(now: number): void {
     const waiter = this.queue.shift()!;
+    let logged: unknown;
     try {
-      this.history?.record(this.key, now);
+      logged = this.history?.record(this.key, now);
     } catch (error) {
       // Starting without a record would let a restart burst; fail this caller instead.
       waiter.fail(error);
@@ -171,6 +198,12 @@ export class RateBudget {
       released = true;
       this.inFlight--;
       const end = this.clock.now();
+      try {
+        this.history?.finish?.(logged, end);
+      } catch {
+        // Only the end is lost: a restart then counts this request from its start or from the
+        // restart itself (see RequestHistory.recent), never not at all. The release must go on.
+      }
       // Ends come in clock order, so appending keeps the list sorted.
       this.finished.push(end);
       this.trim(end);

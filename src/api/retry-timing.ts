@@ -86,6 +86,35 @@ export function minimumDurationMs(count: number, requests: number, windowMs: num
 }
 
 /**
+ * How long from `now` until `count` more requests can all have started, given what the window
+ * already holds: the ETA a progress display shows. Requests in flight are taken to end now (we cannot
+ * know when they will), so this is the least time, and it shrinks as the clock moves even when no
+ * request ends, unlike a count of whole windows, which stays put until a window rolls over.
+ *
+ * Each next start is the moment the request `requests` places back leaves the window, exactly as
+ * `nextStartTime` grants them one by one.
+ */
+export function timeToStartAll(state: WindowState, count: number, now: number): number {
+  if (count <= 0) return 0;
+  if (state.requests <= 0) return Number.POSITIVE_INFINITY;
+  const earliest = Math.max(now, state.blockedUntil ?? Number.NEGATIVE_INFINITY);
+  const counted = [
+    ...timesInWindow(state.finished, now, state.windowMs),
+    ...Array<number>(state.inFlight ?? 0).fill(now),
+  ].sort((a, b) => a - b);
+  // Only the last `requests` times can hold a start back; keep a ring of them, not the whole list.
+  const ring = counted.slice(-state.requests);
+  let last = earliest;
+  for (let i = 0; i < count; i++) {
+    const blocking = ring.length >= state.requests ? ring[ring.length - state.requests]! : undefined;
+    last = Math.max(earliest, last, blocking === undefined ? earliest : blocking + state.windowMs);
+    ring.push(last);
+    if (ring.length > state.requests) ring.shift();
+  }
+  return last - now;
+}
+
+/**
  * The largest number of starts inside any window of `windowMs` (half-open, [t, t+windowMs)). Tests and
  * benchmarks use it to prove the budget held over every window, not only the fixed ones.
  */

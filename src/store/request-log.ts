@@ -1,9 +1,16 @@
 import type { RequestHistory } from '../api/budget.js';
 import type { Store } from './db.js';
 
+/** What `record` hands the budget to pass back to `finish`. */
+interface LoggedRequest {
+  store: Store;
+  rowid: number;
+}
+
 /**
- * The rate budget's memory of when requests started, in SQLite, so a restarted process knows what
- * the server still counts in its window and does not burst past it (-145 would cost a whole window).
+ * The rate budget's memory of when requests started and ended, in SQLite, so a restarted process
+ * knows what the server still counts in its window and does not burst past it (-145 would cost a
+ * whole window).
  *
  * The store is looked up on every call rather than held: a process-wide budget outlives one pass,
  * and the daemon (or a test) may close and reopen the store between passes.
@@ -20,26 +27,47 @@ export class SqliteRequestHistory implements RequestHistory {
     this.retainMs = options.retainMs ?? 3_600_000;
   }
 
-  recent(budgetKey: string, since: number): number[] {
+  /**
+   * When each request still counted since `since` counts from: its end, as the live budget counts.
+   * A request that started inside the window and never ended (the process died during it, or another
+   * process has it in flight) reached the server at some unknown time up to now: it counts from `now`.
+   * One that started before the window and never ended arrived before it too, and no longer counts.
+   */
+  recent(budgetKey: string, since: number, now: number = since): number[] {
     const { db } = this.storeOf();
-    db.prepare('DELETE FROM request_log WHERE budget_key = ? AND started_at < ?').run(budgetKey, since);
+    db.prepare('DELETE FROM request_log WHERE budget_key = ? AND COALESCE(ended_at, started_at) < ?').run(
+      budgetKey,
+      since,
+    );
     return db
       .prepare(
-        'SELECT started_at FROM request_log WHERE budget_key = ? AND started_at >= ? ORDER BY started_at',
+        `SELECT CASE WHEN ended_at IS NOT NULL THEN ended_at ELSE max(?, started_at) END AS at
+         FROM request_log WHERE budget_key = ? AND COALESCE(ended_at, started_at) >= ? ORDER BY at`,
       )
       .pluck()
-      .all(budgetKey, since) as number[];
+      .all(now, budgetKey, since) as number[];
   }
 
-  record(budgetKey: string, at: number): void {
-    const { db } = this.storeOf();
-    db.prepare('INSERT INTO request_log (budget_key, started_at) VALUES (?, ?)').run(budgetKey, at);
+  /** Returns the row to `finish()`, with its store: the budget may move to another store meanwhile. */
+  record(budgetKey: string, at: number): LoggedRequest {
+    const store = this.storeOf();
+    const { db } = store;
+    const { lastInsertRowid } = db
+      .prepare('INSERT INTO request_log (budget_key, started_at) VALUES (?, ?)')
+      .run(budgetKey, at);
     if (++this.writes % 500 === 0) {
-      db.prepare('DELETE FROM request_log WHERE budget_key = ? AND started_at < ?').run(
+      db.prepare('DELETE FROM request_log WHERE budget_key = ? AND COALESCE(ended_at, started_at) < ?').run(
         budgetKey,
         at - this.retainMs,
       );
     }
+    return { store, rowid: Number(lastInsertRowid) };
+  }
+
+  finish(row: unknown, at: number): void {
+    const logged = row as LoggedRequest | undefined;
+    if (!logged?.store) return;
+    logged.store.db.prepare('UPDATE request_log SET ended_at = ? WHERE rowid = ?').run(at, logged.rowid);
   }
 }
 

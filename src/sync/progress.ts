@@ -77,16 +77,18 @@ export class ProgressTracker {
   }
 
   /**
-   * Least time the budgets allow for what is left: what still fits in the current window starts now,
-   * the rest needs one more window per `requests`. Budgets run in parallel, so the slowest decides.
+   * Least time the budgets allow for what is left, from each budget's actual window (when its counted
+   * requests leave it), so the ETA counts down as time passes and requests are made. Whole windows
+   * (`ceil(left / requests) × window`) would stay frozen at one value for a whole window. Budgets run
+   * in parallel, so the slowest decides.
    */
   etaMs(): number | null {
     if (!this.planned) return null;
     let eta = 0;
     for (const [budget, left] of this.remaining) {
-      const free = Math.max(0, budget.requests - budget.usedInWindow());
-      const overflow = Math.max(0, left - free);
-      eta = Math.max(eta, Math.ceil(overflow / budget.requests) * budget.windowMs);
+      // Payloads in flight are not done yet but their requests have started: only the rest waits.
+      const toStart = Math.max(0, left - budget.inFlightCount);
+      eta = Math.max(eta, budget.timeToStartMs(toStart));
     }
     return eta;
   }

@@ -5,6 +5,7 @@ import {
   maxStartsInAnyWindow,
   minimumDurationMs,
   nextStartTime,
+  timeToStartAll,
 } from '../../src/api/retry-timing.js';
 
 const backoff = { baseMs: 100, capMs: 1_000 };
@@ -66,5 +67,33 @@ describe('next start in a sliding window (requests count until windowMs after th
     expect(maxStartsInAnyWindow([], 1_000)).toBe(0);
     expect(maxStartsInAnyWindow([0, 999, 1_000, 1_999], 1_000)).toBe(2);
     expect(maxStartsInAnyWindow([0, 500, 999, 1_000], 1_000)).toBe(3);
+  });
+});
+
+describe('time until N more requests can have started (progress ETA)', () => {
+  const window = { requests: 3, windowMs: 1_000 };
+
+  it('is zero for what fits in the window now, and equals minimumDurationMs from an empty window', () => {
+    expect(timeToStartAll({ ...window, finished: [] }, 0, 5_000)).toBe(0);
+    expect(timeToStartAll({ ...window, finished: [] }, 3, 5_000)).toBe(0);
+    expect(timeToStartAll({ ...window, finished: [] }, 4, 5_000)).toBe(1_000);
+    expect(timeToStartAll({ ...window, finished: [] }, 10, 5_000)).toBe(minimumDurationMs(10, 3, 1_000));
+  });
+
+  it('waits for the counted requests to leave, then whole windows', () => {
+    // Full window whose oldest leaves at 5_200: the 1st next start then, the 4th one window later.
+    const full = { ...window, finished: [4_200, 4_500, 4_900] };
+    expect(timeToStartAll(full, 1, 5_000)).toBe(200);
+    expect(timeToStartAll(full, 3, 5_000)).toBe(900);
+    expect(timeToStartAll(full, 4, 5_000)).toBe(1_200);
+    // Requests in flight count as ending now; a penalty holds everything back.
+    expect(timeToStartAll({ ...window, finished: [], inFlight: 3 }, 1, 5_000)).toBe(1_000);
+    expect(timeToStartAll({ ...window, finished: [], blockedUntil: 6_000 }, 2, 5_000)).toBe(1_000);
+  });
+
+  it('counts down as the clock moves with the same requests still to start', () => {
+    const state = { ...window, finished: [4_200, 4_500, 4_900] };
+    const etas = [5_000, 5_100, 5_150, 5_199].map((now) => timeToStartAll(state, 5, now));
+    expect(etas).toEqual([1_500, 1_400, 1_350, 1_301]);
   });
 });

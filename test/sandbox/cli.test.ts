@@ -1,6 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
+import { RateBudget } from '../../src/api/budget.js';
+import { ApiClient, type RequestEvent } from '../../src/api/client.js';
+import { allEndpoints, catalogEndpoints, metricEndpoints } from '../../src/api/endpoints.js';
+import { SANDBOX_IDS } from '../../src/sandbox/dataset.js';
 
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -69,5 +73,38 @@ describe('reportd sandbox (CLI)', () => {
     expect(cli.errors().trim()).toBe(
       'reportd: --rate must look like REQUESTS/SECONDS, e.g. 120/60 (got "fast")',
     );
+  });
+
+  it('with --faults, answers 502s, resets and stalls that the client recovers from on every request', async () => {
+    const cli = startCli(['--port', '0', '--faults', '0.4', '--stall-ms', '5000', '--rate', '1000/60']);
+    const baseUrl = await cli.ready;
+    const events: RequestEvent[] = [];
+    const client = new ApiClient({
+      baseUrl,
+      apiKey: 'sandbox-key',
+      apiSecret: 'sandbox-secret',
+      budget: new RateBudget({ key: 'sandbox-key', requests: 1000, windowMs: 60_000, concurrency: 4 }),
+      // Shorter than the stall, so a stalled request is abandoned and retried.
+      timeoutMs: 1_000,
+      backoff: { baseMs: 10, capMs: 50 },
+      onRequest: (event) => events.push(event),
+    });
+    try {
+      const querySetId = SANDBOX_IDS.sets.main;
+      await client.get(catalogEndpoints.brands, {});
+      await client.get(catalogEndpoints.querySets, { brandId: SANDBOX_IDS.brands.northwind });
+      await client.get(catalogEndpoints.details, { querySetId });
+      await client.get(catalogEndpoints.runs, { querySetId });
+      await Promise.all(metricEndpoints.map((endpoint) => client.get(endpoint, { querySetId })));
+    } finally {
+      await client.close();
+    }
+    // Every one of the 38 endpoints ended with a valid payload (get() validates), after retries.
+    const ok = events.filter((e) => e.outcome === 'ok').map((e) => e.endpoint);
+    expect(new Set(ok)).toEqual(new Set(allEndpoints.map((e) => e.key)));
+    expect(ok).toHaveLength(38);
+    expect(events.filter((e) => e.outcome === 'transient').length).toBeGreaterThan(5);
+    cli.child.kill('SIGTERM');
+    await once(cli.child, 'exit');
   });
 });

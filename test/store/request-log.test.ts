@@ -48,6 +48,40 @@ describe('request_log as the budget history', () => {
     reopened.close();
   });
 
+  it("counts the previous process's requests from their end, and those it died during from the restart", async () => {
+    const temp = tempStore();
+    cleanup = temp.cleanup;
+    const clock = new FakeClock();
+    const t0 = clock.now();
+    const options = { key: 'k', requests: 2, windowMs: 1000, clock };
+    const first = new RateBudget({ ...options, history: new SqliteRequestHistory(temp.store) });
+    // A slow request: the server may have counted it as late as its end, t0 + 800.
+    const slow = await first.acquire();
+    await clock.advance(800);
+    slow();
+    // Another one still in flight when the process is killed at t0 + 900 (never released).
+    await clock.advance(100);
+    await first.acquire();
+    temp.store.close();
+
+    await clock.advance(100); // the restart, at t0 + 1000
+    const reopened = openStore(temp.path);
+    const second = new RateBudget({ ...options, history: new SqliteRequestHistory(reopened) });
+    expect(second.usedInWindow()).toBe(2);
+    const granted: number[] = [];
+    const next = Array.from({ length: 2 }, () =>
+      second.acquire().then((release) => {
+        granted.push(clock.now() - t0);
+        release();
+      }),
+    );
+    await clock.runUntilIdle();
+    await Promise.all(next);
+    // Counted from its end (t0 + 800), not its start; the orphan from the restart (t0 + 1000).
+    expect(granted).toEqual([1800, 2000]);
+    reopened.close();
+  });
+
   it('prunes rows that left every window and keeps keys apart', () => {
     const temp = tempStore();
     cleanup = temp.cleanup;

@@ -45,6 +45,25 @@ describe('sync error handling', () => {
     expect(result.stderr).not.toContain('not-the-secret');
     expect(env.sandbox.stats.total).toBeLessThanOrEqual(2);
     expect(findSnapshot(env.store, { querySetId: 101 })).toEqual(stored);
+
+    // `status` (no API call) shows the failure and what is kept, as text and as JSON.
+    const text = await runCli(['status', '--config', config]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^ {2}last error: account acme: not authorized \(GET \/sets\/101\/runs\)$/m);
+    expect(text.stdout).toMatch(/^ {2}101 .* active +10 +1 +0 +0$/m);
+    const json = await runCli(['status', '--config', config, '--json']);
+    const report = JSON.parse(json.stdout);
+    expect(report.lastSync).toMatchObject({
+      outcome: 'failed',
+      error: expect.stringMatching(/not authorized/),
+    });
+    expect(report.accounts[0]).toMatchObject({
+      name: 'acme',
+      lastError: 'account acme: not authorized (GET /sets/101/runs)',
+      budget: { requests: 60, windowSeconds: 1 },
+      sets: [{ id: 101, state: 'active', runsKnown: 10, complete: 1, partial: 0, missing: 0 }],
+    });
+    expect(json.stdout + text.stdout).not.toContain('not-the-secret');
   });
 
   it('on a first sync with a wrong secret, fails on the first request', async () => {

@@ -1,5 +1,6 @@
 import m001 from './001-snapshots.js';
 import m002 from './002-deliveries.js';
+import m003 from './003-request-log-ends.js';
 
 /**
  * Migrations are TypeScript modules (not .sql files) so the build needs no copy step and they ship
@@ -12,4 +13,4 @@ export interface Migration {
   sql: string;
 }
 
-export const migrations: readonly Migration[] = [m001, m002];
+export const migrations: readonly Migration[] = [m001, m002, m003];
