@@ -133,7 +133,9 @@ export const configSchema = z
         level: z
           .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
           .default('info')
-          .describe('Least severe log level written (JSON lines on stdout). Default info.'),
+          .describe(
+            'Least severe log level written (on stderr: JSON lines, or readable lines when stderr is a terminal). Default info.',
+          ),
       })
       .prefault({})
       .describe('Logging.'),
