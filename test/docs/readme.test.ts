@@ -1,0 +1,118 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Command } from 'commander';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { registerCommands } from '../../src/cli/commands.js';
+import { configFromObject } from '../../src/config/load.js';
+
+/**
+ * Keeps the README true to the code: its configs validate, every `reportd <command> --flag` it shows
+ * exists, its CLI table lists every command and option, and the files it links to are there.
+ */
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const readme = readFileSync(join(root, 'README.md'), 'utf8');
+
+const program = new Command();
+registerCommands(program);
+const options = new Map(
+  program.commands.map((command) => [
+    command.name(),
+    new Set(command.options.map((option) => option.long).filter((long): long is string => Boolean(long))),
+  ]),
+);
+const GLOBAL_FLAGS = new Set(['--help', '--version']);
+
+/** Fenced blocks of one language, in order. */
+function blocks(language: string): string[] {
+  return [...readme.matchAll(new RegExp('^```' + language + '\\n([\\s\\S]*?)^```', 'gm'))].map((m) => m[1]!);
+}
+
+/** `${VAR}` names a config reads, each set to a placeholder, as `reportd check` would see them. */
+function envFor(text: string): NodeJS.ProcessEnv {
+  return Object.fromEntries(
+    [...text.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => [m[1]!, 'x-readme']),
+  );
+}
+
+const work = mkdtempSync(join(tmpdir(), 'reportd-readme-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+function validate(text: string): void {
+  configFromObject(parse(text), work, envFor(text));
+}
+
+describe('README', () => {
+  it('has no placeholder comment left', () => {
+    expect(readme).not.toMatch(/<!-- The sections below/);
+  });
+
+  it('keeps the two quick-start commands', () => {
+    expect(blocks('sh')[0]).toBe('bash scripts/install.sh && npx reportd demo\nnpm test\n');
+  });
+
+  it('shows configs that validate', () => {
+    const yaml = blocks('yaml');
+    const full = yaml.filter((text) => /^accounts:/m.test(text));
+    expect(full.length).toBeGreaterThan(0);
+    for (const text of full) expect(() => validate(text), text).not.toThrow();
+    // Fragments (the Docker settings) are checked inside the first complete config.
+    for (const fragment of yaml.filter((text) => !/^accounts:/m.test(text))) {
+      const merged = { ...parse(full[0]!), ...parse(fragment) };
+      expect(() => configFromObject(merged, work, envFor(full[0]!)), fragment).not.toThrow();
+    }
+    const heredocs = [...readme.matchAll(/cat > \S+\.yaml <<'EOF'\n([\s\S]*?)\nEOF/g)].map((m) => m[1]!);
+    expect(heredocs.length).toBeGreaterThan(0);
+    for (const text of heredocs) expect(() => validate(text), text).not.toThrow();
+  });
+
+  it('uses only commands and flags the CLI has', () => {
+    const code = [...blocks('sh'), ...[...readme.matchAll(/`([^`\n]+)`/g)].map((m) => m[1]!)];
+    const problems: string[] = [];
+    let seen = 0;
+    for (const text of code) {
+      for (const line of text.split('\n')) {
+        const command = line.replace(/\s#.*$/, '');
+        for (const match of command.matchAll(/\breportd (?=([a-z][a-z-]*)([^|`]*))/g)) {
+          const [name, rest] = [match[1]!, match[2]!];
+          if (name === 'reportd') continue; // `docker exec reportd reportd status`: the container's name
+          const known = options.get(name);
+          if (!known) {
+            problems.push(`${line.trim()}: no command "${name}"`);
+            continue;
+          }
+          seen++;
+          for (const flag of rest.matchAll(/(?:^|\s)(--[a-z][a-z-]*)/g)) {
+            if (!known.has(flag[1]!) && !GLOBAL_FLAGS.has(flag[1]!))
+              problems.push(`${line.trim()}: reportd ${name} has no ${flag[1]}`);
+          }
+        }
+      }
+    }
+    expect(seen).toBeGreaterThan(10);
+    expect(problems).toEqual([]);
+  });
+
+  it('lists every command and option in the CLI reference', () => {
+    const rows = new Map(
+      [...readme.matchAll(/^\| `([a-z]+)` \| [^|]* \| ([^\n]*) \|$/gm)].map((m) => [m[1]!, m[2]!]),
+    );
+    expect([...rows.keys()].sort()).toEqual([...options.keys()].sort());
+    for (const [name, known] of options) {
+      const documented = new Set([...rows.get(name)!.matchAll(/(--[a-z][a-z-]*)/g)].map((m) => m[1]!));
+      expect([...documented].sort(), `reportd ${name}`).toEqual([...known].sort());
+    }
+  });
+
+  it('links only to files that exist, and the picture is a small PNG', () => {
+    const links = [...readme.matchAll(/\]\((?!https?:|#)([^)\s]+)\)/g)].map((m) => m[1]!);
+    expect(links).toContain('docs/report-preview.png');
+    for (const link of links) expect(existsSync(join(root, link)), link).toBe(true);
+    const png = readFileSync(join(root, 'docs/report-preview.png'));
+    expect(png.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
+    expect(statSync(join(root, 'docs/report-preview.png')).size).toBeLessThan(300 * 1024);
+  });
+});
