@@ -6,7 +6,7 @@
 #   docker run -d --name reportd \
 #     -v reportd-data:/data \
 #     -v "$PWD/reportd.yaml:/config/reportd.yaml:ro" \
-#     -e API_SECRET=... -e SMTP_PASSWORD=... \
+#     -e REPORTD_API_KEY=... -e REPORTD_API_SECRET=... -e SMTP_PASSWORD=... \
 #     -p 9464:9464 reportd
 #
 # In the mounted config, keep state on the volume and turn the HTTP listener on:

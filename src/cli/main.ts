@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { ReportdError } from '../errors/index.js';
+import { systemErrorLine } from '../errors/system-error.js';
 import { scrub } from '../secrets.js';
 import { registerCommands } from './commands.js';
 import { VERSION } from './version.js';
@@ -28,6 +29,11 @@ function reportFailure(error: unknown): number {
   if (error instanceof ReportdError) {
     process.stderr.write(`reportd: ${scrub(error.message)}\n`);
     return error.exitCode;
+  }
+  const system = systemErrorLine(error);
+  if (system) {
+    process.stderr.write(`reportd: ${scrub(system)}\n`);
+    return 1;
   }
   const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
   process.stderr.write(`reportd: unexpected error (a bug, please report it):\n${scrub(text)}\n`);

@@ -41,10 +41,10 @@ export const configSchema = z
         backfill_runs: z
           .number()
           .int()
-          .min(0)
+          .min(1)
           .default(4)
           .describe(
-            'Published runs before the latest to fetch for a newly seen query set, for trend history (count). Default 4.',
+            'How many of the newest published runs of each query set are kept as snapshots, the latest included (count, at least 1). Older runs give the reports their trend history. Default 4.',
           ),
         catalog_ttl_minutes: z
           .number()
@@ -95,7 +95,7 @@ export const configSchema = z
           .min(1)
           .optional()
           .describe(
-            'Chromium or Chrome executable, relative to the config file. Default: the one Puppeteer finds (/usr/bin/chromium in the Docker image).',
+            'Chromium or Chrome executable, relative to the config file; the REPORTD_CHROMIUM environment variable overrides it. Default: the first of /usr/bin/chromium, /usr/bin/chromium-browser, /usr/lib/chromium/chromium, /snap/bin/chromium and the usual Google Chrome paths that exists, else the browser Puppeteer downloaded.',
           ),
         render_timeout_seconds: positiveSeconds
           .default(60)

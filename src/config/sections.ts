@@ -1,5 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} is the config file's own interpolation syntax.
 import { z } from 'zod';
+import { SUBJECT_VARIABLES, subjectTemplateProblem } from './subject-template.js';
 import { cronProblem, EMAIL_ADDRESS, timezoneProblem } from './validators.js';
 
 /**
@@ -133,9 +134,13 @@ export const report = z
         subject: z
           .string()
           .min(1)
+          .superRefine((template, ctx) => {
+            const problem = subjectTemplateProblem(template);
+            if (problem) ctx.addIssue({ code: 'custom', message: problem });
+          })
           .default('AI visibility — {{brand}} — {{run}}')
           .describe(
-            'Subject line, a Handlebars template with {{brand}}, {{query_set}}, {{run}} and {{report}}. Default "AI visibility — {{brand}} — {{run}}".',
+            `Subject line, a Handlebars template with ${SUBJECT_VARIABLES.map((v) => `{{${v}}}`).join(', ')} (the query set's name and the run's label, e.g. "Week 37 · 2026"). Default "AI visibility — {{brand}} — {{run}}".`,
           ),
       })
       .describe('Who receives the report. Required.'),

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import Handlebars from 'handlebars';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer/index.js';
+import type { SubjectVariables } from '../config/subject-template.js';
 import { registerSecret } from '../secrets.js';
 import type { HeadlineKpi } from './headline.js';
 
@@ -62,10 +63,10 @@ const MIME: Record<string, string> = {
 /** Builds the message: subject, HTML + text bodies, attachments within the size cap. */
 export async function composeEmail(options: ComposeOptions): Promise<Mail.Options> {
   const { report, content } = options;
-  const vars = {
+  const vars: SubjectVariables = {
     brand: content.brand,
+    query_set: content.querySet.name,
     run: content.run.display_name,
-    set: content.querySet.name,
     report: report.name,
   };
   // Handlebars without HTML escaping (a subject is not HTML); line breaks would start a new header.

@@ -1,4 +1,5 @@
 import { accessSync, constants, statSync } from 'node:fs';
+import puppeteer from 'puppeteer';
 import { ReportdError } from '../errors/index.js';
 
 /** Thrown when no Chromium can be found, or a configured path is not an executable. */
@@ -54,6 +55,9 @@ export function findChromium(
   const candidates = options.candidates ?? CHROMIUM_CANDIDATES;
   const found = candidates.find(isExecutable);
   if (found) return found;
+  // Where no system browser exists, .puppeteerrc.cjs lets `npm ci` download Puppeteer's own.
+  const downloaded = options.candidates ? undefined : puppeteerBrowser();
+  if (downloaded) return downloaded;
   throw new ChromiumNotFoundError(`no Chromium found (looked in ${candidates.join(', ')}); ${INSTALL_HINT}`);
 }
 
@@ -84,3 +88,13 @@ export const CHROMIUM_ARGS: readonly string[] = [
   '--hide-scrollbars',
   '--font-render-hinting=none',
 ];
+
+/** The browser Puppeteer downloaded at install time, if it did. */
+function puppeteerBrowser(): string | undefined {
+  try {
+    const path = puppeteer.executablePath();
+    return isExecutable(path) ? path : undefined;
+  } catch {
+    return undefined; // no download configured or found
+  }
+}

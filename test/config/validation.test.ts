@@ -109,6 +109,21 @@ ${SMTP}reports:
     ]);
   });
 
+  it('refuses an email subject with an unknown variable or broken Handlebars, and takes the known ones', () => {
+    const withSubject = (subject: string) =>
+      withReport('    trigger: new_run\n').replace(
+        '{ to: [cmo@example.com] }',
+        `{ to: [cmo@example.com], subject: "${subject}" }`,
+      );
+    const good = '{{brand}} · {{query_set}} · {{run}} ({{report}})';
+    expect(loadConfig(writeConfig(withSubject(good)), {}).reports[0]?.email.subject).toBe(good);
+    expect(check(withSubject('{{brnad}} weekly'))).toEqual([
+      'reports[0].email.subject: unknown variable {{brnad}}; use {{brand}}, {{query_set}}, {{run}}, {{report}}',
+    ]);
+    const [broken] = check(withSubject('{{brand} weekly'));
+    expect(broken).toMatch(/^reports\[0\]\.email\.subject: not a valid Handlebars template: /);
+  });
+
   it('needs smtp as soon as a report exists', () => {
     expect(check(withReport('    trigger: new_run\n', ''))).toEqual([
       'smtp: required: reports are delivered by email',

@@ -42,7 +42,7 @@ describe('report email', () => {
         email: {
           to: ['ceo@example.com'],
           cc: ['cfo@example.com'],
-          subject: '{{brand}} · {{set}} · {{run}}\r\nBcc: x@evil',
+          subject: '{{brand}} · {{query_set}} · {{run}}\r\nBcc: x@evil',
         },
         max_attachment_mb: 10,
       },

@@ -75,6 +75,19 @@ describe('reportd sandbox (CLI)', () => {
     );
   });
 
+  it('says in one line, without a stack trace, that its port is taken', async () => {
+    const first = startCli(['--port', '0']);
+    const port = new URL(await first.ready).port;
+    const second = startCli(['--port', port]);
+    const [code] = await once(second.child, 'exit');
+    expect(code).toBe(1);
+    expect(second.errors().trim().split('\n')).toHaveLength(1);
+    expect(second.errors()).toContain(`EADDRINUSE`);
+    expect(second.errors()).toContain(`:${port}`);
+    expect(second.errors()).toContain('choose another port');
+    expect(second.errors()).not.toContain('bug');
+  });
+
   it('with --faults, answers 502s, resets and stalls that the client recovers from on every request', async () => {
     const cli = startCli(['--port', '0', '--faults', '0.4', '--stall-ms', '5000', '--rate', '1000/60']);
     const baseUrl = await cli.ready;

@@ -1,0 +1,35 @@
+import Handlebars from 'handlebars';
+
+/**
+ * The variables an email subject may use. The delivery module fills exactly these; checking them when
+ * the config loads turns a typo (`{{brnad}}`) into an error at start-up instead of a subject with a
+ * silent gap in every email that follows.
+ */
+export const SUBJECT_VARIABLES = ['brand', 'query_set', 'run', 'report'] as const;
+export type SubjectVariables = Record<(typeof SUBJECT_VARIABLES)[number], string>;
+
+/** Why `template` is not a usable subject, or undefined when it is one. */
+export function subjectTemplateProblem(template: string): string | undefined {
+  let program: hbs.AST.Program;
+  try {
+    program = Handlebars.parse(template);
+  } catch (error) {
+    const reason = (error as Error).message.split('\n')[0];
+    return `not a valid Handlebars template: ${reason}`;
+  }
+  const known = new Set<string>(SUBJECT_VARIABLES);
+  for (const statement of program.body) {
+    if (statement.type === 'ContentStatement') continue;
+    const path =
+      statement.type === 'MustacheStatement' ? (statement as hbs.AST.MustacheStatement).path : null;
+    const name = path?.type === 'PathExpression' ? (path as hbs.AST.PathExpression).original : undefined;
+    const params = (statement as hbs.AST.MustacheStatement).params ?? [];
+    if (name === undefined || params.length > 0) {
+      return `use only plain variables: ${SUBJECT_VARIABLES.map((v) => `{{${v}}}`).join(', ')}`;
+    }
+    if (!known.has(name)) {
+      return `unknown variable {{${name}}}; use ${SUBJECT_VARIABLES.map((v) => `{{${v}}}`).join(', ')}`;
+    }
+  }
+  return undefined;
+}
