@@ -28,6 +28,8 @@ export interface SetStatus {
   /** Due runs (the newest `backfill_runs`) that have no snapshot yet. */
   missing: number;
   lastError: string | null;
+  /** The newest run with a complete snapshot: what `reportd render --set ID` renders by default. */
+  latestComplete: { runId: number; label: string } | null;
 }
 
 export interface AccountStatus {
@@ -90,6 +92,7 @@ export function collectStatus(
             const states = snapshotStates(store, account.name, set.id);
             const all = [...states.values()];
             const due = runs.slice(0, config.sync.backfill_runs);
+            const latest = runs.find((run) => states.get(run.id)?.state === 'complete');
             return {
               id: set.id,
               name: set.name,
@@ -99,6 +102,7 @@ export function collectStatus(
               partial: all.filter((s) => s.state !== 'complete').length,
               missing: due.filter((run) => !states.has(run.id)).length,
               lastError: set.last_error,
+              latestComplete: latest ? { runId: latest.id, label: latest.display_name } : null,
             };
           }),
       };
@@ -126,7 +130,17 @@ export function formatStatus(report: StatusReport): string {
       lines.push('  no query sets known yet (run reportd sync)');
       continue;
     }
-    const header = ['set', 'name', 'state', 'runs', 'complete', 'partial', 'missing', 'last error'];
+    const header = [
+      'set',
+      'name',
+      'state',
+      'runs',
+      'complete',
+      'partial',
+      'missing',
+      'latest complete run',
+      'last error',
+    ];
     const rows = account.sets.map((set) => [
       String(set.id),
       set.name,
@@ -135,6 +149,7 @@ export function formatStatus(report: StatusReport): string {
       String(set.complete),
       String(set.partial),
       String(set.missing),
+      set.latestComplete ? `${set.latestComplete.runId} ${set.latestComplete.label}` : '-',
       set.lastError ?? '',
     ]);
     lines.push(...table([header, ...rows]).map((line) => `  ${line}`));

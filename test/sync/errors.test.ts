@@ -50,7 +50,7 @@ describe('sync error handling', () => {
     const text = await runCli(['status', '--config', config]);
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/^ {2}last error: account acme: not authorized \(GET \/sets\/101\/runs\)$/m);
-    expect(text.stdout).toMatch(/^ {2}101 .* active +10 +1 +0 +0$/m);
+    expect(text.stdout).toMatch(/^ {2}101 .* active +10 +1 +0 +0 +\d+ Week \d+ · 2026$/m);
     const json = await runCli(['status', '--config', config, '--json']);
     const report = JSON.parse(json.stdout);
     expect(report.lastSync).toMatchObject({

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { collectStatus, formatStatus } from '../../src/cli/status.js';
+import { listRuns } from '../../src/store/query-sets.js';
 import { listSnapshots } from '../../src/store/snapshots.js';
 import { listSyncRuns } from '../../src/store/sync-runs.js';
 import { type SyncEnv, startSyncEnv } from './helpers/sync-env.js';
@@ -35,6 +36,7 @@ describe('shutdown and status', () => {
     await env.sync();
     const config = { accounts: [env.account], sync: { ...env.settings, schedule: '* * * * *' } };
     const status = collectStatus(env.store, config as never, Date.now());
+    const newest = listRuns(env.store, env.account.name, 101)[0]!;
     const account = status.accounts[0]!;
     expect(account.budget.used).toBeGreaterThan(0);
     expect(account.budget.requests).toBe(60);
@@ -47,14 +49,25 @@ describe('shutdown and status', () => {
         complete: 2,
         partial: 0,
         missing: 0,
+        latestComplete: { runId: newest.id, label: newest.display_name },
       }),
-      expect.objectContaining({ id: 103, state: 'active', runsKnown: 0, complete: 0, missing: 0 }),
+      expect.objectContaining({
+        id: 103,
+        state: 'active',
+        runsKnown: 0,
+        complete: 0,
+        missing: 0,
+        latestComplete: null,
+      }),
       expect.objectContaining({ id: 999, state: 'gone', complete: 0 }),
     ]);
     expect(status.lastSync?.outcome).toBe('ok');
     const text = formatStatus(status);
     expect(text).toMatch(/account acme: last sync \S+, budget \d+\/60 used in the last 1s/);
-    expect(text).toMatch(/^ {2}101 .* active +10 +2 +0 +0$/m);
+    expect(text).toMatch(
+      new RegExp(`^ {2}101 .* active +10 +2 +0 +0 +${newest.id} ${newest.display_name}$`, 'm'),
+    );
+    expect(text).toMatch(/^ {2}103 .* active +0 +0 +0 +0 +-$/m);
     expect(text).toMatch(/^ {2}999 .* gone .*Query set not found/m);
   });
 });
