@@ -11,17 +11,30 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the built CLI as a user would (no TTY), and collects what it prints. */
+export interface CliOptions {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Starts the built CLI (`bin/reportd.js`, which vitest's global setup builds) as a user would, with
+ * no TTY. Node runs it directly, so a signal to the child reaches reportd itself.
+ */
+export function spawnCli(args: string[], options: CliOptions = {}) {
+  return spawn(process.execPath, [BIN, ...args], {
+    cwd: options.cwd ?? ROOT,
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/** Runs the built CLI to the end, and collects what it prints. */
 export function runCli(
   args: string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv; onSpawn?: (child: ChildProcess) => void } = {},
+  options: CliOptions & { onSpawn?: (child: ChildProcess) => void } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: options.cwd ?? ROOT,
-      env: { ...process.env, ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawnCli(args, options);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => {
