@@ -12,7 +12,14 @@ import { discover } from './discover.js';
 import { fetchPlanned } from './fetch-snapshot.js';
 import { planSnapshots } from './plan.js';
 import { ProgressTracker } from './progress.js';
-import type { SyncAccount, SyncIssue, SyncProgress, SyncSettings, SyncSummary } from './types.js';
+import {
+  emptySyncSummary,
+  type SyncAccount,
+  type SyncIssue,
+  type SyncProgress,
+  type SyncSettings,
+  type SyncSummary,
+} from './types.js';
 
 export interface SyncOptions {
   store: Store;
@@ -41,19 +48,7 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
   const started = clock.now();
   const syncRunId = startSyncRun(options.store, started);
   const tracker = new ProgressTracker(options.onProgress);
-  const summary: SyncSummary = {
-    accounts: options.accounts.length,
-    snapshotsCompleted: 0,
-    snapshotsDue: 0,
-    snapshotsIncomplete: 0,
-    requests: 0,
-    metricRequests: 0,
-    rateLimited: 0,
-    errors: [],
-    goneSets: [],
-    aborted: false,
-    durationMs: 0,
-  };
+  const summary: SyncSummary = emptySyncSummary(options.accounts.length);
   const onRequest = (account: string, event: RequestEvent) => {
     options.onRequest?.({ ...event, account });
     summary.requests++;

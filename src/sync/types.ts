@@ -73,3 +73,20 @@ export interface SyncSummary {
   aborted: boolean;
   durationMs: number;
 }
+
+/** A pass that has done nothing yet: where `runSync` starts counting. */
+export function emptySyncSummary(accounts: number): SyncSummary {
+  return {
+    accounts,
+    snapshotsCompleted: 0,
+    snapshotsDue: 0,
+    snapshotsIncomplete: 0,
+    requests: 0,
+    metricRequests: 0,
+    rateLimited: 0,
+    errors: [],
+    goneSets: [],
+    aborted: false,
+    durationMs: 0,
+  };
+}

@@ -3,7 +3,7 @@ import { type Config, configFromObject } from '../../src/config/index.js';
 import type { DeliveryRenderer } from '../../src/delivery/outbox.js';
 import type { Store } from '../../src/store/db.js';
 import { listDeliveries } from '../../src/store/deliveries.js';
-import type { SyncSummary } from '../../src/sync/types.js';
+import { emptySyncSummary, type SyncSummary } from '../../src/sync/types.js';
 import { fakeFile } from '../delivery/smtp-helpers.js';
 
 /**
@@ -38,19 +38,7 @@ export function seededConfig(
 
 /** A sync pass that found nothing to do (the store is seeded by the test). */
 export async function idleSync(): Promise<SyncSummary> {
-  return {
-    accounts: 1,
-    snapshotsCompleted: 0,
-    snapshotsDue: 0,
-    snapshotsIncomplete: 0,
-    requests: 0,
-    metricRequests: 0,
-    rateLimited: 0,
-    errors: [],
-    goneSets: [],
-    aborted: false,
-    durationMs: 0,
-  };
+  return emptySyncSummary(1);
 }
 
 /** A renderer that writes a stand-in PDF: for tests about when and how often, not what. */

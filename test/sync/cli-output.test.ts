@@ -1,21 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { failureReason, formatDuration, progressPrinter } from '../../src/cli/sync.js';
-import type { SyncProgress, SyncSummary } from '../../src/sync/types.js';
+import { emptySyncSummary, type SyncProgress, type SyncSummary } from '../../src/sync/types.js';
 
-const summary = (over: Partial<SyncSummary>): SyncSummary => ({
-  accounts: 1,
-  snapshotsCompleted: 0,
-  snapshotsDue: 0,
-  snapshotsIncomplete: 0,
-  requests: 0,
-  metricRequests: 0,
-  rateLimited: 0,
-  errors: [],
-  goneSets: [],
-  aborted: false,
-  durationMs: 0,
-  ...over,
-});
+const summary = (over: Partial<SyncSummary>): SyncSummary => ({ ...emptySyncSummary(1), ...over });
 
 const progress = (over: Partial<SyncProgress>): SyncProgress => ({
   phase: 'fetch',
