@@ -4,7 +4,7 @@ import { type Clock, systemClock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import { enqueueLatest } from '../delivery/due.js';
 import { createSmtpMailer, type Mailer } from '../delivery/email.js';
-import { type DeliveryRenderer, Outbox, type OutboxOptions } from '../delivery/outbox.js';
+import { type DeliveryRenderer, maxHoldFor, Outbox, type OutboxOptions } from '../delivery/outbox.js';
 import { ReportdError } from '../errors/index.js';
 import { type Logger, silentLogger } from '../log.js';
 import { openStore, type Store } from '../store/db.js';
@@ -35,7 +35,10 @@ export interface DaemonOptions {
   /** One sync pass; defaults to `runSync` over the config's accounts. */
   sync?: (signal: AbortSignal) => Promise<SyncSummary>;
   /** Outbox tuning (tests shorten leases and backoff). */
-  outbox?: Pick<OutboxOptions, 'leaseMs' | 'sendLeaseMs' | 'maxAttempts' | 'backoff' | 'worker'>;
+  outbox?: Pick<
+    OutboxOptions,
+    'leaseMs' | 'sendLeaseMs' | 'maxHoldMs' | 'maxAttempts' | 'backoff' | 'worker'
+  >;
   /** Longest idle wait of the outbox worker between looks at the table (ms, default 30 s). */
   pollMs?: number;
   /** How long shutdown lets an SMTP exchange in flight finish (ms, default 8 s; the whole stop stays under 10 s). */
@@ -101,6 +104,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     templatesDir: config.templates.dir,
     clock,
     logger,
+    maxHoldMs: maxHoldFor(config.chromium.render_timeout_seconds * 1000),
     ...options.outbox,
     onOutcome(outcome) {
       metrics.deliveryAttempts.inc({ result: outcome.result });

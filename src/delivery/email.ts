@@ -193,8 +193,9 @@ export function mailerFromTransport(transporter: Transporter): Mailer {
 }
 
 /**
- * An SMTP mailer from the config. Timeouts stay well under the outbox's sending lease, so a hung
- * server fails the attempt before another worker could decide this one died.
+ * An SMTP mailer from the config. The outbox's heartbeat keeps the row claimed during a slow exchange;
+ * the timeouts make a hung server fail the attempt (and retry it) instead of holding the row until
+ * the outbox's hold cap.
  */
 export function createSmtpMailer(smtp: SmtpSettings): Mailer {
   let password = smtp.password;

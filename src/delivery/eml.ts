@@ -6,12 +6,14 @@ import type { Store } from '../store/db.js';
 import type { DeliveryRow } from '../store/deliveries.js';
 import { findSnapshot } from '../store/snapshots.js';
 import { composeEmail, writeEml } from './email.js';
+import type { DeliveryRenderer } from './outbox.js';
 import { createReportRenderer } from './render-delivery.js';
 
 /**
- * The email a report would send, written as an `.eml` file instead of sent (the demo shows it; ops
- * can open it in a mail client to check a template). Same renderer and composer as the outbox; no
- * outbox row is written, so a preview never counts as a delivery.
+ * The email a report would send, written as an `.eml` file instead of sent (the demo shows it;
+ * `reportd deliver --eml` lets template authors open it in a mail client). Same renderer and composer
+ * as the outbox; no outbox row is read or written, so a preview never counts as a delivery, needs no
+ * SMTP server, and cannot be mistaken by the daemon for work to do.
  */
 export async function writeReportEml(options: {
   config: Config;
@@ -20,7 +22,11 @@ export async function writeReportEml(options: {
   querySetId: number;
   /** The newest complete run of the set when absent. */
   runId?: number;
+  /** The account whose snapshot to use, when several accounts see the same set. */
+  account?: string;
   file: string;
+  /** A renderer to share between several previews (the caller closes it); one of our own otherwise. */
+  renderer?: DeliveryRenderer;
   clock?: Clock;
   logger?: Logger;
 }): Promise<string> {
@@ -28,7 +34,11 @@ export async function writeReportEml(options: {
   const clock = options.clock ?? systemClock;
   const report = config.reports.find((r) => r.name === options.report);
   if (!report) throw new UsageError(`no report named "${options.report}" in the config`);
-  const snapshot = findSnapshot(store, { querySetId: options.querySetId, runId: options.runId });
+  const snapshot = findSnapshot(store, {
+    querySetId: options.querySetId,
+    runId: options.runId,
+    account: options.account,
+  });
   if (snapshot?.state !== 'complete') {
     throw new UsageError(
       `no complete snapshot of query set ${options.querySetId} is stored (run \`reportd sync\` first)`,
@@ -53,7 +63,10 @@ export async function writeReportEml(options: {
     updated_at: clock.now(),
     sent_at: null,
   };
-  const renderer = createReportRenderer({ config, store, clock, logger: options.logger, idleMs: 0 });
+  const owned = options.renderer
+    ? undefined
+    : createReportRenderer({ config, store, clock, logger: options.logger, idleMs: 0 });
+  const renderer = options.renderer ?? owned!;
   try {
     const content = await renderer.render(row);
     const message = await composeEmail({
@@ -66,6 +79,6 @@ export async function writeReportEml(options: {
     });
     return await writeEml(message, options.file);
   } finally {
-    await renderer.close();
+    await owned?.close();
   }
 }

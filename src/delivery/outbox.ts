@@ -18,6 +18,7 @@ import {
   nextDeliveryDue,
 } from '../store/deliveries.js';
 import { composeEmail, type EmailContent, type Mailer, type ReportEmailConfig } from './email.js';
+import { startLeaseHeartbeat } from './lease-heartbeat.js';
 import { classifySmtpError } from './smtp-errors.js';
 
 /**
@@ -25,10 +26,13 @@ import { classifySmtpError } from './smtp-errors.js';
  *
  * Exactly-once, honestly: SMTP has no idempotency key, so one window cannot be closed, the moments
  * between the server's "250 OK" and our `sent` commit. Everywhere else a crash is safe:
- * - crash while rendering (row `rendering`): nothing left the process; the lease runs out and the row
- *   is claimed again. This is the "kill -9 between claim and send" case: exactly one message arrives.
+ * - crash while rendering (row `rendering`): nothing left the process; its heartbeat stops, the short
+ *   lease runs out (about `leaseMs` later) and the row is claimed again. This is the "kill -9 between
+ *   claim and send" case: exactly one message arrives, about one lease late.
+ * - a long render: the heartbeat (lease-heartbeat.ts) renews the lease every `leaseMs / 3` while this
+ *   worker holds the row, so a render may outlast the lease without anyone taking the row over.
  * - a second worker: claims are one conditional UPDATE (`changes === 1`), and `rendering → sending`
- *   re-checks ownership, so a worker that lost its lease never reaches SMTP.
+ *   re-checks ownership, so a worker that lost its lease (paused past it) never reaches SMTP.
  * - crash inside the SMTP exchange (row `sending`, lease expired): we choose **never lose** over
  *   never-duplicate. The row is claimed again and resent with the *same* Message-ID, which receiving
  *   systems (and people) can use to drop the copy. A missing board report is worse than a duplicate
@@ -51,10 +55,20 @@ export interface OutboxOptions {
   logger?: Logger;
   /** Names this worker in `claimed_by`; unique per process by default. */
   worker?: string;
-  /** How long a claim holds while rendering (ms, default 10 min: above the render timeout). */
+  /**
+   * How long a claim holds without a heartbeat while rendering (ms, default 90 s). The worker renews it
+   * every third of that, so it only needs to outlast a few missed beats, not the render; it is how long
+   * a crashed worker's row waits before another worker takes it.
+   */
   leaseMs?: number;
-  /** How long a claim holds while sending (ms, default 5 min: above the SMTP timeouts). */
+  /** The same while sending (ms, default `leaseMs`); renewed the same way during the SMTP exchange. */
   sendLeaseMs?: number;
+  /**
+   * Longest one attempt keeps renewing (ms, default 30 min, far above the render and SMTP timeouts).
+   * Past it the lease is left to run out, so an attempt that hangs with a live event loop ends and is
+   * counted like a crash instead of holding the row forever.
+   */
+  maxHoldMs?: number;
   /** Attempts per delivery, crashes included (default 8). */
   maxAttempts?: number;
   /** Retry delay after attempt n: min(cap, base·2^(n-1)); defaults 30 s and 30 min. */
@@ -71,12 +85,25 @@ export interface DeliveryOutcome {
   renderMs?: number;
 }
 
+/** Short, because the heartbeat renews it: about how long a crashed worker's row waits to be taken over. */
+export const DEFAULT_LEASE_MS = 90_000;
+export const DEFAULT_MAX_HOLD_MS = 30 * 60_000;
+
+/**
+ * The hold cap for a configured render timeout: the default, or more when renders may take long
+ * (a launch, the PDF render and the workbook all happen within one attempt).
+ */
+export function maxHoldFor(renderTimeoutMs: number): number {
+  return Math.max(DEFAULT_MAX_HOLD_MS, 3 * renderTimeoutMs);
+}
+
 export class Outbox {
   readonly worker: string;
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly leaseMs: number;
   private readonly sendLeaseMs: number;
+  private readonly maxHoldMs: number;
   private readonly maxAttempts: number;
   private readonly backoff: { baseMs: number; capMs: number };
 
@@ -84,8 +111,9 @@ export class Outbox {
     this.worker = options.worker ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
     this.clock = options.clock ?? systemClock;
     this.logger = (options.logger ?? silentLogger).child({ component: 'outbox', worker: this.worker });
-    this.leaseMs = options.leaseMs ?? 10 * 60_000;
-    this.sendLeaseMs = options.sendLeaseMs ?? 5 * 60_000;
+    this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.sendLeaseMs = options.sendLeaseMs ?? this.leaseMs;
+    this.maxHoldMs = options.maxHoldMs ?? DEFAULT_MAX_HOLD_MS;
     this.maxAttempts = options.maxAttempts ?? 8;
     this.backoff = options.backoff ?? { baseMs: 30_000, capMs: 30 * 60_000 };
   }
@@ -139,7 +167,23 @@ export class Outbox {
     } else if (claimed.recoveredFrom === 'rendering') {
       log.warn('an earlier attempt stopped before sending; taking the delivery over');
     }
-    const outcome = await this.process(row, log, signal);
+    const heartbeat = startLeaseHeartbeat({
+      store,
+      clock: this.clock,
+      logger: log,
+      id: row.id,
+      worker: this.worker,
+      leaseMs: this.leaseMs,
+      sendLeaseMs: this.sendLeaseMs,
+      maxHoldMs: this.maxHoldMs,
+    });
+    let outcome: DeliveryOutcome;
+    try {
+      outcome = await this.process(row, log, signal);
+    } finally {
+      // Every way out (sent, retry, failed, lost, released, or a throw) ends the renewals.
+      heartbeat.stop();
+    }
     this.options.onOutcome?.(outcome);
     return outcome;
   }

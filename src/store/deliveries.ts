@@ -181,6 +181,28 @@ export function markSending(store: Store, id: number, worker: string, now: numbe
 }
 
 /**
+ * The heartbeat: pushes this worker's lease forward while it still owns the row in `rendering` or
+ * `sending` (each state with its own lease length). False means the row is no longer ours (another
+ * worker took it over, or it was finished); the caller stops renewing, and `markSending`'s own fence
+ * keeps it from sending. Neither `attempts` nor `updated_at` moves: a renewal is the same attempt
+ * going on, not a state change, so it neither uses up attempts nor reorders `history`.
+ */
+export function renewLease(
+  store: Store,
+  options: { id: number; worker: string; now: number; leaseMs: number; sendLeaseMs: number },
+): boolean {
+  return (
+    store.db
+      .prepare(
+        `UPDATE deliveries
+         SET lease_until = @now + CASE state WHEN 'sending' THEN @sendLeaseMs ELSE @leaseMs END
+         WHERE id = @id AND claimed_by = @worker AND state IN ('rendering', 'sending')`,
+      )
+      .run(options).changes === 1
+  );
+}
+
+/**
  * → sent. Deliberately not fenced by owner: the SMTP server accepted the message, so the row is sent
  * whoever holds it now, and a worker that reclaimed it meanwhile fails its own `markSending`.
  */

@@ -60,6 +60,11 @@ describe('outbox across kill -9', () => {
   it('killed between claim and send, then restarted: exactly one message arrives', async () => {
     const first = worker('hang-after-claim');
     expect(await first.output).toContain('claimed');
+    // Alive past two leases: its heartbeat keeps the claim (a render may outlast the lease).
+    const claimedUntil = rows()[0]!.lease_until!;
+    await new Promise((resolve) => setTimeout(resolve, 2 * LEASE_MS));
+    // (Renewed at least once: a bound on "now" too would make the test depend on the machine's load.)
+    expect(rows()[0]!.lease_until!).toBeGreaterThan(claimedUntil);
     first.child.kill('SIGKILL');
     expect(await first.exit).toBe('SIGKILL');
     expect(rows()[0]).toMatchObject({ state: 'rendering', attempts: 1 });

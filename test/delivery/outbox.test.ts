@@ -6,6 +6,7 @@ import { type EmailContent, mailerFromTransport, type ReportEmailConfig } from '
 import { type DeliveryRenderer, Outbox, type OutboxOptions } from '../../src/delivery/outbox.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { getDelivery } from '../../src/store/deliveries.js';
+import { pausableClock } from './paused-clock.js';
 import { fakeFile, startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
 
 const report: ReportEmailConfig = {
@@ -167,21 +168,31 @@ describe('outbox', () => {
     );
   });
 
-  it('a worker whose lease ran out does not send; the one that took over does, once', async () => {
+  it('a worker paused past its lease does not send; the one that took over does, once', async () => {
+    // Since the lease is renewed by a heartbeat, a live worker keeps it; only one whose timers stop
+    // (SIGSTOP, a suspended VM) can lose it and then wake up to finish its render.
     const clock = new FakeClock();
+    const slowClock = pausableClock(clock);
     let release!: () => void;
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
     const s = store();
-    const slow = outbox({ clock, store: s, renderer: renderer(2048, gate), leaseMs: 60_000 });
+    const slow = outbox({
+      clock: slowClock.clock,
+      store: s,
+      renderer: renderer(2048, gate),
+      leaseMs: 60_000,
+    });
     const fast = outbox({ clock, store: s });
     slow.enqueue(key);
     const slowRun = slow.runOnce();
     await clock.advance(1_000);
     expect(await fast.runOnce()).toBeUndefined(); // lease still held
+    slowClock.pause();
     await clock.advance(60_000);
     expect((await fast.runOnce())?.result).toBe('sent');
+    slowClock.resume();
     release();
     expect((await slowRun)?.result).toBe('lost');
     expect(smtp.messages).toHaveLength(1);

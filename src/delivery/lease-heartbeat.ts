@@ -1,0 +1,85 @@
+import { setMaxListeners } from 'node:events';
+import type { Clock } from '../clock.js';
+import type { Logger } from '../log.js';
+import type { Store } from '../store/db.js';
+import { renewLease } from '../store/deliveries.js';
+
+/**
+ * Keeps a claimed delivery's lease alive while its worker is alive.
+ *
+ * The lease is what lets another worker take over a row whose owner died (kill -9, a lost machine).
+ * A fixed lease had to outlast the longest render, so a crash cost that much delay (10 min) before
+ * the report went out. Renewing it every `leaseMs / 3` lets the lease itself be short: a dead
+ * process stops renewing and its row is claimable about one lease later, while a long render by a
+ * live one keeps its claim however long it takes. Two renewals can be missed (a GC pause, a busy
+ * SQLite lock) before the claim is at risk, and if it is lost anyway, `markSending`'s owner check
+ * still keeps the late worker from sending.
+ *
+ * `maxHoldMs` bounds one attempt. A live event loop would otherwise renew forever for a render or an
+ * SMTP exchange that never settles, leaving the row held by a worker that will never finish it and
+ * outside `failExhausted`'s reach (that only counts attempts whose lease ran out). Past the cap the
+ * heartbeat stops; the lease runs out, and the next claim counts an attempt, as a crash would.
+ *
+ * Timers run on the injected clock, so tests prove all of this on a fake one.
+ */
+export interface LeaseHeartbeat {
+  /** Stops renewing; safe to call more than once. The lease is left as it is (the caller settles the row). */
+  stop(): void;
+  /** True once a renewal found the row no longer ours. */
+  readonly lost: boolean;
+}
+
+export function startLeaseHeartbeat(options: {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  id: number;
+  worker: string;
+  leaseMs: number;
+  sendLeaseMs: number;
+  maxHoldMs: number;
+}): LeaseHeartbeat {
+  const { store, clock, logger, id, worker, leaseMs, sendLeaseMs, maxHoldMs } = options;
+  const intervalMs = Math.max(1, Math.floor(Math.min(leaseMs, sendLeaseMs) / 3));
+  const stopper = new AbortController();
+  // One listener per beat may stay on it until the attempt ends (FakeClock keeps them); it dies with it.
+  setMaxListeners(0, stopper.signal);
+  const started = clock.now();
+  let lost = false;
+
+  void (async () => {
+    for (;;) {
+      try {
+        await clock.sleep(intervalMs, stopper.signal);
+      } catch {
+        return; // stopped
+      }
+      if (stopper.signal.aborted) return;
+      const now = clock.now();
+      if (now - started >= maxHoldMs) {
+        logger.error(
+          { heldMs: now - started },
+          'delivery attempt is taking longer than the hold cap; no longer renewing its lease, so it can be taken over',
+        );
+        return;
+      }
+      try {
+        if (!renewLease(store, { id, worker, now, leaseMs, sendLeaseMs })) {
+          lost = true;
+          logger.warn('lease no longer ours (taken over or finished); stopped renewing it');
+          return;
+        }
+      } catch (error) {
+        // A locked or closing store: the next beat tries again, the lease has room for two misses.
+        logger.warn({ err: error }, 'could not renew the delivery lease');
+      }
+    }
+  })();
+
+  return {
+    stop: () => stopper.abort(),
+    get lost() {
+      return lost;
+    },
+  };
+}
