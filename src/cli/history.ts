@@ -23,7 +23,7 @@ export function register(program: Command): void {
     .option('--limit <n>', 'rows of each kind', '20')
     .action((flags: HistoryFlags) => {
       const config = loadConfig(flags.config);
-      const store = openStore(config.store.path);
+      const store = openStore(config.store.path, { mustExist: true });
       try {
         const limit = Math.max(1, Number.parseInt(flags.limit, 10) || 20);
         const syncs = listSyncRuns(store, limit);

@@ -52,7 +52,7 @@ export function register(program: Command): void {
       const runId = flags.run === undefined ? undefined : positiveInt(flags.run, '--run');
       const formats = parseFormats(flags.format);
       const config = loadConfig(flags.config);
-      const store = openStore(config.store.path);
+      const store = openStore(config.store.path, { mustExist: true });
       const renderer = formats.includes('pdf')
         ? new PdfRenderer({
             chromiumPath: config.chromium.path,

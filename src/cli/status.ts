@@ -54,7 +54,7 @@ export function register(program: Command): void {
     .option('--json', 'print as JSON')
     .action((flags: ConfigOptions & { json?: boolean }) => {
       const config = loadConfig(flags.config);
-      const store = openStore(config.store.path);
+      const store = openStore(config.store.path, { mustExist: true });
       try {
         const report = collectStatus(store, config, Date.now());
         process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatStatus(report));

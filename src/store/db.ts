@@ -1,7 +1,7 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { ReportdError } from '../errors/index.js';
+import { ReportdError, UsageError } from '../errors/index.js';
 import { migrations as allMigrations, type Migration } from './migrations/index.js';
 
 /**
@@ -26,8 +26,21 @@ export class StoreError extends ReportdError {
  * process crashes in WAL mode (only a power loss can drop the last commits, which the sync refetches);
  * busy_timeout makes a second process wait for the write lock instead of failing at once.
  */
-export function openStore(path: string, options: { migrations?: readonly Migration[] } = {}): Store {
+export function openStore(
+  path: string,
+  options: {
+    migrations?: readonly Migration[];
+    /**
+     * For commands that only read (`render`, `status`, `history`): a missing file is a mistyped
+     * `store.path` or a store never synced, said as such, instead of an empty store created there.
+     */
+    mustExist?: boolean;
+  } = {},
+): Store {
   const file = path === ':memory:' ? path : resolve(path);
+  if (options.mustExist && file !== ':memory:' && !existsSync(file)) {
+    throw new UsageError(`store ${file} does not exist (check store.path, or run \`reportd sync\` first)`);
+  }
   let db: Database.Database;
   try {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });

@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
@@ -91,6 +91,19 @@ describe('reportd render', () => {
     );
     expect(badFormat.code).toBe(2);
     expect(badFormat.stderr).toContain('--format takes pdf, xlsx, html');
+  });
+
+  it('names a store path that does not exist, and creates nothing there', async () => {
+    const typo = join(dir, 'typo.yaml');
+    writeFileSync(typo, readFileSync(config, 'utf8').replace('./store.sqlite', './stroe.sqlite'));
+    for (const args of [['render', '--set', '101'], ['status'], ['history']]) {
+      const run = await cli([...args, '--config', typo], randomUUID());
+      expect(run.code).toBe(2);
+      expect(run.stderr.trim()).toBe(
+        `reportd: store ${join(dir, 'stroe.sqlite')} does not exist (check store.path, or run \`reportd sync\` first)`,
+      );
+    }
+    expect(existsSync(join(dir, 'stroe.sqlite'))).toBe(false);
   });
 
   it('closes Chromium when killed mid-render', async () => {
