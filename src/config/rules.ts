@@ -102,7 +102,31 @@ function smtpIssues(smtp: unknown, reportCount: number): ConfigIssue[] {
     const key = smtp.password !== undefined ? 'password' : 'password_file';
     issues.push({ path: `smtp.${key}`, message: 'smtp.url already holds a password' });
   }
+  if (typeof smtp.url === 'string' && !credentialsDecode(smtp.url)) {
+    // Said without the URL: it holds the password.
+    issues.push({
+      path: 'smtp.url',
+      message: 'the user or password has a malformed percent-escape (write a literal % as %25)',
+    });
+  }
   return issues;
+}
+
+/** Whether the URL's user and password percent-decode (false only for a malformed escape). */
+function credentialsDecode(url: string): boolean {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return true; // not a URL at all: the schema says so
+  }
+  try {
+    decodeURIComponent(parsed.username);
+    decodeURIComponent(parsed.password);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function urlHasPassword(url: string): boolean {

@@ -7,6 +7,7 @@ import { createSmtpMailer, type Mailer } from '../delivery/email.js';
 import { type DeliveryRenderer, maxHoldFor, Outbox, type OutboxOptions } from '../delivery/outbox.js';
 import { ReportdError } from '../errors/index.js';
 import { type Logger, silentLogger } from '../log.js';
+import { scrub } from '../secrets.js';
 import { openStore, type Store } from '../store/db.js';
 import { SqliteRequestHistory } from '../store/request-log.js';
 import { lastFinishedSyncRun } from '../store/sync-runs.js';
@@ -71,6 +72,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     throw new DaemonStartError('reports are configured but smtp is not');
   }
   checkSchedules(config);
+  // A missing or wrong browser is said in one line now, not at the first delivery hours later (where
+  // it would only be retried until the attempts run out).
+  if (!options.renderer && config.reports.length > 0) {
+    const { findChromium } = await import('../report/chromium.js');
+    findChromium({ configPath: config.chromium.path });
+  }
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
   const ownsStore = !options.store;
@@ -213,7 +220,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         if (!storeOpen) return 'store closed';
         const last = lastFinishedSyncRun(store);
         if (!last) return 'no sync pass has finished yet';
-        if (last.outcome === 'failed') return `last sync failed: ${last.error ?? 'unknown error'}`;
+        // Scrubbed again on the way out: a row written before error text was scrubbed at the store.
+        if (last.outcome === 'failed') return `last sync failed: ${scrub(last.error ?? 'unknown error')}`;
         return undefined;
       },
     });

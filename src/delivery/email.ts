@@ -202,20 +202,17 @@ export function createSmtpMailer(smtp: SmtpSettings): Mailer {
   if (password === undefined && smtp.password_file)
     password = readFileSync(smtp.password_file, 'utf8').trim();
   registerSecret(password);
-  if (smtp.url) {
-    const inUrl = new URL(smtp.url).password;
-    if (inUrl) registerSecret(decodeURIComponent(inUrl));
-  }
   const timeouts = { connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 60_000 };
-  const transporter = smtp.url
-    ? nodemailer.createTransport({ url: smtp.url, ...timeouts } as never)
-    : nodemailer.createTransport({
-        host: smtp.host,
-        port: smtp.port ?? 587,
-        secure: smtp.secure ?? false,
-        auth: smtp.user ? { user: smtp.user, pass: password ?? '' } : undefined,
-        ...timeouts,
-      });
+  // Always the fields the config loader unpacked (from `url` too), never the raw URL: nodemailer
+  // would parse it again with other rules than the ones `reportd check` validated it with, and a
+  // malformed percent-escape would surface as a crash at send time instead of a config error.
+  const transporter = nodemailer.createTransport({
+    host: smtp.host,
+    port: smtp.port ?? (smtp.secure ? 465 : 587),
+    secure: smtp.secure ?? false,
+    auth: smtp.user ? { user: smtp.user, pass: password ?? '' } : undefined,
+    ...timeouts,
+  });
   return mailerFromTransport(transporter);
 }
 

@@ -30,7 +30,8 @@ export function createReportRenderer(options: {
   const browser = new IdleBrowser(
     () =>
       new PdfRenderer({
-        executablePath: config.chromium.path,
+        // Resolved by findChromium, so REPORTD_CHROMIUM overrides the config as it does for `render`.
+        chromiumPath: config.chromium.path,
         renderTimeoutMs: config.chromium.render_timeout_seconds * 1000,
         recycleAfter: config.chromium.recycle_after,
         handleSignals: false,
@@ -67,8 +68,14 @@ export function createReportRenderer(options: {
             runId: delivery.run_id,
             account,
             formats: report.formats,
-            // One folder per report, so two reports of one run never overwrite each other's files.
-            outDir: join(config.output.dir, safeFileName([report.name])),
+            // One folder per report and (set, run): file names come from API labels, which need not
+            // be unique, and nodemailer reads attachments at send time, so a shared folder could let
+            // a concurrent delivery (a second daemon, `reportd deliver`) swap another run's file in.
+            outDir: join(
+              config.output.dir,
+              safeFileName([report.name]),
+              `set-${delivery.query_set_id}-run-${delivery.run_id}`,
+            ),
             templatesDir: config.templates.dir,
             renderer: pdf,
             generatedAt: new Date(clock.now()),

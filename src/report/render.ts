@@ -1,6 +1,6 @@
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { VERSION } from '../cli/version.js';
+import { VERSION } from '../version.js';
 import { UsageError } from '../errors/index.js';
 import type { Store } from '../store/db.js';
 import { findSnapshot, listSnapshots, type StoredSnapshot } from '../store/snapshots.js';

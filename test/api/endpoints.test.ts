@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { allEndpoints, catalogEndpoints, endpointByKey, metricEndpoints } from '../../src/api/endpoints.js';
 
@@ -17,13 +17,9 @@ describe('endpoint catalog', () => {
     expect(new Set(allEndpoints.map((e) => e.path)).size).toBe(38);
   });
 
-  it('has exactly the paths of the spec, when the spec is beside the checkout', () => {
-    let paths: string[];
-    try {
-      paths = specPaths();
-    } catch {
-      return; // shared/ is not beside this checkout: the count test above still holds
-    }
+  // Skipped, visibly, where shared/ is not beside the checkout; the count test above still holds.
+  it.runIf(existsSync(specPath))('has exactly the paths of the spec', () => {
+    const paths = specPaths();
     expect(paths).toHaveLength(38);
     expect(new Set(allEndpoints.map((e) => e.path))).toEqual(new Set(paths));
   });

@@ -159,6 +159,15 @@ describe('accounts and smtp', () => {
       password: 'p/1234',
     });
   });
+
+  it('refuses a malformed percent-escape in smtp.url without repeating the password', () => {
+    const issues = check(
+      `${MINIMAL}smtp: { url: 'smtp://u:p%zzword@mail.example.com', from: r@example.com }\n`,
+    );
+    expect(issues).toEqual([
+      'smtp.url: the user or password has a malformed percent-escape (write a literal % as %25)',
+    ]);
+  });
 });
 
 describe('syntax and reporting', () => {

@@ -84,9 +84,30 @@ describe('Chromium in the daemon', () => {
     expect(row).toMatchObject({ state: 'pending', attempts: 1, last_error: 'interrupted by shutdown' });
     // The render was cut, not awaited: it never wrote its PDF.
     const dir = join(tmp.dir, 'reports-shutdown', 'weekly');
-    expect(existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.pdf')) : []).toEqual([]);
+    const written = existsSync(dir) ? readdirSync(dir, { recursive: true, encoding: 'utf8' }) : [];
+    expect(written.filter((f) => f.endsWith('.pdf'))).toEqual([]);
     expect(await eventually(() => chromium().length === 0)).toBe(true);
     expect(smtp.messages).toHaveLength(sent);
     expect(stopMs).toBeLessThan(5_000);
+  });
+});
+
+describe('daemon start-up and the browser', () => {
+  it('refuses to start, in one line naming the path, when the configured Chromium is not there', async () => {
+    const config = seededConfig(tmp.dir, {
+      smtpUrl: smtp.url,
+      report: { trigger: 'new_run' },
+    });
+    const missing = join(tmp.dir, 'no-such-chromium');
+    const broken = { ...config, chromium: { ...config.chromium, path: missing } };
+    const saved = process.env.REPORTD_CHROMIUM;
+    delete process.env.REPORTD_CHROMIUM;
+    try {
+      await expect(startDaemon({ config: broken, sync: idleSync })).rejects.toThrow(
+        `chromium.path ${missing} is not an executable file`,
+      );
+    } finally {
+      if (saved !== undefined) process.env.REPORTD_CHROMIUM = saved;
+    }
   });
 });
