@@ -1,4 +1,5 @@
 import type { DestinationStream } from 'pino';
+import { printable } from './printable.js';
 
 /**
  * Log lines for a person at a terminal: `12:00:01.250 INFO  daemon started  next={…}`. The daemon
@@ -32,16 +33,18 @@ export function formatLogLine(line: string): string {
   const { level, time, msg, err, ...fields } = entry;
   const clock = typeof time === 'number' ? new Date(time).toISOString().slice(11, 23) : '';
   const name = typeof level === 'number' ? (LEVELS[level] ?? String(level)) : String(level ?? '');
+  // Logged values include API text (set names, error messages): control characters in them must not
+  // reach the terminal. The JSON form needs no such care, JSON escapes them.
   const extra = Object.entries(fields)
-    .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`)
+    .map(([key, value]) => `${key}=${printable(typeof value === 'string' ? value : JSON.stringify(value))}`)
     .join(' ');
-  let out = [clock, name.padEnd(5), String(msg ?? '')].filter(Boolean).join(' ');
+  let out = [clock, name.padEnd(5), printable(String(msg ?? ''))].filter(Boolean).join(' ');
   if (extra) out += `  ${extra}`;
   const error = err as LoggedError | undefined;
   if (error && typeof error === 'object') {
     // The stack is what a person debugging wants; indented so the next entry stands out.
     const detail = error.stack ?? `${error.type ?? 'Error'}: ${error.message ?? ''}`;
-    out += `\n${detail.replace(/^/gm, '    ')}`;
+    out += `\n${printable(detail, { multiline: true }).replace(/^/gm, '    ')}`;
   }
   return `${out}\n`;
 }

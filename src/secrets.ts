@@ -1,30 +1,52 @@
 /**
  * Every secret reportd loads (API secrets, SMTP passwords) is registered here, and everything that
- * leaves the process as text (log lines, CLI error messages) passes through `scrub`. Redacting by
- * value catches what redacting by field name cannot: a secret inside a URL or an exception message.
+ * leaves the process as text (log lines, CLI error messages, error text written to the store) passes
+ * through `scrub`. Redacting by value catches what redacting by field name cannot: a secret inside a
+ * URL or an exception message.
  */
 const known = new Set<string>();
+/** `known` as one alternation, longest first; rebuilt lazily after a registration. */
+let pattern: RegExp | undefined;
 
 export const REDACTED = '[redacted]';
 
 export function registerSecret(value: string | undefined | null): void {
   // Very short values would redact ordinary words; real secrets are longer.
-  if (value && value.length >= 4) known.add(value);
-  if (value && value.length >= 4) {
-    const encoded = encodeURIComponent(value);
-    if (encoded !== value) known.add(encoded);
-  }
+  if (!value || value.length < 4) return;
+  add(value);
+  // A secret inside a URL appears percent-encoded.
+  add(encodeURIComponent(value));
+  // The logger scrubs the serialised JSON line, where `"`, `\` and control characters are escaped.
+  add(JSON.stringify(value).slice(1, -1));
+}
+
+function add(form: string): void {
+  if (known.has(form)) return;
+  known.add(form);
+  pattern = undefined;
 }
 
 export function scrub(text: string): string {
-  let out = text;
-  for (const secret of known) {
-    if (out.includes(secret)) out = out.split(secret).join(REDACTED);
-  }
-  return out;
+  if (known.size === 0) return text;
+  // Longest first and in one pass: a short secret that is a prefix of a longer one must not be cut
+  // out first and leave the longer one's tail in clear, and a replacement is never matched again.
+  pattern ??= new RegExp(
+    [...known]
+      .sort((a, b) => b.length - a.length)
+      .map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('|'),
+    'g',
+  );
+  return text.replace(pattern, REDACTED);
+}
+
+/** `scrub` for the nullable error columns of the store. */
+export function scrubOrNull(text: string | null): string | null {
+  return text === null ? null : scrub(text);
 }
 
 /** For tests: forget every registered secret. */
 export function clearSecrets(): void {
   known.clear();
+  pattern = undefined;
 }

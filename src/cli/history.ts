@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config/load.js';
 import { listJobStates } from '../daemon/job-state.js';
+import { printable } from '../printable.js';
+import { scrub, scrubOrNull } from '../secrets.js';
 import { openStore } from '../store/db.js';
 import { type DeliveryRow, listDeliveries } from '../store/deliveries.js';
 import { listSyncRuns } from '../store/sync-runs.js';
@@ -12,6 +14,13 @@ interface HistoryFlags extends ConfigOptions {
 }
 
 const iso = (at: number | null) => (at === null ? null : new Date(at).toISOString());
+
+/**
+ * Stored text in the table: it may quote a server or the API, so terminal control characters go.
+ * Secrets go too (again): the store's writers scrub, but `job_state` errors and rows written by an
+ * older version were not.
+ */
+const shown = (text: string) => printable(scrub(text));
 
 /** `reportd history`: recent sync passes and deliveries with their states (`--json` for scripts). */
 export function register(program: Command): void {
@@ -26,14 +35,14 @@ export function register(program: Command): void {
       const store = openStore(config.store.path, { mustExist: true });
       try {
         const limit = Math.max(1, Number.parseInt(flags.limit, 10) || 20);
-        const syncs = listSyncRuns(store, limit);
+        const syncs = listSyncRuns(store, limit).map((s) => ({ ...s, error: scrubOrNull(s.error) }));
         const deliveries = listDeliveries(store, limit).map(deliveryView);
         const jobs = listJobStates(store).map((job) => ({
           job: job.job,
           lastSlot: iso(job.last_slot_at),
           lastFinished: iso(job.last_finished_at),
           outcome: job.last_outcome,
-          error: job.last_error,
+          error: scrubOrNull(job.last_error),
         }));
         if (flags.json) {
           process.stdout.write(`${JSON.stringify({ syncs, deliveries, jobs }, null, 2)}\n`);
@@ -44,7 +53,7 @@ export function register(program: Command): void {
         for (const s of syncs) {
           out.push(
             `  ${s.started_at}  ${s.outcome.padEnd(10)} ${String(s.snapshots_completed).padStart(3)} snapshots  ` +
-              `${String(s.requests).padStart(5)} requests${s.error ? `  ${s.error}` : ''}`,
+              `${String(s.requests).padStart(5)} requests${s.error ? `  ${shown(s.error)}` : ''}`,
           );
         }
         out.push('', 'Deliveries (most recently changed first)');
@@ -52,8 +61,8 @@ export function register(program: Command): void {
         for (const d of deliveries) {
           const again = d.generation > 0 ? ` (resend ${d.generation})` : '';
           out.push(
-            `  ${d.updatedAt}  ${d.state.padEnd(9)} ${d.report}  set ${d.querySetId}  run ${d.runId}${again}  ` +
-              `attempts ${d.attempts}${d.lastError ? `  ${d.lastError}` : ''}`,
+            `  ${d.updatedAt}  ${d.state.padEnd(9)} ${shown(d.report)}  set ${d.querySetId}  run ${d.runId}${again}  ` +
+              `attempts ${d.attempts}${d.lastError ? `  ${shown(d.lastError)}` : ''}`,
           );
         }
         process.stdout.write(`${out.join('\n')}\n`);
@@ -73,7 +82,7 @@ function deliveryView(d: DeliveryRow) {
     generation: d.generation,
     state: d.state,
     attempts: d.attempts,
-    lastError: d.last_error,
+    lastError: scrubOrNull(d.last_error),
     messageId: d.message_id,
     createdAt: iso(d.created_at)!,
     updatedAt: iso(d.updated_at)!,

@@ -1,9 +1,11 @@
 import { Command, CommanderError } from 'commander';
-import { ReportdError } from '../errors/index.js';
+import { ConfigError, ReportdError } from '../errors/index.js';
 import { systemErrorLine } from '../errors/system-error.js';
+import { printable } from '../printable.js';
+import { TemplateError } from '../report/templates.js';
 import { scrub } from '../secrets.js';
+import { VERSION } from '../version.js';
 import { registerCommands } from './commands.js';
-import { VERSION } from './version.js';
 
 const program = new Command()
   .name('reportd')
@@ -20,22 +22,31 @@ try {
   process.exitCode = reportFailure(error);
 }
 
-/** User mistakes and API refusals are one line; only bugs get a stack trace. */
+/**
+ * User mistakes and API refusals are one line; only bugs get a stack trace. Messages can quote API
+ * text and stored errors, so they are scrubbed of secrets and of terminal control characters. Only
+ * messages meant to span lines keep newlines: config errors (one problem per line), template compile
+ * errors (Handlebars points at the column on a second line) and a bug's stack; in any other a newline
+ * from the API could fake a line of output.
+ */
 function reportFailure(error: unknown): number {
   if (error instanceof CommanderError) {
     // Commander already printed help, the version or its own usage message.
     return error.exitCode === 0 ? 0 : 2;
   }
   if (error instanceof ReportdError) {
-    process.stderr.write(`reportd: ${scrub(error.message)}\n`);
+    const multiline = error instanceof ConfigError || error instanceof TemplateError;
+    process.stderr.write(`reportd: ${printable(scrub(error.message), { multiline })}\n`);
     return error.exitCode;
   }
   const system = systemErrorLine(error);
   if (system) {
-    process.stderr.write(`reportd: ${scrub(system)}\n`);
+    process.stderr.write(`reportd: ${printable(scrub(system))}\n`);
     return 1;
   }
   const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  process.stderr.write(`reportd: unexpected error (a bug, please report it):\n${scrub(text)}\n`);
+  process.stderr.write(
+    `reportd: unexpected error (a bug, please report it):\n${printable(scrub(text), { multiline: true })}\n`,
+  );
   return 70;
 }

@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
+import { printable } from '../printable.js';
+import { scrubOrNull } from '../secrets.js';
 import { getAccount } from '../store/accounts.js';
 import type { Store } from '../store/db.js';
 import { openStore } from '../store/db.js';
@@ -72,14 +74,17 @@ export function collectStatus(
   const last = lastFinishedSyncRun(store);
   return {
     store: store.path,
-    lastSync: last ? { finishedAt: last.finished_at, outcome: last.outcome, error: last.error } : null,
+    // Errors are scrubbed again on the way out: rows written before the store's writers scrubbed.
+    lastSync: last
+      ? { finishedAt: last.finished_at, outcome: last.outcome, error: scrubOrNull(last.error) }
+      : null,
     accounts: config.accounts.map((account) => {
       const row = getAccount(store, account.name);
       const windowMs = account.rate_limit.window_seconds * 1000;
       return {
         name: account.name,
         lastSyncAt: row?.last_sync_at ?? null,
-        lastError: row?.last_error ?? null,
+        lastError: scrubOrNull(row?.last_error ?? null),
         budget: {
           used: countRequestsSince(store, budgetKeyFor(account), now - windowMs),
           requests: account.rate_limit.requests,
@@ -101,7 +106,7 @@ export function collectStatus(
               complete: all.filter((s) => s.state === 'complete').length,
               partial: all.filter((s) => s.state !== 'complete').length,
               missing: due.filter((run) => !states.has(run.id)).length,
-              lastError: set.last_error,
+              lastError: scrubOrNull(set.last_error),
               latestComplete: latest ? { runId: latest.id, label: latest.display_name } : null,
             };
           }),
@@ -110,22 +115,27 @@ export function collectStatus(
   };
 }
 
+/**
+ * The text form. Set names and run labels come from the API and errors from the store: every such
+ * string goes through `printable`, so none can send the terminal an escape sequence (`--json` is
+ * escaped by JSON itself).
+ */
 export function formatStatus(report: StatusReport): string {
-  const lines = [`store ${report.store}`];
+  const lines = [`store ${printable(report.store)}`];
   const last = report.lastSync;
   lines.push(
     last
-      ? `last sync ${last.finishedAt}: ${last.outcome}${last.error ? ` — ${last.error}` : ''}`
+      ? `last sync ${last.finishedAt}: ${last.outcome}${last.error ? ` — ${printable(last.error)}` : ''}`
       : 'no sync has finished yet',
   );
   for (const account of report.accounts) {
     const { used, requests, windowSeconds } = account.budget;
     lines.push('');
     lines.push(
-      `account ${account.name}: last sync ${account.lastSyncAt ?? 'never'}, ` +
+      `account ${printable(account.name)}: last sync ${account.lastSyncAt ?? 'never'}, ` +
         `budget ${used}/${requests} used in the last ${windowSeconds}s`,
     );
-    if (account.lastError) lines.push(`  last error: ${account.lastError}`);
+    if (account.lastError) lines.push(`  last error: ${printable(account.lastError)}`);
     if (account.sets.length === 0) {
       lines.push('  no query sets known yet (run reportd sync)');
       continue;
@@ -143,14 +153,14 @@ export function formatStatus(report: StatusReport): string {
     ];
     const rows = account.sets.map((set) => [
       String(set.id),
-      set.name,
+      printable(set.name),
       set.state,
       String(set.runsKnown),
       String(set.complete),
       String(set.partial),
       String(set.missing),
-      set.latestComplete ? `${set.latestComplete.runId} ${set.latestComplete.label}` : '-',
-      set.lastError ?? '',
+      set.latestComplete ? `${set.latestComplete.runId} ${printable(set.latestComplete.label)}` : '-',
+      printable(set.lastError ?? ''),
     ]);
     lines.push(...table([header, ...rows]).map((line) => `  ${line}`));
   }

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { loadConfig } from '../config/load.js';
 import { ReportdError } from '../errors/index.js';
 import { createLogger } from '../log.js';
+import { printable } from '../printable.js';
 import { openStore } from '../store/db.js';
 import { runSync } from '../sync/sync.js';
 import type { SyncProgress, SyncSummary } from '../sync/types.js';
@@ -52,9 +53,11 @@ export function register(program: Command): void {
           onProgress: progress?.update,
         });
         progress?.finish();
+        // The progress and summary lines are numbers only; the failure line (API text) is filtered by
+        // main.ts's reportFailure.
         for (const gone of summary.goneSets) {
           process.stderr.write(
-            `reportd: account ${gone.account}: query set ${gone.querySetId} not found (-132); marked gone and skipped\n`,
+            `reportd: account ${printable(gone.account)}: query set ${gone.querySetId} not found (-132); marked gone and skipped\n`,
           );
         }
         process.stdout.write(`${summaryLine(summary)}\n`);

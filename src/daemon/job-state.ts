@@ -1,3 +1,4 @@
+import { scrubOrNull } from '../secrets.js';
 import type { Store } from '../store/db.js';
 
 /**
@@ -50,7 +51,14 @@ export function recordJobEnd(
        ON CONFLICT (job) DO UPDATE SET last_slot_at = COALESCE(@slot, last_slot_at),
          last_finished_at = @at, last_outcome = @outcome, last_error = @error`,
     )
-    .run({ job, slot: end.slot ?? null, at: end.at, outcome: end.outcome, error: end.error ?? null });
+    // Scrubbed as it is stored: the text may quote a secret, and a stored row outlives its rotation.
+    .run({
+      job,
+      slot: end.slot ?? null,
+      at: end.at,
+      outcome: end.outcome,
+      error: scrubOrNull(end.error ?? null),
+    });
 }
 
 export function getJobCursor<T>(store: Store, job: string): T | undefined {

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { backoffCeiling } from '../api/retry-timing.js';
 import { type Clock, systemClock } from '../clock.js';
 import { type Logger, silentLogger } from '../log.js';
+import { scrub } from '../secrets.js';
 import type { Store } from '../store/db.js';
 import {
   claimNextDelivery,
@@ -251,7 +252,10 @@ export class Outbox {
     }
   }
 
-  private retryOrFail(row: DeliveryRow, reason: string, log: Logger, renderMs?: number): DeliveryOutcome {
+  private retryOrFail(row: DeliveryRow, rawReason: string, log: Logger, renderMs?: number): DeliveryOutcome {
+    // A render error's message can quote anything; the outcome goes to callers (metrics, `deliver`),
+    // not only to the store (whose writers scrub too).
+    const reason = scrub(rawReason);
     const now = this.clock.now();
     const base = { id: row.id, report: row.report, renderMs };
     if (row.attempts >= this.maxAttempts) {

@@ -1,3 +1,5 @@
+import { scrub } from '../secrets.js';
+
 /**
  * SMTP gives no idempotency and few error classes, so a failed send is sorted by what retrying can
  * change: a 4xx reply or a network fault may pass later (transient); a 5xx reply (unknown mailbox,
@@ -19,8 +21,16 @@ interface NodemailerError {
 }
 
 export function classifySmtpError(error: unknown): SmtpFailure {
+  const failure = classify(error);
+  // Also covers the refused addresses, which come from the server's reply too.
+  return { ...failure, reason: scrub(failure.reason) };
+}
+
+function classify(error: unknown): SmtpFailure {
   const e = (error ?? {}) as NodemailerError;
-  const message = oneLine(e.response ?? e.message ?? String(error));
+  // The reply is the server's text, untrusted, and may echo what we sent (AUTH data). It is scrubbed
+  // before `oneLine` collapses whitespace or cuts it short, either of which could hide a secret.
+  const message = oneLine(scrub(e.response ?? e.message ?? String(error)));
   const code = e.responseCode;
   if (typeof code === 'number' && code >= 500 && code < 600) {
     const what =

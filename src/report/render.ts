@@ -1,9 +1,9 @@
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { VERSION } from '../version.js';
 import { UsageError } from '../errors/index.js';
 import type { Store } from '../store/db.js';
 import { findSnapshot, listSnapshots, type StoredSnapshot } from '../store/snapshots.js';
+import { VERSION } from '../version.js';
 import { safeFileName } from './file-names.js';
 import { renderReportHtml } from './html.js';
 import { buildReportModel } from './model/index.js';

@@ -1,4 +1,8 @@
+import { scrubOrNull } from '../secrets.js';
 import type { Store } from './db.js';
+
+// Error text is scrubbed where it is written: it may quote a server's reply or an exception, and a
+// stored secret would outlive a later rotation (reads only know the secrets registered by then).
 
 /** Accounts and their brands: the top of the catalog, refreshed when the catalog TTL runs out. */
 
@@ -53,7 +57,7 @@ export function recordAccountPass(store: Store, name: string, at: number, error:
       `UPDATE accounts SET last_sync_at = ?, last_error = ?,
          last_error_at = CASE WHEN ? IS NULL THEN last_error_at ELSE ? END WHERE name = ?`,
     )
-    .run(iso(at), error, error, iso(at), name);
+    .run(iso(at), scrubOrNull(error), error, iso(at), name);
 }
 
 /** Replaces the brand list in one transaction and stamps the account's catalog TTL. */

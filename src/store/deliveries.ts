@@ -1,5 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { scrub, scrubOrNull } from '../secrets.js';
 import type { Store } from './db.js';
+
+// Error text is scrubbed where it is written: it may quote a server's reply or an exception, and a
+// stored secret would outlive a later rotation (reads only know the secrets registered by then).
 
 /**
  * The delivery outbox (migration 2). Every state change is one conditional UPDATE whose WHERE clause
@@ -213,7 +217,7 @@ export function markSent(store: Store, id: number, now: number, note: string | n
         `UPDATE deliveries SET state = 'sent', sent_at = ?, updated_at = ?, last_error = ?, lease_until = NULL
          WHERE id = ? AND state IN ('rendering', 'sending')`,
       )
-      .run(now, now, note, id).changes === 1
+      .run(now, now, scrubOrNull(note), id).changes === 1
   );
 }
 
@@ -233,7 +237,7 @@ export function markRetry(
            claimed_by = NULL, lease_until = NULL
          WHERE id = ? AND state IN ('rendering', 'sending') AND claimed_by = ?`,
       )
-      .run(error, nextAttemptAt, now, id, worker).changes === 1
+      .run(scrub(error), nextAttemptAt, now, id, worker).changes === 1
   );
 }
 
@@ -245,7 +249,7 @@ export function markFailed(store: Store, id: number, worker: string, now: number
         `UPDATE deliveries SET state = 'failed', last_error = ?, updated_at = ?, lease_until = NULL
          WHERE id = ? AND state IN ('rendering', 'sending') AND claimed_by = ?`,
       )
-      .run(error, now, id, worker).changes === 1
+      .run(scrub(error), now, id, worker).changes === 1
   );
 }
 

@@ -1,5 +1,9 @@
 import { metricEndpoints } from '../api/endpoints.js';
+import { scrubOrNull } from '../secrets.js';
 import type { Store } from './db.js';
+
+// Error text is scrubbed where it is written: it may quote a server's reply or an exception, and a
+// stored secret would outlive a later rotation (reads only know the secrets registered by then).
 
 /**
  * Writing snapshots: one row per (account, set, run), one payload row per metric endpoint. Every
@@ -59,7 +63,13 @@ export function savePayload(
            fetched_at = excluded.fetched_at, validation_error = excluded.validation_error,
            attempts = payloads.attempts + 1
          WHERE payloads.validation_error IS NOT NULL`,
-      ).run(snapshotId, endpointKey, JSON.stringify(payload.data ?? null), iso(at), payload.validationError);
+      ).run(
+        snapshotId,
+        endpointKey,
+        JSON.stringify(payload.data ?? null),
+        iso(at),
+        scrubOrNull(payload.validationError),
+      );
       const state = computeState(store, snapshotId);
       db.prepare(
         `UPDATE snapshots SET state = ?,

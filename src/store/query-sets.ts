@@ -1,4 +1,8 @@
+import { scrub, scrubOrNull } from '../secrets.js';
 import type { Store } from './db.js';
+
+// Error text is scrubbed where it is written: it may quote a server's reply or an exception, and a
+// stored secret would outlive a later rotation (reads only know the secrets registered by then).
 
 /** Query sets (with their details and engines) and their published runs. */
 
@@ -86,13 +90,13 @@ export function saveDetails(
 export function markGone(store: Store, account: string, id: number, reason: string, at: number): void {
   store.db
     .prepare(`UPDATE query_sets SET state = 'gone', gone_at = ?, last_error = ? WHERE account = ? AND id = ?`)
-    .run(iso(at), reason, account, id);
+    .run(iso(at), scrub(reason), account, id);
 }
 
 export function setQuerySetError(store: Store, account: string, id: number, error: string | null): void {
   store.db
     .prepare('UPDATE query_sets SET last_error = ? WHERE account = ? AND id = ?')
-    .run(error, account, id);
+    .run(scrubOrNull(error), account, id);
 }
 
 export function getQuerySet(store: Store, account: string, id: number): QuerySetRow | undefined {

@@ -1,4 +1,8 @@
+import { scrubOrNull } from '../secrets.js';
 import type { Store } from './db.js';
+
+// Error text is scrubbed where it is written: it may quote a server's reply or an exception, and a
+// stored secret would outlive a later rotation (reads only know the secrets registered by then).
 
 /**
  * One row per sync pass (CLI or daemon), written at its start and end: the daemon's `history`
@@ -49,7 +53,7 @@ export function finishSyncRun(
       result.requests,
       result.metricRequests,
       result.snapshotsCompleted,
-      result.error,
+      scrubOrNull(result.error),
       id,
     );
 }

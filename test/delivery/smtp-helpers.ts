@@ -8,7 +8,7 @@ import { SMTPServer } from 'smtp-server';
 /**
  * A real SMTP server for tests: every accepted message is parsed back with mailparser. Recipients at
  * `@bounce.test` are refused with 550 (a permanent failure), and `failNext` answers 451 to the next
- * DATA commands (a transient one).
+ * DATA commands (a transient one), with `failText` as the reply's text (a server may echo anything).
  */
 export interface TestSmtp {
   port: number;
@@ -21,7 +21,13 @@ export interface TestSmtp {
 }
 
 export async function startSmtp(
-  options: { port?: number; user?: string; password?: string; onData?: () => Promise<void> } = {},
+  options: {
+    port?: number;
+    user?: string;
+    password?: string;
+    failText?: string;
+    onData?: () => Promise<void>;
+  } = {},
 ): Promise<TestSmtp> {
   const messages: ParsedMail[] = [];
   const waiters: (() => void)[] = [];
@@ -52,7 +58,9 @@ export async function startSmtp(
           if (options.onData) await options.onData();
           if (state.failNext > 0) {
             state.failNext--;
-            const error = new Error('Try again later') as Error & { responseCode: number };
+            const error = new Error(options.failText ?? 'Try again later') as Error & {
+              responseCode: number;
+            };
             error.responseCode = 451;
             return callback(error);
           }

@@ -26,6 +26,13 @@ describe('pretty log lines', () => {
     expect(formatLogLine('not json')).toBe('not json\n');
   });
 
+  it('prints no control character from logged API text, which could drive the terminal', () => {
+    const line = JSON.stringify({ level: 30, msg: 'set \u001b[2Jgone', name: 'Evil\u001b]0;pwned\u0007' });
+    const out = formatLogLine(line);
+    expect(out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    expect(out).toBe('INFO  set \uFFFD[2Jgone  name=Evil\uFFFD]0;pwned\uFFFD\n');
+  });
+
   it('goes through the logger redaction: an SMTP password never reaches the terminal', () => {
     const out: string[] = [];
     const logger = createLogger({ destination: prettyDestination({ write: (t: string) => out.push(t) }) });

@@ -1,0 +1,91 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { openStore } from '../../src/store/db.js';
+import { listDeliveries } from '../../src/store/deliveries.js';
+import { runCli } from '../helpers/cli.js';
+import { startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
+
+/**
+ * An SMTP server's reply is untrusted text and may echo what it was sent. Here it answers the send
+ * with a temporary failure quoting the SMTP password: the password must reach neither the outbox row
+ * (`deliveries.last_error`, kept for the retry and for `history`) nor any output.
+ */
+const PASSWORD = 'Smtp-Pa55word-4711';
+
+let tmp: ReturnType<typeof tempDir>;
+let sandbox: Sandbox;
+let smtp: TestSmtp;
+let config: string;
+let storePath: string;
+
+const reportd = (...args: string[]) => runCli([...args, '--config', config]);
+
+beforeAll(async () => {
+  tmp = tempDir();
+  sandbox = await startSandbox();
+  smtp = await startSmtp({
+    user: 'reports',
+    password: PASSWORD,
+    failText: `Mailbox busy, try again (your AUTH was reports/${PASSWORD})`,
+  });
+  storePath = join(tmp.dir, 'reportd.sqlite');
+  config = join(tmp.dir, 'reportd.yaml');
+  writeFileSync(
+    config,
+    `accounts:
+  - name: acme
+    base_url: ${sandbox.baseUrl}
+    api_key: ${sandbox.apiKey}
+    api_secret: ${sandbox.apiSecret}
+store: { path: ${storePath} }
+sync: { query_sets: [102], backfill_runs: 1 }
+smtp: { host: 127.0.0.1, port: ${smtp.port}, user: reports, password: ${PASSWORD}, from: "Reports <reports@example.com>" }
+reports:
+  - name: weekly
+    query_sets: [102]
+    formats: [xlsx]
+    schedule: { cron: "0 8 * * 1", timezone: Europe/Berlin }
+    email: { to: [ceo@example.com], subject: "Weekly" }
+log: { level: warn }
+`,
+  );
+});
+
+afterAll(async () => {
+  await smtp?.close();
+  await sandbox?.close();
+  tmp?.cleanup();
+});
+
+describe('an SMTP reply that echoes the password', () => {
+  it('is stored and shown without it', async () => {
+    expect((await reportd('sync')).code).toBe(0);
+    smtp.failNext = 1;
+    const deliver = await reportd('deliver', '--report', 'weekly');
+    expect(deliver.code).not.toBe(0);
+    expect(deliver.stderr).toMatch(/SMTP server deferred \(451\): .*reports\/\[redacted\]\)/);
+    expect(deliver.stderr + deliver.stdout).not.toContain(PASSWORD);
+
+    const store = openStore(storePath, { mustExist: true });
+    try {
+      const [row] = listDeliveries(store, 10);
+      expect(row).toMatchObject({ state: 'pending', attempts: 1 });
+      expect(row!.last_error).toMatch(
+        /^SMTP server deferred \(451\): .*your AUTH was reports\/\[redacted\]\)$/,
+      );
+      expect(row!.last_error).not.toContain(PASSWORD);
+    } finally {
+      store.close();
+    }
+
+    const history = await reportd('history', '--json');
+    expect(history.code).toBe(0);
+    expect(history.stdout).not.toContain(PASSWORD);
+    expect(JSON.parse(history.stdout).deliveries[0].lastError).toMatch(/reports\/\[redacted\]\)$/);
+    const table = await reportd('history');
+    expect(table.stdout).toMatch(/pending +weekly .*attempts 1 {2}SMTP server deferred \(451\)/);
+    expect(table.stdout).not.toContain(PASSWORD);
+  }, 300_000);
+});
