@@ -162,6 +162,7 @@ for (let i = 0; i < WARMUP; i++) {
 }
 gc();
 const rssBefore = process.memoryUsage().rss;
+const heapBefore = process.memoryUsage().heapUsed;
 let browserRss = 0;
 const loopStart = performance.now();
 for (let i = 0; i < MEMORY_RENDERS; i++) {
@@ -177,6 +178,7 @@ for (let i = 0; i < MEMORY_RENDERS; i++) {
 const loopMs = (performance.now() - loopStart) / MEMORY_RENDERS;
 gc();
 const rssAfter = process.memoryUsage().rss;
+const heapAfter = process.memoryUsage().heapUsed;
 await daemonRenderer.close();
 
 const ratio = warmMs / bareMs;
@@ -193,6 +195,8 @@ console.log(`  model + charts + HTML  ${htmlMs.toFixed(0)} ms`);
 console.log(`  full render in loop    ${loopMs.toFixed(0)} ms per report`);
 console.log(`  workbook               ${workbookMs.toFixed(0)} ms (median of 5)`);
 console.log(`  node RSS               ${mb(rssBefore).toFixed(0)} → ${mb(rssAfter).toFixed(0)} MB`);
+// The JS heap after a full collection: what a leak in reportd's own code would grow.
+console.log(`  node heap used         ${mb(heapBefore).toFixed(0)} → ${mb(heapAfter).toFixed(0)} MB`);
 console.log(`  chromium tree PSS      ${mb(browserRss).toFixed(0)} MB (before its recycle at 50)`);
 console.log(`  html size              ${(doc.html.length / 1024).toFixed(0)} KiB`);
 if (ratio > 1.5 || growth >= 50) process.exitCode = 1;
