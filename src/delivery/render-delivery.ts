@@ -148,7 +148,7 @@ class IdleBrowser {
         const idle = this.current;
         this.current = undefined;
         if (!idle) return;
-        this.logger.info('closing idle chromium');
+        this.logger.debug('closing idle chromium'); // routine: not worth a line in every CLI run
         const closed = idle.close().finally(() => this.closing.delete(closed));
         this.closing.add(closed);
       },
