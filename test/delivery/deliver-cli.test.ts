@@ -1,51 +1,17 @@
-import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
+import { type DeliveryCliEnv, startDeliveryCliEnv } from './cli-env.js';
 
-/** `reportd deliver` and `reportd history` as a user runs them: the CLI in a child process. */
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
-const run = promisify(execFile);
-
-let tmp: ReturnType<typeof tempDir>;
-let sandbox: Sandbox;
-let smtp: TestSmtp;
+/** `reportd deliver` and `reportd history` as a user runs them: the built CLI in a child process. */
+let env: DeliveryCliEnv;
 let config: string;
-
-async function reportd(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(
-      process.execPath,
-      ['--import', 'tsx', MAIN, ...args, '--config', config],
-      {
-        env: { ...process.env, REPORTD_LOG_LEVEL: 'warn' },
-      },
-    );
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const reportd = (...args: string[]) => env.reportd(config, ...args);
 
 beforeAll(async () => {
-  tmp = tempDir();
-  sandbox = await startSandbox();
-  smtp = await startSmtp();
-  config = join(tmp.dir, 'reportd.yaml');
-  writeFileSync(
-    config,
-    `accounts:
-  - name: acme
-    base_url: ${sandbox.baseUrl}
-    api_key: ${sandbox.apiKey}
-    api_secret: ${sandbox.apiSecret}
-sync: { query_sets: [102], backfill_runs: 1 }
-smtp: { url: "${smtp.url}", from: "Reports <reports@example.com>" }
+  env = await startDeliveryCliEnv();
+  config = env.writeConfig(
+    'reportd.yaml',
+    `${env.accountsYaml}sync: { query_sets: [102], backfill_runs: 1 }
+smtp: { url: "${env.smtp.url}", from: "Reports <reports@example.com>" }
 reports:
   - name: weekly
     query_sets: [102]
@@ -57,11 +23,7 @@ log: { level: warn }
   );
 });
 
-afterAll(async () => {
-  await smtp?.close();
-  await sandbox?.close();
-  tmp?.cleanup();
-});
+afterAll(() => env?.close());
 
 describe('reportd deliver / history', () => {
   it('says what is missing before the first sync, then sends once, skips a repeat, resends with --force', async () => {
@@ -77,18 +39,21 @@ describe('reportd deliver / history', () => {
     const first = await reportd('deliver', '--report', 'weekly');
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(/^sent: report weekly, query set 102, run \d+ to ceo@example\.com/);
-    expect(smtp.messages).toHaveLength(1);
-    expect(smtp.messages[0]!.attachments.map((a) => a.filename?.split('.').pop())).toEqual(['pdf', 'xlsx']);
+    expect(env.smtp.messages).toHaveLength(1);
+    expect(env.smtp.messages[0]!.attachments.map((a) => a.filename?.split('.').pop())).toEqual([
+      'pdf',
+      'xlsx',
+    ]);
 
     const again = await reportd('deliver', '--report', 'weekly');
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(/^already delivered: report weekly, query set 102, run \d+ .*use --force/);
-    expect(smtp.messages).toHaveLength(1);
+    expect(env.smtp.messages).toHaveLength(1);
 
     const forced = await reportd('deliver', '--report', 'weekly', '--force');
     expect(forced.code).toBe(0);
-    expect(smtp.messages).toHaveLength(2);
-    expect(smtp.messages[1]!.messageId).not.toBe(smtp.messages[0]!.messageId);
+    expect(env.smtp.messages).toHaveLength(2);
+    expect(env.smtp.messages[1]!.messageId).not.toBe(env.smtp.messages[0]!.messageId);
 
     const history = JSON.parse((await reportd('history', '--json')).stdout);
     expect(

@@ -1,25 +1,18 @@
-import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { openStore } from '../../src/store/db.js';
 import { listDeliveries } from '../../src/store/deliveries.js';
-import { runCli } from '../helpers/cli.js';
-import { startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
+import { type DeliveryCliEnv, startDeliveryCliEnv } from './cli-env.js';
 
 /** `reportd deliver --eml FILE` over the built CLI: the email a delivery would send, as a file, nothing queued. */
 
-let tmp: ReturnType<typeof tempDir>;
+let env: DeliveryCliEnv;
 let dir: string;
-let sandbox: Sandbox;
-let smtp: TestSmtp;
 let withSmtp: string;
 let deadSmtp: string;
-
-function reportd(config: string, ...args: string[]) {
-  return runCli([...args, '--config', config], { cwd: dir, env: { REPORTD_LOG_LEVEL: 'warn' } });
-}
+const reportd = (config: string, ...args: string[]) => env.reportd(config, ...args);
 
 function deliveries() {
   const store = openStore(join(dir, 'reportd.sqlite'));
@@ -31,16 +24,9 @@ function deliveries() {
 }
 
 beforeAll(async () => {
-  tmp = tempDir();
-  dir = realpathSync(tmp.dir);
-  sandbox = await startSandbox();
-  smtp = await startSmtp();
-  const common = `accounts:
-  - name: acme
-    base_url: ${sandbox.baseUrl}
-    api_key: ${sandbox.apiKey}
-    api_secret: ${sandbox.apiSecret}
-store: { path: ${join(dir, 'reportd.sqlite')} }
+  env = await startDeliveryCliEnv();
+  dir = env.dir;
+  const common = `${env.accountsYaml}store: { path: ${join(dir, 'reportd.sqlite')} }
 sync: { query_sets: [101, 102], backfill_runs: 1 }
 reports:
   - name: weekly
@@ -54,21 +40,18 @@ reports:
     email: { to: [cmo@example.com], subject: "{{query_set}} — {{run}}" }
 log: { level: warn }
 `;
-  withSmtp = join(dir, 'reportd.yaml');
-  writeFileSync(withSmtp, `${common}smtp: { url: "${smtp.url}", from: "Reports <reports@example.com>" }\n`);
+  withSmtp = env.writeConfig(
+    'reportd.yaml',
+    `${common}smtp: { url: "${env.smtp.url}", from: "Reports <reports@example.com>" }\n`,
+  );
   // The config needs smtp once reports exist; this one points at a port where nothing listens.
-  deadSmtp = join(dir, 'dead-smtp.yaml');
-  writeFileSync(
-    deadSmtp,
+  deadSmtp = env.writeConfig(
+    'dead-smtp.yaml',
     `${common}smtp: { url: "smtp://127.0.0.1:1", from: "Reports <reports@example.com>" }\n`,
   );
 });
 
-afterAll(async () => {
-  await smtp?.close();
-  await sandbox?.close();
-  tmp?.cleanup();
-});
+afterAll(() => env?.close());
 
 describe('reportd deliver --eml', () => {
   it('says in one line what is missing: an unknown report, nothing stored yet', async () => {
@@ -108,7 +91,7 @@ describe('reportd deliver --eml', () => {
     expect(mail.text).toBeTruthy();
 
     // Nothing reached SMTP and the outbox is untouched, through the CLI and in the store itself.
-    expect(smtp.messages).toHaveLength(0);
+    expect(env.smtp.messages).toHaveLength(0);
     const history = JSON.parse((await reportd(withSmtp, 'history', '--json')).stdout);
     expect(history.deliveries).toEqual([]);
     expect(deliveries()).toEqual([]);
@@ -138,8 +121,8 @@ describe('reportd deliver --eml', () => {
     const real = await reportd(withSmtp, 'deliver', '--report', 'weekly');
     expect(real.code).toBe(0);
     expect(real.stdout).toMatch(/^sent: report weekly, query set 102/);
-    expect(smtp.messages).toHaveLength(1);
-    expect(smtp.messages[0]!.subject).toBe(mail.subject);
+    expect(env.smtp.messages).toHaveLength(1);
+    expect(env.smtp.messages[0]!.subject).toBe(mail.subject);
     expect(deliveries()).toHaveLength(1);
   }, 300_000);
 });

@@ -1,11 +1,8 @@
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { openStore } from '../../src/store/db.js';
 import { listDeliveries } from '../../src/store/deliveries.js';
-import { runCli } from '../helpers/cli.js';
-import { startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
+import { type DeliveryCliEnv, startDeliveryCliEnv } from './cli-env.js';
 
 /**
  * An SMTP server's reply is untrusted text and may echo what it was sent. Here it answers the send
@@ -14,34 +11,23 @@ import { startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
  */
 const PASSWORD = 'Smtp-Pa55word-4711';
 
-let tmp: ReturnType<typeof tempDir>;
-let sandbox: Sandbox;
-let smtp: TestSmtp;
+let env: DeliveryCliEnv;
 let config: string;
 let storePath: string;
-
-const reportd = (...args: string[]) => runCli([...args, '--config', config]);
+const reportd = (...args: string[]) => env.reportd(config, ...args);
 
 beforeAll(async () => {
-  tmp = tempDir();
-  sandbox = await startSandbox();
-  smtp = await startSmtp({
+  env = await startDeliveryCliEnv({
     user: 'reports',
     password: PASSWORD,
     failText: `Mailbox busy, try again (your AUTH was reports/${PASSWORD})`,
   });
-  storePath = join(tmp.dir, 'reportd.sqlite');
-  config = join(tmp.dir, 'reportd.yaml');
-  writeFileSync(
-    config,
-    `accounts:
-  - name: acme
-    base_url: ${sandbox.baseUrl}
-    api_key: ${sandbox.apiKey}
-    api_secret: ${sandbox.apiSecret}
-store: { path: ${storePath} }
+  storePath = join(env.dir, 'reportd.sqlite');
+  config = env.writeConfig(
+    'reportd.yaml',
+    `${env.accountsYaml}store: { path: ${storePath} }
 sync: { query_sets: [102], backfill_runs: 1 }
-smtp: { host: 127.0.0.1, port: ${smtp.port}, user: reports, password: ${PASSWORD}, from: "Reports <reports@example.com>" }
+smtp: { host: 127.0.0.1, port: ${env.smtp.port}, user: reports, password: ${PASSWORD}, from: "Reports <reports@example.com>" }
 reports:
   - name: weekly
     query_sets: [102]
@@ -53,16 +39,12 @@ log: { level: warn }
   );
 });
 
-afterAll(async () => {
-  await smtp?.close();
-  await sandbox?.close();
-  tmp?.cleanup();
-});
+afterAll(() => env?.close());
 
 describe('an SMTP reply that echoes the password', () => {
   it('is stored and shown without it', async () => {
     expect((await reportd('sync')).code).toBe(0);
-    smtp.failNext = 1;
+    env.smtp.failNext = 1;
     const deliver = await reportd('deliver', '--report', 'weekly');
     expect(deliver.code).not.toBe(0);
     expect(deliver.stderr).toMatch(/SMTP server deferred \(451\): .*reports\/\[redacted\]\)/);

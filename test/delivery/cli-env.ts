@@ -1,0 +1,53 @@
+import { realpathSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { type CliResult, runCli } from '../helpers/cli.js';
+import { startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
+
+/**
+ * What the delivery CLI tests share: the sandbox API, a real SMTP server, a temporary folder for
+ * configs and the store, and the built CLI run as a user runs it (warnings only in its logs).
+ */
+export interface DeliveryCliEnv {
+  dir: string;
+  sandbox: Sandbox;
+  smtp: TestSmtp;
+  /** The `accounts:` block for the sandbox, to start a config with. */
+  accountsYaml: string;
+  /** Writes `name` in the folder and returns its path. */
+  writeConfig(name: string, yaml: string): string;
+  reportd(config: string, ...args: string[]): Promise<CliResult>;
+  close(): Promise<void>;
+}
+
+export async function startDeliveryCliEnv(
+  smtpOptions?: Parameters<typeof startSmtp>[0],
+): Promise<DeliveryCliEnv> {
+  const tmp = tempDir();
+  const dir = realpathSync(tmp.dir);
+  const sandbox = await startSandbox();
+  const smtp = await startSmtp(smtpOptions);
+  return {
+    dir,
+    sandbox,
+    smtp,
+    accountsYaml: `accounts:
+  - name: acme
+    base_url: ${sandbox.baseUrl}
+    api_key: ${sandbox.apiKey}
+    api_secret: ${sandbox.apiSecret}
+`,
+    writeConfig(name, yaml) {
+      const path = join(dir, name);
+      writeFileSync(path, yaml);
+      return path;
+    },
+    reportd: (config, ...args) =>
+      runCli([...args, '--config', config], { cwd: dir, env: { REPORTD_LOG_LEVEL: 'warn' } }),
+    async close() {
+      await smtp.close();
+      await sandbox.close();
+      tmp.cleanup();
+    },
+  };
+}
