@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../src/clock.js';
 import { type Config, configFromObject } from '../../src/config/index.js';
 import type { DeliveryRenderer } from '../../src/delivery/outbox.js';
@@ -50,7 +51,8 @@ export function stubRenderer(dir: string): DeliveryRenderer {
         querySet: { id: delivery.query_set_id, name: 'Main' },
         run: { id: delivery.run_id, display_name: `Run ${delivery.run_id}` },
         kpis: [],
-        files: [{ path: fakeFile(dir, `d${delivery.id}.pdf`), format: 'pdf' }],
+        // A name per render: two daemons may render one delivery, each must attach its own file.
+        files: [{ path: fakeFile(dir, `d${delivery.id}-${randomUUID()}.pdf`), format: 'pdf' }],
       };
     },
   };

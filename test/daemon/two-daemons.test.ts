@@ -2,31 +2,18 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configFromObject } from '../../src/config/index.js';
 import { type Daemon, startDaemon } from '../../src/daemon/daemon.js';
-import type { DeliveryRenderer } from '../../src/delivery/outbox.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { openStore } from '../../src/store/db.js';
 import { listDeliveries } from '../../src/store/deliveries.js';
 import { listSyncRuns } from '../../src/store/sync-runs.js';
-import { fakeFile, startSmtp, type TestSmtp, tempDir } from '../delivery/smtp-helpers.js';
+import { startSmtp, type TestSmtp, tempDir } from '../delivery/smtp-helpers.js';
+import { stubRenderer } from './helpers.js';
 
 /** Two daemons (two processes' worth of connections, workers and schedulers) on one SQLite file. */
 let tmp: ReturnType<typeof tempDir>;
 let sandbox: Sandbox;
 let smtp: TestSmtp;
 let daemons: Daemon[] = [];
-
-// Rendering is covered elsewhere; here two Chromiums would only slow the race down.
-const renderer: DeliveryRenderer = {
-  async render(delivery) {
-    return {
-      brand: 'Northwind Coffee',
-      querySet: { id: delivery.query_set_id, name: 'Main' },
-      run: { id: delivery.run_id, display_name: `Run ${delivery.run_id}` },
-      kpis: [],
-      files: [{ path: fakeFile(tmp.dir, `d${delivery.id}-${Math.random()}.pdf`), format: 'pdf' }],
-    };
-  },
-};
 
 beforeAll(async () => {
   tmp = tempDir();
@@ -52,9 +39,10 @@ beforeAll(async () => {
     },
     tmp.dir,
   );
+  // Rendering is covered elsewhere; here two Chromiums would only slow the race down.
   daemons = await Promise.all([
-    startDaemon({ config, renderer, pollMs: 200 }),
-    startDaemon({ config, renderer, pollMs: 200 }),
+    startDaemon({ config, renderer: stubRenderer(tmp.dir), pollMs: 200 }),
+    startDaemon({ config, renderer: stubRenderer(tmp.dir), pollMs: 200 }),
   ]);
 });
 
