@@ -13,7 +13,7 @@ import { SqliteRequestHistory } from '../store/request-log.js';
 import { lastFinishedSyncRun } from '../store/sync-runs.js';
 import { budgetKeyFor } from '../sync/budget-key.js';
 import { runSync, type SyncOptions } from '../sync/sync.js';
-import type { SyncSummary } from '../sync/types.js';
+import { type SyncSummary, syncOutcome } from '../sync/types.js';
 import { validateCron } from './cron-time.js';
 import { type HealthServer, startHealthServer } from './http.js';
 import { createMetrics, type DaemonMetrics } from './metrics.js';
@@ -179,7 +179,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         metrics.apiRequests.inc({ outcome: 'rate_limited' }, summary.rateLimited);
         metrics.apiRequests.inc({ outcome: 'unclassified' }, summary.requests - summary.rateLimited);
       }
-      const outcome = passOutcome(summary);
+      const outcome = syncOutcome(summary);
       metrics.syncPasses.inc({ outcome });
       if (signal.aborted) throw signal.reason;
       let queued = 0;
@@ -312,11 +312,4 @@ function checkSchedules(config: Config): void {
       throw new DaemonStartError(`${path}: ${(error as Error).message}`);
     }
   }
-}
-
-/** The pass outcome as sync_runs records it (this daemon's pass, not whichever finished last). */
-function passOutcome(summary: SyncSummary): 'ok' | 'incomplete' | 'failed' | 'aborted' {
-  if (summary.aborted) return 'aborted';
-  if (summary.errors.some((e) => e.kind === 'not_authorized' || e.kind === 'internal')) return 'failed';
-  return summary.errors.length || summary.snapshotsIncomplete ? 'incomplete' : 'ok';
 }

@@ -1,4 +1,3 @@
-import { setMaxListeners } from 'node:events';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/db.js';
@@ -15,18 +14,21 @@ import { renewLease } from '../store/deliveries.js';
  * SQLite lock) before the claim is at risk, and if it is lost anyway, `markSending`'s owner check
  * still keeps the late worker from sending.
  *
- * `maxHoldMs` bounds one attempt. A live event loop would otherwise renew forever for a render or an
- * SMTP exchange that never settles, leaving the row held by a worker that will never finish it and
- * outside `failExhausted`'s reach (that only counts attempts whose lease ran out). Past the cap the
- * heartbeat stops; the lease runs out, and the next claim counts an attempt, as a crash would.
+ * `maxHoldMs` bounds one attempt. A live event loop would otherwise renew forever for a render that
+ * never settles, leaving the row held by a worker that will never finish it. Past the cap, and when
+ * a renewal finds the row taken over, the heartbeat stops and aborts `signal`: the outbox gives the
+ * render up (counted as a failed attempt, or left to the new owner). An SMTP exchange is not cut
+ * mid-way (it could be the one that delivers); the transport's own timeouts bound it.
  *
  * Timers run on the injected clock, so tests prove all of this on a fake one.
  */
 export interface LeaseHeartbeat {
   /** Stops renewing; safe to call more than once. The lease is left as it is (the caller settles the row). */
   stop(): void;
-  /** True once a renewal found the row no longer ours. */
-  readonly lost: boolean;
+  /** Aborted when the heartbeat gives the attempt up; its reason says why. */
+  readonly signal: AbortSignal;
+  /** Why the heartbeat gave up: the row was taken over (`lost`) or held past `maxHoldMs`. */
+  readonly gaveUp: 'lost' | 'hold-cap' | undefined;
 }
 
 export function startLeaseHeartbeat(options: {
@@ -42,10 +44,13 @@ export function startLeaseHeartbeat(options: {
   const { store, clock, logger, id, worker, leaseMs, sendLeaseMs, maxHoldMs } = options;
   const intervalMs = Math.max(1, Math.floor(Math.min(leaseMs, sendLeaseMs) / 3));
   const stopper = new AbortController();
-  // One listener per beat may stay on it until the attempt ends (FakeClock keeps them); it dies with it.
-  setMaxListeners(0, stopper.signal);
+  const giveUp = new AbortController();
   const started = clock.now();
-  let lost = false;
+  let gaveUp: LeaseHeartbeat['gaveUp'];
+  const quit = (why: 'lost' | 'hold-cap', message: string) => {
+    gaveUp = why;
+    giveUp.abort(new Error(message));
+  };
 
   void (async () => {
     for (;;) {
@@ -59,14 +64,15 @@ export function startLeaseHeartbeat(options: {
       if (now - started >= maxHoldMs) {
         logger.error(
           { heldMs: now - started },
-          'delivery attempt is taking longer than the hold cap; no longer renewing its lease, so it can be taken over',
+          'delivery attempt took longer than the hold cap; giving it up',
         );
+        quit('hold-cap', `the attempt took longer than ${Math.round(maxHoldMs / 60_000)} min`);
         return;
       }
       try {
         if (!renewLease(store, { id, worker, now, leaseMs, sendLeaseMs })) {
-          lost = true;
-          logger.warn('lease no longer ours (taken over or finished); stopped renewing it');
+          logger.warn('lease no longer ours (taken over or finished); giving the attempt up');
+          quit('lost', 'the delivery was taken over by another worker');
           return;
         }
       } catch (error) {
@@ -78,8 +84,9 @@ export function startLeaseHeartbeat(options: {
 
   return {
     stop: () => stopper.abort(),
-    get lost() {
-      return lost;
+    signal: giveUp.signal,
+    get gaveUp() {
+      return gaveUp;
     },
   };
 }

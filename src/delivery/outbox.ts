@@ -19,7 +19,7 @@ import {
   nextDeliveryDue,
 } from '../store/deliveries.js';
 import { composeEmail, type EmailContent, type Mailer, type ReportEmailConfig } from './email.js';
-import { startLeaseHeartbeat } from './lease-heartbeat.js';
+import { type LeaseHeartbeat, startLeaseHeartbeat } from './lease-heartbeat.js';
 import { classifySmtpError } from './smtp-errors.js';
 
 /**
@@ -180,7 +180,7 @@ export class Outbox {
     });
     let outcome: DeliveryOutcome;
     try {
-      outcome = await this.process(row, log, signal);
+      outcome = await this.process(row, log, heartbeat, signal);
     } finally {
       // Every way out (sent, retry, failed, lost, released, or a throw) ends the renewals.
       heartbeat.stop();
@@ -189,7 +189,12 @@ export class Outbox {
     return outcome;
   }
 
-  private async process(row: DeliveryRow, log: Logger, signal?: AbortSignal): Promise<DeliveryOutcome> {
+  private async process(
+    row: DeliveryRow,
+    log: Logger,
+    heartbeat: LeaseHeartbeat,
+    signal?: AbortSignal,
+  ): Promise<DeliveryOutcome> {
     const { store } = this.options;
     const base = { id: row.id, report: row.report };
     const report = this.options.reports.find((r) => r.name === row.report);
@@ -204,7 +209,9 @@ export class Outbox {
     const started = this.clock.now();
     let renderMs: number | undefined;
     try {
-      const content = await this.options.renderer.render(row, signal);
+      // Shutdown and the heartbeat giving up both end the render; they are told apart below.
+      const renderSignal = signal ? AbortSignal.any([signal, heartbeat.signal]) : heartbeat.signal;
+      const content = await this.options.renderer.render(row, renderSignal);
       renderMs = this.clock.now() - started;
       message = await composeEmail({
         from: this.options.from,
@@ -220,7 +227,11 @@ export class Outbox {
         markRetry(store, row.id, this.worker, this.clock.now(), 'interrupted by shutdown', this.clock.now());
         return { ...base, result: 'released' };
       }
-      // Rendering problems (a Chromium crash, a timeout) are worth a few more tries.
+      if (heartbeat.gaveUp === 'lost') {
+        // Another worker owns the row now: it settles it, this one must not touch it.
+        return { ...base, result: 'lost', renderMs };
+      }
+      // Rendering problems (a Chromium crash, a timeout, the hold cap) are worth a few more tries.
       return this.retryOrFail(row, `render failed: ${(error as Error).message}`, log, renderMs);
     }
 

@@ -266,8 +266,10 @@ export class PdfRenderer {
   close(): Promise<void> {
     this.closed ??= (async () => {
       if (this.slot) this.retire(this.slot);
-      await Promise.allSettled([...this.pending]);
+      // Browsers first: work still pending on them (a context closing, a spare being prepared) then
+      // fails at once instead of waiting out the protocol timeout on a wedged Chromium.
       await Promise.allSettled([...this.retiring].map((slot) => this.shut(slot)));
+      await Promise.allSettled([...this.pending]);
     })();
     return this.closed;
   }

@@ -19,6 +19,7 @@ import {
   type SyncProgress,
   type SyncSettings,
   type SyncSummary,
+  syncOutcome,
 } from './types.js';
 
 export interface SyncOptions {
@@ -77,13 +78,7 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
     summary.durationMs = clock.now() - started;
     finishSyncRun(options.store, syncRunId, {
       at: clock.now(),
-      outcome: summary.aborted
-        ? 'aborted'
-        : summary.errors.some((e) => e.kind === 'not_authorized' || e.kind === 'internal')
-          ? 'failed'
-          : summary.errors.length || summary.snapshotsIncomplete
-            ? 'incomplete'
-            : 'ok',
+      outcome: syncOutcome(summary),
       requests: summary.requests,
       metricRequests: summary.metricRequests,
       snapshotsCompleted: summary.snapshotsCompleted,

@@ -74,6 +74,13 @@ export interface SyncSummary {
   durationMs: number;
 }
 
+/** How a pass ended, as `sync_runs` records it and the daemon's metrics count it. */
+export function syncOutcome(summary: SyncSummary): 'ok' | 'incomplete' | 'failed' | 'aborted' {
+  if (summary.aborted) return 'aborted';
+  if (summary.errors.some((e) => e.kind === 'not_authorized' || e.kind === 'internal')) return 'failed';
+  return summary.errors.length || summary.snapshotsIncomplete ? 'incomplete' : 'ok';
+}
+
 /** A pass that has done nothing yet: where `runSync` starts counting. */
 export function emptySyncSummary(accounts: number): SyncSummary {
   return {

@@ -170,6 +170,39 @@ describe('outbox lease heartbeat', () => {
     expect(clock.pendingSleepers).toBe(0);
   });
 
+  it('at the hold cap, ends a render that heeds its signal, so the worker itself moves on', async () => {
+    const abortable: DeliveryRenderer = {
+      render: (_delivery, signal) =>
+        new Promise((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason))),
+    };
+    const hung = outbox({ renderer: abortable, maxHoldMs: 10 * MINUTE, maxAttempts: 3 });
+    const { delivery } = hung.enqueue(key);
+    const attempt = hung.runOnce();
+    await clock.advance(10 * MINUTE + 1);
+    expect(await attempt).toMatchObject({ result: 'retry' });
+    expect(getDelivery(store, delivery.id)).toMatchObject({ state: 'pending', attempts: 1 });
+    expect(getDelivery(store, delivery.id)!.last_error).toBe(
+      'render failed: the attempt took longer than 10 min',
+    );
+    expect(clock.pendingSleepers).toBe(0);
+  });
+
+  it('a worker whose row was taken over gives its render up and leaves the row alone', async () => {
+    const abortable: DeliveryRenderer = {
+      render: (_delivery, signal) =>
+        new Promise((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason))),
+    };
+    const slow = outbox({ renderer: abortable });
+    const { delivery } = slow.enqueue(key);
+    const attempt = slow.runOnce();
+    await clock.advance(1);
+    // As if its lease had run out and another worker claimed the row meanwhile.
+    store.db.prepare("UPDATE deliveries SET claimed_by = 'other-worker' WHERE id = ?").run(delivery.id);
+    await clock.advance(DEFAULT_LEASE_MS);
+    expect(await attempt).toMatchObject({ result: 'lost' });
+    expect(getDelivery(store, delivery.id)).toMatchObject({ state: 'rendering', claimed_by: 'other-worker' });
+  });
+
   it('stops beating on every way out: sent, retry, failed, released, and a throw', async () => {
     const ways: [string, () => Promise<unknown>][] = [
       ['sent', () => outbox().runOnce()],
