@@ -1,5 +1,43 @@
+import type BetterSqlite3 from 'better-sqlite3';
 import type { RequestHistory } from '../api/budget.js';
 import type { Store } from './db.js';
+
+type Database = Store['db'];
+type Statement = BetterSqlite3.Statement<unknown[]>;
+
+interface Statements {
+  prune: Statement;
+  recent: Statement;
+  insert: Statement;
+  finish: Statement;
+}
+
+const cache = new WeakMap<Database, Statements>();
+
+/**
+ * Statements prepared once per open database: `record` and `finish` run twice per API request, and
+ * better-sqlite3 compiles a statement at every `prepare`.
+ */
+function statementsFor(db: Database): Statements {
+  let prepared = cache.get(db);
+  if (!prepared) {
+    prepared = {
+      prune: db.prepare(
+        'DELETE FROM request_log WHERE budget_key = ? AND COALESCE(ended_at, started_at) < ?',
+      ),
+      recent: db
+        .prepare(
+          `SELECT CASE WHEN ended_at IS NOT NULL THEN ended_at ELSE max(?, started_at) END AS at
+           FROM request_log WHERE budget_key = ? AND COALESCE(ended_at, started_at) >= ? ORDER BY at`,
+        )
+        .pluck(),
+      insert: db.prepare('INSERT INTO request_log (budget_key, started_at) VALUES (?, ?)'),
+      finish: db.prepare('UPDATE request_log SET ended_at = ? WHERE rowid = ?'),
+    };
+    cache.set(db, prepared);
+  }
+  return prepared;
+}
 
 /** What `record` hands the budget to pass back to `finish`. */
 interface LoggedRequest {
@@ -34,40 +72,24 @@ export class SqliteRequestHistory implements RequestHistory {
    * One that started before the window and never ended arrived before it too, and no longer counts.
    */
   recent(budgetKey: string, since: number, now: number = since): number[] {
-    const { db } = this.storeOf();
-    db.prepare('DELETE FROM request_log WHERE budget_key = ? AND COALESCE(ended_at, started_at) < ?').run(
-      budgetKey,
-      since,
-    );
-    return db
-      .prepare(
-        `SELECT CASE WHEN ended_at IS NOT NULL THEN ended_at ELSE max(?, started_at) END AS at
-         FROM request_log WHERE budget_key = ? AND COALESCE(ended_at, started_at) >= ? ORDER BY at`,
-      )
-      .pluck()
-      .all(now, budgetKey, since) as number[];
+    const statements = statementsFor(this.storeOf().db);
+    statements.prune.run(budgetKey, since);
+    return statements.recent.all(now, budgetKey, since) as number[];
   }
 
   /** Returns the row to `finish()`, with its store: the budget may move to another store meanwhile. */
   record(budgetKey: string, at: number): LoggedRequest {
     const store = this.storeOf();
-    const { db } = store;
-    const { lastInsertRowid } = db
-      .prepare('INSERT INTO request_log (budget_key, started_at) VALUES (?, ?)')
-      .run(budgetKey, at);
-    if (++this.writes % 500 === 0) {
-      db.prepare('DELETE FROM request_log WHERE budget_key = ? AND COALESCE(ended_at, started_at) < ?').run(
-        budgetKey,
-        at - this.retainMs,
-      );
-    }
+    const statements = statementsFor(store.db);
+    const { lastInsertRowid } = statements.insert.run(budgetKey, at);
+    if (++this.writes % 500 === 0) statements.prune.run(budgetKey, at - this.retainMs);
     return { store, rowid: Number(lastInsertRowid) };
   }
 
   finish(row: unknown, at: number): void {
     const logged = row as LoggedRequest | undefined;
     if (!logged?.store) return;
-    logged.store.db.prepare('UPDATE request_log SET ended_at = ? WHERE rowid = ?').run(at, logged.rowid);
+    statementsFor(logged.store.db).finish.run(at, logged.rowid);
   }
 }
 
