@@ -1,4 +1,6 @@
 import { formatDelta, formatValue, polarityOf, ruleFor } from '../report/format.js';
+import type { StoredSnapshot } from '../store/snapshots.js';
+import type { EmailContent, ReportFile } from './email.js';
 
 /**
  * The few numbers an executive reads in the email body before (or instead of) opening the PDF. Built
@@ -59,4 +61,17 @@ export function headlineSummary(payloads: PayloadMap, maxChars = 600): string | 
   const text = content.replace(/\s+/g, ' ').trim();
   if (!text) return undefined;
   return text.length <= maxChars ? text : `${text.slice(0, maxChars - 1).trimEnd()}…`;
+}
+
+/** What the email says about a snapshot and which files it carries: one builder for every sender. */
+export function emailContentFor(snapshot: StoredSnapshot, files: ReportFile[]): EmailContent {
+  return {
+    // A brand with no name still needs a subject that says what the report is about.
+    brand: snapshot.brand.name || `query set ${snapshot.querySet.id}`,
+    querySet: { id: snapshot.querySet.id, name: snapshot.querySet.name },
+    run: { id: snapshot.run.id, display_name: snapshot.run.display_name },
+    kpis: headlineKpis(snapshot.payloads),
+    summary: headlineSummary(snapshot.payloads),
+    files,
+  };
 }

@@ -9,7 +9,7 @@ import type { Store } from '../store/db.js';
 import type { DeliveryRow } from '../store/deliveries.js';
 import { findSnapshot } from '../store/snapshots.js';
 import { formatOf, type ReportFile } from './email.js';
-import { headlineKpis, headlineSummary } from './headline.js';
+import { emailContentFor } from './headline.js';
 import type { DeliveryRenderer } from './outbox.js';
 
 /**
@@ -89,14 +89,7 @@ export function createReportRenderer(options: {
         const format = formatOf(path);
         return format ? [{ path, format }] : [];
       });
-      return {
-        brand: snapshot.brand.name || `query set ${snapshot.querySet.id}`,
-        querySet: { id: snapshot.querySet.id, name: snapshot.querySet.name },
-        run: { id: snapshot.run.id, display_name: snapshot.run.display_name },
-        kpis: headlineKpis(snapshot.payloads),
-        summary: headlineSummary(snapshot.payloads),
-        files,
-      };
+      return emailContentFor(snapshot, files);
     },
     close: () => browser.close(),
   };

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { configFromObject } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { composeEmail, writeEml } from '../delivery/email.js';
-import { headlineKpis, headlineSummary } from '../delivery/headline.js';
+import { emailContentFor } from '../delivery/headline.js';
 import { ReportdError } from '../errors/index.js';
 import { type Logger, silentLogger } from '../log.js';
 import { PdfRenderer } from '../report/pdf.js';
@@ -134,15 +134,11 @@ async function writeDemoEmail(
     from: 'AI Visibility Reports <reports@example.com>',
     report: DEMO_REPORT,
     messageId: `<demo-${snapshot.querySet.id}-${snapshot.run.id}@reportd.local>`,
-    content: {
-      brand: snapshot.brand.name,
-      querySet: { id: snapshot.querySet.id, name: snapshot.querySet.name },
-      run: { id: snapshot.run.id, display_name: snapshot.run.display_name },
-      kpis: headlineKpis(snapshot.payloads),
-      summary: headlineSummary(snapshot.payloads),
-      // The weekly executive email carries the PDF; analysts get the workbook from the folder.
-      files: files.filter((file) => file.endsWith('.pdf')).map((path) => ({ path, format: 'pdf' as const })),
-    },
+    // The weekly executive email carries the PDF; analysts get the workbook from the folder.
+    content: emailContentFor(
+      snapshot,
+      files.filter((file) => file.endsWith('.pdf')).map((path) => ({ path, format: 'pdf' as const })),
+    ),
   });
   return writeEml(message, join(outDir, `${DEMO_REPORT.name}.eml`));
 }
