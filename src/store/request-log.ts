@@ -93,10 +93,15 @@ export class SqliteRequestHistory implements RequestHistory {
   }
 }
 
-/** Requests started for `budgetKey` after `since` (read-only, for `status`): a start at `now - window` has left it. */
+/**
+ * Requests of `budgetKey` that still count after `since` (read-only, for `status`), as `recent`
+ * counts them: from their end, or from their start while no end is recorded.
+ */
 export function countRequestsSince(store: Store, budgetKey: string, since: number): number {
   const row = store.db
-    .prepare('SELECT COUNT(*) AS n FROM request_log WHERE budget_key = ? AND started_at > ?')
+    .prepare(
+      'SELECT COUNT(*) AS n FROM request_log WHERE budget_key = ? AND COALESCE(ended_at, started_at) > ?',
+    )
     .get(budgetKey, since) as { n: number };
   return row.n;
 }
