@@ -76,6 +76,14 @@ function renderer(wait?: Promise<void>): DeliveryRenderer {
   };
 }
 
+/** A render that never finishes by itself, but ends when its signal aborts (as the real one does). */
+function abortableRenderer(): DeliveryRenderer {
+  return {
+    render: (_delivery, signal) =>
+      new Promise((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason))),
+  };
+}
+
 function outbox(overrides: Partial<OutboxOptions> = {}): Outbox {
   const transport = nodemailer.createTransport({ url: smtp.url, ignoreTLS: true } as never);
   return new Outbox({
@@ -171,11 +179,7 @@ describe('outbox lease heartbeat', () => {
   });
 
   it('at the hold cap, ends a render that heeds its signal, so the worker itself moves on', async () => {
-    const abortable: DeliveryRenderer = {
-      render: (_delivery, signal) =>
-        new Promise((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason))),
-    };
-    const hung = outbox({ renderer: abortable, maxHoldMs: 10 * MINUTE, maxAttempts: 3 });
+    const hung = outbox({ renderer: abortableRenderer(), maxHoldMs: 10 * MINUTE, maxAttempts: 3 });
     const { delivery } = hung.enqueue(key);
     const attempt = hung.runOnce();
     await clock.advance(10 * MINUTE + 1);
@@ -188,11 +192,7 @@ describe('outbox lease heartbeat', () => {
   });
 
   it('a worker whose row was taken over gives its render up and leaves the row alone', async () => {
-    const abortable: DeliveryRenderer = {
-      render: (_delivery, signal) =>
-        new Promise((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason))),
-    };
-    const slow = outbox({ renderer: abortable });
+    const slow = outbox({ renderer: abortableRenderer() });
     const { delivery } = slow.enqueue(key);
     const attempt = slow.runOnce();
     await clock.advance(1);
