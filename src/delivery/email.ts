@@ -167,6 +167,25 @@ export interface SendResult {
   accepted: string[];
   rejected: string[];
   response: string;
+  /** The server's reply to each rejected recipient (its RCPT TO answer), when the transport knows it. */
+  refusals?: SmtpRefusal[];
+}
+
+export interface SmtpRefusal {
+  recipient: string;
+  /** The reply code: 4xx may pass later (deferred), 5xx will not (refused). */
+  code?: number;
+  reply: string;
+}
+
+/** Nodemailer's per-recipient errors (`rejectedErrors`, on the result or on an all-rejected error). */
+export function refusalsOf(errors: unknown): SmtpRefusal[] {
+  if (!Array.isArray(errors)) return [];
+  return errors.map((e: { recipient?: unknown; responseCode?: unknown; response?: unknown; message?: unknown }) => ({
+    recipient: String(e.recipient ?? ''),
+    code: typeof e.responseCode === 'number' ? e.responseCode : undefined,
+    reply: String(e.response ?? e.message ?? ''),
+  }));
 }
 
 /** The mail transport behind a small interface: SMTP in production, anything nodemailer takes in tests. */
@@ -181,11 +200,13 @@ export function mailerFromTransport(transporter: Transporter): Mailer {
       const info = (await transporter.sendMail(message)) as Partial<SendResult> & {
         accepted?: unknown[];
         rejected?: unknown[];
+        rejectedErrors?: unknown;
       };
       return {
         accepted: (info.accepted ?? []).map(String),
         rejected: (info.rejected ?? []).map(String),
         response: String(info.response ?? ''),
+        refusals: refusalsOf(info.rejectedErrors),
       };
     },
     close: () => transporter.close(),

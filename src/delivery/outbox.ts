@@ -1,26 +1,35 @@
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import { backoffCeiling } from '../api/retry-timing.js';
 import { type Clock, systemClock } from '../clock.js';
 import { type Logger, silentLogger } from '../log.js';
 import { scrub } from '../secrets.js';
+import { DeliveryRecordError } from '../errors/index.js';
 import type { Store } from '../store/db.js';
 import {
+  ensureRecipients,
+  type RecipientOutcome,
+  type RecipientRow,
+  settleRecipients,
+  unsettledRecipients,
+} from '../store/delivery-recipients.js';
+import {
   claimNextDelivery,
+  defaultMessageId,
   type DeliveryKey,
   type DeliveryRow,
   type EnqueueResult,
   enqueueDelivery,
+  expireGoneClaims,
   failExhausted,
   markFailed,
   markRetry,
   markSending,
-  markSent,
   nextDeliveryDue,
 } from '../store/deliveries.js';
-import { composeEmail, type EmailContent, type Mailer, type ReportEmailConfig } from './email.js';
+import { isGoneLocalWorker, workerName } from './claim-holder.js';
+import { composeEmail, type EmailContent, type Mailer, type ReportEmailConfig, type SendResult } from './email.js';
+import { envelopeRecipients, senderAddress, senderDomain } from './envelope.js';
 import { type LeaseHeartbeat, startLeaseHeartbeat } from './lease-heartbeat.js';
-import { classifySmtpError } from './smtp-errors.js';
+import { classifySmtpError, recipientOutcomes } from './smtp-errors.js';
 
 /**
  * The outbox worker: claim one due row, render, mark `sending`, hand the message to SMTP, mark `sent`.
@@ -74,6 +83,11 @@ export interface OutboxOptions {
   maxAttempts?: number;
   /** Retry delay after attempt n: min(cap, base·2^(n-1)); defaults 30 s and 30 min. */
   backoff?: { baseMs: number; capMs: number };
+  /**
+   * How long recording the server's answer keeps being retried (ms, default 2 min): once the server
+   * accepted, a busy lock or a full disk is waited out, never answered by sending again.
+   */
+  recordRetryMs?: number;
   /** Told about every finished attempt (metrics). */
   onOutcome?: (outcome: DeliveryOutcome) => void;
 }
@@ -84,6 +98,8 @@ export interface DeliveryOutcome {
   result: 'sent' | 'retry' | 'failed' | 'lost' | 'released';
   error?: string;
   renderMs?: number;
+  /** Each recipient's state after this attempt (absent when nothing was sent). */
+  recipients?: RecipientRow[];
 }
 
 /** Short, because the heartbeat renews it: about how long a crashed worker's row waits to be taken over. */
@@ -109,7 +125,7 @@ export class Outbox {
   private readonly backoff: { baseMs: number; capMs: number };
 
   constructor(private readonly options: OutboxOptions) {
-    this.worker = options.worker ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+    this.worker = options.worker ?? workerName();
     this.clock = options.clock ?? systemClock;
     this.logger = (options.logger ?? silentLogger).child({ component: 'outbox', worker: this.worker });
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
@@ -120,7 +136,15 @@ export class Outbox {
   }
 
   enqueue(key: DeliveryKey, options: { force?: boolean } = {}): EnqueueResult {
-    return enqueueDelivery(this.options.store, key, this.clock.now(), options);
+    // The Message-ID covers who it goes to and from whom, so two installations sending the same report
+    // name and run ids to other people never share one, while a rebuilt store reproduces it.
+    const report = this.options.reports.find((r) => r.name === key.report);
+    const extra = [senderAddress(this.options.from), ...(report ? envelopeRecipients(report.email) : [])];
+    const domain = senderDomain(this.options.from);
+    return enqueueDelivery(this.options.store, key, this.clock.now(), {
+      ...options,
+      messageIdFor: (generation) => defaultMessageId(key, generation, extra, domain),
+    });
   }
 
   /** When the next row becomes claimable (retry time or lease end), for the worker's sleep. */
@@ -144,6 +168,10 @@ export class Outbox {
     const { store } = this.options;
     const exhausted = failExhausted(store, this.clock.now(), this.maxAttempts);
     if (exhausted > 0) this.logger.error({ count: exhausted }, 'deliveries failed after using every attempt');
+    // A holder on this host that no longer exists (kill -9, a second Ctrl+C) will never finish its
+    // row: take it over now rather than one lease later.
+    const gone = expireGoneClaims(store, this.clock.now(), isGoneLocalWorker);
+    if (gone > 0) this.logger.warn({ count: gone }, 'taking over deliveries held by a process that is gone');
     const claimed = claimNextDelivery(store, {
       worker: this.worker,
       now: this.clock.now(),
@@ -239,28 +267,87 @@ export class Outbox {
       markRetry(store, row.id, this.worker, this.clock.now(), 'interrupted by shutdown', this.clock.now());
       return { ...base, result: 'released', renderMs };
     }
+    ensureRecipients(store, row.id, envelopeRecipients(report.email), this.clock.now());
+    const recipients = unsettledRecipients(store, row.id);
     if (!markSending(store, row.id, this.worker, this.clock.now(), this.sendLeaseMs)) {
       log.warn('lost the claim before sending (lease ran out and another worker took it); not sending');
       return { ...base, result: 'lost', renderMs };
     }
-    try {
-      // Deliberately not given the shutdown signal: a send in flight is finished, not cut.
-      const result = await this.options.mailer.send(message);
-      const note = result.rejected.length ? `refused recipients: ${result.rejected.join(', ')}` : null;
-      if (!markSent(store, row.id, this.clock.now(), note)) {
-        log.warn('sent, but the row had already been finished elsewhere');
+    let sent: SendResult | undefined;
+    let sendError: unknown;
+    if (recipients.length > 0) {
+      try {
+        // Deliberately not given the shutdown signal: a send in flight is finished, not cut. The
+        // envelope holds only who is still owed the message; the headers still name everyone.
+        sent = await this.options.mailer.send({
+          ...message,
+          envelope: { from: senderAddress(this.options.from), to: recipients },
+        });
+      } catch (error) {
+        sendError = error;
       }
-      log.info({ messageId: row.message_id, accepted: result.accepted.length, note }, 'report emailed');
-      return { ...base, result: 'sent', renderMs };
-    } catch (error) {
-      const failure = classifySmtpError(error);
-      if (failure.kind === 'permanent') {
-        markFailed(store, row.id, this.worker, this.clock.now(), failure.reason);
-        log.error({ error: failure.reason }, 'delivery failed: the SMTP server refused it');
-        return { ...base, result: 'failed', error: failure.reason, renderMs };
-      }
-      return this.retryOrFail(row, failure.reason, log, renderMs);
     }
+    // Classified here, where it arose: an SMTP failure says nothing about the store, and below this
+    // point a store failure says nothing about SMTP.
+    const outcomes: RecipientOutcome[] | undefined =
+      recipients.length === 0 ? [] : recipientOutcomes(recipients, sent ?? { error: sendError });
+    if (!outcomes) {
+      const failure = classifySmtpError(sendError);
+      if (failure.kind === 'transient') return this.retryOrFail(row, failure.reason, log, renderMs);
+      // Refused for good: every recipient of this attempt is told apart by name in `history`.
+      const refused = recipients.map((recipient) => ({ recipient, state: 'refused' as const, reply: failure.reason }));
+      log.error({ error: failure.reason }, 'delivery failed: the SMTP server refused it');
+      return this.settle(row, refused, null, log, renderMs);
+    }
+    const retryAt =
+      row.attempts >= this.maxAttempts ? null : this.clock.now() + backoffCeiling(row.attempts - 1, this.backoff);
+    return this.settle(row, outcomes, retryAt, log, renderMs);
+  }
+
+  /**
+   * Records what the server answered. From here on nothing is sent again by this attempt: a store
+   * that cannot take the write (another process holding the lock past busy_timeout, a full disk) is
+   * retried with backoff for `recordRetryMs`, and if it still cannot, the attempt ends with a
+   * DeliveryRecordError saying what was accepted.
+   */
+  private async settle(
+    row: DeliveryRow,
+    outcomes: RecipientOutcome[],
+    retryAt: number | null,
+    log: Logger,
+    renderMs?: number,
+  ): Promise<DeliveryOutcome> {
+    const base = { id: row.id, report: row.report, renderMs };
+    const limit = this.clock.now() + (this.options.recordRetryMs ?? 120_000);
+    let settled: ReturnType<typeof settleRecipients> | undefined;
+    for (let attempt = 1; !settled; attempt++) {
+      try {
+        settled = settleRecipients(this.options.store, { id: row.id, now: this.clock.now(), outcomes, retryAt });
+      } catch (error) {
+        const accepted = outcomes.filter((o) => o.state === 'accepted').map((o) => o.recipient);
+        const what = `report ${row.report} (query set ${row.query_set_id}, run ${row.run_id})`;
+        const reason = (error as Error).message;
+        if (this.clock.now() >= limit) {
+          throw new DeliveryRecordError(
+            `the SMTP server answered for ${what}${accepted.length ? ` and accepted it for ${accepted.join(', ')}` : ''}, ` +
+              `but store ${this.options.store.path} could not record it: ${reason}; not sent again by this process ` +
+              `(a later attempt may resend it with Message-ID ${row.message_id})`,
+            { cause: error },
+          );
+        }
+        log.warn({ error: reason, attempt }, 'could not record the SMTP answer in the store; trying again (not resending)');
+        await this.clock.sleep(Math.min(5_000, 200 * 2 ** attempt)).catch(() => {});
+      }
+    }
+    const { state, recipients } = settled;
+    const note = recipients.filter((r) => r.state !== 'accepted').map((r) => `${r.recipient}: ${r.state}`);
+    const result = state === 'sent' ? 'sent' : state === 'pending' ? 'retry' : 'failed';
+    const accepted = recipients.filter((r) => r.state === 'accepted').length;
+    if (result === 'sent') log.info({ messageId: row.message_id, accepted, note }, 'report emailed');
+    else if (result === 'retry') log.warn({ messageId: row.message_id, accepted, note }, 'some recipients deferred; will retry them');
+    else log.error({ messageId: row.message_id, accepted, note }, 'delivery failed');
+    const error = note.length ? note.join(', ') : undefined;
+    return { ...base, result, error, recipients };
   }
 
   private retryOrFail(row: DeliveryRow, rawReason: string, log: Logger, renderMs?: number): DeliveryOutcome {

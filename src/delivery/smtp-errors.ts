@@ -1,4 +1,6 @@
 import { scrub } from '../secrets.js';
+import type { RecipientOutcome } from '../store/delivery-recipients.js';
+import { refusalsOf, type SmtpRefusal } from './email.js';
 
 /**
  * SMTP gives no idempotency and few error classes, so a failed send is sorted by what retrying can
@@ -49,3 +51,38 @@ function classify(error: unknown): SmtpFailure {
 }
 
 const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim().slice(0, 500);
+
+/**
+ * How each recipient of one attempt came out. A send that resolved: the accepted are done, each
+ * rejected one is deferred (4xx, or no code: it may pass later) or refused (5xx). A send that threw
+ * because every recipient was refused at RCPT TO: the same per recipient. Any other throw is about
+ * the whole message and returns undefined (the caller retries or fails the attempt as before).
+ */
+export function recipientOutcomes(
+  tried: readonly string[],
+  result: { accepted: readonly string[]; refusals?: readonly SmtpRefusal[] } | { error: unknown },
+): RecipientOutcome[] | undefined {
+  let accepted: readonly string[];
+  let refusals: readonly SmtpRefusal[];
+  if ('error' in result) {
+    const e = (result.error ?? {}) as NodemailerError & { rejectedErrors?: unknown };
+    if (e.code !== 'EENVELOPE' || !Array.isArray(e.rejectedErrors) || e.rejectedErrors.length === 0) {
+      return undefined;
+    }
+    accepted = [];
+    refusals = refusalsOf(e.rejectedErrors);
+  } else {
+    accepted = result.accepted;
+    refusals = result.refusals ?? [];
+  }
+  const key = (address: string) => address.toLowerCase();
+  const acceptedSet = new Set(accepted.map(key));
+  const refusalOf = new Map(refusals.map((r) => [key(r.recipient), r]));
+  return tried.map((recipient): RecipientOutcome => {
+    if (acceptedSet.has(key(recipient))) return { recipient, state: 'accepted', reply: null };
+    const refusal = refusalOf.get(key(recipient));
+    const reply = refusal ? oneLine(scrub(refusal.reply)) : 'no reply for this recipient';
+    const permanent = refusal?.code !== undefined && refusal.code >= 500 && refusal.code < 600;
+    return { recipient, state: permanent ? 'refused' : 'deferred', reply };
+  });
+}

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { scrub, scrubOrNull } from '../secrets.js';
 import type { Store } from './db.js';
 
@@ -62,7 +62,11 @@ export function enqueueDelivery(
   store: Store,
   key: DeliveryKey,
   now: number,
-  options: { force?: boolean } = {},
+  options: {
+    force?: boolean;
+    /** The Message-ID of a generation; by default derived from the key alone (see `defaultMessageId`). */
+    messageIdFor?: (generation: number) => string;
+  } = {},
 ): EnqueueResult {
   const { db } = store;
   return db
@@ -76,24 +80,39 @@ export function enqueueDelivery(
       if (latest && !options.force) return { delivery: latest, created: false };
       const generation = latest ? latest.generation + 1 : 0;
       // The Message-ID is fixed at enqueue and reused by every attempt, so a resend after a crash in
-      // the middle of SMTP carries the same id and receivers can recognise the duplicate. The random
-      // part keeps ids of two installations (same report names, same run ids) apart.
-      const token = randomBytes(6).toString('hex');
+      // the middle of SMTP carries the same id and receivers can recognise the duplicate. It is derived
+      // from what the delivery is (not random, not the row id), so a store rebuilt from scratch sends
+      // the same run with the same id again.
+      const messageId = (options.messageIdFor ?? ((g: number) => defaultMessageId(key, g)))(generation);
       const info = db
         .prepare(
           `INSERT INTO deliveries (report, query_set_id, run_id, generation, account, message_id,
              next_attempt_at, created_at, updated_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(key.report, key.querySetId, key.runId, generation, key.account ?? null, token, now, now, now);
+        .run(key.report, key.querySetId, key.runId, generation, key.account ?? null, messageId, now, now, now);
       const id = Number(info.lastInsertRowid);
-      db.prepare('UPDATE deliveries SET message_id = ? WHERE id = ?').run(
-        `<delivery-${id}-${token}@reportd>`,
-        id,
-      );
       return { delivery: getDelivery(store, id)!, created: true };
     })
     .immediate();
+}
+
+/**
+ * `<reportd.<hash>@domain>` from (report, account, set, run, generation) and `extra` (the outbox adds
+ * the recipients and the sender): the same delivery always gets the same id, two installations with
+ * other senders or recipients get other ids.
+ */
+export function defaultMessageId(
+  key: DeliveryKey,
+  generation: number,
+  extra: readonly string[] = [],
+  domain = 'reportd',
+): string {
+  const hash = createHash('sha256')
+    .update(JSON.stringify([key.report, key.account ?? null, key.querySetId, key.runId, generation, ...extra]))
+    .digest('hex')
+    .slice(0, 32);
+  return `<reportd.${hash}@${domain}>`;
 }
 
 export function getDelivery(store: Store, id: number): DeliveryRow | undefined {
@@ -158,6 +177,28 @@ export function claimNextDelivery(
     }
   }
   return undefined;
+}
+
+/**
+ * Ends at once the lease of rows held by a worker `isGone` says no longer exists (a process of this
+ * host that was killed), so they need not wait out their lease. Conditional on the holder and state
+ * read, like every other change here: a row re-claimed meanwhile is left alone.
+ */
+export function expireGoneClaims(store: Store, now: number, isGone: (worker: string) => boolean): number {
+  const held = store.db
+    .prepare(
+      `SELECT id, state, claimed_by FROM deliveries
+       WHERE state IN ('rendering', 'sending') AND lease_until >= ? AND claimed_by IS NOT NULL`,
+    )
+    .all(now) as { id: number; state: DeliveryState; claimed_by: string }[];
+  const expire = store.db.prepare(
+    'UPDATE deliveries SET lease_until = ? WHERE id = ? AND state = ? AND claimed_by = ?',
+  );
+  let expired = 0;
+  for (const row of held) {
+    if (isGone(row.claimed_by)) expired += expire.run(now - 1, row.id, row.state, row.claimed_by).changes;
+  }
+  return expired;
 }
 
 /** A pending row waiting for its retry time becomes due now (`reportd deliver` means "now"). */

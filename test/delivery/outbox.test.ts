@@ -152,7 +152,7 @@ describe('outbox', () => {
     expect(outcome?.result).toBe('failed');
     const row = getDelivery(stores[0]!, bounced.id)!;
     expect(row.state).toBe('failed');
-    expect(row.last_error).toMatch(/recipient or sender refused.*550/);
+    expect(row.last_error).toMatch(/refused: nobody@bounce\.test \(550 /);
     expect(smtp.messages).toHaveLength(1);
   });
 
