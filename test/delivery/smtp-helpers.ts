@@ -14,6 +14,8 @@ export interface TestSmtp {
   port: number;
   url: string;
   messages: ParsedMail[];
+  /** The envelope recipients (RCPT TO accepted) of each stored message, in the same order. */
+  envelopes: string[][];
   failNext: number;
   /** Resolves once `count` messages have arrived. */
   waitFor(count: number, timeoutMs?: number): Promise<ParsedMail[]>;
@@ -27,9 +29,14 @@ export async function startSmtp(
     password?: string;
     failText?: string;
     onData?: () => Promise<void>;
+    /** Runs after the message is stored and before the server replies 250 (a server slow to answer DATA). */
+    afterStore?: () => Promise<void>;
+    /** A reply for RCPT TO of `address` (e.g. 450 greylisting), or undefined to accept it. */
+    rcptReply?: (address: string) => { code: number; text: string } | undefined;
   } = {},
 ): Promise<TestSmtp> {
   const messages: ParsedMail[] = [];
+  const envelopes: string[][] = [];
   const waiters: (() => void)[] = [];
   const state = { failNext: 0 };
   const server = new SMTPServer({
@@ -45,6 +52,12 @@ export async function startSmtp(
       return callback(new Error('Invalid username or password'));
     },
     onRcptTo(address, _session, callback) {
+      const reply = options.rcptReply?.(address.address);
+      if (reply) {
+        const error = new Error(reply.text) as Error & { responseCode: number };
+        error.responseCode = reply.code;
+        return callback(error);
+      }
       if (address.address.endsWith('@bounce.test')) {
         const error = new Error(`No such user ${address.address}`) as Error & { responseCode: number };
         error.responseCode = 550;
@@ -52,7 +65,7 @@ export async function startSmtp(
       }
       callback();
     },
-    onData(stream, _session, callback) {
+    onData(stream, session, callback) {
       simpleParser(stream)
         .then(async (mail) => {
           if (options.onData) await options.onData();
@@ -65,7 +78,9 @@ export async function startSmtp(
             return callback(error);
           }
           messages.push(mail);
+          envelopes.push(session.envelope.rcptTo.map((a) => a.address));
           for (const wake of waiters.splice(0)) wake();
+          if (options.afterStore) await options.afterStore();
           callback();
         })
         .catch(callback);
@@ -80,6 +95,7 @@ export async function startSmtp(
     port,
     url: `smtp://127.0.0.1:${port}`,
     messages,
+    envelopes,
     get failNext() {
       return state.failNext;
     },
