@@ -11,8 +11,10 @@ import { createReportRenderer } from '../delivery/render-delivery.js';
 import { ReportdError, UsageError } from '../errors/index.js';
 import { createLogger } from '../log.js';
 import { safeFileName } from '../report/file-names.js';
-import { openStore } from '../store/db.js';
+import { openStore, type Store } from '../store/db.js';
 import { getDelivery, makeDueNow } from '../store/deliveries.js';
+import { listRecipients, type RecipientRow, summary } from '../store/delivery-recipients.js';
+import { storeFailure } from '../store/store-failure.js';
 import { type ConfigOptions, configOption } from './options.js';
 
 interface DeliverFlags extends ConfigOptions {
@@ -67,55 +69,127 @@ export function register(program: Command): void {
         templatesDir: config.templates.dir,
         logger,
       });
+      const interrupt = onInterrupt();
       try {
-        const results = enqueueLatest(outbox, store, report, config.accounts, { force: flags.force });
-        if (results.length === 0) {
-          throw new UsageError(
-            `no complete snapshot of report "${report.name}"'s query sets is stored (run \`reportd sync\` first)`,
-          );
-        }
-        const problems: string[] = [];
-        for (let { delivery, created } of results) {
-          const label = `report ${report.name}, query set ${delivery.query_set_id}, run ${delivery.run_id}`;
-          // Only a `sent` run counts as delivered: a failed one is sent again as a new generation.
-          if (!created && delivery.state === 'failed') {
-            ({ delivery, created } = outbox.enqueue(
-              {
-                report: report.name,
-                querySetId: delivery.query_set_id,
-                runId: delivery.run_id,
-                account: delivery.account,
-              },
-              { force: true },
-            ));
-          }
-          if (!created && delivery.state === 'sent') {
-            process.stdout.write(
-              `already delivered: ${label} (sent ${new Date(delivery.sent_at ?? 0).toISOString()}); use --force to send again\n`,
-            );
-            continue;
-          }
-          makeDueNow(store, delivery.id, Date.now());
-          const outcome = await outbox.runOnce(undefined, delivery.id);
-          const row = getDelivery(store, delivery.id)!;
-          if (outcome?.result === 'sent') {
-            process.stdout.write(`sent: ${label} to ${report.email.to.join(', ')} (${row.message_id})\n`);
-          } else if (!outcome) {
-            process.stdout.write(
-              `in progress elsewhere: ${label} (${row.state}, claimed by ${row.claimed_by})\n`,
-            );
-          } else {
-            const later = row.state === 'pending' ? '; the daemon will retry it' : '';
-            problems.push(`${label}: ${row.last_error ?? outcome.result}${later}`);
-          }
-        }
-        if (problems.length) throw new DeliveryFailedError(problems.join('; '));
+        await deliverNow(outbox, store, report, config, flags, interrupt.signal);
+      } catch (error) {
+        throw storeFailure(error, store.path) ?? error;
       } finally {
+        interrupt.dispose();
         await renderer.close();
         mailer.close();
         store.close();
       }
     });
+}
+
+/** Enqueues the newest complete runs of `report` and sends each now; throws when one was not sent. */
+async function deliverNow(
+  outbox: Outbox,
+  store: Store,
+  report: Config['reports'][number],
+  config: Config,
+  flags: DeliverFlags,
+  signal: AbortSignal,
+): Promise<void> {
+  const results = enqueueLatest(outbox, store, report, config.accounts, { force: flags.force });
+  if (results.length === 0) {
+    throw new UsageError(
+      `no complete snapshot of report "${report.name}"'s query sets is stored (run \`reportd sync\` first)`,
+    );
+  }
+  const problems: string[] = [];
+  for (let { delivery, created } of results) {
+    const label = `report ${report.name}, query set ${delivery.query_set_id}, run ${delivery.run_id}`;
+    if (signal.aborted) {
+      problems.push(`${label}: not sent (interrupted)`);
+      continue;
+    }
+    // Only a `sent` run counts as delivered: a failed one is sent again as a new generation.
+    if (!created && delivery.state === 'failed') {
+      ({ delivery, created } = outbox.enqueue(
+        {
+          report: report.name,
+          querySetId: delivery.query_set_id,
+          runId: delivery.run_id,
+          account: delivery.account,
+        },
+        { force: true },
+      ));
+    }
+    if (!created && delivery.state === 'sent') {
+      process.stdout.write(
+        `already delivered: ${label} (sent ${new Date(delivery.sent_at ?? 0).toISOString()}); use --force to send again\n`,
+      );
+      continue;
+    }
+    makeDueNow(store, delivery.id, Date.now());
+    const outcome = await outbox.runOnce(signal, delivery.id);
+    const row = getDelivery(store, delivery.id)!;
+    const who = recipientLine(listRecipients(store, delivery.id));
+    if (outcome?.result === 'sent') {
+      process.stdout.write(
+        `sent: ${label} to ${who.got || 'nobody'} (${row.message_id})${who.missed ? `; ${who.missed}` : ''}\n`,
+      );
+    } else if (!outcome) {
+      // Someone alive holds it (a daemon rendering it right now): not sent by this command, so not 0.
+      problems.push(
+        `${label}: being delivered by another process (${row.state}, claimed by ${row.claimed_by}); not sent by this command`,
+      );
+    } else if (outcome.result === 'released') {
+      problems.push(
+        `${label}: not sent (interrupted); released for the next \`reportd deliver\` or the daemon`,
+      );
+    } else {
+      const got = who.got ? `sent to ${who.got}; ` : '';
+      const later = row.state === 'pending' ? '; the daemon will retry' : '';
+      problems.push(`${label}: ${got}${who.missed || row.last_error || outcome.result}${later}`);
+    }
+  }
+  if (signal.aborted) throw new InterruptedError(problems.join('; '), signal.reason);
+  if (problems.length) throw new DeliveryFailedError(problems.join('; '));
+}
+
+/** "a@x, b@x" that got it, and who did not with the server's words. */
+function recipientLine(recipients: readonly RecipientRow[]): { got: string; missed: string } {
+  const got = recipients
+    .filter((r) => r.state === 'accepted')
+    .map((r) => r.recipient)
+    .join(', ');
+  return { got, missed: summary(recipients) ?? '' };
+}
+
+/** Ctrl+C / SIGTERM ended the command before everything was sent; 130 / 143 like a shell. */
+export class InterruptedError extends ReportdError {
+  override name = 'InterruptedError' as const;
+  constructor(message: string, signal: unknown) {
+    super(message);
+    this.exitCode = signal === 'SIGTERM' ? 143 : 130;
+  }
+}
+
+/**
+ * The first SIGINT/SIGTERM aborts the work in hand: a render stops and its row is handed back (not
+ * left claimed for a lease), an SMTP exchange in flight gets its answer and it is recorded. A second
+ * signal exits at once; the row's claim then names a process that is gone, which the next run on
+ * this host takes over immediately.
+ */
+function onInterrupt(): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const handler = (name: NodeJS.Signals) => {
+    if (controller.signal.aborted) process.exit(name === 'SIGTERM' ? 143 : 130);
+    process.stderr.write(`reportd: ${name}: stopping after the step in hand (again to quit at once)\n`);
+    controller.abort(name);
+  };
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+  return {
+    signal: controller.signal,
+    dispose() {
+      process.off('SIGINT', handler);
+      process.off('SIGTERM', handler);
+    },
+  };
 }
 
 /**

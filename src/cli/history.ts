@@ -1,10 +1,12 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config/load.js';
 import { listJobStates } from '../daemon/job-state.js';
+import { UsageError } from '../errors/index.js';
 import { printable } from '../printable.js';
 import { scrub, scrubOrNull } from '../secrets.js';
 import { openStore } from '../store/db.js';
 import { type DeliveryRow, listDeliveries } from '../store/deliveries.js';
+import { type RecipientRow, recipientsOf } from '../store/delivery-recipients.js';
 import { listSyncRuns } from '../store/sync-runs.js';
 import { type ConfigOptions, configOption } from './options.js';
 
@@ -31,12 +33,19 @@ export function register(program: Command): void {
     .option('--json', 'print JSON instead of a table')
     .option('--limit <n>', 'rows of each kind', '20')
     .action((flags: HistoryFlags) => {
+      // Checked before anything is opened: `--limit 1e9`, `-5` or `ten` is a typo to point at, not
+      // something to guess a meaning for (or to hand to SQLite as a huge or negative LIMIT).
+      const limit = parseLimit(flags.limit);
       const config = loadConfig(flags.config);
       const store = openStore(config.store.path, { mustExist: true });
       try {
-        const limit = Math.max(1, Number.parseInt(flags.limit, 10) || 20);
         const syncs = listSyncRuns(store, limit).map((s) => ({ ...s, error: scrubOrNull(s.error) }));
-        const deliveries = listDeliveries(store, limit).map(deliveryView);
+        const rows = listDeliveries(store, limit);
+        const recipients = recipientsOf(
+          store,
+          rows.map((d) => d.id),
+        );
+        const deliveries = rows.map((d) => deliveryView(d, recipients.get(d.id) ?? []));
         const jobs = listJobStates(store).map((job) => ({
           job: job.job,
           lastSlot: iso(job.last_slot_at),
@@ -64,6 +73,15 @@ export function register(program: Command): void {
             `  ${d.updatedAt}  ${d.state.padEnd(9)} ${shown(d.report)}  set ${d.querySetId}  run ${d.runId}${again}  ` +
               `attempts ${d.attempts}${d.lastError ? `  ${shown(d.lastError)}` : ''}`,
           );
+          // Who got it and who did not, one line per delivery (the reply only for those who did not).
+          if (d.recipients.length) {
+            const each = d.recipients.map((r) =>
+              r.state === 'accepted'
+                ? `${shown(r.recipient)} got it`
+                : `${shown(r.recipient)} ${r.state}${r.reply ? ` (${shown(r.reply)})` : ''}`,
+            );
+            out.push(`      ${each.join(', ')}`);
+          }
         }
         process.stdout.write(`${out.join('\n')}\n`);
       } finally {
@@ -72,7 +90,16 @@ export function register(program: Command): void {
     });
 }
 
-function deliveryView(d: DeliveryRow) {
+const MAX_LIMIT = 10_000;
+
+function parseLimit(text: string): number {
+  if (!/^\d+$/.test(text.trim()) || Number(text) < 1 || Number(text) > MAX_LIMIT) {
+    throw new UsageError(`--limit must be a whole number from 1 to ${MAX_LIMIT} (got "${printable(text)}")`);
+  }
+  return Number(text);
+}
+
+function deliveryView(d: DeliveryRow, recipients: readonly RecipientRow[]) {
   return {
     id: d.id,
     report: d.report,
@@ -87,5 +114,10 @@ function deliveryView(d: DeliveryRow) {
     createdAt: iso(d.created_at)!,
     updatedAt: iso(d.updated_at)!,
     sentAt: iso(d.sent_at),
+    recipients: recipients.map((r) => ({
+      recipient: r.recipient,
+      state: r.state,
+      reply: scrubOrNull(r.reply),
+    })),
   };
 }

@@ -4,6 +4,7 @@ import { systemErrorLine } from '../errors/system-error.js';
 import { printable } from '../printable.js';
 import { TemplateError } from '../report/templates.js';
 import { scrub } from '../secrets.js';
+import { sqliteCode } from '../store/store-failure.js';
 import { VERSION } from '../version.js';
 import { registerCommands } from './commands.js';
 
@@ -38,6 +39,12 @@ function reportFailure(error: unknown): number {
     const multiline = error instanceof ConfigError || error instanceof TemplateError;
     process.stderr.write(`reportd: ${printable(scrub(error.message), { multiline })}\n`);
     return error.exitCode;
+  }
+  if (sqliteCode(error)) {
+    // A store refusal that no command wrapped with its path (full disk, read-only, damaged): still the
+    // environment's problem, one line.
+    process.stderr.write(`reportd: store: ${printable(scrub((error as Error).message))}\n`);
+    return 1;
   }
   const system = systemErrorLine(error);
   if (system) {

@@ -181,11 +181,13 @@ export interface SmtpRefusal {
 /** Nodemailer's per-recipient errors (`rejectedErrors`, on the result or on an all-rejected error). */
 export function refusalsOf(errors: unknown): SmtpRefusal[] {
   if (!Array.isArray(errors)) return [];
-  return errors.map((e: { recipient?: unknown; responseCode?: unknown; response?: unknown; message?: unknown }) => ({
-    recipient: String(e.recipient ?? ''),
-    code: typeof e.responseCode === 'number' ? e.responseCode : undefined,
-    reply: String(e.response ?? e.message ?? ''),
-  }));
+  return errors.map(
+    (e: { recipient?: unknown; responseCode?: unknown; response?: unknown; message?: unknown }) => ({
+      recipient: String(e.recipient ?? ''),
+      code: typeof e.responseCode === 'number' ? e.responseCode : undefined,
+      reply: String(e.response ?? e.message ?? ''),
+    }),
+  );
 }
 
 /** The mail transport behind a small interface: SMTP in production, anything nodemailer takes in tests. */

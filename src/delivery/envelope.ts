@@ -4,7 +4,11 @@ import addressparser from 'nodemailer/lib/addressparser/index.js';
  * The bare addresses a report goes to (To, Cc and Bcc, each once, in that order): the unit of
  * per-recipient state. `"Board <board@example.com>"` becomes `board@example.com`.
  */
-export function envelopeRecipients(email: { to: readonly string[]; cc?: readonly string[]; bcc?: readonly string[] }) {
+export function envelopeRecipients(email: {
+  to: readonly string[];
+  cc?: readonly string[];
+  bcc?: readonly string[];
+}) {
   const seen = new Set<string>();
   const out: string[] = [];
   for (const entry of [...email.to, ...(email.cc ?? []), ...(email.bcc ?? [])]) {

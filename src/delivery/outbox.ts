@@ -1,21 +1,14 @@
 import { backoffCeiling } from '../api/retry-timing.js';
 import { type Clock, systemClock } from '../clock.js';
+import { DeliveryRecordError } from '../errors/index.js';
 import { type Logger, silentLogger } from '../log.js';
 import { scrub } from '../secrets.js';
-import { DeliveryRecordError } from '../errors/index.js';
 import type { Store } from '../store/db.js';
 import {
-  ensureRecipients,
-  type RecipientOutcome,
-  type RecipientRow,
-  settleRecipients,
-  unsettledRecipients,
-} from '../store/delivery-recipients.js';
-import {
   claimNextDelivery,
-  defaultMessageId,
   type DeliveryKey,
   type DeliveryRow,
+  defaultMessageId,
   type EnqueueResult,
   enqueueDelivery,
   expireGoneClaims,
@@ -25,8 +18,21 @@ import {
   markSending,
   nextDeliveryDue,
 } from '../store/deliveries.js';
+import {
+  ensureRecipients,
+  type RecipientOutcome,
+  type RecipientRow,
+  settleRecipients,
+  unsettledRecipients,
+} from '../store/delivery-recipients.js';
 import { isGoneLocalWorker, workerName } from './claim-holder.js';
-import { composeEmail, type EmailContent, type Mailer, type ReportEmailConfig, type SendResult } from './email.js';
+import {
+  composeEmail,
+  type EmailContent,
+  type Mailer,
+  type ReportEmailConfig,
+  type SendResult,
+} from './email.js';
 import { envelopeRecipients, senderAddress, senderDomain } from './envelope.js';
 import { type LeaseHeartbeat, startLeaseHeartbeat } from './lease-heartbeat.js';
 import { classifySmtpError, recipientOutcomes } from './smtp-errors.js';
@@ -295,12 +301,18 @@ export class Outbox {
       const failure = classifySmtpError(sendError);
       if (failure.kind === 'transient') return this.retryOrFail(row, failure.reason, log, renderMs);
       // Refused for good: every recipient of this attempt is told apart by name in `history`.
-      const refused = recipients.map((recipient) => ({ recipient, state: 'refused' as const, reply: failure.reason }));
+      const refused = recipients.map((recipient) => ({
+        recipient,
+        state: 'refused' as const,
+        reply: failure.reason,
+      }));
       log.error({ error: failure.reason }, 'delivery failed: the SMTP server refused it');
       return this.settle(row, refused, null, log, renderMs);
     }
     const retryAt =
-      row.attempts >= this.maxAttempts ? null : this.clock.now() + backoffCeiling(row.attempts - 1, this.backoff);
+      row.attempts >= this.maxAttempts
+        ? null
+        : this.clock.now() + backoffCeiling(row.attempts - 1, this.backoff);
     return this.settle(row, outcomes, retryAt, log, renderMs);
   }
 
@@ -322,7 +334,12 @@ export class Outbox {
     let settled: ReturnType<typeof settleRecipients> | undefined;
     for (let attempt = 1; !settled; attempt++) {
       try {
-        settled = settleRecipients(this.options.store, { id: row.id, now: this.clock.now(), outcomes, retryAt });
+        settled = settleRecipients(this.options.store, {
+          id: row.id,
+          now: this.clock.now(),
+          outcomes,
+          retryAt,
+        });
       } catch (error) {
         const accepted = outcomes.filter((o) => o.state === 'accepted').map((o) => o.recipient);
         const what = `report ${row.report} (query set ${row.query_set_id}, run ${row.run_id})`;
@@ -335,7 +352,10 @@ export class Outbox {
             { cause: error },
           );
         }
-        log.warn({ error: reason, attempt }, 'could not record the SMTP answer in the store; trying again (not resending)');
+        log.warn(
+          { error: reason, attempt },
+          'could not record the SMTP answer in the store; trying again (not resending)',
+        );
         await this.clock.sleep(Math.min(5_000, 200 * 2 ** attempt)).catch(() => {});
       }
     }
@@ -344,7 +364,8 @@ export class Outbox {
     const result = state === 'sent' ? 'sent' : state === 'pending' ? 'retry' : 'failed';
     const accepted = recipients.filter((r) => r.state === 'accepted').length;
     if (result === 'sent') log.info({ messageId: row.message_id, accepted, note }, 'report emailed');
-    else if (result === 'retry') log.warn({ messageId: row.message_id, accepted, note }, 'some recipients deferred; will retry them');
+    else if (result === 'retry')
+      log.warn({ messageId: row.message_id, accepted, note }, 'some recipients deferred; will retry them');
     else log.error({ messageId: row.message_id, accepted, note }, 'delivery failed');
     const error = note.length ? note.join(', ') : undefined;
     return { ...base, result, error, recipients };

@@ -90,7 +90,17 @@ export function enqueueDelivery(
              next_attempt_at, created_at, updated_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(key.report, key.querySetId, key.runId, generation, key.account ?? null, messageId, now, now, now);
+        .run(
+          key.report,
+          key.querySetId,
+          key.runId,
+          generation,
+          key.account ?? null,
+          messageId,
+          now,
+          now,
+          now,
+        );
       const id = Number(info.lastInsertRowid);
       return { delivery: getDelivery(store, id)!, created: true };
     })
@@ -109,7 +119,9 @@ export function defaultMessageId(
   domain = 'reportd',
 ): string {
   const hash = createHash('sha256')
-    .update(JSON.stringify([key.report, key.account ?? null, key.querySetId, key.runId, generation, ...extra]))
+    .update(
+      JSON.stringify([key.report, key.account ?? null, key.querySetId, key.runId, generation, ...extra]),
+    )
     .digest('hex')
     .slice(0, 32);
   return `<reportd.${hash}@${domain}>`;

@@ -41,7 +41,12 @@ export function recipientsOf(store: Store, deliveryIds: readonly number[]): Map<
  * Records who the delivery is for, once: the first attempt fixes the list, so a recipient the server
  * accepted stays accepted even if a later attempt starts from an edited config.
  */
-export function ensureRecipients(store: Store, deliveryId: number, recipients: readonly string[], now: number) {
+export function ensureRecipients(
+  store: Store,
+  deliveryId: number,
+  recipients: readonly string[],
+  now: number,
+) {
   const insert = store.db.prepare(
     `INSERT OR IGNORE INTO delivery_recipients (delivery_id, recipient, state, updated_at) VALUES (?, ?, 'pending', ?)`,
   );

@@ -7,8 +7,8 @@ import { FakeClock } from '../../src/clock.js';
 import { type EmailContent, mailerFromTransport, type ReportEmailConfig } from '../../src/delivery/email.js';
 import { type DeliveryRenderer, Outbox, type OutboxOptions } from '../../src/delivery/outbox.js';
 import { openStore, type Store } from '../../src/store/db.js';
-import { listRecipients } from '../../src/store/delivery-recipients.js';
 import { getDelivery } from '../../src/store/deliveries.js';
+import { listRecipients } from '../../src/store/delivery-recipients.js';
 import { ROOT } from '../helpers/cli.js';
 import { fakeFile, startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
 
