@@ -77,5 +77,8 @@ EXPOSE 9464
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "import('/app/dist/config/load.js').then(async ({ loadConfig }) => { const { http } = loadConfig(process.env.REPORTD_CONFIG); if (http.port === undefined || http.port === 0) throw new Error('set a fixed http.port in the config: the health check asks its /healthz'); const host = http.host === '0.0.0.0' || http.host === '::' ? '127.0.0.1' : http.host; const res = await fetch('http://' + (host.includes(':') ? '[' + host + ']' : host) + ':' + http.port + '/healthz', { signal: AbortSignal.timeout(4000) }); if (!res.ok) throw new Error('/healthz answered ' + res.status); }).then(() => process.exit(0), (error) => { console.error('unhealthy: ' + error.message); process.exit(1); })"]
 
+# On SIGTERM the daemon lets an SMTP exchange in flight get its answer for smtp.shutdown_grace_seconds
+# (default 75) so the answer is recorded and a restart does not resend. Docker kills after 10 s unless
+# told otherwise: `docker stop -t 80`, `docker run --stop-timeout 80`, compose `stop_grace_period: 80s`.
 ENTRYPOINT ["tini", "--"]
 CMD ["reportd", "daemon", "--config", "/config/reportd.yaml"]

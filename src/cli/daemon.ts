@@ -1,11 +1,14 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config/load.js';
-import { startDaemon } from '../daemon/daemon.js';
+import { shutdownGraceMs, startDaemon } from '../daemon/daemon.js';
 import { createLogger } from '../log.js';
 import { type ConfigOptions, configOption } from './options.js';
 
-/** Shutdown must finish within this; past it the process exits anyway (Docker's default grace is 10 s). */
-const SHUTDOWN_LIMIT_MS = 9_500;
+/**
+ * Past the SMTP grace plus this, shutdown exits anyway: closing Chromium, the listener and the store
+ * takes well under it.
+ */
+const SHUTDOWN_MARGIN_MS = 4_500;
 
 /**
  * `reportd daemon`: sync on `sync.schedule`, email reports on their schedules and triggers, serve
@@ -29,8 +32,10 @@ Schedules (what ops can rely on):
   - A job never overlaps itself: a slot that comes while the previous run is still going is skipped.
   - trigger: new_run reports send after the sync pass that stored a newer complete run of their sets.
 Deliveries go through an outbox in the store: each (report, query set, run) is sent once across
-restarts, kill -9 and two daemons on one store. The one exception SMTP cannot close: a crash after the
-server accepted a message but before it was marked sent resends it with the same Message-ID.
+restarts, kill -9 and two daemons on one store. On SIGTERM an SMTP exchange in flight is given
+smtp.shutdown_grace_seconds (default 75) to get its answer, which is recorded; give the container that
+long plus 5 s (docker stop -t 80). The one exception SMTP cannot close: a crash (or kill) after the server
+accepted a message but before it was recorded resends it with the same Message-ID.
 \`reportd history\` shows the states.`,
     )
     .action(async (flags: ConfigOptions) => {
@@ -46,7 +51,7 @@ server accepted a message but before it was marked sent resends it with the same
           setTimeout(() => {
             logger.error('shutdown did not finish in time; exiting');
             process.exit(1);
-          }, SHUTDOWN_LIMIT_MS).unref();
+          }, shutdownGraceMs({ config }) + SHUTDOWN_MARGIN_MS).unref();
           daemon.close().then(resolve, resolve);
         };
         process.on('SIGTERM', stop);

@@ -51,6 +51,7 @@ function resolveSmtp(
       ...(password === undefined ? {} : { password }),
       ...passwordFile,
       from: smtp.from,
+      shutdown_grace_seconds: smtp.shutdown_grace_seconds,
     };
   }
   const url = new URL(smtp.url);
@@ -65,6 +66,7 @@ function resolveSmtp(
     ...(urlPassword === undefined ? {} : { password: urlPassword }),
     ...passwordFile,
     from: smtp.from,
+    shutdown_grace_seconds: smtp.shutdown_grace_seconds,
   };
 }
 

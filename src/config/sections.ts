@@ -188,5 +188,11 @@ export const smtp = z
         'File holding the SMTP password (a Docker secret); one trailing newline is ignored. Relative to the config file.',
       ),
     from: emailAddress.describe('Sender address, e.g. "reportd <reports@example.com>". Required.'),
+    shutdown_grace_seconds: positiveSeconds
+      .max(600)
+      .default(75)
+      .describe(
+        'How long the daemon, asked to stop, waits for an SMTP exchange in flight to get its answer (seconds). Default 75: past the 60 s socket timeout, so the exchange ends in an answer that is recorded. Give the container this plus 5 s to stop (`docker stop -t 80`, compose `stop_grace_period: 80s`); a kill before that resends the message with the same Message-ID.',
+      ),
   })
   .describe('Mail server for report emails. Required when any report is configured.');

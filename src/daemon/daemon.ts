@@ -9,6 +9,7 @@ import { ReportdError } from '../errors/index.js';
 import { type Logger, silentLogger } from '../log.js';
 import { scrub } from '../secrets.js';
 import { openStore, type Store } from '../store/db.js';
+import { watchStoreFile } from '../store/file-watch.js';
 import { SqliteRequestHistory } from '../store/request-log.js';
 import { lastFinishedSyncRun } from '../store/sync-runs.js';
 import { budgetKeyFor } from '../sync/budget-key.js';
@@ -42,7 +43,10 @@ export interface DaemonOptions {
   >;
   /** Longest idle wait of the outbox worker between looks at the table (ms, default 30 s). */
   pollMs?: number;
-  /** How long shutdown lets an SMTP exchange in flight finish (ms, default 8 s; the whole stop stays under 10 s). */
+  /**
+   * How long shutdown lets an SMTP exchange in flight get its answer (ms, default
+   * `smtp.shutdown_grace_seconds`). Without one in flight the stop does not wait for it.
+   */
   drainMs?: number;
 }
 
@@ -84,6 +88,18 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const store = options.store ?? openStore(config.store.path);
   const abort = new AbortController();
   setMaxListeners(0, abort.signal);
+  // A store file deleted or replaced under the daemon stops all work (see file-watch.ts), said once
+  // in the log and on every /readyz.
+  const storeFile = watchStoreFile(store.path);
+  let storeProblemLogged = false;
+  const storeProblem = () => {
+    const problem = storeFile.problem();
+    if (problem && !storeProblemLogged) {
+      storeProblemLogged = true;
+      logger.error({ store: store.path }, `${problem}; taking no more work`);
+    }
+    return problem;
+  };
   const budgetHistory = new SqliteRequestHistory(store);
   const metrics = createMetrics({
     store,
@@ -131,7 +147,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     while (!abort.signal.aborted) {
       kicked = false;
       try {
-        await outbox.drain(abort.signal);
+        if (!storeProblem()) await outbox.drain(abort.signal);
       } catch (error) {
         logger.error({ err: error }, 'outbox worker error');
       }
@@ -171,6 +187,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     timezone: 'UTC',
     runAtStart: true,
     async run({ signal }) {
+      const problem = storeProblem();
+      if (problem) throw new Error(problem);
       const before = await metrics.apiRequests.get();
       const summary = await sync(signal);
       const after = await metrics.apiRequests.get();
@@ -197,6 +215,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       cron: report.schedule.cron,
       timezone: report.schedule.timezone,
       async run() {
+        const problem = storeProblem();
+        if (problem) throw new Error(problem);
         const results = enqueueLatest(outbox, store, report, config.accounts);
         const fresh = results.filter((r) => r.created).length;
         logger.info(
@@ -218,6 +238,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       logger,
       notReadyReason() {
         if (!storeOpen) return 'store closed';
+        const problem = storeProblem();
+        if (problem) return problem;
         const last = lastFinishedSyncRun(store);
         if (!last) return 'no sync pass has finished yet';
         // Scrubbed again on the way out: a row written before error text was scrubbed at the store.
@@ -262,7 +284,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         step('outbox', () =>
           Promise.race([
             worker,
-            new Promise((resolve) => setTimeout(resolve, options.drainMs ?? 8_000).unref()),
+            new Promise((resolve) => setTimeout(resolve, shutdownGraceMs(options)).unref()),
           ]),
         ),
       ]);
@@ -286,6 +308,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     kick,
     close,
   };
+}
+
+/** See `DaemonOptions.drainMs`; the CLI's hard stop is this plus a margin. */
+export function shutdownGraceMs(options: { config: Config; drainMs?: number }): number {
+  return options.drainMs ?? (options.config.smtp?.shutdown_grace_seconds ?? 75) * 1000;
 }
 
 async function defaultRenderer(config: Config, store: Store, clock: Clock, logger: Logger) {
