@@ -1,6 +1,5 @@
 import { backoffCeiling } from '../api/retry-timing.js';
 import { type Clock, systemClock } from '../clock.js';
-import { DeliveryRecordError } from '../errors/index.js';
 import { type Logger, silentLogger } from '../log.js';
 import { scrub } from '../secrets.js';
 import type { Store } from '../store/db.js';
@@ -22,7 +21,6 @@ import {
   ensureRecipients,
   type RecipientOutcome,
   type RecipientRow,
-  settleRecipients,
   unsettledRecipients,
 } from '../store/delivery-recipients.js';
 import { isGoneLocalWorker, workerName } from './claim-holder.js';
@@ -35,10 +33,12 @@ import {
 } from './email.js';
 import { envelopeRecipients, senderAddress, senderDomain } from './envelope.js';
 import { type LeaseHeartbeat, startLeaseHeartbeat } from './lease-heartbeat.js';
+import { recordAnswer } from './record-answer.js';
 import { classifySmtpError, recipientOutcomes } from './smtp-errors.js';
 
 /**
- * The outbox worker: claim one due row, render, mark `sending`, hand the message to SMTP, mark `sent`.
+ * The outbox worker: claim one due row, render, mark `sending`, hand the message to SMTP for the
+ * recipients still owed it, record each recipient's answer (record-answer.ts; never a resend).
  *
  * Exactly-once, honestly: SMTP has no idempotency key, so one window cannot be closed, the moments
  * between the server's "250 OK" and our `sent` commit. Everywhere else a crash is safe:
@@ -49,6 +49,9 @@ import { classifySmtpError, recipientOutcomes } from './smtp-errors.js';
  *   worker holds the row, so a render may outlast the lease without anyone taking the row over.
  * - a second worker: claims are one conditional UPDATE (`changes === 1`), and `rendering → sending`
  *   re-checks ownership, so a worker that lost its lease (paused past it) never reaches SMTP.
+ * - a holder on this host that is gone (kill -9): its claim is expired at once (claim-holder.ts).
+ * - per recipient: accepted ones are done, 4xx-deferred ones are retried alone with the same
+ *   Message-ID, 5xx-refused ones are named (delivery_recipients, migration 4).
  * - crash inside the SMTP exchange (row `sending`, lease expired): we choose **never lose** over
  *   never-duplicate. The row is claimed again and resent with the *same* Message-ID, which receiving
  *   systems (and people) can use to drop the copy. A missing board report is worse than a duplicate
@@ -316,59 +319,22 @@ export class Outbox {
     return this.settle(row, outcomes, retryAt, log, renderMs);
   }
 
-  /**
-   * Records what the server answered. From here on nothing is sent again by this attempt: a store
-   * that cannot take the write (another process holding the lock past busy_timeout, a full disk) is
-   * retried with backoff for `recordRetryMs`, and if it still cannot, the attempt ends with a
-   * DeliveryRecordError saying what was accepted.
-   */
-  private async settle(
+  private settle(
     row: DeliveryRow,
     outcomes: RecipientOutcome[],
     retryAt: number | null,
     log: Logger,
     renderMs?: number,
   ): Promise<DeliveryOutcome> {
-    const base = { id: row.id, report: row.report, renderMs };
-    const limit = this.clock.now() + (this.options.recordRetryMs ?? 120_000);
-    let settled: ReturnType<typeof settleRecipients> | undefined;
-    for (let attempt = 1; !settled; attempt++) {
-      try {
-        settled = settleRecipients(this.options.store, {
-          id: row.id,
-          now: this.clock.now(),
-          outcomes,
-          retryAt,
-        });
-      } catch (error) {
-        const accepted = outcomes.filter((o) => o.state === 'accepted').map((o) => o.recipient);
-        const what = `report ${row.report} (query set ${row.query_set_id}, run ${row.run_id})`;
-        const reason = (error as Error).message;
-        if (this.clock.now() >= limit) {
-          throw new DeliveryRecordError(
-            `the SMTP server answered for ${what}${accepted.length ? ` and accepted it for ${accepted.join(', ')}` : ''}, ` +
-              `but store ${this.options.store.path} could not record it: ${reason}; not sent again by this process ` +
-              `(a later attempt may resend it with Message-ID ${row.message_id})`,
-            { cause: error },
-          );
-        }
-        log.warn(
-          { error: reason, attempt },
-          'could not record the SMTP answer in the store; trying again (not resending)',
-        );
-        await this.clock.sleep(Math.min(5_000, 200 * 2 ** attempt)).catch(() => {});
-      }
-    }
-    const { state, recipients } = settled;
-    const note = recipients.filter((r) => r.state !== 'accepted').map((r) => `${r.recipient}: ${r.state}`);
-    const result = state === 'sent' ? 'sent' : state === 'pending' ? 'retry' : 'failed';
-    const accepted = recipients.filter((r) => r.state === 'accepted').length;
-    if (result === 'sent') log.info({ messageId: row.message_id, accepted, note }, 'report emailed');
-    else if (result === 'retry')
-      log.warn({ messageId: row.message_id, accepted, note }, 'some recipients deferred; will retry them');
-    else log.error({ messageId: row.message_id, accepted, note }, 'delivery failed');
-    const error = note.length ? note.join(', ') : undefined;
-    return { ...base, result, error, recipients };
+    return recordAnswer({
+      store: this.options.store,
+      clock: this.clock,
+      row,
+      outcomes,
+      retryAt,
+      retryForMs: this.options.recordRetryMs ?? 120_000,
+      log,
+    }).then((answer) => ({ id: row.id, report: row.report, renderMs, ...answer }));
   }
 
   private retryOrFail(row: DeliveryRow, rawReason: string, log: Logger, renderMs?: number): DeliveryOutcome {

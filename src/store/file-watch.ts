@@ -21,12 +21,12 @@ export function watchStoreFile(path: string): StoreFileWatch {
         now = statSync(path);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-          return `store file ${path} was deleted while reportd was running; restart reportd to open a new one`;
+          return `store file ${path} was deleted while this process ran; restart the daemon to open a new one`;
         }
         return `store file ${path} cannot be checked: ${(error as Error).message}`;
       }
       if (now.ino !== opened.ino || now.dev !== opened.dev) {
-        return `store file ${path} was replaced while reportd was running; restart reportd to open the new one`;
+        return `store file ${path} was replaced while this process ran; restart the daemon to open the new one`;
       }
       return undefined;
     },

@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { latestRuns } from '../../src/delivery/due.js';
 import { openStore } from '../../src/store/db.js';
 import { enqueueDelivery, listDeliveries } from '../../src/store/deliveries.js';
-import { spawnCli } from '../helpers/cli.js';
 import { type DeliveryCliEnv, startDeliveryCliEnv } from '../delivery/cli-env.js';
+import { spawnCli } from '../helpers/cli.js';
 
 /**
  * `reportd daemon` as a real process: SIGTERM while the SMTP server is still answering DATA waits
@@ -40,7 +40,12 @@ log: { level: info }
   );
 }
 
-function startDaemon(config: string): { child: ChildProcess; url: Promise<string>; logs: () => string; exit: Promise<number | null> } {
+function startDaemon(config: string): {
+  child: ChildProcess;
+  url: Promise<string>;
+  logs: () => string;
+  exit: Promise<number | null>;
+} {
   const child = spawnCli(['daemon', '--config', config], { cwd: env.dir });
   let logs = '';
   const url = new Promise<string>((resolve, reject) => {
@@ -74,12 +79,16 @@ async function until<T>(what: () => Promise<T>, ok: (value: T) => boolean, timeo
 
 describe('reportd daemon process', () => {
   it('SIGTERM while the server holds its answer to DATA for 12 s: waits, records it sent, exits 0; no resend', async () => {
-    const config = configFor("grace");
+    const config = configFor('grace');
     expect((await env.reportd(config, 'sync')).code).toBe(0);
     // A delivery already due when the daemon starts (as after a scheduled slot).
     const store = openStore(join(env.dir, 'grace', 'reportd.sqlite'));
     const [run] = latestRuns(store, { name: 'weekly', query_sets: [102] } as never, [{ name: 'acme' }]);
-    enqueueDelivery(store, { report: 'weekly', querySetId: run!.querySetId, runId: run!.runId, account: 'acme' }, Date.now());
+    enqueueDelivery(
+      store,
+      { report: 'weekly', querySetId: run!.querySetId, runId: run!.runId, account: 'acme' },
+      Date.now(),
+    );
     store.close();
 
     const started = new Promise<void>((resolve) => {
@@ -110,20 +119,23 @@ describe('reportd daemon process', () => {
     const daemon = startDaemon(config);
     try {
       const url = await daemon.url;
-      await until(() => readyz(url), (r) => r.status === 200);
+      await until(
+        () => readyz(url),
+        (r) => r.status === 200,
+      );
       const path = join(env.dir, 'watched', 'reportd.sqlite');
       copyFileSync(path, `${path}.copy`);
       renameSync(`${path}.copy`, path);
       expect(await readyz(url)).toEqual({
         status: 503,
-        body: `not ready: store file ${path} was replaced while reportd was running; restart reportd to open the new one\n`,
+        body: `not ready: store file ${path} was replaced while this process ran; restart the daemon to open the new one\n`,
       });
       rmSync(path);
       expect(await readyz(url)).toEqual({
         status: 503,
-        body: `not ready: store file ${path} was deleted while reportd was running; restart reportd to open a new one\n`,
+        body: `not ready: store file ${path} was deleted while this process ran; restart the daemon to open a new one\n`,
       });
-      expect(daemon.logs()).toMatch(/was replaced while reportd was running.*taking no more work/);
+      expect(daemon.logs()).toMatch(/was replaced while this process ran.*taking no more work/);
     } finally {
       daemon.child.kill('SIGTERM');
       await daemon.exit;

@@ -67,7 +67,8 @@ async function deliverUntilRendering(...args: string[]) {
   for (;;) {
     const mine = rows().find((r) => r.state === 'rendering' && r.claimed_by?.includes(`:${child.pid}:`));
     if (mine) return { child, done, row: mine };
-    if (child.exitCode !== null) throw new Error(`deliver ended before rendering: ${JSON.stringify(await done)}`);
+    if (child.exitCode !== null)
+      throw new Error(`deliver ended before rendering: ${JSON.stringify(await done)}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }

@@ -12,7 +12,8 @@ let greylist = true;
 beforeAll(async () => {
   env = await startDeliveryCliEnv({
     rcptReply(address) {
-      if (address === 'cfo@example.com' && greylist) return { code: 450, text: 'Greylisted, try again later' };
+      if (address === 'cfo@example.com' && greylist)
+        return { code: 450, text: 'Greylisted, try again later' };
       if (address === 'gone@example.com') return { code: 550, text: 'No such user here' };
       return undefined;
     },
@@ -46,7 +47,12 @@ describe('deliver / history per recipient', () => {
 
     const history = JSON.parse((await env.reportd(config, 'history', '--json')).stdout);
     expect(history.deliveries[0].state).toBe('pending');
-    expect(history.deliveries[0].recipients.map((r: { recipient: string; state: string }) => [r.recipient, r.state])).toEqual([
+    expect(
+      history.deliveries[0].recipients.map((r: { recipient: string; state: string }) => [
+        r.recipient,
+        r.state,
+      ]),
+    ).toEqual([
       ['ceo@example.com', 'accepted'],
       ['cfo@example.com', 'deferred'],
       ['gone@example.com', 'refused'],

@@ -1,0 +1,68 @@
+import type { Clock } from '../clock.js';
+import { DeliveryRecordError } from '../errors/index.js';
+import type { Logger } from '../log.js';
+import type { Store } from '../store/db.js';
+import type { DeliveryRow } from '../store/deliveries.js';
+import { type RecipientOutcome, type RecipientRow, settleRecipients } from '../store/delivery-recipients.js';
+
+export interface RecordedAnswer {
+  result: 'sent' | 'retry' | 'failed';
+  error?: string;
+  recipients: RecipientRow[];
+}
+
+/**
+ * Records what the SMTP server answered, per recipient. By the time this runs the server has spoken,
+ * so nothing may be sent again for this attempt whatever the store does: a write lock another process
+ * holds past busy_timeout, a full disk, a read-only remount are retried with backoff for `retryForMs`
+ * (errors classified here, where they arise, never mistaken for SMTP trouble). If the store still
+ * cannot take it, a DeliveryRecordError says who the message was accepted for.
+ */
+export async function recordAnswer(options: {
+  store: Store;
+  clock: Clock;
+  row: DeliveryRow;
+  outcomes: readonly RecipientOutcome[];
+  /** When deferred recipients are tried again; null when no attempt is left. */
+  retryAt: number | null;
+  retryForMs: number;
+  log: Logger;
+}): Promise<RecordedAnswer> {
+  const { store, clock, row, outcomes, retryAt, log } = options;
+  const limit = clock.now() + options.retryForMs;
+  let settled: ReturnType<typeof settleRecipients> | undefined;
+  for (let attempt = 1; !settled; attempt++) {
+    try {
+      settled = settleRecipients(store, { id: row.id, now: clock.now(), outcomes, retryAt });
+    } catch (error) {
+      const reason = (error as Error).message;
+      if (clock.now() >= limit) {
+        const accepted = outcomes.filter((o) => o.state === 'accepted').map((o) => o.recipient);
+        throw new DeliveryRecordError(
+          `the SMTP server answered for report ${row.report} (query set ${row.query_set_id}, run ${row.run_id})` +
+            `${accepted.length ? ` and accepted it for ${accepted.join(', ')}` : ''}, but store ${store.path} ` +
+            `could not record it: ${reason}; not sent again by this process (a later attempt may resend it ` +
+            `with Message-ID ${row.message_id})`,
+          { cause: error },
+        );
+      }
+      log.warn(
+        { error: reason, attempt },
+        'could not record the SMTP answer in the store; trying again (not resending)',
+      );
+      await clock.sleep(Math.min(5_000, 200 * 2 ** attempt)).catch(() => {});
+    }
+  }
+  const { state, recipients } = settled;
+  const missed = recipients.filter((r) => r.state !== 'accepted').map((r) => `${r.recipient}: ${r.state}`);
+  const accepted = recipients.length - missed.length;
+  const fields = { messageId: row.message_id, accepted, missed };
+  if (state === 'sent') log.info(fields, 'report emailed');
+  else if (state === 'pending') log.warn(fields, 'some recipients deferred; will retry them');
+  else log.error(fields, 'delivery failed');
+  return {
+    result: state === 'sent' ? 'sent' : state === 'pending' ? 'retry' : 'failed',
+    error: missed.length ? missed.join(', ') : undefined,
+    recipients,
+  };
+}
