@@ -146,7 +146,8 @@ async function deliverNow(
       problems.push(`${label}: ${got}${who.missed || row.last_error || outcome.result}${later}`);
     }
   }
-  if (signal.aborted) throw new InterruptedError(problems.join('; '), signal.reason);
+  // Interrupted after everything was sent (a signal during the last SMTP answer): nothing is owed.
+  if (signal.aborted && problems.length) throw new InterruptedError(problems.join('; '), signal.reason);
   if (problems.length) throw new DeliveryFailedError(problems.join('; '));
 }
 

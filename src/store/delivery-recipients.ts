@@ -38,8 +38,9 @@ export function recipientsOf(store: Store, deliveryIds: readonly number[]): Map<
 }
 
 /**
- * Records who the delivery is for, once: the first attempt fixes the list, so a recipient the server
- * accepted stays accepted even if a later attempt starts from an edited config.
+ * Records who the delivery is for. Existing rows are never touched, so a recipient the server
+ * accepted stays accepted when a later attempt starts from an edited config; an address added to the
+ * config meanwhile joins as pending, one removed is still owed the message it was promised.
  */
 export function ensureRecipients(
   store: Store,

@@ -6,12 +6,12 @@ import { latestRuns } from '../../src/delivery/due.js';
 import { openStore } from '../../src/store/db.js';
 import { enqueueDelivery, listDeliveries } from '../../src/store/deliveries.js';
 import { type DeliveryCliEnv, startDeliveryCliEnv } from '../delivery/cli-env.js';
-import { spawnCli } from '../helpers/cli.js';
+import { runCli, spawnCli } from '../helpers/cli.js';
 
 /**
  * `reportd daemon` as a real process: SIGTERM while the SMTP server is still answering DATA waits
  * for the answer and records it (no resend after restart); a store file deleted or replaced under it
- * fails /readyz with one line.
+ * fails /readyz with one line. `reportd deliver` given SIGTERM mid-answer waits for it the same way.
  */
 let env: DeliveryCliEnv;
 let holdData: (() => Promise<void>) | undefined;
@@ -112,6 +112,37 @@ describe('reportd daemon process', () => {
     const again = await env.reportd(config, 'deliver', '--report', 'weekly');
     expect(again.stdout).toMatch(/^already delivered: /);
     expect(env.smtp.messages).toHaveLength(before + 1);
+  }, 120_000);
+
+  it('reportd deliver sent SIGTERM while the server holds its answer: waits for it, says sent, exits 0', async () => {
+    const config = configFor('deliver-term');
+    expect((await env.reportd(config, 'sync')).code).toBe(0);
+    const started = new Promise<void>((resolve) => {
+      dataStarted = resolve;
+    });
+    holdData = async () => {
+      dataStarted();
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+    };
+    const before = env.smtp.messages.length;
+    let child!: ChildProcess;
+    const done = runCli(['deliver', '--report', 'weekly', '--config', config], {
+      cwd: env.dir,
+      env: { REPORTD_LOG_LEVEL: 'warn' },
+      onSpawn: (c) => {
+        child = c;
+      },
+    });
+    await started;
+    child.kill('SIGTERM');
+    const result = await done;
+    holdData = undefined;
+    expect(result.stdout).toMatch(/^sent: report weekly, query set 102, run \d+ to ceo@example\.com/);
+    expect(result.code).toBe(0);
+    expect(env.smtp.messages).toHaveLength(before + 1);
+    expect((await env.reportd(config, 'deliver', '--report', 'weekly')).stdout).toMatch(
+      /^already delivered: /,
+    );
   }, 120_000);
 
   it('a store file deleted, or replaced, under it fails /readyz with one line saying so', async () => {
