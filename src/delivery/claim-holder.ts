@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 
 /**
@@ -8,13 +9,27 @@ import { hostname } from 'node:os';
  * apart. Workers on other hosts, or named otherwise, are only ever judged by their lease.
  */
 export function workerName(): string {
-  return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  return `${localHost()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+}
+
+/**
+ * The host name, plus the PID namespace where Linux tells it: two containers given the same host
+ * name (compose `hostname:`) on one store volume each have their own pids, and one must never judge
+ * the other's holder gone because that pid does not exist on its side.
+ */
+function localHost(): string {
+  try {
+    const ns = /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))?.[1];
+    return ns ? `${hostname()}#${ns}` : hostname();
+  } catch {
+    return hostname();
+  }
 }
 
 /** True when `worker` names a process of this host that no longer exists. */
 export function isGoneLocalWorker(worker: string): boolean {
   const match = /^(.*):(\d+):[0-9a-f]+$/.exec(worker);
-  if (!match || match[1] !== hostname()) return false;
+  if (!match || match[1] !== localHost()) return false;
   const pid = Number(match[2]);
   if (pid === process.pid) return false;
   try {
