@@ -12,10 +12,10 @@ export function copySnapshots(store: Store, templateSnapshotId: number, count: n
     .prepare('SELECT account, query_set_id, run_id FROM snapshots WHERE id = ?')
     .get(templateSnapshotId) as { account: string; query_set_id: number; run_id: number };
   const firstRun =
-    (db.prepare('SELECT MAX(id) FROM runs WHERE account = ? AND query_set_id = ?').pluck().get(
-      template.account,
-      template.query_set_id,
-    ) as number) + 1;
+    (db
+      .prepare('SELECT MAX(id) FROM runs WHERE account = ? AND query_set_id = ?')
+      .pluck()
+      .get(template.account, template.query_set_id) as number) + 1;
   const addRun = db.prepare(
     `INSERT INTO runs (account, query_set_id, id, display_name, created_at, first_seen_at) VALUES (?, ?, ?, ?, ?, ?)`,
   );
@@ -33,7 +33,9 @@ export function copySnapshots(store: Store, templateSnapshotId: number, count: n
       const runId = firstRun + i;
       const at = new Date(Date.UTC(2030, 0, 1) + i * 86_400_000).toISOString();
       addRun.run(template.account, template.query_set_id, runId, `Copy ${i + 1}`, at, at);
-      const { id } = addSnapshot.get(template.account, template.query_set_id, runId, at, at) as { id: number };
+      const { id } = addSnapshot.get(template.account, template.query_set_id, runId, at, at) as {
+        id: number;
+      };
       copyPayloads.run(id, templateSnapshotId);
       ids.push(id);
     }

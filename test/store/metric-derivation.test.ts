@@ -45,16 +45,22 @@ describe('metric derivation', () => {
       }
       expect(count(store, 'metric_values')).toBe(0);
       // An invalid payload for the last endpoint: partial, still nothing derived.
-      expect(savePayload(store, id, last!, { data: { nope: 1 }, validationError: 'current: required' }, 0)).toBe(
-        'partial',
-      );
+      expect(
+        savePayload(store, id, last!, { data: { nope: 1 }, validationError: 'current: required' }, 0),
+      ).toBe('partial');
       expect(count(store, 'metric_values')).toBe(0);
       expect(count(store, 'metric_derivations')).toBe(0);
       // Opening the store again does not backfill a partial snapshot either.
       store.close();
       const reopened = openStore(temp.path);
       expect(count(reopened, 'metric_values')).toBe(0);
-      const state = savePayload(reopened, id, last!, { data: payloads[last!]!.data, validationError: null }, 0);
+      const state = savePayload(
+        reopened,
+        id,
+        last!,
+        { data: payloads[last!]!.data, validationError: null },
+        0,
+      );
       expect(state).toBe('complete');
       expect(count(reopened, 'metric_values', id)).toBeGreaterThan(500);
       expect(count(reopened, 'metric_error_register', id)).toBeGreaterThan(0);
@@ -87,9 +93,14 @@ describe('metric derivation', () => {
       child.stderr.on('data', (chunk) => {
         stderr += chunk;
       });
-      const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_, signal) => resolve(signal)));
+      const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+        child.on('close', (_, signal) => resolve(signal)),
+      );
       child.stdout.on('data', (chunk: Buffer) => {
-        derived += chunk.toString().split('\n').filter((line) => line.startsWith('derived')).length;
+        derived += chunk
+          .toString()
+          .split('\n')
+          .filter((line) => line.startsWith('derived')).length;
         if (derived >= 5) child.kill('SIGKILL');
       });
       expect(await exited, stderr).toBe('SIGKILL');

@@ -3,7 +3,7 @@ import { metricEndpoints } from '../../src/api/endpoints.js';
 import { openStore } from '../../src/store/db.js';
 import { metricValues } from '../../src/store/metric-reads.js';
 import { backfillMetricRows, MAPPING_VERSION } from '../../src/store/metric-values.js';
-import { startSyncEnv, type SyncEnv } from '../sync/helpers/sync-env.js';
+import { type SyncEnv, startSyncEnv } from '../sync/helpers/sync-env.js';
 
 /**
  * The tidy rows against the sandbox over HTTP, synced into a real SQLite file by the real sync: every
@@ -63,7 +63,10 @@ describe('metric_values from the sandbox', () => {
 
   it('puts every numeric leaf of every payload of all 34 endpoints in a row (ids as dimension ids)', () => {
     const db = env.store.db;
-    const snapshots = db.prepare(`SELECT id FROM snapshots WHERE state = 'complete'`).pluck().all() as number[];
+    const snapshots = db
+      .prepare(`SELECT id FROM snapshots WHERE state = 'complete'`)
+      .pluck()
+      .all() as number[];
     const seen = new Set<string>();
     for (const snapshotId of snapshots) {
       const payloads = db
@@ -86,8 +89,7 @@ describe('metric_values from the sandbox', () => {
           const where = `${payload.endpoint_key} ${leaf.path.join('.')} = ${leaf.value}`;
           const key = leaf.path.at(-1);
           if (key === 'id' || (payload.endpoint_key === 'gravity.error-register' && key === 'engine')) {
-            const named =
-              ids.has(String(leaf.value)) || (key === 'engine' && claims.includes(leaf.value));
+            const named = ids.has(String(leaf.value)) || (key === 'engine' && claims.includes(leaf.value));
             // An engine listed by the payload but without any number still names the error register.
             const listedOnly = payload.endpoint_key === 'gravity.error-register';
             expect(named || listedOnly, `${where}: an id no row names`).toBe(true);
@@ -150,7 +152,12 @@ describe('metric_values from the sandbox', () => {
     expect(history.at(-1)!.dimension_label).toBe(rows[0]!.run);
     const engine = rows.find((r) => r.endpoint === 'presence.by-engine' && r.field === 'weighted');
     expect(engine).toMatchObject({ dimension: 'engine', dimension_id: '3', dimension_label: 'ChatGPT' });
-    expect(rows[0]).toMatchObject({ account: 'acme', brand_id: 1, brand: 'Northwind Coffee', query_set_id: 101 });
+    expect(rows[0]).toMatchObject({
+      account: 'acme',
+      brand_id: 1,
+      brand: 'Northwind Coffee',
+      query_set_id: 101,
+    });
   });
 
   it('is idempotent: deriving again changes nothing', () => {
