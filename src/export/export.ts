@@ -89,3 +89,12 @@ export async function exportMetrics(store: Store, options: ExportOptions): Promi
   const runs = tables.find((table) => table.name === 'runs');
   return { files, rows: tables[0]?.rows.length ?? 0, snapshots: runs?.rows.length ?? 0 };
 }
+
+/** `metric_values.csv` alone, of every stored set (what `reportd demo` leaves beside its reports). */
+export function writeMetricValuesCsv(store: Store, outDir: string): string {
+  const [values] = exportTables(store, {});
+  const file = join(resolve(outDir), 'metric_values.csv');
+  mkdirSync(resolve(outDir), { recursive: true });
+  writeAtomically(file, toCsv(values!));
+  return file;
+}
