@@ -5,7 +5,7 @@ import {
   derivedSnapshots,
   dimensionsOf,
   type MetricSelection,
-  metricValuesOf,
+  metricValueArraysOf,
 } from '../store/metric-reads.js';
 
 /**
@@ -106,7 +106,7 @@ function querySetsTable(store: Store, snapshots: readonly DerivedSnapshot[]): Ex
 /** Every table of an export of the selection; `metric_values` first. */
 export function exportTables(store: Store, selection: MetricSelection): ExportTable[] {
   const snapshots = derivedSnapshots(store, selection);
-  const values = metricValuesOf(store, snapshots);
+  const values = metricValueArraysOf(store, snapshots);
   const engines = dimensionsOf(store, 'engine', snapshots).map((e) => ({
     account: e.account,
     engine_id: Number(e.id),
@@ -122,7 +122,7 @@ export function exportTables(store: Store, selection: MetricSelection): ExportTa
     {
       name: 'metric_values',
       columns: METRIC_VALUE_COLUMNS,
-      rows: values.map((row) => METRIC_VALUE_COLUMNS.map((c) => row[c.name as keyof typeof row] ?? null)),
+      rows: values,
     },
     runsTable(store, snapshots),
     querySetsTable(store, snapshots),

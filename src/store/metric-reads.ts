@@ -26,6 +26,25 @@ export interface MetricValueRow {
   unit: MetricUnit;
 }
 
+/** The public columns of `metric_values`, in order (README, "Analysing the data"). */
+export const METRIC_VALUE_COLUMNS = [
+  'account',
+  'brand_id',
+  'brand',
+  'query_set_id',
+  'query_set',
+  'run_id',
+  'run',
+  'run_created_at',
+  'endpoint',
+  'field',
+  'dimension',
+  'dimension_id',
+  'dimension_label',
+  'value',
+  'unit',
+] as const satisfies readonly (keyof MetricValueRow)[];
+
 export interface MetricSelection {
   account?: string;
   /** Query set ids; absent means every set. */
@@ -79,14 +98,21 @@ export function metricValues(store: Store, selection: MetricSelection = {}): Met
 }
 
 export function metricValuesOf(store: Store, snapshots: readonly DerivedSnapshot[]): MetricValueRow[] {
-  return store.db
+  // One indexed query per snapshot: faster than a join on a list of ids, and already in row order.
+  const select = store.db.prepare(
+    `SELECT ${METRIC_VALUE_COLUMNS.join(', ')} FROM metric_values WHERE snapshot_id = ? ORDER BY rowid`,
+  );
+  return snapshots.flatMap((snapshot) => select.all(snapshot.snapshot_id) as MetricValueRow[]);
+}
+
+/** As `metricValuesOf`, each row an array in `METRIC_VALUE_COLUMNS` order (for bulk writers). */
+export function metricValueArraysOf(store: Store, snapshots: readonly DerivedSnapshot[]): unknown[][] {
+  const select = store.db
     .prepare(
-      `SELECT m.account, m.brand_id, m.brand, m.query_set_id, m.query_set, m.run_id, m.run, m.run_created_at,
-              m.endpoint, m.field, m.dimension, m.dimension_id, m.dimension_label, m.value, m.unit
-       FROM json_each(?) j JOIN metric_values m ON m.snapshot_id = j.value
-       ORDER BY j.key, m.rowid`,
+      `SELECT ${METRIC_VALUE_COLUMNS.join(', ')} FROM metric_values WHERE snapshot_id = ? ORDER BY rowid`,
     )
-    .all(ids(snapshots)) as MetricValueRow[];
+    .raw(true);
+  return snapshots.flatMap((snapshot) => select.all(snapshot.snapshot_id) as unknown[][]);
 }
 
 /** Rows of a companion table (`metric_error_register`, …) for the snapshots, with their run context. */

@@ -127,8 +127,8 @@ describe('reportd export', () => {
     );
     const typeOf = Object.fromEntries(types.map((t) => [t.column_name, t.column_type]));
     expect(typeOf).toMatchObject({
-      query_set_id: 'BIGINT',
-      run_id: 'BIGINT',
+      query_set_id: 'INTEGER',
+      run_id: 'INTEGER',
       value: 'DOUBLE',
       endpoint: 'VARCHAR',
       dimension_label: 'VARCHAR',

@@ -172,7 +172,7 @@ describe('metric_values from the sandbox', () => {
     const db = env.store.db;
     const before = db.prepare('SELECT COUNT(*) FROM metric_values').pluck().get() as number;
     // What a store of the previous release is: the same tables without the metric ones.
-    db.exec(`DROP VIEW v_metric_values;
+    db.exec(`DROP VIEW v_metric_values; DROP VIEW v_error_register;
       DROP TABLE metric_values; DROP TABLE metric_derivations; DROP TABLE metric_error_register;
       DROP TABLE metric_summaries; DROP TABLE metric_sources; DROP TABLE metric_dimensions;
       DELETE FROM schema_migrations WHERE version = 6;`);

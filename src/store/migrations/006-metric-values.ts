@@ -33,7 +33,6 @@ CREATE TABLE metric_values (
   unit TEXT NOT NULL CHECK (unit IN ('percent', 'fraction', 'count', 'ratio', 'score', 'unknown'))
 );
 CREATE INDEX metric_values_by_snapshot ON metric_values (snapshot_id);
-CREATE INDEX metric_values_by_metric ON metric_values (query_set_id, endpoint, field);
 
 -- One row per derived snapshot: backfill skips these, and a newer mapping_version derives again.
 CREATE TABLE metric_derivations (
@@ -84,6 +83,14 @@ SELECT account, brand_id, brand, query_set_id, query_set, run_id, run, run_creat
        endpoint, field, dimension, dimension_id, dimension_label, value, unit,
        CASE unit WHEN 'fraction' THEN value * 100 WHEN 'percent' THEN value END AS value_pct
 FROM metric_values;
+
+-- The error register's claims with their run, for "new errors per run" and the like.
+CREATE VIEW v_error_register AS
+SELECT s.account, s.query_set_id, s.run_id, r.display_name AS run, r.created_at AS run_created_at,
+       e.error_id, e.title, e.correct, e.note, e.engine_id, e.engine, e.claim
+FROM metric_error_register e
+JOIN snapshots s ON s.id = e.snapshot_id
+JOIN runs r ON r.account = s.account AND r.query_set_id = s.query_set_id AND r.id = s.run_id;
 `,
 };
 
