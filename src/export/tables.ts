@@ -4,6 +4,7 @@ import {
   type DerivedSnapshot,
   derivedSnapshots,
   dimensionsOf,
+  METRIC_VALUE_COLUMNS,
   type MetricSelection,
   metricValueArraysOf,
 } from '../store/metric-reads.js';
@@ -31,23 +32,18 @@ export interface ExportTable {
 const col = (name: string, type: ColumnType = 'string'): ExportColumn => ({ name, type });
 const RUN_KEY = [col('account'), col('query_set_id', 'integer'), col('run_id', 'integer')];
 
-export const METRIC_VALUE_COLUMNS: readonly ExportColumn[] = [
-  col('account'),
-  col('brand_id', 'integer'),
-  col('brand'),
-  col('query_set_id', 'integer'),
-  col('query_set'),
-  col('run_id', 'integer'),
-  col('run'),
-  col('run_created_at', 'timestamp'),
-  col('endpoint'),
-  col('field'),
-  col('dimension'),
-  col('dimension_id'),
-  col('dimension_label'),
-  col('value', 'double'),
-  col('unit'),
-];
+const NUMERIC: Partial<Record<string, ColumnType>> = {
+  brand_id: 'integer',
+  query_set_id: 'integer',
+  run_id: 'integer',
+  run_created_at: 'timestamp',
+  value: 'double',
+};
+
+/** `metric_values` with the public column names of the store's read API, typed for the writers. */
+export const METRIC_VALUE_EXPORT: readonly ExportColumn[] = METRIC_VALUE_COLUMNS.map((name) =>
+  col(name, NUMERIC[name] ?? 'string'),
+);
 
 function table(name: string, columns: readonly ExportColumn[], records: readonly Record<string, unknown>[]) {
   return { name, columns, rows: records.map((record) => columns.map((c) => record[c.name] ?? null)) };
@@ -121,7 +117,7 @@ export function exportTables(store: Store, selection: MetricSelection): ExportTa
   return [
     {
       name: 'metric_values',
-      columns: METRIC_VALUE_COLUMNS,
+      columns: METRIC_VALUE_EXPORT,
       rows: values,
     },
     runsTable(store, snapshots),

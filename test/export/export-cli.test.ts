@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOSTILE } from '../../src/sandbox/dataset.js';
 import { runCli } from '../helpers/cli.js';
@@ -183,6 +184,37 @@ describe('reportd export', () => {
          (SELECT run_id FROM metric_values WHERE query_set_id = 102 GROUP BY run_id ORDER BY run_id DESC LIMIT 2)`,
     );
     expect((sheet1.match(/<row /g) ?? []).length).toBe(expected + 1);
+  }, 60_000);
+
+  it('puts the same rows in the workbook Data sheet as metric_values holds for the set', async () => {
+    const dir = join(out, 'render');
+    const result = await runCli([
+      'render',
+      '--config',
+      config,
+      '--set',
+      '101',
+      '--format',
+      'xlsx',
+      '--out',
+      dir,
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.readFile(result.stdout.trim());
+    const data = workbook.getWorksheet('Data')!;
+    const cells: { run: unknown; endpoint: unknown; value: number }[] = [];
+    data.eachRow((row, n) => {
+      if (n > 1)
+        cells.push({
+          run: row.getCell(6).value,
+          endpoint: row.getCell(9).value,
+          value: row.getCell(14).value as number,
+        });
+    });
+    expect(cells.length).toBe(storeCount('SELECT COUNT(*) FROM metric_values WHERE query_set_id = 101'));
+    const sum = cells.reduce((total, cell) => total + cell.value, 0);
+    expect(sum).toBeCloseTo(storeCount('SELECT SUM(value) FROM metric_values WHERE query_set_id = 101'), 6);
   }, 60_000);
 
   it('refuses an unknown set naming it, and says when the store has nothing to export', async () => {

@@ -1,28 +1,10 @@
 import type { MetricUnit } from '../../../api/field-units.js';
 import { payloadRows } from '../../../api/metric-rows.js';
+import { METRIC_VALUE_COLUMNS } from '../../../store/metric-reads.js';
 import { excelFormat, RULES, type RuleName } from '../../format.js';
 import type { ReportSnapshot } from '../../model/snapshot.js';
 import type { SheetContext } from '../context.js';
 import type { CellInput, SheetWriter } from '../sheet-writer.js';
-
-/** The `Data` sheet's columns: those of `metric_values` (README), so a pivot built on one fits the other. */
-export const DATA_COLUMNS = [
-  'account',
-  'brand_id',
-  'brand',
-  'query_set_id',
-  'query_set',
-  'run_id',
-  'run',
-  'run_created_at',
-  'endpoint',
-  'field',
-  'dimension',
-  'dimension_id',
-  'dimension_label',
-  'value',
-  'unit',
-] as const;
 
 const RULE_OF_UNIT: Record<MetricUnit, RuleName> = {
   percent: 'percent',
@@ -49,7 +31,8 @@ function snapshotsOf(ctx: SheetContext): ReportSnapshot[] {
  * The tidy rows of the set across every stored run, as one Excel table: the same rows, built by the
  * same mapping (api/metric-rows.ts), as the store's `metric_values` and `reportd export`, so an
  * analyst can pivot the whole history without leaving the file. Values keep the API's scale; the
- * number format follows the row's unit.
+ * number format follows the row's unit. The columns are those of `metric_values`, so a pivot built on
+ * one fits the other.
  */
 export function writeData(w: SheetWriter, ctx: SheetContext): void {
   const snapshots = snapshotsOf(ctx);
@@ -83,5 +66,5 @@ export function writeData(w: SheetWriter, ctx: SheetContext): void {
     }
   }
   w.ws.views = [{ state: 'frozen', xSplit: 0, ySplit: 1, topLeftCell: 'A2' }];
-  w.table({ name: 'Data', columns: DATA_COLUMNS.map((header) => ({ header })), rows });
+  w.table({ name: 'Data', columns: METRIC_VALUE_COLUMNS.map((header) => ({ header })), rows });
 }
