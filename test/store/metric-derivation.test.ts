@@ -129,4 +129,44 @@ describe('metric derivation', () => {
       temp.cleanup();
     }
   }, 60_000);
+
+  it('derives each snapshot once when two processes backfill the same store at the same time', async () => {
+    const temp = tempStore();
+    try {
+      const { store } = temp;
+      seedCatalog(store, 1);
+      const { id } = ensureSnapshot(store, { account: 'acme', querySetId: 101, runId: 1 }, 0);
+      for (const key of metricEndpoints.map((endpoint) => endpoint.key)) {
+        savePayload(store, id, key, { data: payloads[key]!.data, validationError: null }, 0);
+      }
+      const perSnapshot = count(store, 'metric_values', id);
+      const copies = copySnapshots(store, id, 60);
+      store.close();
+      const run = () =>
+        new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+          const child = spawn(process.execPath, ['--import', 'tsx', CHILD, temp.path], {
+            stdio: ['ignore', 'pipe', 'pipe'],
+          });
+          let stdout = '';
+          let stderr = '';
+          child.stdout.on('data', (chunk) => {
+            stdout += chunk;
+          });
+          child.stderr.on('data', (chunk) => {
+            stderr += chunk;
+          });
+          child.on('close', (code) => resolve({ code, stdout, stderr }));
+        });
+      const results = await Promise.all([run(), run()]);
+      for (const result of results) expect(result.code, result.stderr).toBe(0);
+      const after = openStore(temp.path, { deriveMetrics: false });
+      expect(count(after, 'metric_derivations')).toBe(copies.length + 1);
+      expect(count(after, 'metric_values')).toBe(perSnapshot * (copies.length + 1));
+      const claims = count(after, 'metric_error_register', id);
+      for (const copy of copies) expect(count(after, 'metric_error_register', copy)).toBe(claims);
+      after.close();
+    } finally {
+      temp.cleanup();
+    }
+  }, 60_000);
 });

@@ -1,5 +1,9 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metricEndpoints } from '../../src/api/endpoints.js';
+import { exportMetrics } from '../../src/export/export.js';
 import { openStore } from '../../src/store/db.js';
 import { metricValues } from '../../src/store/metric-reads.js';
 import { backfillMetricRows, MAPPING_VERSION } from '../../src/store/metric-values.js';
@@ -168,7 +172,7 @@ describe('metric_values from the sandbox', () => {
     expect(env.store.db.prepare('SELECT COUNT(*) FROM metric_values').pluck().get()).toBe(before);
   });
 
-  it('derives once, at open, the rows of a store created before the metrics layer', () => {
+  it('derives once, at open, the rows of a store created before the metrics layer, and exports them', async () => {
     const db = env.store.db;
     const before = db.prepare('SELECT COUNT(*) FROM metric_values').pluck().get() as number;
     // What a store of the previous release is: the same tables without the metric ones.
@@ -184,7 +188,17 @@ describe('metric_values from the sandbox', () => {
       reopened.close();
       const again = openStore(env.storePath);
       expect(again.db.prepare('SELECT derived_at FROM metric_derivations').pluck().all()).toEqual(derivedAt);
-      again.close();
+      // …and exports them.
+      const out = mkdtempSync(join(tmpdir(), 'reportd-old-store-'));
+      try {
+        const result = await exportMetrics(again, { format: 'csv', outDir: out });
+        expect(result.rows).toBe(before);
+        const lines = readFileSync(join(out, 'metric_values.csv'), 'utf8').trimEnd().split('\r\n');
+        expect(lines).toHaveLength(before + 1);
+      } finally {
+        rmSync(out, { recursive: true, force: true });
+        again.close();
+      }
     } finally {
       reopened.close();
     }
