@@ -36,6 +36,7 @@ interface Statements {
   runs: Database.Statement;
   clear: Database.Statement[];
   value: Database.Statement;
+  values: Database.Statement;
   claim: Database.Statement;
   summary: Database.Statement;
   source: Database.Statement;
@@ -44,6 +45,13 @@ interface Statements {
 }
 
 const prepared = new WeakMap<Database.Database, Statements>();
+
+const INSERT_VALUES = `INSERT INTO metric_values (snapshot_id, account, brand_id, brand, query_set_id, query_set,
+  run_id, run, run_created_at, endpoint, field, dimension, dimension_id, dimension_label, value, unit) VALUES`;
+const VALUE_TUPLE = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+const COLUMNS = 16;
+/** Rows per multi-row INSERT (16 parameters each, well under SQLite's 32,766). */
+const BATCH = 50;
 
 function statements(db: Database.Database): Statements {
   let s = prepared.get(db);
@@ -70,11 +78,9 @@ function statements(db: Database.Database): Statements {
       'metric_dimensions',
       'metric_derivations',
     ].map((table) => db.prepare(`DELETE FROM ${table} WHERE snapshot_id = ?`)),
-    value: db.prepare(
-      `INSERT INTO metric_values (snapshot_id, account, brand_id, brand, query_set_id, query_set, run_id, run,
-         run_created_at, endpoint, field, dimension, dimension_id, dimension_label, value, unit)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
+    value: db.prepare(`${INSERT_VALUES} ${VALUE_TUPLE}`),
+    // Many rows per statement: a snapshot has ~700 rows, and the per-call cost dominates single inserts.
+    values: db.prepare(`${INSERT_VALUES} ${Array(BATCH).fill(VALUE_TUPLE).join(', ')}`),
     claim: db.prepare(
       `INSERT INTO metric_error_register (snapshot_id, error_id, title, correct, note, engine_id, engine, claim)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -124,19 +130,31 @@ export function deriveMetricRows(store: Store, snapshotId: number): number {
         }),
       );
       const l = labels;
+      const context = [
+        l.account,
+        l.brand_id,
+        l.brand,
+        l.query_set_id,
+        l.query_set,
+        l.run_id,
+        l.run,
+        l.run_created_at,
+      ];
       let rows = 0;
+      let pending: unknown[] = [];
+      const flush = (all: boolean) => {
+        while (pending.length >= BATCH * COLUMNS) {
+          s.values.run(pending.splice(0, BATCH * COLUMNS));
+        }
+        if (!all) return;
+        for (let i = 0; i < pending.length; i += COLUMNS) s.value.run(pending.slice(i, i + COLUMNS));
+        pending = [];
+      };
       for (const { endpoint, data } of payloads) {
         for (const row of payloadRows(endpoint, data, { runIdByLabel })) {
-          s.value.run(
+          pending.push(
             snapshotId,
-            l.account,
-            l.brand_id,
-            l.brand,
-            l.query_set_id,
-            l.query_set,
-            l.run_id,
-            l.run,
-            l.run_created_at,
+            ...context,
             row.endpoint,
             row.field,
             row.dimension,
@@ -147,6 +165,7 @@ export function deriveMetricRows(store: Store, snapshotId: number): number {
           );
           rows++;
         }
+        flush(false);
         if (endpoint === 'gravity.error-register') {
           for (const c of errorClaimRows(data)) {
             s.claim.run(snapshotId, c.error_id, c.title, c.correct, c.note, c.engine_id, c.engine, c.claim);
@@ -159,6 +178,7 @@ export function deriveMetricRows(store: Store, snapshotId: number): number {
             s.source.run(snapshotId, src.source, src.control, src.source_type);
         }
       }
+      flush(true);
       for (const d of dimensionRows(payloads.map((p) => p.data))) {
         s.dimension.run(snapshotId, d.dimension, d.dimension_id, d.dimension_label, d.stage);
       }
