@@ -3,6 +3,7 @@ import { register as check } from './check.js';
 import { register as daemon } from './daemon.js';
 import { register as deliver } from './deliver.js';
 import { register as demo } from './demo.js';
+import { register as exportCommand } from './export.js';
 import { register as history } from './history.js';
 import { register as render } from './render.js';
 import { register as sandbox } from './sandbox.js';
@@ -15,7 +16,18 @@ import { register as sync } from './sync.js';
  */
 type Register = (program: Command) => void;
 
-const commands: Register[] = [check, daemon, deliver, demo, history, render, sandbox, status, sync];
+const commands: Register[] = [
+  check,
+  daemon,
+  deliver,
+  demo,
+  exportCommand,
+  history,
+  render,
+  sandbox,
+  status,
+  sync,
+];
 
 export function registerCommands(program: Command): void {
   for (const register of commands) register(program);

@@ -6,6 +6,7 @@ import type { Config } from '../config/schema.js';
 import { composeEmail, writeEml } from '../delivery/email.js';
 import { emailContentFor } from '../delivery/headline.js';
 import { ReportdError } from '../errors/index.js';
+import { writeMetricValuesCsv } from '../export/export.js';
 import { type Logger, silentLogger } from '../log.js';
 import { PdfRenderer } from '../report/pdf.js';
 import { renderReport } from '../report/render.js';
@@ -25,6 +26,8 @@ export interface DemoResult {
   sync: SyncSummary;
   files: string[];
   email: string;
+  /** `metric_values.csv`: every number of the synced snapshots as tidy rows. */
+  metrics: string;
 }
 
 /**
@@ -75,7 +78,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     const [first] = filesBySet;
     if (!first) throw new ReportdError('demo: the sandbox published no run to report on');
     const email = await writeDemoEmail(store, first[0], first[1], outDir);
-    return { sync, files: [...filesBySet.values()].flat(), email };
+    const metrics = writeMetricValuesCsv(store, outDir);
+    return { sync, files: [...filesBySet.values()].flat(), email, metrics };
   } finally {
     await renderer.close();
     store?.close();

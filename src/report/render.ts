@@ -1,9 +1,10 @@
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { UsageError } from '../errors/index.js';
 import type { Store } from '../store/db.js';
 import { findSnapshot, listSnapshots, type StoredSnapshot } from '../store/snapshots.js';
 import { VERSION } from '../version.js';
+import { writeAtomically } from '../write-atomically.js';
 import { safeFileName } from './file-names.js';
 import { renderReportHtml } from './html.js';
 import { buildReportModel } from './model/index.js';
@@ -96,16 +97,4 @@ export async function renderSnapshot(
     written.push(file);
   }
   return written;
-}
-
-/** Readers (mail attachments, a watching analyst) never see half a file: write aside, then rename. */
-function writeAtomically(file: string, content: string | Buffer): void {
-  const temporary = `${file}.${process.pid}.tmp`;
-  try {
-    writeFileSync(temporary, content);
-    renameSync(temporary, file);
-  } catch (error) {
-    rmSync(temporary, { force: true });
-    throw error;
-  }
 }

@@ -3,6 +3,7 @@ import type { StoredSnapshot } from '../store/snapshots.js';
 import { createContext, type WorkbookMeta } from './xlsx/context.js';
 import { SheetWriter } from './xlsx/sheet-writer.js';
 import { writeAbout } from './xlsx/sheets/about.js';
+import { writeData } from './xlsx/sheets/data.js';
 import { gravitySheet } from './xlsx/sheets/gravity.js';
 import { writeHistory } from './xlsx/sheets/history.js';
 import { lifeSheet } from './xlsx/sheets/life.js';
@@ -31,10 +32,14 @@ const GROUP_SHEETS: readonly SheetDef[] = [
  */
 export const HISTORY_SHEET = 'Run history';
 
+/** Every number of the set across its stored runs, as tidy rows (the columns of `metric_values`). */
+export const DATA_SHEET = 'Data';
+
 export const WORKBOOK_SHEETS: readonly string[] = [
   ...GROUP_SHEETS.map((sheet) => sheet.name),
   'About',
   HISTORY_SHEET,
+  DATA_SHEET,
 ];
 
 /** Every metric endpoint key the workbook shows; a test checks it covers the whole catalog. */
@@ -74,6 +79,9 @@ export async function renderWorkbook(
   const historySheet = new SheetWriter(workbook.addWorksheet(HISTORY_SHEET), tables);
   writeHistory(historySheet, ctx);
   historySheet.finish();
+  const dataSheet = new SheetWriter(workbook.addWorksheet(DATA_SHEET), tables);
+  writeData(dataSheet, ctx);
+  dataSheet.finish();
 
   return Buffer.from(await workbook.xlsx.writeBuffer());
 }

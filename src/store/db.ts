@@ -2,6 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { ReportdError, UsageError } from '../errors/index.js';
+import { backfillMetricRows } from './metric-values.js';
 import { migrations as allMigrations, type Migration } from './migrations/index.js';
 
 /**
@@ -35,6 +36,11 @@ export function openStore(
      * `store.path` or a store never synced, said as such, instead of an empty store created there.
      */
     mustExist?: boolean;
+    /**
+     * Derive the metric rows of complete snapshots that have none (stored before the metrics layer,
+     * or by an older mapping) right after migrating. Default true; tests of the backfill turn it off.
+     */
+    deriveMetrics?: boolean;
   } = {},
 ): Store {
   const file = path === ':memory:' ? path : resolve(path);
@@ -59,6 +65,21 @@ export function openStore(
     if (error instanceof ReportdError) throw error;
     throw new StoreError(`cannot migrate store ${file}: ${(error as Error).message}`, { cause: error });
   }
+  const store = storeOf(db, file);
+  if (options.deriveMetrics !== false) {
+    try {
+      backfillMetricRows(store);
+    } catch (error) {
+      store.close();
+      throw new StoreError(`cannot derive the metric rows of store ${file}: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+  }
+  return store;
+}
+
+function storeOf(db: Database.Database, file: string): Store {
   let closed = false;
   return {
     db,

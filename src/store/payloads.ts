@@ -1,6 +1,7 @@
 import { metricEndpoints } from '../api/endpoints.js';
 import { scrubOrNull } from '../secrets.js';
 import type { Store } from './db.js';
+import { deriveMetricRows } from './metric-values.js';
 
 // Error text is scrubbed where it is written: it may quote a server's reply or an exception, and a
 // stored secret would outlive a later rotation (reads only know the secrets registered by then).
@@ -70,12 +71,16 @@ export function savePayload(
         iso(at),
         scrubOrNull(payload.validationError),
       );
+      const before = db.prepare('SELECT state FROM snapshots WHERE id = ?').pluck().get(snapshotId);
       const state = computeState(store, snapshotId);
       db.prepare(
         `UPDATE snapshots SET state = ?,
            completed_at = CASE WHEN ? = 'complete' THEN COALESCE(completed_at, ?) END
          WHERE id = ?`,
       ).run(state, state, iso(at), snapshotId);
+      // The tidy rows commit with the completion mark: no reader ever sees a complete snapshot
+      // without its rows, nor rows of a snapshot that is not complete.
+      if (state === 'complete' && before !== 'complete') deriveMetricRows(store, snapshotId);
       return state;
     })
     .immediate();

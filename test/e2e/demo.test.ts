@@ -63,6 +63,24 @@ describe('reportd demo (the README quick start)', () => {
     expect(mail.text).toBeTruthy();
   });
 
+  it('writes metric_values.csv with the numbers of every set, and points at export and the SQL view', () => {
+    const script =
+      'import csv, json, sys\n' +
+      "rows = list(csv.DictReader(open(sys.argv[1], newline='', encoding='utf-8')))\n" +
+      'print(json.dumps(rows))';
+    const rows = JSON.parse(
+      execFileSync('python3', ['-c', script, join(out, 'metric_values.csv')], {
+        maxBuffer: 1 << 28,
+      }).toString(),
+    ) as Record<string, string>[];
+    expect(new Set(rows.map((row) => row.query_set_id)).size).toBe(3);
+    const gross = rows.find((row) => row.endpoint === 'presence.gross' && row.field === 'current');
+    expect(gross).toMatchObject({ brand: 'Northwind Coffee', unit: 'percent' });
+    expect(Number(gross!.value)).toBeGreaterThan(0);
+    expect(result.stdout).toContain('reportd export');
+    expect(result.stdout).toContain('v_metric_values');
+  });
+
   it('leaves no Chromium process behind', () => {
     expect(chromiumProcessesWith(marker)).toEqual([]);
   });

@@ -4,7 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metricEndpoints } from '../../src/api/endpoints.js';
 import { excelFormat, ruleFor } from '../../src/report/format.js';
 import { KPI_SOURCES } from '../../src/report/xlsx/kpis.js';
-import { HISTORY_SHEET, renderWorkbook, WORKBOOK_SHEETS, XLSX_ENDPOINTS } from '../../src/report/xlsx.js';
+import {
+  DATA_SHEET,
+  HISTORY_SHEET,
+  renderWorkbook,
+  WORKBOOK_SHEETS,
+  XLSX_ENDPOINTS,
+} from '../../src/report/xlsx.js';
 import { HOSTILE } from '../../src/sandbox/dataset.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import type { StoredSnapshot } from '../../src/store/snapshots.js';
@@ -75,6 +81,7 @@ describe('renderWorkbook', () => {
       'Market',
       'About',
       HISTORY_SHEET,
+      DATA_SHEET,
     ]);
     expect(WORKBOOK_SHEETS).toEqual(book.worksheets.map((ws) => ws.name));
   });
@@ -118,7 +125,7 @@ describe('renderWorkbook', () => {
   });
 
   it('keeps every API string as text: the HYPERLINK competitor is no formula, in the model or the XML', async () => {
-    for (const name of ['Overview', 'Scout', 'Market']) {
+    for (const name of ['Overview', 'Scout', 'Market', DATA_SHEET]) {
       const hits = cells(book.getWorksheet(name)!).filter((c) => c.value === HOSTILE.competitorName);
       expect(hits.length, name).toBeGreaterThan(0);
       for (const cell of hits) {
@@ -127,7 +134,7 @@ describe('renderWorkbook', () => {
       }
     }
     const sheets = Object.keys(zip.files).filter((path) => /^xl\/worksheets\/sheet\d+\.xml$/.test(path));
-    expect(sheets).toHaveLength(8);
+    expect(sheets).toHaveLength(WORKBOOK_SHEETS.length);
     for (const path of sheets) expect(await zip.file(path)!.async('string'), path).not.toMatch(/<f[ >]/);
     const shared = await zip.file('xl/sharedStrings.xml')!.async('string');
     expect(shared).toContain('<t>=HYPERLINK(&quot;http://evil.example&quot;,&quot;x&quot;)</t>');
@@ -240,5 +247,58 @@ describe('renderWorkbook', () => {
       HISTORY_SHEET,
     )!;
     expect(cells(ws).filter((c) => Number(c.col) === 1 && c.value === 'Gross presence')).toHaveLength(3);
+  });
+
+  it('has a Data sheet: every number of every run as tidy rows, formatted by unit, in one table', () => {
+    const ws = book.getWorksheet(DATA_SHEET)!;
+    expect(ws.getTables()).toHaveLength(1);
+    expect(ws.views[0]).toMatchObject({ state: 'frozen', ySplit: 1 });
+    const header = (ws.getRow(1).values as unknown[]).slice(1);
+    expect(header).toEqual([
+      'account',
+      'brand_id',
+      'brand',
+      'query_set_id',
+      'query_set',
+      'run_id',
+      'run',
+      'run_created_at',
+      'endpoint',
+      'field',
+      'dimension',
+      'dimension_id',
+      'dimension_label',
+      'value',
+      'unit',
+    ]);
+    const rows: ExcelJS.Row[] = [];
+    ws.eachRow((row, n) => {
+      if (n > 1) rows.push(row);
+    });
+    const gross = rows.filter(
+      (r) => r.getCell(9).value === 'presence.gross' && r.getCell(10).value === 'current',
+    );
+    // Oldest run first, each with the payload's own number and the percent-point format.
+    const runs = [...older].reverse().concat(current);
+    expect(gross.map((r) => r.getCell(6).value)).toEqual(runs.map((s) => s.run.id));
+    gross.forEach((row, i) => {
+      expect(row.getCell(14).value).toBe(
+        (runs[i]!.payloads['presence.gross']!.data as { current: number }).current,
+      );
+      expect(row.getCell(14).numFmt).toBe(excelFormat(ruleFor('presence.gross')));
+      expect(row.getCell(15).value).toBe('percent');
+    });
+    const share = rows.find(
+      (r) => r.getCell(9).value === 'overview.competitive-context' && r.getCell(10).value === 'share',
+    );
+    expect(share!.getCell(15).value).toBe('fraction');
+    expect(share!.getCell(14).numFmt).toBe('0.0%');
+    // The current run has all 34 endpoints: hundreds of rows, every endpoint with numbers present.
+    const currentRows = rows.filter((r) => r.getCell(6).value === current.run.id);
+    expect(currentRows.length).toBeGreaterThan(500);
+    expect(new Set(currentRows.map((r) => r.getCell(9).value)).size).toBe(32);
+    // A hostile competitor name stays text.
+    const hostile = rows.find((r) => r.getCell(13).value === HOSTILE.competitorName);
+    expect(hostile?.getCell(13).type).toBe(ExcelJS.ValueType.String);
   });
 });

@@ -1,0 +1,100 @@
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { UsageError } from '../errors/index.js';
+import type { Store } from '../store/db.js';
+import type { MetricSelection } from '../store/metric-reads.js';
+import { writeAtomically } from '../write-atomically.js';
+import { toCsv } from './csv.js';
+import { toParquet } from './parquet.js';
+import { type ExportTable, exportTables } from './tables.js';
+import { toXlsx } from './xlsx.js';
+
+/**
+ * `reportd export`: the tidy rows and companion tables of the selected sets and runs, from the store
+ * only, as CSV or Parquet (a file per table) or one workbook (a sheet and Excel table per table).
+ */
+
+export type ExportFormat = 'csv' | 'parquet' | 'xlsx';
+export const EXPORT_FORMATS: readonly ExportFormat[] = ['csv', 'parquet', 'xlsx'];
+
+export interface ExportOptions extends MetricSelection {
+  format: ExportFormat;
+  outDir: string;
+  generatedAt?: Date;
+}
+
+export interface ExportResult {
+  files: string[];
+  rows: number;
+  snapshots: number;
+}
+
+/** Refuses, naming it, a set the store does not know or has no complete snapshot of; an empty store too. */
+function checkSelection(store: Store, selection: MetricSelection): void {
+  const derived = store.db
+    .prepare(
+      `SELECT DISTINCT s.query_set_id FROM metric_derivations d JOIN snapshots s ON s.id = d.snapshot_id
+       WHERE (? IS NULL OR s.account = ?)`,
+    )
+    .pluck()
+    .all(selection.account ?? null, selection.account ?? null) as number[];
+  if (selection.account !== undefined) {
+    const known = store.db.prepare('SELECT 1 FROM accounts WHERE name = ?').get(selection.account);
+    if (!known) throw new UsageError(`account "${selection.account}" is not in store ${store.path}`);
+  }
+  if (derived.length === 0) {
+    throw new UsageError(
+      `store ${store.path} has no complete snapshot${selection.account ? ` of account "${selection.account}"` : ''} to export (run \`reportd sync\` first)`,
+    );
+  }
+  for (const id of selection.querySetIds ?? []) {
+    if (derived.includes(id)) continue;
+    const known = store.db
+      .prepare('SELECT 1 FROM query_sets WHERE id = ? AND (? IS NULL OR account = ?)')
+      .get(id, selection.account ?? null, selection.account ?? null);
+    throw new UsageError(
+      known
+        ? `query set ${id} has no complete snapshot to export (run \`reportd sync\` first)`
+        : `query set ${id} is not in store ${store.path} (sets with data: ${derived.sort((a, b) => a - b).join(', ')})`,
+    );
+  }
+}
+
+function encode(table: ExportTable, format: 'csv' | 'parquet'): string | Uint8Array {
+  return format === 'csv' ? toCsv(table) : toParquet(table);
+}
+
+export async function exportMetrics(store: Store, options: ExportOptions): Promise<ExportResult> {
+  const selection: MetricSelection = {
+    account: options.account,
+    querySetIds: options.querySetIds,
+    runs: options.runs,
+  };
+  checkSelection(store, selection);
+  const tables = exportTables(store, selection);
+  const outDir = resolve(options.outDir);
+  mkdirSync(outDir, { recursive: true });
+  const files: string[] = [];
+  if (options.format === 'xlsx') {
+    const file = join(outDir, 'metric_values.xlsx');
+    writeAtomically(file, await toXlsx(tables, options.generatedAt ?? new Date()));
+    files.push(file);
+  } else {
+    for (const table of tables) {
+      const file = join(outDir, `${table.name}.${options.format}`);
+      writeAtomically(file, encode(table, options.format));
+      files.push(file);
+    }
+  }
+  const runs = tables.find((table) => table.name === 'runs');
+  return { files, rows: tables[0]?.rows.length ?? 0, snapshots: runs?.rows.length ?? 0 };
+}
+
+/** `metric_values.csv` alone, of every stored set (what `reportd demo` leaves beside its reports). */
+export function writeMetricValuesCsv(store: Store, outDir: string): string {
+  const [values] = exportTables(store, {});
+  const file = join(resolve(outDir), 'metric_values.csv');
+  mkdirSync(resolve(outDir), { recursive: true });
+  writeAtomically(file, toCsv(values!));
+  return file;
+}

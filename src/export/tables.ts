@@ -1,0 +1,148 @@
+import type { Store } from '../store/db.js';
+import {
+  companionRows,
+  type DerivedSnapshot,
+  derivedSnapshots,
+  dimensionsOf,
+  METRIC_VALUE_COLUMNS,
+  type MetricSelection,
+  metricValueArraysOf,
+} from '../store/metric-reads.js';
+
+/**
+ * What `reportd export` writes, format-neutral: `metric_values` and its companion tables as typed
+ * columns. Each writer (csv.ts, parquet.ts, xlsx.ts) maps the column types to its own.
+ */
+
+export type ColumnType = 'string' | 'integer' | 'double' | 'timestamp' | 'boolean';
+
+export interface ExportColumn {
+  readonly name: string;
+  readonly type: ColumnType;
+}
+
+export interface ExportTable {
+  /** File base name (`metric_values` → `metric_values.csv`) and Excel table name. */
+  readonly name: string;
+  readonly columns: readonly ExportColumn[];
+  /** One array per row, in column order; null for a missing value. */
+  readonly rows: readonly (readonly unknown[])[];
+}
+
+const col = (name: string, type: ColumnType = 'string'): ExportColumn => ({ name, type });
+const RUN_KEY = [col('account'), col('query_set_id', 'integer'), col('run_id', 'integer')];
+
+const NUMERIC: Partial<Record<string, ColumnType>> = {
+  brand_id: 'integer',
+  query_set_id: 'integer',
+  run_id: 'integer',
+  run_created_at: 'timestamp',
+  value: 'double',
+};
+
+/** `metric_values` with the public column names of the store's read API, typed for the writers. */
+export const METRIC_VALUE_EXPORT: readonly ExportColumn[] = METRIC_VALUE_COLUMNS.map((name) =>
+  col(name, NUMERIC[name] ?? 'string'),
+);
+
+function table(name: string, columns: readonly ExportColumn[], records: readonly Record<string, unknown>[]) {
+  return { name, columns, rows: records.map((record) => columns.map((c) => record[c.name] ?? null)) };
+}
+
+function runsTable(store: Store, snapshots: readonly DerivedSnapshot[]): ExportTable {
+  const records = store.db
+    .prepare(
+      `SELECT s.account, s.query_set_id, s.run_id, r.display_name AS run, r.created_at AS run_created_at,
+              s.completed_at, d.rows AS metric_rows
+       FROM json_each(?) j JOIN snapshots s ON s.id = j.value
+       JOIN runs r ON r.account = s.account AND r.query_set_id = s.query_set_id AND r.id = s.run_id
+       JOIN metric_derivations d ON d.snapshot_id = s.id ORDER BY j.key`,
+    )
+    .all(JSON.stringify(snapshots.map((s) => s.snapshot_id))) as Record<string, unknown>[];
+  return table(
+    'runs',
+    [
+      ...RUN_KEY,
+      col('run'),
+      col('run_created_at', 'timestamp'),
+      col('completed_at', 'timestamp'),
+      col('metric_rows', 'integer'),
+    ],
+    records,
+  );
+}
+
+function querySetsTable(store: Store, snapshots: readonly DerivedSnapshot[]): ExportTable {
+  const keys = new Set(snapshots.map((s) => `${s.account}\u0000${s.query_set_id}`));
+  const records = (
+    store.db
+      .prepare(
+        `SELECT q.account, q.id AS query_set_id, q.name AS query_set, q.brand_id, b.name AS brand,
+                q.created_at, q.state
+         FROM query_sets q LEFT JOIN brands b ON b.account = q.account AND b.id = q.brand_id
+         ORDER BY q.account, q.id`,
+      )
+      .all() as Record<string, unknown>[]
+  ).filter((q) => keys.has(`${q.account}\u0000${q.query_set_id}`));
+  return table(
+    'query_sets',
+    [
+      col('account'),
+      col('query_set_id', 'integer'),
+      col('query_set'),
+      col('brand_id', 'integer'),
+      col('brand'),
+      col('created_at', 'timestamp'),
+      col('state'),
+    ],
+    records,
+  );
+}
+
+/** Every table of an export of the selection; `metric_values` first. */
+export function exportTables(store: Store, selection: MetricSelection): ExportTable[] {
+  const snapshots = derivedSnapshots(store, selection);
+  const values = metricValueArraysOf(store, snapshots);
+  const engines = dimensionsOf(store, 'engine', snapshots).map((e) => ({
+    account: e.account,
+    engine_id: Number(e.id),
+    engine: e.label,
+  }));
+  const intents = dimensionsOf(store, 'intent', snapshots).map((i) => ({
+    account: i.account,
+    intent_id: Number(i.id),
+    intent: i.label,
+    stage: i.stage,
+  }));
+  return [
+    {
+      name: 'metric_values',
+      columns: METRIC_VALUE_EXPORT,
+      rows: values,
+    },
+    runsTable(store, snapshots),
+    querySetsTable(store, snapshots),
+    table('engines', [col('account'), col('engine_id', 'integer'), col('engine')], engines),
+    table('intents', [col('account'), col('intent_id', 'integer'), col('intent'), col('stage')], intents),
+    table(
+      'error_register',
+      [
+        ...RUN_KEY,
+        col('error_id'),
+        col('title'),
+        col('correct'),
+        col('note'),
+        col('engine_id', 'integer'),
+        col('engine'),
+        col('claim'),
+      ],
+      companionRows(store, 'metric_error_register', snapshots),
+    ),
+    table(
+      'sources',
+      [...RUN_KEY, col('source'), col('control'), col('source_type')],
+      companionRows(store, 'metric_sources', snapshots),
+    ),
+    table('summaries', [...RUN_KEY, col('content')], companionRows(store, 'metric_summaries', snapshots)),
+  ];
+}

@@ -1,0 +1,154 @@
+import type { MetricUnit } from '../api/field-units.js';
+import type { Store } from './db.js';
+import { newestRunFirst } from './query-sets.js';
+
+/**
+ * The metrics layer's read side, for the exports and for whatever reads rows across runs (digest,
+ * alerts): derived snapshots chosen by account, set and the newest N runs, then their rows and text.
+ */
+
+/** A `metric_values` row with the public column names (the README documents them). */
+export interface MetricValueRow {
+  account: string;
+  brand_id: number | null;
+  brand: string | null;
+  query_set_id: number;
+  query_set: string;
+  run_id: number;
+  run: string;
+  run_created_at: string;
+  endpoint: string;
+  field: string;
+  dimension: string;
+  dimension_id: string | null;
+  dimension_label: string | null;
+  value: number;
+  unit: MetricUnit;
+}
+
+/** The public columns of `metric_values`, in order (README, "Analysing the data"). */
+export const METRIC_VALUE_COLUMNS = [
+  'account',
+  'brand_id',
+  'brand',
+  'query_set_id',
+  'query_set',
+  'run_id',
+  'run',
+  'run_created_at',
+  'endpoint',
+  'field',
+  'dimension',
+  'dimension_id',
+  'dimension_label',
+  'value',
+  'unit',
+] as const satisfies readonly (keyof MetricValueRow)[];
+
+export interface MetricSelection {
+  account?: string;
+  /** Query set ids; absent means every set. */
+  querySetIds?: readonly number[];
+  /** The newest N derived runs of each set; absent means all. */
+  runs?: number;
+}
+
+export interface DerivedSnapshot {
+  snapshot_id: number;
+  account: string;
+  query_set_id: number;
+  run_id: number;
+  run_created_at: string;
+}
+
+/** Derived snapshots matching the selection, oldest run first within each set. */
+export function derivedSnapshots(store: Store, selection: MetricSelection = {}): DerivedSnapshot[] {
+  const rows = store.db
+    .prepare(
+      `SELECT s.id AS snapshot_id, s.account, s.query_set_id, s.run_id, r.created_at AS run_created_at
+       FROM metric_derivations d
+       JOIN snapshots s ON s.id = d.snapshot_id
+       JOIN runs r ON r.account = s.account AND r.query_set_id = s.query_set_id AND r.id = s.run_id
+       WHERE (? IS NULL OR s.account = ?)`,
+    )
+    .all(selection.account ?? null, selection.account ?? null) as DerivedSnapshot[];
+  const sets = selection.querySetIds ? new Set(selection.querySetIds) : undefined;
+  const bySet = new Map<string, DerivedSnapshot[]>();
+  for (const row of rows) {
+    if (sets && !sets.has(row.query_set_id)) continue;
+    const key = `${row.account}\u0000${row.query_set_id}`;
+    bySet.set(key, [...(bySet.get(key) ?? []), row]);
+  }
+  const run = (row: DerivedSnapshot) => ({ id: row.run_id, created_at: row.run_created_at });
+  const chosen: DerivedSnapshot[] = [];
+  for (const list of bySet.values()) {
+    // Sorted here, not in SQL: offsets without a colon are valid ISO 8601 but not to SQLite.
+    const newestFirst = list.sort((a, b) => newestRunFirst(run(a), run(b)));
+    const kept = selection.runs === undefined ? newestFirst : newestFirst.slice(0, selection.runs);
+    chosen.push(...kept.reverse());
+  }
+  return chosen.sort((a, b) => a.account.localeCompare(b.account) || a.query_set_id - b.query_set_id);
+}
+
+const ids = (snapshots: readonly DerivedSnapshot[]) => JSON.stringify(snapshots.map((s) => s.snapshot_id));
+
+/** The tidy rows of the selection, in snapshot order (set, then oldest run first), then as derived. */
+export function metricValues(store: Store, selection: MetricSelection = {}): MetricValueRow[] {
+  return metricValuesOf(store, derivedSnapshots(store, selection));
+}
+
+export function metricValuesOf(store: Store, snapshots: readonly DerivedSnapshot[]): MetricValueRow[] {
+  // One indexed query per snapshot: faster than a join on a list of ids, and already in row order.
+  const select = store.db.prepare(
+    `SELECT ${METRIC_VALUE_COLUMNS.join(', ')} FROM metric_values WHERE snapshot_id = ? ORDER BY rowid`,
+  );
+  return snapshots.flatMap((snapshot) => select.all(snapshot.snapshot_id) as MetricValueRow[]);
+}
+
+/** As `metricValuesOf`, each row an array in `METRIC_VALUE_COLUMNS` order (for bulk writers). */
+export function metricValueArraysOf(store: Store, snapshots: readonly DerivedSnapshot[]): unknown[][] {
+  const select = store.db
+    .prepare(
+      `SELECT ${METRIC_VALUE_COLUMNS.join(', ')} FROM metric_values WHERE snapshot_id = ? ORDER BY rowid`,
+    )
+    .raw(true);
+  return snapshots.flatMap((snapshot) => select.all(snapshot.snapshot_id) as unknown[][]);
+}
+
+/** Rows of a companion table (`metric_error_register`, …) for the snapshots, with their run context. */
+export function companionRows(
+  store: Store,
+  table: 'metric_error_register' | 'metric_summaries' | 'metric_sources',
+  snapshots: readonly DerivedSnapshot[],
+): Record<string, unknown>[] {
+  const columns = store.db
+    .prepare(`SELECT name FROM pragma_table_info(?) WHERE name <> 'snapshot_id'`)
+    .pluck()
+    .all(table) as string[];
+  return store.db
+    .prepare(
+      `SELECT s.account, s.query_set_id, s.run_id, ${columns.map((c) => `t.${c}`).join(', ')}
+       FROM json_each(?) j JOIN snapshots s ON s.id = j.value JOIN ${table} t ON t.snapshot_id = s.id
+       ORDER BY j.key, t.rowid`,
+    )
+    .all(ids(snapshots)) as Record<string, unknown>[];
+}
+
+/** Engines or intents named by the snapshots, one row each (the newest label wins). */
+export function dimensionsOf(
+  store: Store,
+  dimension: 'engine' | 'intent',
+  snapshots: readonly DerivedSnapshot[],
+): { account: string; id: string; label: string; stage: string | null }[] {
+  const rows = store.db
+    .prepare(
+      `SELECT s.account, d.dimension_id AS id, d.dimension_label AS label, d.stage
+       FROM json_each(?) j JOIN snapshots s ON s.id = j.value
+       JOIN metric_dimensions d ON d.snapshot_id = s.id AND d.dimension = ?
+       ORDER BY j.key`,
+    )
+    .all(ids(snapshots), dimension) as { account: string; id: string; label: string; stage: string | null }[];
+  const byId = new Map<string, (typeof rows)[number]>();
+  for (const row of rows) byId.set(`${row.account}\u0000${row.id}`, row);
+  return [...byId.values()].sort((a, b) => a.account.localeCompare(b.account) || Number(a.id) - Number(b.id));
+}

@@ -1,0 +1,103 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type SyncEnv, startSyncEnv } from '../sync/helpers/sync-env.js';
+
+/**
+ * The three example queries of README "Analysing the data", run as written against a store synced
+ * from the sandbox, through a second, read-only connection (as a BI tool would open the file).
+ */
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const readme = readFileSync(join(root, 'README.md'), 'utf8');
+const section = readme.slice(readme.indexOf('## Analysing the data'), readme.indexOf('## Operations'));
+const queries = [...section.matchAll(/^```sql\n([\s\S]*?)^```/gm)].map((m) => m[1]!);
+
+let env: SyncEnv;
+let reader: Database.Database;
+beforeAll(async () => {
+  env = await startSyncEnv({
+    rate: { requests: 2000, windowMs: 1000 },
+    settings: { query_sets: [101], backfill_runs: 4 },
+    concurrency: 8,
+  });
+  await env.sync();
+  reader = new Database(env.storePath, { readonly: true });
+}, 60_000);
+afterAll(async () => {
+  reader.close();
+  await env.close();
+});
+
+describe('README "Analysing the data"', () => {
+  it('has three example queries', () => {
+    expect(queries).toHaveLength(3);
+  });
+
+  it('charts weighted presence over time by engine, from the payloads', () => {
+    const rows = reader.prepare(queries[0]!).all() as {
+      run: string;
+      engine: string;
+      weighted_presence: number;
+    }[];
+    const runs = [...new Set(rows.map((r) => r.run))];
+    expect(runs).toHaveLength(4);
+    expect(new Set(rows.map((r) => r.engine))).toEqual(
+      new Set(['ChatGPT', 'Gemini', 'Perplexity', 'Claude', 'Copilot']),
+    );
+    // The newest run's ChatGPT value is the payload's own number.
+    const payload = JSON.parse(
+      env.store.db
+        .prepare(
+          `SELECT p.json FROM payloads p JOIN snapshots s ON s.id = p.snapshot_id JOIN runs r
+             ON r.account = s.account AND r.query_set_id = s.query_set_id AND r.id = s.run_id
+           WHERE p.endpoint_key = 'presence.by-engine' AND r.display_name = ?`,
+        )
+        .pluck()
+        .get(runs.at(-1)) as string,
+    ) as { presenceByEngine: Record<string, { weighted: number }> };
+    const chatgpt = rows.find((r) => r.run === runs.at(-1) && r.engine === 'ChatGPT');
+    expect(chatgpt!.weighted_presence).toBe(payload.presenceByEngine['3']!.weighted);
+  });
+
+  it('sets the brand against its competitors, in percent', () => {
+    const rows = reader.prepare(queries[1]!).all() as {
+      run: string;
+      name: string;
+      side: string;
+      share_pct: number;
+    }[];
+    const brand = rows.filter((r) => r.side === 'brand');
+    expect(brand).toHaveLength(4);
+    expect(brand.every((r) => r.name === 'Northwind Coffee')).toBe(true);
+    expect(rows.filter((r) => r.side === 'competitor').length).toBeGreaterThan(8);
+    // Fractions on the API side, percent here.
+    for (const row of rows) expect(row.share_pct).toBeGreaterThan(0);
+    expect(Math.max(...rows.map((r) => r.share_pct))).toBeGreaterThan(1);
+  });
+
+  it('counts new errors per run: the first run has all its errors, later ones only new ids', () => {
+    const rows = reader.prepare(queries[2]!).all() as {
+      run: string;
+      new_errors: number;
+      error_ids: string;
+    }[];
+    expect(rows.length).toBeGreaterThan(0);
+    const seen = new Set<string>();
+    const firstRunErrors = reader
+      .prepare(`SELECT COUNT(DISTINCT error_id) FROM v_error_register WHERE query_set_id = 101 AND run = ?`)
+      .pluck()
+      .get(rows[0]!.run);
+    expect(rows[0]!.new_errors).toBe(firstRunErrors);
+    for (const row of rows) {
+      const ids = row.error_ids.split(',');
+      expect(ids).toHaveLength(row.new_errors);
+      for (const id of ids) {
+        expect(seen.has(id), `${id} reported new twice`).toBe(false);
+        seen.add(id);
+      }
+    }
+  });
+});
