@@ -4,6 +4,7 @@ import { systemErrorLine } from '../errors/system-error.js';
 import { printable } from '../printable.js';
 import { TemplateError } from '../report/templates.js';
 import { scrub } from '../secrets.js';
+import { storeFaultHint } from '../store/store-fault.js';
 import { VERSION } from '../version.js';
 import { registerCommands } from './commands.js';
 
@@ -38,6 +39,12 @@ function reportFailure(error: unknown): number {
     const multiline = error instanceof ConfigError || error instanceof TemplateError;
     process.stderr.write(`reportd: ${printable(scrub(error.message), { multiline })}\n`);
     return error.exitCode;
+  }
+  // A store fault that escaped a command without naming its store (render, status…): still one line.
+  const storeHint = storeFaultHint(error);
+  if (storeHint) {
+    process.stderr.write(`reportd: store: ${printable(scrub((error as Error).message))} (${storeHint})\n`);
+    return 1;
   }
   const system = systemErrorLine(error);
   if (system) {
