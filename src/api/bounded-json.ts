@@ -58,7 +58,7 @@ export async function readCapped(
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** In MB, as `sync.max_payload_mb` is written. */
 function formatBytes(bytes: number): string {
-  const mb = bytes / (1024 * 1024);
-  return mb >= 1 ? `${Number(mb.toFixed(2))} MB` : `${bytes} bytes`;
+  return `${Number((bytes / (1024 * 1024)).toFixed(3))} MB`;
 }
