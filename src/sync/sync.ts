@@ -8,6 +8,7 @@ import type { Store } from '../store/db.js';
 import { SqliteRequestHistory } from '../store/request-log.js';
 import { asStoreFault, StoreFaultError, storeFaultHint } from '../store/store-fault.js';
 import { finishSyncRun, startSyncRun } from '../store/sync-runs.js';
+import { type AccountLease, holdAccountLease } from './account-lease.js';
 import { budgetKeyFor } from './budget-key.js';
 import { type AccountContext, errorMessage, stopOnNotAuthorized } from './context.js';
 import { discover } from './discover.js';
@@ -33,6 +34,8 @@ export interface SyncOptions {
   signal?: AbortSignal;
   logger?: Logger;
   onProgress?: (progress: SyncProgress) => void;
+  /** Another process is syncing an account: this pass waits for it (the message says so). */
+  onWait?: (message: string) => void;
   /** Every HTTP attempt of the pass, as the client reports it (the daemon's request metrics). */
   onRequest?: (event: RequestEvent & { account: string }) => void;
   /** The budget of an API key; defaults to the process-wide `sharedBudget`, so passes share windows. */
@@ -154,7 +157,20 @@ async function syncAccount(
     goneSets: [],
   };
   tracker.addAccount(account.name, budget);
+  let lease: AccountLease | undefined;
   try {
+    lease = await holdAccountLease({
+      store,
+      account: account.name,
+      clock,
+      signal: controller.signal,
+      log,
+      onWait: options.onWait,
+      onLost: (message) => {
+        ctx.issues.push({ account: account.name, kind: 'internal', message });
+        controller.abort(new Error(message));
+      },
+    });
     const sets = await discover(ctx);
     const plan = planSnapshots(store, account.name, sets, options.settings, clock.now());
     tracker.addPlan(account.name, plan);
@@ -183,6 +199,7 @@ async function syncAccount(
       log.error({ err: error }, 'account pass failed');
     }
   } finally {
+    lease?.release();
     options.signal?.removeEventListener('abort', onOuterAbort);
     await client.close().catch(() => {});
     const fatal = ctx.issues.find(
