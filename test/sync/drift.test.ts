@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { collectStatus, formatStatus } from '../../src/cli/status.js';
+import { createMetrics } from '../../src/daemon/metrics.js';
 import { latestRuns } from '../../src/delivery/due.js';
 import { renderReport } from '../../src/report/render.js';
 import { listRuns } from '../../src/store/query-sets.js';
@@ -73,6 +74,11 @@ describe('a drifted payload', () => {
     expect(formatStatus(status)).toContain(
       `set 101: the API's answer drifted from its schema for life.kpi (reported as "Data unavailable")`,
     );
+    // What the daemon's /metrics serves, read from the same store.
+    const metrics = await createMetrics({ store: env.store }).registry.metrics();
+    expect(metrics).toMatch(/^reportd_snapshots\{state="settled"\} 1$/m);
+    expect(metrics).toMatch(/^reportd_snapshots\{state="partial"\} 0$/m);
+    expect(metrics).toMatch(/^reportd_drifted_payloads\{endpoint="life\.kpi"\} 1$/m);
   });
 
   it('tolerates a drifted run created_at and set date, which the reports do not need', async () => {
