@@ -18,6 +18,31 @@ export function registerSecret(value: string | undefined | null): void {
   add(encodeURIComponent(value));
   // The logger scrubs the serialised JSON line, where `"`, `\` and control characters are escaped.
   add(JSON.stringify(value).slice(1, -1));
+  // Base64 carries secrets too (HTTP Basic, SMTP AUTH PLAIN/LOGIN in a protocol trace).
+  for (const form of base64Forms(value)) add(form);
+}
+
+/**
+ * The base64 text that encodes `value` wherever it sits in a longer encoded string. A secret starts at
+ * byte offset 0, 1 or 2 of a 3-byte group, and each alignment encodes it differently; for each, only
+ * the characters that depend on the secret's bytes alone are kept (the first and last may mix with
+ * neighbouring bytes). In standard and URL-safe alphabets. Short forms are skipped: they would redact
+ * ordinary text.
+ */
+function base64Forms(value: string): string[] {
+  const bytes = Buffer.from(value, 'utf8');
+  const forms: string[] = [];
+  for (let offset = 0; offset < 3; offset++) {
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes])
+      .toString('base64')
+      .replace(/=+$/, '');
+    const first = Math.ceil((offset * 8) / 6);
+    const last = Math.floor(((offset + bytes.length) * 8) / 6);
+    const form = encoded.slice(first, last);
+    if (form.length < 8) continue;
+    forms.push(form, form.replace(/\+/g, '-').replace(/\//g, '_'));
+  }
+  return forms;
 }
 
 function add(form: string): void {

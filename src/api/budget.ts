@@ -15,6 +15,14 @@ export interface RequestHistory {
   record(budgetKey: string, at: number): unknown;
   /** The request `record` returned `row` for ended at `at`. Optional: without it, starts count. */
   finish?(row: unknown, at: number): void;
+  /**
+   * Optional, for a history several processes write (one store): the times, counted as `recent`
+   * counts them, of requests OTHER processes recorded since this history first answered `recent`
+   * (older ones the budget already loaded). With `exclusive`, the budget reads them before each grant.
+   */
+  others?(budgetKey: string, since: number, now: number): number[];
+  /** Runs `fn` so that no other process reads or records between its reads and its record. */
+  exclusive?<T>(fn: () => T): T;
 }
 
 export interface RateBudgetOptions {
@@ -156,24 +164,14 @@ export class RateBudget {
     try {
       while (this.queue.length > 0) {
         if (this.inFlight >= this.concurrency) return; // a release() restarts the loop
-        const now = this.clock.now();
-        const at = nextStartTime(
-          {
-            finished: this.finished,
-            inFlight: this.inFlight,
-            requests: this.requests,
-            windowMs: this.windowMs,
-            blockedUntil: this.blockedUntil,
-          },
-          now,
-        );
+        const { at, now, logged } = this.decide();
         if (at === Number.POSITIVE_INFINITY) return; // only a release() can free a slot
         if (at > now) {
           this.sleepAbort = new AbortController();
           await this.clock.sleep(at - now, this.sleepAbort.signal).catch(() => {});
           continue;
         }
-        this.grantHead(now);
+        this.grantHead(now, logged);
       }
     } finally {
       this.draining = false;
@@ -181,11 +179,46 @@ export class RateBudget {
     }
   }
 
-  private grantHead(now: number): void {
+  /**
+   * When the head of the queue may start. With a history shared by several processes, the window is
+   * this process's requests plus what the others recorded, read under the store's write lock together
+   * with the record of this start, so two processes can never both take the last slot and any number
+   * of them stay within the key's limit. `logged` is set when the start was recorded here.
+   */
+  private decide(): { at: number; now: number; logged?: { row: unknown } | { error: unknown } } {
+    const history = this.history;
+    const step = () => {
+      const now = this.clock.now();
+      const others = history?.others?.(this.key, now - this.windowMs, now) ?? [];
+      const finished = others.length ? [...this.finished, ...others].sort((a, b) => a - b) : this.finished;
+      const at = nextStartTime(
+        {
+          finished,
+          inFlight: this.inFlight,
+          requests: this.requests,
+          windowMs: this.windowMs,
+          blockedUntil: this.blockedUntil,
+        },
+        now,
+      );
+      if (at > now || !history?.exclusive) return { at, now };
+      return { at, now, logged: { row: history.record(this.key, now) } };
+    };
+    if (!history?.others || !history.exclusive) return step();
+    try {
+      return history.exclusive(step);
+    } catch (error) {
+      // The store refused (full disk, locked too long): the head fails; never start unrecorded.
+      return { at: this.clock.now(), now: this.clock.now(), logged: { error } };
+    }
+  }
+
+  private grantHead(now: number, recorded?: { row: unknown } | { error: unknown }): void {
     const waiter = this.queue.shift()!;
     let logged: unknown;
     try {
-      logged = this.history?.record(this.key, now);
+      if (recorded && 'error' in recorded) throw recorded.error;
+      logged = recorded ? recorded.row : this.history?.record(this.key, now);
     } catch (error) {
       // Starting without a record would let a restart burst; fail this caller instead.
       waiter.fail(error);

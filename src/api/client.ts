@@ -10,6 +10,13 @@ import {
 } from '../errors/index.js';
 import type { Logger } from '../log.js';
 import { registerSecret, scrub } from '../secrets.js';
+import {
+  BodyTooLargeError,
+  DEFAULT_MAX_PAYLOAD_MB,
+  jsonDepth,
+  MAX_JSON_DEPTH,
+  readCapped,
+} from './bounded-json.js';
 import type { RateBudget } from './budget.js';
 import type { EndpointDef } from './endpoints.js';
 import { errorCodeRow, type RequestOutcome } from './error-codes.js';
@@ -35,6 +42,8 @@ export interface ApiClientOptions {
   /** Every attempt draws from it: the server counts retries too. */
   budget: RateBudget;
   clock?: Clock;
+  /** Largest body read (bytes); a longer one is refused while reading (`sync.max_payload_mb`). Default 32 MB. */
+  maxPayloadBytes?: number;
   /** Per attempt, headers and body together. Default 30 000. */
   timeoutMs?: number;
   /** Attempts per request for transient failures (network, timeout, non-JSON, unknown code). Default 5. */
@@ -52,6 +61,8 @@ export interface ApiClientOptions {
 export type AttemptResult =
   | { kind: 'ok'; payload: unknown }
   | { kind: 'code'; code: number; serverMessage: string }
+  /** An answer no retry can fix (too large, nested too deep): the payload fails like a schema miss. */
+  | { kind: 'rejected'; reason: string }
   | { kind: 'transient'; reason: string; cause: unknown };
 
 /**
@@ -67,6 +78,7 @@ export class ApiClient {
   private readonly budget: RateBudget;
   private readonly clock: Clock;
   private readonly timeoutMs: number;
+  private readonly maxPayloadBytes: number;
   private readonly maxAttempts: number;
   private readonly maxRateLimited: number;
   private readonly backoff: BackoffOptions;
@@ -95,6 +107,7 @@ export class ApiClient {
     };
     this.clock = options.clock ?? systemClock;
     this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.maxPayloadBytes = options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_MB * 1024 * 1024;
     this.maxAttempts = Math.max(1, options.maxAttempts ?? 5);
     this.maxRateLimited = Math.max(1, options.maxRateLimited ?? 5);
     this.backoff = options.backoff ?? { baseMs: 500, capMs: 30_000 };
@@ -155,6 +168,11 @@ export class ApiClient {
           context,
           result.payload,
         );
+      }
+
+      if (result.kind === 'rejected') {
+        report('invalid_payload');
+        throw new ResponseValidationError(`${endpoint.key}: ${result.reason}`, context, null);
       }
 
       let reason: string;
@@ -224,9 +242,12 @@ export class ApiClient {
         bodyTimeout: this.timeoutMs,
       });
       status = response.statusCode;
-      text = await response.body.text();
+      text = await readCapped(response.body, this.maxPayloadBytes);
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
+      if (error instanceof BodyTooLargeError) {
+        return { kind: 'rejected', reason: `${error.message} (sync.max_payload_mb)` };
+      }
       const reason = timeout.aborted
         ? `no complete response within ${this.timeoutMs} ms`
         : `network error: ${scrub(error instanceof Error ? error.message : String(error))}`;
@@ -258,6 +279,11 @@ export function interpretResponse(status: number, text: string): AttemptResult {
     reason,
     cause: new Error(reason),
   });
+  // Checked before parsing: every walk after JSON.parse (the schema, storing, the report) recurses.
+  const depth = jsonDepth(text);
+  if (depth > MAX_JSON_DEPTH) {
+    return { kind: 'rejected', reason: `JSON nested ${depth} levels deep (at most ${MAX_JSON_DEPTH})` };
+  }
   let json: unknown;
   try {
     json = JSON.parse(text);

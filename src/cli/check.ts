@@ -2,6 +2,8 @@ import type { Command } from 'commander';
 import { stringify } from 'yaml';
 import { loadConfig } from '../config/load.js';
 import { maskedConfig } from '../config/mask.js';
+import { pathIssues } from '../config/path-checks.js';
+import { ConfigError } from '../errors/index.js';
 import { scrub } from '../secrets.js';
 import { type ConfigOptions, configOption } from './options.js';
 
@@ -16,6 +18,8 @@ export function register(program: Command): void {
     .addOption(configOption)
     .action((options: ConfigOptions) => {
       const config = loadConfig(options.config);
+      const problems = pathIssues(config);
+      if (problems.length > 0) throw new ConfigError(options.config, problems);
       // Masked by field, then scrubbed by value in case a secret was also pasted into another field.
       const text = scrub(stringify(maskedConfig(config), { lineWidth: 0 }));
       process.stdout.write(`# ${options.config}: valid\n${text}`);

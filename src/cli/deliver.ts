@@ -14,7 +14,7 @@ import { safeFileName } from '../report/file-names.js';
 import { openStore, type Store } from '../store/db.js';
 import { getDelivery, makeDueNow } from '../store/deliveries.js';
 import { listRecipients, type RecipientRow, summary } from '../store/delivery-recipients.js';
-import { storeFailure } from '../store/store-failure.js';
+import { asStoreFault } from '../store/store-fault.js';
 import { type ConfigOptions, configOption } from './options.js';
 
 interface DeliverFlags extends ConfigOptions {
@@ -73,7 +73,7 @@ export function register(program: Command): void {
       try {
         await deliverNow(outbox, store, report, config, flags, interrupt.signal);
       } catch (error) {
-        throw storeFailure(error, store.path) ?? error;
+        throw asStoreFault(error, store.path);
       } finally {
         interrupt.dispose();
         await renderer.close();

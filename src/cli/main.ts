@@ -4,7 +4,7 @@ import { systemErrorLine } from '../errors/system-error.js';
 import { printable } from '../printable.js';
 import { TemplateError } from '../report/templates.js';
 import { scrub } from '../secrets.js';
-import { sqliteCode } from '../store/store-failure.js';
+import { storeFaultHint } from '../store/store-fault.js';
 import { VERSION } from '../version.js';
 import { registerCommands } from './commands.js';
 
@@ -40,10 +40,10 @@ function reportFailure(error: unknown): number {
     process.stderr.write(`reportd: ${printable(scrub(error.message), { multiline })}\n`);
     return error.exitCode;
   }
-  if (sqliteCode(error)) {
-    // A store refusal that no command wrapped with its path (full disk, read-only, damaged): still the
-    // environment's problem, one line.
-    process.stderr.write(`reportd: store: ${printable(scrub((error as Error).message))}\n`);
+  // A store fault that escaped a command without naming its store (render, status…): still one line.
+  const storeHint = storeFaultHint(error);
+  if (storeHint) {
+    process.stderr.write(`reportd: store: ${printable(scrub((error as Error).message))} (${storeHint})\n`);
     return 1;
   }
   const system = systemErrorLine(error);

@@ -6,6 +6,7 @@ import { scrubOrNull } from '../secrets.js';
 import { getAccount } from '../store/accounts.js';
 import type { Store } from '../store/db.js';
 import { openStore } from '../store/db.js';
+import { driftedEndpoints, isReportable } from '../store/payloads.js';
 import { listQuerySets, listRuns } from '../store/query-sets.js';
 import { countRequestsSince } from '../store/request-log.js';
 import { snapshotStates } from '../store/snapshots.js';
@@ -25,12 +26,19 @@ export interface SetStatus {
   runsKnown: number;
   /** Snapshots stored with all 34 valid payloads. */
   complete: number;
-  /** Snapshots started but not complete (still pending, or a payload failed validation). */
+  /**
+   * Snapshots whose failing payloads used up `max_payload_retries`: reported anyway, with "Data
+   * unavailable" for the endpoints in `drifted`.
+   */
+  settled: number;
+  /** Snapshots started but not reportable yet (still pending, or a payload failed and will be retried). */
   partial: number;
+  /** Endpoints with a stored payload that failed its schema (the API drifted there). */
+  drifted: string[];
   /** Due runs (the newest `backfill_runs`) that have no snapshot yet. */
   missing: number;
   lastError: string | null;
-  /** The newest run with a complete snapshot: what `reportd render --set ID` renders by default. */
+  /** The newest run with a reportable (complete or settled) snapshot: what `reportd render --set ID` renders by default. */
   latestComplete: { runId: number; label: string } | null;
 }
 
@@ -97,14 +105,18 @@ export function collectStatus(
             const states = snapshotStates(store, account.name, set.id);
             const all = [...states.values()];
             const due = runs.slice(0, config.sync.backfill_runs);
-            const latest = runs.find((run) => states.get(run.id)?.state === 'complete');
+            const latest = runs.find((run) => isReportable(states.get(run.id)?.state));
             return {
               id: set.id,
               name: set.name,
               state: set.state,
               runsKnown: runs.length,
               complete: all.filter((s) => s.state === 'complete').length,
-              partial: all.filter((s) => s.state !== 'complete').length,
+              settled: all.filter((s) => s.state === 'settled').length,
+              partial: all.filter((s) => !isReportable(s.state)).length,
+              drifted: driftedEndpoints(store, { account: account.name, querySetId: set.id }).map(
+                (d) => d.endpoint,
+              ),
               missing: due.filter((run) => !states.has(run.id)).length,
               lastError: scrubOrNull(set.last_error),
               latestComplete: latest ? { runId: latest.id, label: latest.display_name } : null,
@@ -146,6 +158,7 @@ export function formatStatus(report: StatusReport): string {
       'state',
       'runs',
       'complete',
+      'settled',
       'partial',
       'missing',
       'latest complete run',
@@ -157,12 +170,20 @@ export function formatStatus(report: StatusReport): string {
       set.state,
       String(set.runsKnown),
       String(set.complete),
+      String(set.settled),
       String(set.partial),
       String(set.missing),
       set.latestComplete ? `${set.latestComplete.runId} ${printable(set.latestComplete.label)}` : '-',
       printable(set.lastError ?? ''),
     ]);
     lines.push(...table([header, ...rows]).map((line) => `  ${line}`));
+    for (const set of account.sets) {
+      if (set.drifted.length === 0) continue;
+      // Endpoint keys come from our own catalog, not from the API: safe to print as they are.
+      lines.push(
+        `  set ${set.id}: the API's answer drifted from its schema for ${set.drifted.join(', ')} (reported as "Data unavailable")`,
+      );
+    }
   }
   return `${lines.join('\n')}\n`;
 }

@@ -51,6 +51,8 @@ export function register(program: Command): void {
           signal: controller.signal,
           logger: createLogger({ level: config.log.level }),
           onProgress: progress?.update,
+          // Said even with --no-progress: otherwise a waiting sync looks hung.
+          onWait: (message) => process.stderr.write(`reportd: ${printable(message)}\n`),
         });
         progress?.finish();
         // The progress and summary lines are numbers only; the failure line (API text) is filtered by

@@ -59,7 +59,15 @@ export const configSchema = z
           .min(0)
           .default(3)
           .describe(
-            'Syncs that may retry a payload the schema refused before the snapshot is kept as partial (count). Default 3.',
+            'Syncs that may retry a payload the schema refused before the snapshot is settled: reported anyway, with "Data unavailable" and the drifted endpoint named where that payload belongs (count). Default 3.',
+          ),
+        max_payload_mb: z
+          .number()
+          .positive()
+          .max(1024)
+          .default(32)
+          .describe(
+            'Largest API answer read (megabytes); a longer one is cut off while reading and that payload fails alone, like one that does not match its schema. Real payloads are well under 1 MB. Default 32.',
           ),
       })
       .prefault({})

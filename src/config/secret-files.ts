@@ -1,8 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { ConfigIssue } from '../errors/index.js';
 import { registerSecret } from '../secrets.js';
 import { isRecord } from './rules.js';
+
+/** A secret is a line of text; anything bigger is the wrong file. */
+const MAX_SECRET_FILE_BYTES = 64 * 1024;
 
 /** Secrets read from `*_file` keys, keyed by where they belong. */
 export interface SecretFiles {
@@ -47,6 +50,19 @@ function readSecret(file: string, baseDir: string, path: string, issues: ConfigI
   const full = resolve(baseDir, file);
   let text: string;
   try {
+    // Checked before reading: /dev/zero would fill memory, a FIFO would block the read forever.
+    const stat = statSync(full);
+    if (!stat.isFile()) {
+      issues.push({ path, message: `${full} is not a regular file` });
+      return undefined;
+    }
+    if (stat.size > MAX_SECRET_FILE_BYTES) {
+      issues.push({
+        path,
+        message: `${full} is ${stat.size} bytes; a secret file holds at most ${MAX_SECRET_FILE_BYTES}`,
+      });
+      return undefined;
+    }
     text = readFileSync(full, 'utf8');
   } catch (error) {
     issues.push({ path, message: `cannot read ${full}: ${fileProblem(error)}` });

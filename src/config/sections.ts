@@ -29,7 +29,18 @@ export const querySets = z
   })
   .default('all');
 
-export const positiveSeconds = z.number().positive();
+/**
+ * Node's timers hold at most 2^31 - 1 ms (about 24.8 days); a longer delay fires at once, so a
+ * typo such as 9999999999 would turn a timeout or a rate window into a busy loop. Refused instead.
+ */
+export const MAX_TIMER_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
+
+export const positiveSeconds = z
+  .number()
+  .positive()
+  .max(MAX_TIMER_SECONDS, {
+    error: `at most ${MAX_TIMER_SECONDS} seconds (about 24.8 days): longer delays do not fit Node's timers`,
+  });
 
 const rateLimit = z
   .strictObject({
@@ -56,6 +67,10 @@ export const account = z
       .url({
         protocol: /^https?$/,
         error: 'expected an http(s) URL such as https://api.example.com/v2/integration',
+      })
+      // A user:password@ in it would reach logs and error messages with every request line.
+      .refine((value) => !/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(value), {
+        error: 'must not contain credentials (user:password@); use api_key and api_secret',
       })
       .describe('Base URL of the Integration Reporting API, including `/v2/integration`. Required.'),
     api_key: z.string().min(1).describe('API key (public identifier, sent as X-Api-Key). Required.'),

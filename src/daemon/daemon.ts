@@ -168,14 +168,14 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const sync =
     options.sync ??
     ((signal: AbortSignal) => {
-      const syncOptions: SyncOptions & { onRequest?: (event: { outcome: string }) => void } = {
+      const syncOptions: SyncOptions = {
         store,
         accounts: config.accounts,
         settings: config.sync,
         clock,
         signal,
         logger,
-        // Forwarded by runSync when it supports it; otherwise the pass summary is counted below.
+        // Every attempt, counted once, where the client classifies it.
         onRequest: (event) => metrics.apiRequests.inc({ outcome: event.outcome }),
       };
       return runSync(syncOptions);
@@ -189,14 +189,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     async run({ signal }) {
       const problem = storeProblem();
       if (problem) throw new Error(problem);
-      const before = await metrics.apiRequests.get();
+      // Requests are counted by onRequest as they happen: a second count from the summary here
+      // used to add every request of later passes again as "unclassified".
       const summary = await sync(signal);
-      const after = await metrics.apiRequests.get();
-      const counted = (m: typeof before) => m.values.reduce((n, v) => n + v.value, 0);
-      if (counted(after) === counted(before) && summary.requests > 0) {
-        metrics.apiRequests.inc({ outcome: 'rate_limited' }, summary.rateLimited);
-        metrics.apiRequests.inc({ outcome: 'unclassified' }, summary.requests - summary.rateLimited);
-      }
       const outcome = syncOutcome(summary);
       metrics.syncPasses.inc({ outcome });
       if (signal.aborted) throw signal.reason;

@@ -1,6 +1,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Store } from '../store/db.js';
 import { countDeliveriesByState, DELIVERY_STATES } from '../store/deliveries.js';
+import { driftedEndpoints, stateSql } from '../store/payloads.js';
 
 /**
  * Prometheus metrics of one daemon, on its own Registry (never prom-client's global one, so two
@@ -22,7 +23,7 @@ export interface MetricsSources {
   budgets?: () => { account: string; used: number; limit: number }[];
 }
 
-const SNAPSHOT_STATES = ['pending', 'partial', 'complete'] as const;
+const SNAPSHOT_STATES = ['pending', 'partial', 'settled', 'complete'] as const;
 
 export function createMetrics(sources: MetricsSources): DaemonMetrics {
   const registry = new Registry();
@@ -78,9 +79,19 @@ export function createMetrics(sources: MetricsSources): DaemonMetrics {
     registers: [registry],
     collect() {
       const rows = sources.store.db
-        .prepare('SELECT state, COUNT(*) AS n FROM snapshots GROUP BY state')
+        .prepare(`SELECT ${stateSql('snapshots')} AS state, COUNT(*) AS n FROM snapshots GROUP BY 1`)
         .all() as { state: string; n: number }[];
       for (const state of SNAPSHOT_STATES) this.set({ state }, rows.find((r) => r.state === state)?.n ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'reportd_drifted_payloads',
+    help: 'Stored payloads that failed their schema (the API drifted), per endpoint: snapshots holding one.',
+    labelNames: ['endpoint'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const d of driftedEndpoints(sources.store)) this.set({ endpoint: d.endpoint }, d.snapshots);
     },
   });
   new Gauge({

@@ -1,16 +1,17 @@
 import type { DueReport } from '../delivery/due.js';
-import { latestRuns } from '../delivery/due.js';
+import { type LatestRun, latestRuns } from '../delivery/due.js';
 import type { Outbox } from '../delivery/outbox.js';
 import type { Store } from '../store/db.js';
 import type { EnqueueResult } from '../store/deliveries.js';
 import { newestRunFirst } from '../store/query-sets.js';
+import { listSnapshots } from '../store/snapshots.js';
 import { getJobCursor, setJobCursor } from './job-state.js';
 
 type SeenRuns = Record<string, { runId: number; createdAt: string }>;
 
 /**
- * For `trigger: new_run`: enqueues a set's newest complete run when it is newer than the newest one
- * this report has seen. The first evaluation only records what exists (a report added to a store full
+ * For `trigger: new_run`: enqueues each reportable (complete or settled) run of a set that is newer
+ * than the newest one this report has seen, oldest first. The first evaluation only records what exists (a report added to a store full
  * of history, or a fresh install's first sync, sends nothing: only runs published from then on do).
  * The cursor lives in `job_state`, so a restart neither resends nor forgets.
  */
@@ -34,19 +35,42 @@ export function enqueueNewRuns(
         { id: previous.runId, created_at: previous.createdAt },
       ) < 0;
     if (!newer) continue;
-    // A set that appears after the first evaluation is new data too: its first run is sent.
     if (seen) {
-      results.push(
-        outbox.enqueue({
-          report: report.name,
-          querySetId: run.querySetId,
-          runId: run.runId,
-          account: run.account,
-        }),
-      );
+      // Every run published since the last evaluation is sent, once each and oldest first: readers
+      // of a "new run" report expect each one, not only the newest when two land between syncs. A
+      // set that appears after the first evaluation is new data too: its newest run is sent.
+      const runs = previous ? reportableRunsSince(store, run, previous) : [run];
+      for (const each of runs) {
+        results.push(
+          outbox.enqueue({
+            report: report.name,
+            querySetId: each.querySetId,
+            runId: each.runId,
+            account: each.account,
+          }),
+        );
+      }
     }
     next[key] = { runId: run.runId, createdAt: run.createdAt };
   }
   setJobCursor(store, job, next);
   return results;
+}
+
+/** The reportable runs of `latest`'s set newer than `previous`, oldest first (`latest` among them). */
+function reportableRunsSince(
+  store: Store,
+  latest: LatestRun,
+  previous: { runId: number; createdAt: string },
+): LatestRun[] {
+  const since = { id: previous.runId, created_at: previous.createdAt };
+  return listSnapshots(store, { querySetId: latest.querySetId, account: latest.account })
+    .filter((snapshot) => newestRunFirst(snapshot.run, since) < 0)
+    .map((snapshot) => ({
+      account: snapshot.account,
+      querySetId: snapshot.querySet.id,
+      runId: snapshot.run.id,
+      createdAt: snapshot.run.created_at,
+    }))
+    .reverse();
 }

@@ -6,6 +6,7 @@ import Handlebars from 'handlebars';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import type { SubjectVariables } from '../config/subject-template.js';
+import { headerText } from '../printable.js';
 import { registerSecret } from '../secrets.js';
 import type { HeadlineKpi } from './headline.js';
 
@@ -69,8 +70,9 @@ export async function composeEmail(options: ComposeOptions): Promise<Mail.Option
     run: content.run.display_name,
     report: report.name,
   };
-  // Handlebars without HTML escaping (a subject is not HTML); line breaks would start a new header.
-  const subject = Handlebars.compile(report.email.subject, { noEscape: true })(vars).replace(/[\r\n]+/g, ' ');
+  // Handlebars without HTML escaping (a subject is not HTML); headerText drops what would break or
+  // disguise the header (line breaks, NUL, bidi overrides).
+  const subject = headerText(Handlebars.compile(report.email.subject, { noEscape: true })(vars));
 
   const capBytes = (report.max_attachment_mb ?? 10) * 1024 * 1024;
   const attachments: Mail.Attachment[] = [];

@@ -4,6 +4,7 @@ import { UsageError } from '../errors/index.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/db.js';
 import type { DeliveryRow } from '../store/deliveries.js';
+import { isReportable } from '../store/payloads.js';
 import { findSnapshot } from '../store/snapshots.js';
 import { composeEmail, writeEml } from './email.js';
 import type { DeliveryRenderer } from './outbox.js';
@@ -39,7 +40,7 @@ export async function writeReportEml(options: {
     runId: options.runId,
     account: options.account,
   });
-  if (snapshot?.state !== 'complete') {
+  if (!snapshot || !isReportable(snapshot.state)) {
     throw new UsageError(
       `no complete snapshot of query set ${options.querySetId} is stored (run \`reportd sync\` first)`,
     );

@@ -7,6 +7,7 @@ import { PdfRenderer } from '../report/pdf.js';
 import { renderReport } from '../report/render.js';
 import type { Store } from '../store/db.js';
 import type { DeliveryRow } from '../store/deliveries.js';
+import { isReportable } from '../store/payloads.js';
 import { findSnapshot } from '../store/snapshots.js';
 import { formatOf, type ReportFile } from './email.js';
 import { emailContentFor } from './headline.js';
@@ -52,7 +53,7 @@ export function createReportRenderer(options: {
         runId: delivery.run_id,
         account,
       });
-      if (snapshot?.state !== 'complete') {
+      if (!snapshot || !isReportable(snapshot.state)) {
         throw new Error(
           `run ${delivery.run_id} of query set ${delivery.query_set_id} is not stored complete`,
         );

@@ -12,6 +12,7 @@ import { PdfRenderer } from '../report/pdf.js';
 import { renderReport } from '../report/render.js';
 import { startSandbox } from '../sandbox/server.js';
 import { openStore, type Store } from '../store/db.js';
+import { reportableSql } from '../store/payloads.js';
 import { findSnapshot } from '../store/snapshots.js';
 import { runSync } from '../sync/sync.js';
 import type { SyncProgress, SyncSummary } from '../sync/types.js';
@@ -119,7 +120,7 @@ function demoConfig(
 function setsWithSnapshots(store: Store): number[] {
   const rows = store.db
     .prepare(
-      "SELECT DISTINCT query_set_id AS id FROM snapshots WHERE state = 'complete' ORDER BY query_set_id",
+      `SELECT DISTINCT query_set_id AS id FROM snapshots s WHERE ${reportableSql('s')} ORDER BY query_set_id`,
     )
     .all() as { id: number }[];
   return rows.map((row) => row.id);

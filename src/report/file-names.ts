@@ -6,6 +6,9 @@
 const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$/i;
 /** Bytes, not characters: ext4 and most others cap a name at 255 bytes; leave room for suffixes. */
 const MAX_BYTES = 150;
+/** Room always kept for the last part of a name (the run label). */
+const MAX_LAST_BYTES = 60;
+const SEPARATOR = ' - ';
 
 /** One name part: forbidden and control characters dropped, whitespace collapsed. */
 export function safeNamePart(text: string): string {
@@ -37,10 +40,15 @@ function truncateBytes(text: string, max: number): string {
  * name, at most 150 bytes.
  */
 export function safeFileName(parts: readonly string[], fallback = 'report'): string {
-  const joined = parts
-    .map(safeNamePart)
-    .filter((part) => part.length > 0)
-    .join(' - ');
+  const safe = parts.map(safeNamePart).filter((part) => part.length > 0);
+  // The last part (the run label) is what tells two files of one set apart: a long brand or set
+  // name is cut to make room for it, never the label (two runs would overwrite each other's file).
+  const last = safe.length > 1 ? truncateBytes(safe.pop()!, MAX_LAST_BYTES) : '';
+  const head = truncateBytes(safe.join(SEPARATOR), MAX_BYTES - Buffer.byteLength(last + SEPARATOR)).replace(
+    /[.\s-]+$/,
+    '',
+  );
+  const joined = last ? (head ? `${head}${SEPARATOR}${last}` : last) : head;
   let name = truncateBytes(joined, MAX_BYTES)
     .replace(/^[.\s-]+/, '')
     .replace(/[.\s-]+$/, '');

@@ -1,9 +1,10 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { ReportdError, UsageError } from '../errors/index.js';
 import { backfillMetricRows } from './metric-values.js';
 import { migrations as allMigrations, type Migration } from './migrations/index.js';
+import { storeFaultHint } from './store-fault.js';
 
 /**
  * The SQLite file that holds snapshots, the catalog, the request history and the delivery outbox.
@@ -52,7 +53,9 @@ export function openStore(
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     db = new Database(file);
   } catch (error) {
-    throw new StoreError(`cannot open store ${file}: ${(error as Error).message}`, { cause: error });
+    throw new StoreError(`cannot open store ${file}: ${(error as Error).message}${hintOf(error, file)}`, {
+      cause: error,
+    });
   }
   try {
     db.pragma('journal_mode = WAL');
@@ -63,7 +66,9 @@ export function openStore(
   } catch (error) {
     db.close();
     if (error instanceof ReportdError) throw error;
-    throw new StoreError(`cannot migrate store ${file}: ${(error as Error).message}`, { cause: error });
+    throw new StoreError(`cannot migrate store ${file}: ${(error as Error).message}${hintOf(error, file)}`, {
+      cause: error,
+    });
   }
   const store = storeOf(db, file);
   if (options.deriveMetrics !== false) {
@@ -91,6 +96,25 @@ function storeOf(db: Database.Database, file: string): Store {
       db.close();
     },
   };
+}
+
+/** ` (the disk is full; …)` for a fault of the machine or the file, else nothing. */
+function hintOf(error: unknown, file: string): string {
+  // SQLite says only "unable to open" when WAL cannot create its -shm file beside a read-only store.
+  if ((error as { code?: unknown }).code === 'SQLITE_CANTOPEN' && !writable(dirname(file))) {
+    return ` (${storeFaultHint({ code: 'SQLITE_READONLY' })}: ${dirname(file)} is not writable)`;
+  }
+  const hint = storeFaultHint(error);
+  return hint ? ` (${hint})` : '';
+}
+
+function writable(dir: string): boolean {
+  try {
+    accessSync(dir, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

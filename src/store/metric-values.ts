@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { payloadRows } from '../api/metric-rows.js';
 import { dimensionRows, errorClaimRows, sourceRows, summaryText } from '../api/metric-texts.js';
 import type { Store } from './db.js';
+import { reportableSql } from './payloads.js';
 
 /**
  * The metrics layer's write side: a snapshot's tidy rows (`metric_values`) and companion text tables,
@@ -12,12 +13,6 @@ import type { Store } from './db.js';
 
 /** Bump when metric-mapping.ts changes what rows a payload gives: stored snapshots derive again at open. */
 export const MAPPING_VERSION = 1;
-
-/**
- * States whose snapshots carry rows. `settled` (payloads given up on, reportable as "Data unavailable")
- * is listed ahead of the sync adding it: such a snapshot derives the endpoints it has.
- */
-const DERIVED_STATES = `('complete', 'settled')`;
 
 interface SnapshotLabels {
   account: string;
@@ -194,7 +189,7 @@ export function snapshotsToDerive(store: Store): number[] {
   return store.db
     .prepare(
       `SELECT s.id FROM snapshots s LEFT JOIN metric_derivations d ON d.snapshot_id = s.id
-       WHERE s.state IN ${DERIVED_STATES} AND (d.snapshot_id IS NULL OR d.mapping_version < ?)
+       WHERE ${reportableSql('s')} AND (d.snapshot_id IS NULL OR d.mapping_version < ?)
        ORDER BY s.id`,
     )
     .pluck()

@@ -12,7 +12,34 @@ import { deriveMetricRows } from './metric-values.js';
  * `complete` without all payloads, and a crash loses at most the payloads still in flight.
  */
 
-export type SnapshotState = 'pending' | 'partial' | 'complete';
+/**
+ * `settled`: not every payload is valid, but each failing one has used up `max_payload_retries`
+ * (the API's answer drifted from its schema). Such a snapshot will not get better by waiting, so it is
+ * reportable like a complete one: the report says "Data unavailable" where data is missing and names
+ * the drifted endpoints. Stored as state `partial` plus `settled_at` (migration 005: SQLite cannot
+ * widen the CHECK of migration 001 without rebuilding the table its payloads cascade from).
+ */
+export type SnapshotState = 'pending' | 'partial' | 'settled' | 'complete';
+
+/** The states a report may be made from. */
+export function isReportable(state: SnapshotState | undefined): boolean {
+  return state === 'complete' || state === 'settled';
+}
+
+/** SQL for a snapshot's state as readers see it (`alias` is the snapshots table's alias). */
+export function stateSql(alias: string): string {
+  return `CASE WHEN ${alias}.state = 'partial' AND ${alias}.settled_at IS NOT NULL THEN 'settled' ELSE ${alias}.state END`;
+}
+
+/** SQL condition: the snapshot is reportable (complete or settled). */
+export function reportableSql(alias: string): string {
+  return `(${alias}.state = 'complete' OR ${alias}.settled_at IS NOT NULL)`;
+}
+
+/** One first fetch plus `max_payload_retries` re-fetches of a payload that keeps failing validation. */
+export function maxPayloadAttempts(maxPayloadRetries: number): number {
+  return 1 + Math.max(0, maxPayloadRetries);
+}
 
 /** The 34 metric endpoint keys a snapshot needs before it is complete. */
 export const REQUIRED_ENDPOINTS: readonly string[] = metricEndpoints.map((endpoint) => endpoint.key);
@@ -45,7 +72,8 @@ export function ensureSnapshot(
 /**
  * Stores one payload (valid, or raw with its validation error) and moves the snapshot's state in the
  * same transaction. A valid payload is never overwritten: snapshots are immutable once fetched.
- * Returns the snapshot's state after the commit.
+ * Returns the snapshot's state after the commit. `maxAttempts` (see `maxPayloadAttempts`) decides
+ * when failing payloads have had their retries and the snapshot settles.
  */
 export function savePayload(
   store: Store,
@@ -53,8 +81,20 @@ export function savePayload(
   endpointKey: string,
   payload: { data: unknown; validationError: string | null },
   at: number,
+  // sync.max_payload_retries' default (3): what callers that do not sync (tests, tools) assume.
+  maxAttempts = maxPayloadAttempts(3),
 ): SnapshotState {
   const db = store.db;
+  let json: string;
+  let validationError = payload.validationError;
+  try {
+    json = JSON.stringify(payload.data ?? null);
+  } catch (error) {
+    // The client bounds depth and size before this, but a payload that still cannot be serialised
+    // must fail alone (stored as missing, with why), never abort the pass it arrived in.
+    json = 'null';
+    validationError = `payload cannot be stored: ${(error as Error).message}`;
+  }
   return db
     .transaction((): SnapshotState => {
       db.prepare(
@@ -64,34 +104,65 @@ export function savePayload(
            fetched_at = excluded.fetched_at, validation_error = excluded.validation_error,
            attempts = payloads.attempts + 1
          WHERE payloads.validation_error IS NOT NULL`,
-      ).run(
-        snapshotId,
-        endpointKey,
-        JSON.stringify(payload.data ?? null),
-        iso(at),
-        scrubOrNull(payload.validationError),
-      );
-      const before = db.prepare('SELECT state FROM snapshots WHERE id = ?').pluck().get(snapshotId);
-      const state = computeState(store, snapshotId);
-      db.prepare(
-        `UPDATE snapshots SET state = ?,
-           completed_at = CASE WHEN ? = 'complete' THEN COALESCE(completed_at, ?) END
-         WHERE id = ?`,
-      ).run(state, state, iso(at), snapshotId);
-      // The tidy rows commit with the completion mark: no reader ever sees a complete snapshot
-      // without its rows, nor rows of a snapshot that is not complete.
-      if (state === 'complete' && before !== 'complete') deriveMetricRows(store, snapshotId);
-      return state;
+      ).run(snapshotId, endpointKey, json, iso(at), scrubOrNull(validationError));
+      return advanceSnapshot(store, snapshotId, at, maxAttempts);
     })
     .immediate();
 }
 
-function computeState(store: Store, snapshotId: number): SnapshotState {
+/**
+ * For a snapshot with nothing left to fetch that is not yet reportable (a store from before settling
+ * existed): applies the same transition `savePayload` does, in its own transaction.
+ */
+export function settleSnapshot(
+  store: Store,
+  snapshotId: number,
+  at: number,
+  maxAttempts: number,
+): SnapshotState {
+  return store.db.transaction(() => advanceSnapshot(store, snapshotId, at, maxAttempts)).immediate();
+}
+
+/**
+ * THE place a snapshot changes state, always inside the caller's write transaction, right after a
+ * payload row changed: pending → partial → complete, or partial → settled once every failing
+ * payload has used its attempts. Whatever must happen when a snapshot becomes reportable (deriving
+ * its metric rows) belongs here, in the same transaction.
+ */
+function advanceSnapshot(store: Store, snapshotId: number, at: number, maxAttempts: number): SnapshotState {
+  const wasReportable = store.db
+    .prepare(`SELECT ${reportableSql('s')} FROM snapshots s WHERE s.id = ?`)
+    .pluck()
+    .get(snapshotId);
+  const state = computeState(store, snapshotId, maxAttempts);
+  // `settled` is kept as `partial` + settled_at (see SnapshotState); settled_at never moves back, so
+  // a report already sent from a settled snapshot stays explained by the store.
+  store.db
+    .prepare(
+      `UPDATE snapshots SET state = ?,
+         completed_at = CASE WHEN ? = 'complete' THEN COALESCE(completed_at, ?) END,
+         settled_at = CASE WHEN ? = 'settled' THEN COALESCE(settled_at, ?) ELSE settled_at END
+       WHERE id = ?`,
+    )
+    .run(state === 'settled' ? 'partial' : state, state, iso(at), state, iso(at), snapshotId);
+  // The tidy rows commit with the mark that makes the snapshot reportable: no reader ever sees a
+  // reportable snapshot without its rows, nor rows of one that is not. A settled snapshot contributes
+  // the rows of its valid payloads; its drifted endpoints have none.
+  if (isReportable(state) && !wasReportable) deriveMetricRows(store, snapshotId);
+  return state;
+}
+
+function computeState(store: Store, snapshotId: number, maxAttempts: number): SnapshotState {
   const rows = store.db
-    .prepare('SELECT endpoint_key, validation_error FROM payloads WHERE snapshot_id = ?')
-    .all(snapshotId) as { endpoint_key: string; validation_error: string | null }[];
-  const valid = new Set(rows.filter((row) => row.validation_error === null).map((row) => row.endpoint_key));
-  if (REQUIRED_ENDPOINTS.every((key) => valid.has(key))) return 'complete';
+    .prepare('SELECT endpoint_key, validation_error, attempts FROM payloads WHERE snapshot_id = ?')
+    .all(snapshotId) as { endpoint_key: string; validation_error: string | null; attempts: number }[];
+  const byKey = new Map(rows.map((row) => [row.endpoint_key, row]));
+  if (REQUIRED_ENDPOINTS.every((key) => byKey.get(key)?.validation_error === null)) return 'complete';
+  const exhausted = REQUIRED_ENDPOINTS.every((key) => {
+    const row = byKey.get(key);
+    return row !== undefined && (row.validation_error === null || row.attempts >= maxAttempts);
+  });
+  if (exhausted) return 'settled';
   return rows.some((row) => row.validation_error !== null) ? 'partial' : 'pending';
 }
 
@@ -122,4 +193,27 @@ export function invalidPayloads(
        WHERE snapshot_id = ? AND validation_error IS NOT NULL ORDER BY endpoint_key`,
     )
     .all(snapshotId) as { endpoint: string; error: string; attempts: number }[];
+}
+
+/**
+ * Endpoints whose stored payload failed its schema, with how many snapshots (of the account and set,
+ * when given) hold one: the API drifted there. For `status` and the daemon's metrics.
+ */
+export function driftedEndpoints(
+  store: Store,
+  filter: { account?: string; querySetId?: number } = {},
+): { endpoint: string; snapshots: number }[] {
+  return store.db
+    .prepare(
+      `SELECT p.endpoint_key AS endpoint, COUNT(DISTINCT p.snapshot_id) AS snapshots
+       FROM payloads p JOIN snapshots s ON s.id = p.snapshot_id
+       WHERE p.validation_error IS NOT NULL AND (? IS NULL OR s.account = ?) AND (? IS NULL OR s.query_set_id = ?)
+       GROUP BY p.endpoint_key ORDER BY p.endpoint_key`,
+    )
+    .all(
+      filter.account ?? null,
+      filter.account ?? null,
+      filter.querySetId ?? null,
+      filter.querySetId ?? null,
+    ) as { endpoint: string; snapshots: number }[];
 }

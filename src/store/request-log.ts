@@ -8,6 +8,8 @@ type Statement = BetterSqlite3.Statement<unknown[]>;
 interface Statements {
   prune: Statement;
   recent: Statement;
+  others: Statement;
+  lastRow: Statement;
   insert: Statement;
   finish: Statement;
 }
@@ -31,6 +33,11 @@ function statementsFor(db: Database): Statements {
            FROM request_log WHERE budget_key = ? AND COALESCE(ended_at, started_at) >= ? ORDER BY at`,
         )
         .pluck(),
+      others: db.prepare(
+        `SELECT rowid AS row, CASE WHEN ended_at IS NOT NULL THEN ended_at ELSE max(?, started_at) END AS at
+         FROM request_log WHERE budget_key = ? AND rowid > ? AND COALESCE(ended_at, started_at) >= ?`,
+      ),
+      lastRow: db.prepare('SELECT COALESCE(MAX(rowid), 0) FROM request_log').pluck(),
       insert: db.prepare('INSERT INTO request_log (budget_key, started_at) VALUES (?, ?)'),
       finish: db.prepare('UPDATE request_log SET ended_at = ? WHERE rowid = ?'),
     };
@@ -58,6 +65,20 @@ export class SqliteRequestHistory implements RequestHistory {
   private readonly storeOf: () => Store;
   private readonly retainMs: number;
   private writes = 0;
+  /**
+   * Per database: the newest row that existed when the budget loaded its window (`recent`), and the
+   * rows this history recorded since. Every other newer row is another process's request.
+   */
+  private readonly seen = new WeakMap<Database, { after: number; own: Set<number> }>();
+
+  private seenIn(db: Database): { after: number; own: Set<number> } {
+    let seen = this.seen.get(db);
+    if (!seen) {
+      seen = { after: statementsFor(db).lastRow.get() as number, own: new Set() };
+      this.seen.set(db, seen);
+    }
+    return seen;
+  }
 
   /** `retainMs`: how long a row may matter (the longest window of any budget using this history). */
   constructor(store: Store | (() => Store), options: { retainMs?: number } = {}) {
@@ -72,9 +93,32 @@ export class SqliteRequestHistory implements RequestHistory {
    * One that started before the window and never ended arrived before it too, and no longer counts.
    */
   recent(budgetKey: string, since: number, now: number = since): number[] {
-    const statements = statementsFor(this.storeOf().db);
+    const db = this.storeOf().db;
+    const statements = statementsFor(db);
     statements.prune.run(budgetKey, since);
-    return statements.recent.all(now, budgetKey, since) as number[];
+    const times = statements.recent.all(now, budgetKey, since) as number[];
+    this.seenIn(db);
+    return times;
+  }
+
+  /**
+   * Requests other processes (another `reportd sync`, a daemon) recorded on this store since the
+   * budget loaded its window, timed as `recent` times them: read before every grant, so processes
+   * sharing a store share the key's limit.
+   */
+  others(budgetKey: string, since: number, now: number): number[] {
+    const db = this.storeOf().db;
+    const seen = this.seenIn(db);
+    const rows = statementsFor(db).others.all(now, budgetKey, seen.after, since) as {
+      row: number;
+      at: number;
+    }[];
+    return rows.filter((row) => !seen.own.has(row.row)).map((row) => row.at);
+  }
+
+  /** The store's write lock (BEGIN IMMEDIATE) around `fn`: other processes wait for it (busy_timeout). */
+  exclusive<T>(fn: () => T): T {
+    return this.storeOf().db.transaction(fn).immediate();
   }
 
   /** Returns the row to `finish()`, with its store: the budget may move to another store meanwhile. */
@@ -82,8 +126,15 @@ export class SqliteRequestHistory implements RequestHistory {
     const store = this.storeOf();
     const statements = statementsFor(store.db);
     const { lastInsertRowid } = statements.insert.run(budgetKey, at);
-    if (++this.writes % 500 === 0) statements.prune.run(budgetKey, at - this.retainMs);
-    return { store, rowid: Number(lastInsertRowid) };
+    const rowid = Number(lastInsertRowid);
+    const own = this.seenIn(store.db).own;
+    own.add(rowid);
+    if (++this.writes % 500 === 0) {
+      statements.prune.run(budgetKey, at - this.retainMs);
+      // Rows older than the window are never read again: forget them here too.
+      for (const id of own) if (own.size > 10_000 && id < rowid - 10_000) own.delete(id);
+    }
+    return { store, rowid };
   }
 
   finish(row: unknown, at: number): void {

@@ -1,5 +1,5 @@
 import type { Store } from './db.js';
-import type { SnapshotState } from './payloads.js';
+import { reportableSql, type SnapshotState, stateSql } from './payloads.js';
 import { newestRunFirst } from './query-sets.js';
 
 /**
@@ -34,7 +34,7 @@ interface SnapshotJoinRow {
 }
 
 const SELECT_SNAPSHOTS = `
-  SELECT s.id, s.account, s.query_set_id, s.run_id, s.state, s.completed_at,
+  SELECT s.id, s.account, s.query_set_id, s.run_id, ${stateSql('s')} AS state, s.completed_at,
          r.display_name AS run_display_name, r.created_at AS run_created_at,
          q.name AS set_name, q.details AS set_details, q.brand_id, b.name AS brand_name
   FROM snapshots s
@@ -53,7 +53,7 @@ function selectRows(
     sql += ' AND s.run_id = ?';
     params.push(filter.runId);
   }
-  if (filter.completeOnly) sql += ` AND s.state = 'complete'`;
+  if (filter.completeOnly) sql += ` AND ${reportableSql('s')}`;
   const rows = store.db.prepare(sql).all(...params) as SnapshotJoinRow[];
   return rows.sort((a, b) =>
     newestRunFirst(
@@ -90,7 +90,7 @@ function hydrate(store: Store, row: SnapshotJoinRow): StoredSnapshot {
 
 /**
  * The snapshot of one run (in whatever state it is: check `state`), or, without `runId`, the newest
- * complete snapshot of the set. `account` narrows the search when several accounts see the same id.
+ * reportable (complete or settled) snapshot of the set. `account` narrows the search when several accounts see the same id.
  */
 export function findSnapshot(
   store: Store,
@@ -102,8 +102,8 @@ export function findSnapshot(
 }
 
 /**
- * Snapshots of a set, newest run first, for history charts. Only complete ones unless
- * `includeIncomplete`: a half-fetched snapshot would put holes in a trend.
+ * Snapshots of a set, newest run first, for history charts. Only reportable ones (complete or
+ * settled) unless `includeIncomplete`: a half-fetched snapshot would put holes in a trend.
  */
 export function listSnapshots(
   store: Store,
@@ -121,7 +121,9 @@ export function snapshotStates(
   querySetId: number,
 ): Map<number, { id: number; state: SnapshotState }> {
   const rows = store.db
-    .prepare('SELECT id, run_id, state FROM snapshots WHERE account = ? AND query_set_id = ?')
+    .prepare(
+      `SELECT id, run_id, ${stateSql('snapshots')} AS state FROM snapshots WHERE account = ? AND query_set_id = ?`,
+    )
     .all(account, querySetId) as { id: number; run_id: number; state: SnapshotState }[];
   return new Map(rows.map((row) => [row.run_id, { id: row.id, state: row.state }]));
 }

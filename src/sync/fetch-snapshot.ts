@@ -1,7 +1,8 @@
 import { metricEndpoint } from '../api/endpoints.js';
 import type { QueryParams } from '../api/request.js';
 import { QuerySetNotFoundError, ResponseValidationError } from '../errors/index.js';
-import { ensureSnapshot, type SnapshotState, savePayload } from '../store/payloads.js';
+import { ensureSnapshot, maxPayloadAttempts, type SnapshotState, savePayload } from '../store/payloads.js';
+import { asStoreFault, StoreFaultError } from '../store/store-fault.js';
 import { type AccountContext, errorMessage, stopOnNotAuthorized } from './context.js';
 import { retireSet } from './discover.js';
 import type { PlannedSnapshot } from './plan.js';
@@ -87,7 +88,29 @@ async function fetchOne(ctx: AccountContext, task: Task): Promise<SnapshotState 
     data = error.payload;
     validationError = error.message;
   }
-  return savePayload(ctx.store, task.snapshotId, endpoint.key, { data, validationError }, ctx.clock.now());
+  try {
+    return savePayload(
+      ctx.store,
+      task.snapshotId,
+      endpoint.key,
+      { data, validationError },
+      ctx.clock.now(),
+      maxPayloadAttempts(ctx.settings.max_payload_retries),
+    );
+  } catch (error) {
+    // A full disk or a damaged file fails every payload after this one too: stop the account.
+    const fault = asStoreFault(error, ctx.store.path);
+    if (fault instanceof StoreFaultError) {
+      ctx.stop(fault);
+      throw fault;
+    }
+    // Anything else is about this payload alone: say which, and let the others be stored.
+    log.error({ err: errorMessage(error) }, 'payload could not be stored');
+    ctx.issues.push(
+      issue(ctx, task, 'request_failed', `payload could not be stored: ${errorMessage(error)}`),
+    );
+    return undefined;
+  }
 }
 
 /** `end_run_id` pins the run; no `start_run_id`, so history series keep the server's default span. */

@@ -1,6 +1,13 @@
 import type { PublishedRun } from '../api/schemas/catalog.js';
 import type { Store } from '../store/db.js';
-import { endpointsToFetch, REQUIRED_ENDPOINTS, type SnapshotState } from '../store/payloads.js';
+import {
+  endpointsToFetch,
+  isReportable,
+  maxPayloadAttempts,
+  REQUIRED_ENDPOINTS,
+  type SnapshotState,
+  settleSnapshot,
+} from '../store/payloads.js';
 import { newestRunFirst } from '../store/query-sets.js';
 import { snapshotStates } from '../store/snapshots.js';
 import type { DiscoveredSet } from './discover.js';
@@ -35,7 +42,7 @@ export function dueRuns(
     .sort(newestRunFirst)
     .slice(0, Math.max(0, backfillRuns))
     .map((run) => ({ querySetId, run, ...existing(snapshots.get(run.id)) }))
-    .filter((due) => due.state !== 'complete');
+    .filter((due) => !isReportable(due.state));
 }
 
 function existing(snapshot: { id: number; state: SnapshotState } | undefined) {
@@ -56,9 +63,9 @@ export function planSnapshots(
   account: string,
   sets: readonly DiscoveredSet[],
   settings: { backfill_runs: number; max_payload_retries: number },
+  at: number,
 ): PlannedSnapshot[] {
-  // One first fetch plus `max_payload_retries` re-fetches of a payload that keeps failing validation.
-  const maxAttempts = 1 + Math.max(0, settings.max_payload_retries);
+  const maxAttempts = maxPayloadAttempts(settings.max_payload_retries);
   const due = orderDue(
     sets.map((set) =>
       dueRuns(
@@ -69,11 +76,18 @@ export function planSnapshots(
       ),
     ),
   );
-  return due.map((item) => ({
-    ...item,
-    endpoints:
-      item.snapshotId === undefined
-        ? [...REQUIRED_ENDPOINTS]
-        : endpointsToFetch(store, item.snapshotId, maxAttempts),
-  }));
+  const planned: PlannedSnapshot[] = [];
+  for (const item of due) {
+    if (item.snapshotId === undefined) {
+      planned.push({ ...item, endpoints: [...REQUIRED_ENDPOINTS] });
+      continue;
+    }
+    const endpoints = endpointsToFetch(store, item.snapshotId, maxAttempts);
+    // Nothing left to try (retries used up before settling existed, or under a smaller
+    // max_payload_retries): settle it now rather than plan it forever.
+    if (endpoints.length === 0 && isReportable(settleSnapshot(store, item.snapshotId, at, maxAttempts)))
+      continue;
+    planned.push({ ...item, endpoints });
+  }
+  return planned;
 }

@@ -1,5 +1,5 @@
 import type { RateBudget } from '../api/budget.js';
-import type { SnapshotState } from '../store/payloads.js';
+import { isReportable, type SnapshotState } from '../store/payloads.js';
 import type { PlannedSnapshot } from './plan.js';
 import type { SyncProgress } from './types.js';
 
@@ -63,7 +63,8 @@ export class ProgressTracker {
     this.payloadsDone++;
     this.adjust(account, -1);
     const id = `${account}/${snapshot.querySetId}/${snapshot.run.id}`;
-    if (state === 'complete' && !this.completed.has(id)) {
+    // A settled snapshot is done too: reportable, and nothing more will be fetched for it.
+    if (isReportable(state) && !this.completed.has(id)) {
       this.completed.add(id);
       this.snapshotsCompleted++;
     }

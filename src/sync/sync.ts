@@ -1,3 +1,4 @@
+import { DEFAULT_MAX_PAYLOAD_MB } from '../api/bounded-json.js';
 import { type RateBudget, sharedBudget } from '../api/budget.js';
 import { ApiClient, type ApiClientOptions, type RequestEvent } from '../api/client.js';
 import { type Clock, systemClock } from '../clock.js';
@@ -5,7 +6,9 @@ import { type Logger, silentLogger } from '../log.js';
 import { recordAccountPass, upsertAccount } from '../store/accounts.js';
 import type { Store } from '../store/db.js';
 import { SqliteRequestHistory } from '../store/request-log.js';
+import { asStoreFault, StoreFaultError, storeFaultHint } from '../store/store-fault.js';
 import { finishSyncRun, startSyncRun } from '../store/sync-runs.js';
+import { type AccountLease, holdAccountLease } from './account-lease.js';
 import { budgetKeyFor } from './budget-key.js';
 import { type AccountContext, errorMessage, stopOnNotAuthorized } from './context.js';
 import { discover } from './discover.js';
@@ -31,6 +34,8 @@ export interface SyncOptions {
   signal?: AbortSignal;
   logger?: Logger;
   onProgress?: (progress: SyncProgress) => void;
+  /** Another process is syncing an account: this pass waits for it (the message says so). */
+  onWait?: (message: string) => void;
   /** Every HTTP attempt of the pass, as the client reports it (the daemon's request metrics). */
   onRequest?: (event: RequestEvent & { account: string }) => void;
   /** The budget of an API key; defaults to the process-wide `sharedBudget`, so passes share windows. */
@@ -45,6 +50,15 @@ export interface SyncOptions {
  * what was due is in `summary.errors`, and the pass is recorded in sync_runs either way.
  */
 export async function runSync(options: SyncOptions): Promise<SyncSummary> {
+  try {
+    return await runPass(options);
+  } catch (error) {
+    // A full disk, a read-only or damaged store: one line naming the store, not a bug's stack.
+    throw asStoreFault(error, options.store.path);
+  }
+}
+
+async function runPass(options: SyncOptions): Promise<SyncSummary> {
   const clock = options.clock ?? systemClock;
   const started = clock.now();
   const syncRunId = startSyncRun(options.store, started);
@@ -61,7 +75,9 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
     await Promise.all(
       options.accounts.map((account) =>
         syncAccount(options, account, clock, tracker, onRequest, summary).catch((error: unknown) => {
-          // Setting the account up failed (a bug or a broken store): report it, let the others run.
+          // A full disk, a read-only or damaged store: no account can go on; the caller says why.
+          if (storeFaultHint(error) || error instanceof StoreFaultError) throw error;
+          // Setting the account up failed (a bug): report it, let the others run.
           summary.errors.push({
             account: account.name,
             kind: 'internal',
@@ -98,6 +114,7 @@ async function syncAccount(
   summary: SyncSummary,
 ): Promise<void> {
   const { store } = options;
+  let storeFault: StoreFaultError | undefined;
   const budgetKey = budgetKeyFor(account);
   upsertAccount(store, { name: account.name, baseUrl: account.base_url, budgetKey });
   // Linked to the caller's signal; aborted on its own by a -4 so only this account stops.
@@ -123,6 +140,7 @@ async function syncAccount(
     budget,
     clock,
     timeoutMs: options.client?.timeoutMs ?? account.timeout_seconds * 1000,
+    maxPayloadBytes: (options.settings.max_payload_mb ?? DEFAULT_MAX_PAYLOAD_MB) * 1024 * 1024,
     logger: log,
     onRequest: (event) => onRequest(account.name, event),
   });
@@ -139,9 +157,22 @@ async function syncAccount(
     goneSets: [],
   };
   tracker.addAccount(account.name, budget);
+  let lease: AccountLease | undefined;
   try {
+    lease = await holdAccountLease({
+      store,
+      account: account.name,
+      clock,
+      signal: controller.signal,
+      log,
+      onWait: options.onWait,
+      onLost: (message) => {
+        ctx.issues.push({ account: account.name, kind: 'internal', message });
+        controller.abort(new Error(message));
+      },
+    });
     const sets = await discover(ctx);
-    const plan = planSnapshots(store, account.name, sets, options.settings);
+    const plan = planSnapshots(store, account.name, sets, options.settings, clock.now());
     tracker.addPlan(account.name, plan);
     log.debug({ sets: sets.length, due: plan.length }, 'planned');
     await fetchPlanned(ctx, plan, {
@@ -152,6 +183,11 @@ async function syncAccount(
       plan.filter((snapshot) => ctx.goneSets.includes(snapshot.querySetId)),
     );
   } catch (error) {
+    const fault = asStoreFault(error, store.path);
+    if (fault instanceof StoreFaultError) {
+      storeFault = fault;
+      throw fault;
+    }
     // -4 and aborts are already handled; anything else is a bug or a catalog call that failed.
     if (!stopOnNotAuthorized(ctx, error) && !controller.signal.aborted) {
       const kind: SyncIssue['kind'] = error instanceof Error && 'request' in error ? 'catalog' : 'internal';
@@ -163,12 +199,16 @@ async function syncAccount(
       log.error({ err: error }, 'account pass failed');
     }
   } finally {
+    lease?.release();
     options.signal?.removeEventListener('abort', onOuterAbort);
     await client.close().catch(() => {});
     const fatal = ctx.issues.find(
       (issue) => issue.kind !== 'invalid_payload' && issue.kind !== 'request_failed',
     );
-    recordAccountPass(store, account.name, clock.now(), fatal?.message ?? ctx.issues[0]?.message ?? null);
+    // On a store fault this write would fail the same way and hide the first error.
+    if (!storeFault) {
+      recordAccountPass(store, account.name, clock.now(), fatal?.message ?? ctx.issues[0]?.message ?? null);
+    }
     summary.errors.push(...ctx.issues);
     summary.goneSets.push(...ctx.goneSets.map((querySetId) => ({ account: account.name, querySetId })));
   }

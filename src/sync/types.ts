@@ -22,6 +22,8 @@ export interface SyncSettings {
   catalog_ttl_minutes: number;
   /** Later passes re-fetch a payload that failed validation at most this many more times. */
   max_payload_retries: number;
+  /** Largest API answer read, in megabytes (absent: 32, the config default). */
+  max_payload_mb?: number;
 }
 
 /** Something that kept this pass from storing everything due. */

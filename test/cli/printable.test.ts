@@ -18,6 +18,12 @@ describe('printable', () => {
     expect(printable('tab\there · Woche 12 — ünï')).toBe('tab\there · Woche 12 — ünï');
   });
 
+  it('replaces bidi overrides and isolates, which would show a name in another order', () => {
+    expect(printable('invoice\u202Efdp.exe \u2066x\u2069 \u202Ay')).toBe(
+      'invoice\uFFFDfdp.exe \uFFFDx\uFFFD \uFFFDy',
+    );
+  });
+
   it('keeps newlines only for messages meant to span lines', () => {
     expect(printable('one\ntwo')).toBe('one\uFFFDtwo');
     expect(printable(`one\n  two${ESC}]0;title\u0007`, { multiline: true })).toBe(

@@ -56,6 +56,7 @@ describe('defaults', () => {
       backfill_runs: 4,
       catalog_ttl_minutes: 60,
       max_payload_retries: 3,
+      max_payload_mb: 32,
     });
     expect(config.output.dir).toBe(join(dirname(file), 'reports'));
     expect(config.templates).toEqual({});

@@ -74,7 +74,7 @@ describe('the store under trouble', () => {
         fillDisk(join(mount, 'filler'));
         const full = await env.reportd(config, 'deliver', '--report', 'weekly');
         expect(full.stderr).toBe(
-          `reportd: store ${store}: database or disk is full (the disk is full; free space and run it again)\n`,
+          `reportd: store ${store}: database or disk is full (the disk is full; free space, then run it again (what was stored is kept))\n`,
         );
         expect(full.code).toBe(1);
         expect(env.smtp.messages).toHaveLength(sent);

@@ -28,4 +28,14 @@ describe('report file names', () => {
   it('removes invisible direction overrides that disguise extensions', () => {
     expect(safeFileName(['invoice\u202Efdp.exe'])).toBe('invoicefdp.exe');
   });
+
+  it('keeps the run label when a long brand or set name is cut, so two runs never share a file', () => {
+    const brand = 'Northwind Coffee Roasters International Holding '.repeat(3);
+    const set = 'Coffee buyers in Germany, Austria and Switzerland — long tail queries '.repeat(2);
+    const w46 = safeFileName([brand, set, 'W46 2026']);
+    const w47 = safeFileName([brand, set, 'W47 2026']);
+    expect(w46).not.toBe(w47);
+    expect(w46).toMatch(/^Northwind Coffee Roasters .* - W46 2026$/);
+    expect(Buffer.byteLength(w46)).toBeLessThanOrEqual(150);
+  });
 });

@@ -50,7 +50,7 @@ describe('sync error handling', () => {
     const text = await runCli(['status', '--config', config]);
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/^ {2}last error: account acme: not authorized \(GET \/sets\/101\/runs\)$/m);
-    expect(text.stdout).toMatch(/^ {2}101 .* active +10 +1 +0 +0 +\d+ Week \d+ · 2026$/m);
+    expect(text.stdout).toMatch(/^ {2}101 .* active +10 +1 +0 +0 +0 +\d+ Week \d+ · 2026$/m);
     const json = await runCli(['status', '--config', config, '--json']);
     const report = JSON.parse(json.stdout);
     expect(report.lastSync).toMatchObject({
@@ -102,7 +102,9 @@ describe('sync error handling', () => {
     expect(second.metricRequests).toBe(1);
     const third = await env.sync();
     expect(third.metricRequests).toBe(0);
-    expect(third.snapshotsIncomplete).toBe(1);
+    // Its retries used, the snapshot is settled: reportable, and no longer due.
+    expect(third).toMatchObject({ snapshotsDue: 0, snapshotsIncomplete: 0 });
+    expect(findSnapshot(env.store, { querySetId: 101 })?.state).toBe('settled');
     expect(proxy.corrupted).toBe(2);
   });
 });

@@ -65,9 +65,9 @@ describe('shutdown and status', () => {
     const text = formatStatus(status);
     expect(text).toMatch(/account acme: last sync \S+, budget \d+\/60 used in the last 1s/);
     expect(text).toMatch(
-      new RegExp(`^ {2}101 .* active +10 +2 +0 +0 +${newest.id} ${newest.display_name}$`, 'm'),
+      new RegExp(`^ {2}101 .* active +10 +2 +0 +0 +0 +${newest.id} ${newest.display_name}$`, 'm'),
     );
-    expect(text).toMatch(/^ {2}103 .* active +0 +0 +0 +0 +-$/m);
+    expect(text).toMatch(/^ {2}103 .* active +0 +0 +0 +0 +0 +-$/m);
     expect(text).toMatch(/^ {2}999 .* gone .*Query set not found/m);
   });
 });

@@ -86,10 +86,7 @@ function buildCover(
       );
     engines = fromPayload.success ? fromPayload.data.map((engine) => engine.label) : [];
   }
-  const incomplete =
-    snapshot.state === 'complete'
-      ? null
-      : `This snapshot is ${snapshot.state}: some cards show "data unavailable" until the sync completes.`;
+  const incomplete = coverWarning(snapshot);
   return {
     title: `AI visibility report — ${snapshot.brand.name}`,
     brand: snapshot.brand.name,
@@ -106,6 +103,21 @@ function buildCover(
     runsStored: earlier.length + 1,
     incomplete,
   };
+}
+
+/** The cover's one line for a snapshot that is not complete, naming what is missing and why. */
+function coverWarning(snapshot: ReportSnapshot): string | null {
+  if (snapshot.state === 'complete') return null;
+  const failed = Object.entries(snapshot.payloads)
+    .filter(([, payload]) => payload.error !== null)
+    .map(([key]) => key)
+    .sort();
+  if (snapshot.state === 'settled') {
+    // Settled: the API kept answering these endpoints in a shape reportd does not know. Waiting will
+    // not fix it, so the report goes out and says exactly what it lacks.
+    return `Data unavailable for ${failed.join(', ')}: the API's answer no longer matches what reportd expects (the endpoint drifted); every other section is complete.`;
+  }
+  return `This snapshot is ${snapshot.state}: some cards show "data unavailable" until the sync completes.`;
 }
 
 const MONTHS = [

@@ -8,7 +8,7 @@ export interface ReportSnapshot {
   brand: { id: number; name: string };
   querySet: { id: number; name: string; details: unknown };
   run: { id: number; display_name: string; created_at: string };
-  state: 'pending' | 'partial' | 'complete';
+  state: 'pending' | 'partial' | 'settled' | 'complete';
   completedAt: string | null;
   /** Endpoint key → the stored JSON, or the reason it could not be fetched or validated. */
   payloads: Record<string, { data: unknown; error: string | null }>;

@@ -2,6 +2,7 @@ import m001 from './001-snapshots.js';
 import m002 from './002-deliveries.js';
 import m003 from './003-request-log-ends.js';
 import m004 from './004-delivery-recipients.js';
+import m005 from './005-settled-and-leases.js';
 import m006 from './006-metric-values.js';
 
 /**
@@ -15,4 +16,4 @@ export interface Migration {
   sql: string;
 }
 
-export const migrations: readonly Migration[] = [m001, m002, m003, m004, m006];
+export const migrations: readonly Migration[] = [m001, m002, m003, m004, m005, m006];

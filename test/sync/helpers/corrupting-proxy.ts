@@ -11,6 +11,8 @@ export async function startCorruptingProxy(
   corrupt: {
     path?: RegExp;
     rewrite?: (body: Record<string, unknown>) => unknown;
+    /** Rewrites the body as text (for answers JSON.stringify cannot build, e.g. nested 100,000 deep). */
+    rewriteText?: (body: string) => string;
     /** Answers instead of the sandbox when it returns a body (e.g. a -4 once the secret is "rotated"). */
     intercept?: (url: string) => unknown;
   },
@@ -31,9 +33,11 @@ export async function startCorruptingProxy(
         },
       });
       let body = await response.text();
-      if (response.ok && corrupt.path && corrupt.rewrite && corrupt.path.test(req.url ?? '')) {
-        body = JSON.stringify(corrupt.rewrite(JSON.parse(body) as Record<string, unknown>));
-        state.corrupted++;
+      if (response.ok && corrupt.path?.test(req.url ?? '')) {
+        if (corrupt.rewrite)
+          body = JSON.stringify(corrupt.rewrite(JSON.parse(body) as Record<string, unknown>));
+        if (corrupt.rewriteText) body = corrupt.rewriteText(body);
+        if (corrupt.rewrite || corrupt.rewriteText) state.corrupted++;
       }
       res.writeHead(response.status, { 'content-type': 'application/json' });
       res.end(body);

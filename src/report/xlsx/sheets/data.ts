@@ -1,6 +1,7 @@
 import type { MetricUnit } from '../../../api/field-units.js';
 import { payloadRows } from '../../../api/metric-rows.js';
 import { METRIC_VALUE_COLUMNS } from '../../../store/metric-reads.js';
+import { isReportable } from '../../../store/payloads.js';
 import { excelFormat, RULES, type RuleName } from '../../format.js';
 import type { ReportSnapshot } from '../../model/snapshot.js';
 import type { SheetContext } from '../context.js';
@@ -22,7 +23,7 @@ const FORMAT_OF_UNIT = Object.fromEntries(
 function snapshotsOf(ctx: SheetContext): ReportSnapshot[] {
   const byRun = new Map<number, ReportSnapshot>();
   for (const snapshot of ctx.history) byRun.set(snapshot.run.id, snapshot);
-  if (ctx.snapshot.state === 'complete') byRun.set(ctx.snapshot.run.id, ctx.snapshot);
+  if (isReportable(ctx.snapshot.state)) byRun.set(ctx.snapshot.run.id, ctx.snapshot);
   const time = (s: ReportSnapshot) => Date.parse(s.run.created_at);
   return [...byRun.values()].sort((a, b) => time(a) - time(b) || a.run.id - b.run.id);
 }

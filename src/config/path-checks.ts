@@ -1,0 +1,50 @@
+import { accessSync, constants, statSync } from 'node:fs';
+import type { ConfigIssue } from '../errors/index.js';
+import type { Config } from './schema.js';
+
+/**
+ * Paths the config names that only matter when something renders: `reportd check` refuses them
+ * when they cannot work, so a typo shows up at setup rather than at the first scheduled report.
+ * (Loading the config does not, so `sync` runs on a machine without the browser.)
+ */
+export function pathIssues(config: Config, env: NodeJS.ProcessEnv = process.env): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  const dir = config.templates.dir;
+  if (dir !== undefined) {
+    const kind = kindOf(dir);
+    if (kind !== 'dir') {
+      issues.push({
+        path: 'templates.dir',
+        message: kind === 'none' ? `${dir} does not exist` : `${dir} is not a folder`,
+      });
+    }
+  }
+  const chromium = config.chromium.path;
+  // REPORTD_CHROMIUM overrides the config; then chromium.path is never used.
+  if (chromium !== undefined && !env.REPORTD_CHROMIUM) {
+    const kind = kindOf(chromium);
+    if (kind === 'none') issues.push({ path: 'chromium.path', message: `${chromium} does not exist` });
+    else if (kind !== 'file' || !executable(chromium)) {
+      issues.push({ path: 'chromium.path', message: `${chromium} is not an executable file` });
+    }
+  }
+  return issues;
+}
+
+function kindOf(path: string): 'none' | 'dir' | 'file' | 'other' {
+  try {
+    const stat = statSync(path);
+    return stat.isDirectory() ? 'dir' : stat.isFile() ? 'file' : 'other';
+  } catch {
+    return 'none';
+  }
+}
+
+function executable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}

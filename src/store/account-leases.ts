@@ -1,0 +1,105 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Store } from './db.js';
+
+/**
+ * Which process syncs an account right now (table account_leases, migration 005). Two processes on
+ * one store (the daemon and a `reportd sync`, or two daemons) would otherwise plan the same due
+ * payloads and fetch each twice. A lease is one row per account: taken with one write transaction,
+ * renewed by its holder while it works, and taken over once it lapsed or its holder's process is
+ * gone (same host, pid no longer running): a crashed sync never blocks the next one for long.
+ */
+
+export interface LeaseHolder {
+  /** Unique per process and pass. */
+  id: string;
+  host: string;
+  pid: number;
+}
+
+export interface HeldLease {
+  account: string;
+  host: string;
+  pid: number;
+  expiresAt: number;
+}
+
+/** This process, as a new lease holder. */
+export function newLeaseHolder(): LeaseHolder {
+  return { id: randomUUID(), host: hostname(), pid: process.pid };
+}
+
+/** True when `pid` is a running process on this host (EPERM: running, someone else's). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+interface LeaseRow {
+  holder: string;
+  host: string;
+  pid: number;
+  expires_at: number;
+}
+
+/**
+ * Takes the account's lease for `ttlMs` from `now`, or returns who holds it. Ours already, lapsed, or
+ * held by a dead process on this host: taken.
+ */
+export function acquireAccountLease(
+  store: Store,
+  account: string,
+  holder: LeaseHolder,
+  now: number,
+  ttlMs: number,
+): { acquired: true } | { acquired: false; heldBy: HeldLease } {
+  return store.db
+    .transaction(() => {
+      const row = store.db
+        .prepare('SELECT holder, host, pid, expires_at FROM account_leases WHERE account = ?')
+        .get(account) as LeaseRow | undefined;
+      const free =
+        !row ||
+        row.holder === holder.id ||
+        row.expires_at <= now ||
+        (row.host === holder.host && row.pid !== holder.pid && !processAlive(row.pid));
+      if (!free) {
+        return {
+          acquired: false as const,
+          heldBy: { account, host: row.host, pid: row.pid, expiresAt: row.expires_at },
+        };
+      }
+      store.db
+        .prepare(
+          `INSERT INTO account_leases (account, holder, host, pid, acquired_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)
+           ON CONFLICT (account) DO UPDATE SET holder = excluded.holder, host = excluded.host,
+             pid = excluded.pid, acquired_at = excluded.acquired_at, expires_at = excluded.expires_at`,
+        )
+        .run(account, holder.id, holder.host, holder.pid, now, now + ttlMs);
+      return { acquired: true as const };
+    })
+    .immediate();
+}
+
+/** Extends the lease if `holder` still has it; false when another process took it over. */
+export function renewAccountLease(
+  store: Store,
+  account: string,
+  holder: LeaseHolder,
+  now: number,
+  ttlMs: number,
+): boolean {
+  const { changes } = store.db
+    .prepare('UPDATE account_leases SET expires_at = ? WHERE account = ? AND holder = ?')
+    .run(now + ttlMs, account, holder.id);
+  return changes === 1;
+}
+
+/** Gives the lease back (only if `holder` still has it). */
+export function releaseAccountLease(store: Store, account: string, holder: LeaseHolder): void {
+  store.db.prepare('DELETE FROM account_leases WHERE account = ? AND holder = ?').run(account, holder.id);
+}

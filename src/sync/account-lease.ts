@@ -1,0 +1,89 @@
+import type { Clock } from '../clock.js';
+import type { Logger } from '../log.js';
+import {
+  acquireAccountLease,
+  type LeaseHolder,
+  newLeaseHolder,
+  releaseAccountLease,
+  renewAccountLease,
+} from '../store/account-leases.js';
+import type { Store } from '../store/db.js';
+
+/**
+ * One process syncs an account at a time (src/store/account-leases.ts). A second process waits for
+ * the first and says so; when its turn comes its plan holds only what the first did not store, so no
+ * payload is fetched twice. The holder renews its lease while it works; a holder that stops renewing
+ * (killed, frozen, host gone) loses it after `LEASE_TTL_MS`, and one that died on this host at once.
+ */
+
+/** How long a lease holds without renewal. */
+export const LEASE_TTL_MS = 30_000;
+/** The holder renews three times per TTL, so one late renewal never loses the lease. */
+const RENEW_EVERY_MS = LEASE_TTL_MS / 3;
+/** How often a waiting process looks again. */
+const POLL_MS = 500;
+
+export interface AccountLease {
+  release(): void;
+}
+
+/**
+ * Waits until this process holds `account`'s lease (logging once who it waits for), then keeps it
+ * renewed until `release()`. `onLost` runs if another process took it over meanwhile (this one
+ * stalled past the TTL): the caller must stop fetching. Rejects with the signal's reason on abort.
+ */
+export async function holdAccountLease(options: {
+  store: Store;
+  account: string;
+  clock: Clock;
+  signal: AbortSignal;
+  log: Logger;
+  onWait?: (message: string) => void;
+  onLost: (message: string) => void;
+}): Promise<AccountLease> {
+  const { store, account, clock, signal } = options;
+  const holder: LeaseHolder = newLeaseHolder();
+  let told = false;
+  for (;;) {
+    signal.throwIfAborted();
+    const result = acquireAccountLease(store, account, holder, clock.now(), LEASE_TTL_MS);
+    if (result.acquired) break;
+    if (!told) {
+      told = true;
+      const { host, pid } = result.heldBy;
+      const message = `account ${account}: another process (pid ${pid} on ${host}) is syncing it; waiting for it to finish`;
+      // The caller may say it itself (the CLI, on one line); the daemon has only its log.
+      const level = options.onWait ? 'info' : 'warn';
+      options.log[level]({ holderPid: pid, holderHost: host }, message);
+      options.onWait?.(message);
+    }
+    await clock.sleep(POLL_MS, signal);
+  }
+  if (told) options.log.info('the other process finished; syncing what it left');
+  // Real time on purpose, like the client's timeouts: it bounds how long a stalled process keeps
+  // others waiting, whatever clock schedules the sync.
+  const timer = setInterval(() => {
+    try {
+      if (!renewAccountLease(store, account, holder, clock.now(), LEASE_TTL_MS)) {
+        clearInterval(timer);
+        options.onLost(`account ${account}: another process took over its sync (this one stalled too long)`);
+      }
+    } catch {
+      // The store refused the write (full disk…): the sync's own writes report that.
+    }
+  }, RENEW_EVERY_MS);
+  timer.unref();
+  let released = false;
+  return {
+    release() {
+      if (released) return;
+      released = true;
+      clearInterval(timer);
+      try {
+        releaseAccountLease(store, account, holder);
+      } catch {
+        // Unreleased, it lapses after LEASE_TTL_MS, or at once for this host once the process exits.
+      }
+    },
+  };
+}
