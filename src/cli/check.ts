@@ -2,12 +2,14 @@ import type { Command } from 'commander';
 import { stringify } from 'yaml';
 import { loadConfig } from '../config/load.js';
 import { maskedConfig } from '../config/mask.js';
+import { scheduleListing } from '../schedule/listing.js';
 import { scrub } from '../secrets.js';
 import { type ConfigOptions, configOption } from './options.js';
 
 /**
  * `reportd check`: validates the config and prints it as reportd will use it (defaults filled in,
- * paths absolute, secrets masked). An invalid config ends with every problem listed, exit code 2.
+ * paths absolute, secrets masked), then the next three fire times of the sync and of every report (as
+ * YAML comments). An invalid config ends with every problem listed, exit code 2.
  */
 export function register(program: Command): void {
   program
@@ -18,6 +20,7 @@ export function register(program: Command): void {
       const config = loadConfig(options.config);
       // Masked by field, then scrubbed by value in case a secret was also pasted into another field.
       const text = scrub(stringify(maskedConfig(config), { lineWidth: 0 }));
-      process.stdout.write(`# ${options.config}: valid\n${text}`);
+      const schedules = scheduleListing(config, Date.now()).join('\n');
+      process.stdout.write(`# ${options.config}: valid\n${text}${schedules}\n`);
     });
 }

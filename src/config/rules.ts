@@ -35,6 +35,16 @@ export function crossFieldIssues(raw: unknown): ConfigIssue[] {
     } else if (report.schedule === undefined && report.trigger === undefined) {
       issues.push({ path, message: 'needs a schedule (cron) or trigger: new_run' });
     }
+    if (
+      typeof report.active_from === 'string' &&
+      typeof report.active_until === 'string' &&
+      report.active_from > report.active_until
+    ) {
+      issues.push({
+        path: `${path}.active_until`,
+        message: `${report.active_until} is before active_from ${report.active_from}: it would never fire`,
+      });
+    }
     issues.push(...accountReferenceIssues(report.account, `${path}.account`, accountNames));
     if (Array.isArray(report.formats)) {
       const twice = report.formats.filter((format, i, all) => all.indexOf(format) !== i);

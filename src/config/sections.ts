@@ -1,7 +1,8 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} is the config file's own interpolation syntax.
 import { z } from 'zod';
+import { cronProblem } from '../schedule/cron.js';
 import { SUBJECT_VARIABLES, subjectTemplateProblem } from './subject-template.js';
-import { cronProblem, EMAIL_ADDRESS, timezoneProblem } from './validators.js';
+import { EMAIL_ADDRESS, timezoneProblem } from './validators.js';
 
 /**
  * Building blocks of the config schema (schema.ts): the field types checked at load time (cron,
@@ -89,13 +90,53 @@ export const account = z
 const reportSchedule = z
   .strictObject({
     cron: cron.describe(
-      'When to send: a 5-field cron expression (minute hour day-of-month month day-of-week), or 6 fields with seconds first; numbers, names, *, ranges, lists and steps. Required. Example: `0 8 * * 1` is Mondays at 08:00.',
+      'When to send: a 5-field cron expression (minute hour day-of-month month day-of-week), or 6 fields with seconds first; numbers, names, *, ranges, lists and steps, `L` (last day of the month; `5L` last Friday), `W` (nearest weekday), `1#1` (first Monday) and @daily-style nicknames. Required. Example: `0 8 * * 1` is Mondays at 08:00; `0 8 L * *` the last day of each month.',
     ),
     timezone: timezone
       .default('UTC')
       .describe('IANA time zone the cron expression is read in, e.g. Europe/Berlin. Default UTC.'),
   })
   .describe('Send on a clock schedule. Set this or `trigger`, not both.');
+
+const isoDate = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'expected a date like 2026-04-01' })
+  .refine(
+    (text) =>
+      !Number.isNaN(Date.parse(`${text}T00:00:00Z`)) &&
+      new Date(`${text}T00:00:00Z`).toISOString().startsWith(text),
+    {
+      message: 'not a calendar date',
+    },
+  );
+
+/**
+ * When a scheduled thing (a report; alerts will take the same fields) may fire. Spread into its
+ * object so every kind reads and documents them identically; src/schedule/lifecycle.ts applies them.
+ */
+export const lifecycleFields = {
+  enabled: z
+    .boolean()
+    .default(true)
+    .describe('false pauses it: kept in the config, never fires, listed as paused. Default true.'),
+  active_from: isoDate
+    .optional()
+    .describe(
+      "First day it may fire (YYYY-MM-DD, from 00:00 in the schedule's time zone). Default: no start date.",
+    ),
+  active_until: isoDate
+    .optional()
+    .describe(
+      "Last day it may fire (YYYY-MM-DD, until 24:00 in the schedule's time zone). Default: no end date.",
+    ),
+  max_delay: z
+    .string()
+    .regex(/^\d+\s*[smhd]$/, { message: 'expected a duration like 90s, 30m, 6h or 2d' })
+    .optional()
+    .describe(
+      'Oldest a slot missed while the daemon was down may be and still be sent at start-up (duration: 90s, 30m, 6h, 2d). An older one is skipped with a log line and a `history` row. Default: no limit (the missed slot is sent once at start-up).',
+    ),
+};
 
 export const report = z
   .strictObject({
@@ -144,6 +185,7 @@ export const report = z
           ),
       })
       .describe('Who receives the report. Required.'),
+    ...lifecycleFields,
     max_attachment_mb: z
       .number()
       .positive()

@@ -14,7 +14,6 @@ import { lastFinishedSyncRun } from '../store/sync-runs.js';
 import { budgetKeyFor } from '../sync/budget-key.js';
 import { runSync, type SyncOptions } from '../sync/sync.js';
 import { type SyncSummary, syncOutcome } from '../sync/types.js';
-import { validateCron } from './cron-time.js';
 import { type HealthServer, startHealthServer } from './http.js';
 import { createMetrics, type DaemonMetrics } from './metrics.js';
 import { enqueueNewRuns } from './new-runs.js';
@@ -71,7 +70,6 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   if (!options.mailer && config.reports.length > 0 && !config.smtp) {
     throw new DaemonStartError('reports are configured but smtp is not');
   }
-  checkSchedules(config);
   // A missing or wrong browser is said in one line now, not at the first delivery hours later (where
   // it would only be retried until the attempts run out).
   if (!options.renderer && config.reports.length > 0) {
@@ -291,25 +289,4 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 async function defaultRenderer(config: Config, store: Store, clock: Clock, logger: Logger) {
   const { createReportRenderer } = await import('../delivery/render-delivery.js');
   return createReportRenderer({ config, store, clock, logger });
-}
-
-/**
- * Config validation reads cron with node-cron, the scheduler with its own parser (cron-time.ts); the
- * two are tested to agree, and should they ever not, the daemon refuses to start with the path and
- * one line instead of a stack trace.
- */
-function checkSchedules(config: Config): void {
-  const schedules = [
-    { path: 'sync.schedule', cron: config.sync.schedule, timezone: 'UTC' },
-    ...config.reports.flatMap((report, index) =>
-      report.schedule ? [{ path: `reports[${index}].schedule`, ...report.schedule }] : [],
-    ),
-  ];
-  for (const { path, cron, timezone } of schedules) {
-    try {
-      validateCron(cron, timezone);
-    } catch (error) {
-      throw new DaemonStartError(`${path}: ${(error as Error).message}`);
-    }
-  }
 }

@@ -1,8 +1,8 @@
 import { setMaxListeners } from 'node:events';
 import { type Clock, systemClock } from '../clock.js';
 import { type Logger, silentLogger } from '../log.js';
+import { nextFireTime } from '../schedule/cron.js';
 import type { Store } from '../store/db.js';
-import { type CronFields, nextCronTime, parseCron } from './cron-time.js';
 import { getJobState, initJobSlot, recordJobEnd, recordJobStart } from './job-state.js';
 
 /**
@@ -40,7 +40,7 @@ export interface JobDefinition {
 
 interface JobSlot {
   def: JobDefinition;
-  cron?: CronFields;
+  cron?: string;
   running?: Promise<void>;
   again?: Promise<void>;
 }
@@ -65,7 +65,7 @@ export class Scheduler {
 
   add(def: JobDefinition): void {
     if (this.jobs.has(def.name)) throw new Error(`job ${def.name} is defined twice`);
-    this.jobs.set(def.name, { def, cron: def.cron ? parseCron(def.cron) : undefined });
+    this.jobs.set(def.name, { def, cron: def.cron });
   }
 
   /** Starts every cron loop (and the catch-up and start-up runs). Returns at once. */
@@ -91,7 +91,7 @@ export class Scheduler {
     const out: Record<string, string> = {};
     for (const [name, job] of this.jobs) {
       if (job.cron)
-        out[name] = new Date(nextCronTime(job.cron, job.def.timezone ?? 'UTC', now)).toISOString();
+        out[name] = new Date(nextFireTime(job.cron, job.def.timezone ?? 'UTC', now)).toISOString();
     }
     return out;
   }
@@ -116,7 +116,7 @@ export class Scheduler {
       const missed =
         job.cron &&
         state?.last_slot_at != null &&
-        nextCronTime(job.cron, timezone, state.last_slot_at) <= started;
+        nextFireTime(job.cron, timezone, state.last_slot_at) <= started;
       if (job.cron && state?.last_slot_at == null) initJobSlot(store, name, started);
       if (missed || job.def.runAtStart) {
         if (missed) this.logger.info({ job: name }, 'running once for slots missed while stopped');
@@ -125,7 +125,7 @@ export class Scheduler {
       if (!job.cron) return;
       let cursor = this.clock.now();
       while (!signal.aborted) {
-        const slot = nextCronTime(job.cron, timezone, cursor);
+        const slot = nextFireTime(job.cron, timezone, cursor);
         while (this.clock.now() < slot) {
           await this.clock.sleep(Math.min(slot - this.clock.now(), MAX_SLEEP_MS), signal);
         }
