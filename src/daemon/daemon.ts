@@ -7,6 +7,7 @@ import { createSmtpMailer, type Mailer } from '../delivery/email.js';
 import { type DeliveryRenderer, maxHoldFor, Outbox, type OutboxOptions } from '../delivery/outbox.js';
 import { ReportdError } from '../errors/index.js';
 import { type Logger, silentLogger } from '../log.js';
+import { lifecycleState } from '../schedule/lifecycle.js';
 import { scrub } from '../secrets.js';
 import { openStore, type Store } from '../store/db.js';
 import { SqliteRequestHistory } from '../store/request-log.js';
@@ -162,7 +163,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       };
       return runSync(syncOptions);
     });
-  const newRunReports = config.reports.filter((r) => r.trigger === 'new_run');
+  // Paused reports are left out entirely: they never fire, whatever the store remembers of them.
+  const liveReports = config.reports.filter((r) => r.enabled);
+  const newRunReports = liveReports.filter((r) => r.trigger === 'new_run');
   scheduler.add({
     name: 'sync',
     cron: config.sync.schedule,
@@ -182,18 +185,20 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       if (signal.aborted) throw signal.reason;
       let queued = 0;
       for (const report of newRunReports) {
+        if (lifecycleState(report, 'UTC', clock.now()) !== 'active') continue;
         queued += enqueueNewRuns(outbox, store, report, config.accounts).filter((r) => r.created).length;
       }
       if (queued > 0) kick();
       if (outcome === 'failed') throw new Error(summary.errors[0]?.message ?? 'sync pass failed');
     },
   });
-  for (const report of config.reports) {
+  for (const report of liveReports) {
     if (!report.schedule) continue;
     scheduler.add({
       name: `report:${report.name}`,
       cron: report.schedule.cron,
       timezone: report.schedule.timezone,
+      lifecycle: report,
       async run() {
         const results = enqueueLatest(outbox, store, report, config.accounts);
         const fresh = results.filter((r) => r.created).length;

@@ -1,6 +1,7 @@
 import m001 from './001-snapshots.js';
 import m002 from './002-deliveries.js';
 import m003 from './003-request-log-ends.js';
+import m008 from './008-schedule-events.js';
 
 /**
  * Migrations are TypeScript modules (not .sql files) so the build needs no copy step and they ship
@@ -13,4 +14,4 @@ export interface Migration {
   sql: string;
 }
 
-export const migrations: readonly Migration[] = [m001, m002, m003];
+export const migrations: readonly Migration[] = [m001, m002, m003, m008];
