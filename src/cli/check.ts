@@ -4,6 +4,7 @@ import { loadConfig } from '../config/load.js';
 import { maskedConfig } from '../config/mask.js';
 import { scheduleListing } from '../schedule/listing.js';
 import { scrub } from '../secrets.js';
+import { statusPageAccess } from '../status/access.js';
 import { type ConfigOptions, configOption } from './options.js';
 
 /**
@@ -22,5 +23,10 @@ export function register(program: Command): void {
       const text = scrub(stringify(maskedConfig(config), { lineWidth: 0 }));
       const schedules = scheduleListing(config, Date.now()).join('\n');
       process.stdout.write(`# ${options.config}: valid\n${text}${schedules}\n`);
+      const page = statusPageAccess(config.http);
+      // A warning, not an error: the probes work and the daemon runs; only the page stays dark.
+      if (config.http.port !== undefined && page.mode === 'off') {
+        process.stderr.write(`reportd: warning: ${page.reason}\n`);
+      }
     });
 }

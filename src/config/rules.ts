@@ -54,6 +54,34 @@ export function crossFieldIssues(raw: unknown): ConfigIssue[] {
   });
 
   issues.push(...smtpIssues(raw.smtp, reports.length));
+  issues.push(...httpAuthIssues(isRecord(raw.http) ? raw.http.auth : undefined));
+  return issues;
+}
+
+/** `http.auth`: a bearer token or basic auth, each secret inline or from a file, never both. */
+function httpAuthIssues(auth: unknown): ConfigIssue[] {
+  if (!isRecord(auth)) return [];
+  const path = 'http.auth';
+  const issues: ConfigIssue[] = [];
+  const has = (key: string) => auth[key] !== undefined;
+  if (has('bearer_token') && has('bearer_token_file'))
+    issues.push({
+      path: `${path}.bearer_token_file`,
+      message: 'set bearer_token or bearer_token_file, not both',
+    });
+  if (has('password') && has('password_file'))
+    issues.push({ path: `${path}.password_file`, message: 'set password or password_file, not both' });
+  const bearer = has('bearer_token') || has('bearer_token_file');
+  const basic = has('username') || has('password') || has('password_file');
+  if (bearer && basic) {
+    issues.push({ path, message: 'set a bearer token or basic auth (username + password), not both' });
+  } else if (basic && !has('username')) {
+    issues.push({ path: `${path}.username`, message: 'required with password' });
+  } else if (basic && !has('password') && !has('password_file')) {
+    issues.push({ path: `${path}.password`, message: 'required with username (or password_file)' });
+  } else if (!bearer && !basic) {
+    issues.push({ path, message: 'set bearer_token (or bearer_token_file), or username and password' });
+  }
   return issues;
 }
 

@@ -232,3 +232,37 @@ export const smtp = z
     from: emailAddress.describe('Sender address, e.g. "reportd <reports@example.com>". Required.'),
   })
   .describe('Mail server for report emails. Required when any report is configured.');
+
+/**
+ * Who may see the status page and its downloads when the listener is not on loopback. Secrets come
+ * from ${VAR} or a `*_file` (Docker secrets), like the API secret; they are masked in `check`.
+ */
+export const httpAuth = z
+  .strictObject({
+    bearer_token: z
+      .string()
+      .min(16, { message: 'use at least 16 characters (e.g. `openssl rand -hex 24`)' })
+      .optional()
+      .describe(
+        'Token clients send as `Authorization: Bearer TOKEN`; write it as ${VAR}. Set this, `bearer_token_file` or `username` + `password`.',
+      ),
+    bearer_token_file: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('File holding the bearer token (Docker secrets), relative to the config file.'),
+    username: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Basic auth user name (with `password` or `password_file`).'),
+    password: z.string().min(1).optional().describe('Basic auth password; write it as ${VAR}.'),
+    password_file: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('File holding the basic auth password, relative to the config file.'),
+  })
+  .describe(
+    'Credentials for the status page (`GET /`) and its downloads. Without them the page is served only when `host` is a loopback address (127.0.0.1, ::1, localhost); /healthz, /readyz and /metrics never ask. Default none.',
+  );

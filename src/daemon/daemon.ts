@@ -9,6 +9,8 @@ import { ReportdError } from '../errors/index.js';
 import { type Logger, silentLogger } from '../log.js';
 import { lifecycleState } from '../schedule/lifecycle.js';
 import { scrub } from '../secrets.js';
+import { statusPageAccess } from '../status/access.js';
+import { statusRoutes } from '../status/routes.js';
 import { openStore, type Store } from '../store/db.js';
 import { SqliteRequestHistory } from '../store/request-log.js';
 import { lastFinishedSyncRun } from '../store/sync-runs.js';
@@ -219,6 +221,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       host: config.http.host,
       registry: metrics.registry,
       logger,
+      extra: statusRoutes({ config, store, clock, logger, storeOpen: () => storeOpen }),
       notReadyReason() {
         if (!storeOpen) return 'store closed';
         const last = lastFinishedSyncRun(store);
@@ -241,7 +244,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         `cannot listen on ${config.http.host}:${config.http.port}: ${(error as Error).message}`,
       );
     }
+    const page = statusPageAccess(config.http);
     logger.info({ url: http.url }, 'http listening (/healthz /readyz /metrics)');
+    if (page.mode === 'off') logger.warn(page.reason);
   }
   scheduler.start();
   logger.info({ next: scheduler.nextRuns(), worker: outbox.worker }, 'daemon started');
