@@ -29,6 +29,7 @@ export function resolveConfig(parsed: Parsed, baseDir: string, secrets: SecretFi
     },
     ...smtp,
     reports: parsed.reports,
+    notify_on_failure: parsed.notify_on_failure,
     http: resolveHttp(parsed.http, secrets, at),
     log: parsed.log,
   };

@@ -54,6 +54,10 @@ export function crossFieldIssues(raw: unknown): ConfigIssue[] {
   });
 
   issues.push(...smtpIssues(raw.smtp, reports.length));
+  const notify = raw.notify_on_failure;
+  if (isRecord(notify) && Array.isArray(notify.email) && notify.email.length > 0 && raw.smtp == null) {
+    issues.push({ path: 'smtp', message: 'required: notify_on_failure.email sends notices by email' });
+  }
   issues.push(...httpAuthIssues(isRecord(raw.http) ? raw.http.auth : undefined));
   return issues;
 }

@@ -1,6 +1,15 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} is the config file's own interpolation syntax.
 import { z } from 'zod';
-import { account, cron, httpAuth, positiveSeconds, querySets, report, smtp } from './sections.js';
+import {
+  account,
+  cron,
+  httpAuth,
+  notifyOnFailure,
+  positiveSeconds,
+  querySets,
+  report,
+  smtp,
+} from './sections.js';
 
 /**
  * The one description of reportd's YAML config: validation, the TypeScript types, the JSON Schema
@@ -111,6 +120,7 @@ export const configSchema = z
       .describe('The browser that prints PDFs.'),
     smtp: smtp.optional(),
     reports: z.array(report).default([]).describe('Reports to email. Default none.'),
+    notify_on_failure: notifyOnFailure,
     http: z
       .strictObject({
         port: z

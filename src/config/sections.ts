@@ -138,6 +138,49 @@ export const lifecycleFields = {
     ),
 };
 
+/**
+ * Who hears about failures. Email only for now: `channels` is declared so configs can be written in
+ * their final shape, but no channel kind exists yet (Slack, Teams and webhooks come later), so any
+ * entry is refused with that said.
+ */
+const notifyFields = {
+  email: z
+    .array(emailAddress)
+    .default([])
+    .describe(
+      'Addresses that get one notice per incident and one when it clears (email addresses). Default none.',
+    ),
+  channels: z
+    .array(z.unknown())
+    .max(0, {
+      message:
+        'no notification channels exist yet (Slack, Teams and webhooks come in a later version); use email',
+    })
+    .default([])
+    .describe('Reserved for chat and webhook channels, which do not exist yet: must be empty. Default [].'),
+};
+
+export const reportNotify = z
+  .strictObject(notifyFields)
+  .describe(
+    'Failure notices for this report: a delivery that failed for good, and its recovery. Added to the top-level `notify_on_failure` recipients. Default none.',
+  );
+
+export const notifyOnFailure = z
+  .strictObject({
+    ...notifyFields,
+    after_failed_syncs: z
+      .number()
+      .int()
+      .min(1)
+      .default(3)
+      .describe('Sync passes that must fail in a row before a notice goes out (count). Default 3.'),
+  })
+  .prefault({})
+  .describe(
+    'Failure notices, sent once per incident through the outbox and once more when it clears: a delivery that failed for good, an API credential refused (-4), the sync failing `after_failed_syncs` passes in a row, a query set gone (-132). Default: incidents are recorded (see `reportd history`) but nobody is mailed.',
+  );
+
 export const report = z
   .strictObject({
     name: z
@@ -186,6 +229,7 @@ export const report = z
       })
       .describe('Who receives the report. Required.'),
     ...lifecycleFields,
+    notify_on_failure: reportNotify.optional(),
     max_attachment_mb: z
       .number()
       .positive()

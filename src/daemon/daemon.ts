@@ -7,6 +7,8 @@ import { createSmtpMailer, type Mailer } from '../delivery/email.js';
 import { type DeliveryRenderer, maxHoldFor, Outbox, type OutboxOptions } from '../delivery/outbox.js';
 import { ReportdError } from '../errors/index.js';
 import { type Logger, silentLogger } from '../log.js';
+import { NoticeSender } from '../notify/notices.js';
+import { IncidentWatch } from '../notify/watch.js';
 import { lifecycleState } from '../schedule/lifecycle.js';
 import { scrub } from '../secrets.js';
 import { statusPageAccess } from '../status/access.js';
@@ -103,6 +105,14 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 
   const mailer = options.mailer ?? (config.smtp ? createSmtpMailer(config.smtp) : undefined);
   const renderer = options.renderer ?? (await defaultRenderer(config, store, clock, logger));
+  const watch = new IncidentWatch({ config, store, clock, logger });
+  const notices = new NoticeSender({
+    store,
+    mailer: mailer ?? { send: () => Promise.reject(new Error('no smtp configured')), close() {} },
+    from: config.smtp?.from ?? 'reportd',
+    clock,
+    logger,
+  });
   const outbox = new Outbox({
     store,
     renderer,
@@ -133,11 +143,14 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       kicked = false;
       try {
         await outbox.drain(abort.signal);
+        // A delivery that just failed for good (or went out again) opens (or clears) its incident.
+        watch.reconcileDeliveries();
+        await notices.drain(abort.signal);
       } catch (error) {
         logger.error({ err: error }, 'outbox worker error');
       }
       if (abort.signal.aborted || kicked) continue;
-      const due = outbox.nextDueAt();
+      const due = earliest(outbox.nextDueAt(), notices.nextDueAt());
       const waitMs = Math.max(0, Math.min(pollMs, due === undefined ? pollMs : due - clock.now() + 1));
       wake = new AbortController();
       const stop = () => wake?.abort();
@@ -184,6 +197,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       }
       const outcome = syncOutcome(summary);
       metrics.syncPasses.inc({ outcome });
+      if (watch.afterSyncPass(summary, outcome)) kick();
       if (signal.aborted) throw signal.reason;
       let queued = 0;
       for (const report of newRunReports) {
@@ -294,6 +308,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     kick,
     close,
   };
+}
+
+function earliest(...times: (number | undefined)[]): number | undefined {
+  const known = times.filter((t): t is number => t !== undefined);
+  return known.length === 0 ? undefined : Math.min(...known);
 }
 
 async function defaultRenderer(config: Config, store: Store, clock: Clock, logger: Logger) {

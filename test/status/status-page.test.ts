@@ -142,8 +142,8 @@ describe('the status page on loopback', () => {
       expect(setRow).toContain('4825 · W12 2026');
       expect(await tab.$eval('h3', (h) => h.textContent)).toMatch(/main · credential/);
       // No script, and nothing wider than the phone: wide tables scroll inside their own box.
-      expect(await tab.evaluate(() => document.scripts.length)).toBe(0);
-      expect(await tab.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      expect(await tab.evaluate('document.scripts.length')).toBe(0);
+      expect(await tab.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
       const shot = join(tmp.dir, 'status-page.png');
       await tab.screenshot({ path: shot as `${string}.png`, fullPage: true });
       const target = process.env.REPORTD_STATUS_SCREENSHOT;
