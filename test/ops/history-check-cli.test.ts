@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/db.js';
+import { openIncident } from '../../src/store/incidents.js';
 import { recordSkippedSlots } from '../../src/store/schedule-events.js';
 import { runCli } from '../helpers/cli.js';
 
@@ -40,12 +41,51 @@ reports:
     at: Date.parse('2026-03-24T07:00:00Z'),
     detail: 'missed slots older than max_delay 6h were not sent at start-up',
   });
+  openIncident(store, {
+    key: 'delivery:weekly',
+    kind: 'delivery_failed',
+    report: 'weekly',
+    detail: 'report weekly: a delivery failed for good: recipient or sender refused: 550 No such user',
+    at: Date.parse('2026-03-23T07:00:05Z'),
+    recipients: ['ops@example.com'],
+  });
   store.close();
 });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('ops in check and history', () => {
+  it('check warns in one line when the status page is off, and masks http.auth secrets', async () => {
+    const open = join(dir, 'open.yaml');
+    writeFileSync(
+      open,
+      `accounts:
+  - { name: acme, base_url: "https://api.example.com/v2/integration", api_key: k, api_secret: s3cret-value }
+http: { port: 9464, host: 0.0.0.0 }
+`,
+    );
+    const warned = await runCli(['check', '--config', open]);
+    expect(warned.code).toBe(0);
+    expect(warned.stderr).toBe(
+      'reportd: warning: the status page is off: http.host 0.0.0.0 is not a loopback address and http.auth is not set\n',
+    );
+    const guarded = join(dir, 'guarded.yaml');
+    writeFileSync(
+      guarded,
+      `accounts:
+  - { name: acme, base_url: "https://api.example.com/v2/integration", api_key: k, api_secret: s3cret-value }
+http: { port: 9464, host: 0.0.0.0, auth: { bearer_token: "\${STATUS_TOKEN}" } }
+`,
+    );
+    const quiet = await runCli(['check', '--config', guarded], {
+      env: { STATUS_TOKEN: 'tok-0123456789abcdef-xyz' },
+    });
+    expect(quiet.code).toBe(0);
+    expect(quiet.stderr).toBe('');
+    expect(quiet.stdout).toContain('bearer_token: "********"');
+    expect(quiet.stdout).not.toContain('tok-0123456789abcdef-xyz');
+  });
+
   it('check lists the next three fire times and the paused report as paused', async () => {
     const result = await runCli(['check', '--config', config]);
     expect(result.code).toBe(0);
@@ -74,5 +114,19 @@ describe('ops in check and history', () => {
       schedule: '0 8 1 1,4,7,10 * UTC',
     });
     expect(json.skipped).toHaveLength(1);
+    expect(json.incidents).toEqual([
+      {
+        incident: 'delivery:weekly',
+        kind: 'delivery_failed',
+        state: 'open',
+        openedAt: '2026-03-23T07:00:05.000Z',
+        clearedAt: null,
+        detail: 'report weekly: a delivery failed for good: recipient or sender refused: 550 No such user',
+        notices: [{ kind: 'opened', state: 'pending', attempts: 0 }],
+      },
+    ]);
+    expect(result.stdout).toContain(
+      '  open     delivery:weekly  2026-03-23T07:00:05.000Z → now  report weekly: a delivery failed for good: recipient or sender refused: 550 No such user  (opened notice pending)',
+    );
   });
 });
