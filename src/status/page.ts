@@ -10,6 +10,7 @@ import { formatInZone } from '../schedule/listing.js';
 import { scrubOrNull } from '../secrets.js';
 import type { Store } from '../store/db.js';
 import { listDeliveries } from '../store/deliveries.js';
+import { listOpenIncidents } from '../store/incidents.js';
 import { latestFiles } from './downloads.js';
 
 /**
@@ -31,10 +32,17 @@ export interface StatusPageOptions {
 
 export function statusView({ config, store, now, deliveries = 15 }: StatusPageOptions) {
   const status = collectStatus(store, config, now);
+  const incidents = listOpenIncidents(store);
+  const refused = new Set(incidents.filter((i) => i.kind === 'credential_refused').map((i) => i.key));
   const accounts = status.accounts.map((account) => ({
     ...account,
-    credential:
-      account.lastSyncAt === null ? 'not checked yet' : account.lastError === null ? 'ok' : 'failing',
+    credential: refused.has(`credential:${account.name}`)
+      ? 'refused'
+      : account.lastSyncAt === null
+        ? 'not checked yet'
+        : account.lastError === null
+          ? 'ok'
+          : 'failing',
     sets: account.sets.map((set) => ({
       ...set,
       snapshots: `${set.complete} complete, ${set.partial} partial, ${set.missing} missing`,
@@ -75,6 +83,11 @@ export function statusView({ config, store, now, deliveries = 15 }: StatusPageOp
   return {
     generatedAt: shortUtc(now),
     lastSync: status.lastSync,
+    incidents: incidents.map((i) => ({
+      kind: i.kind.replace('_', ' '),
+      detail: scrubOrNull(i.detail),
+      since: shortUtc(i.opened_at),
+    })),
     accounts,
     reports,
     deliveries: listDeliveries(store, deliveries).map((d) => ({

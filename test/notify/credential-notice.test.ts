@@ -33,6 +33,7 @@ function start(secret: string) {
       sync: { query_sets: [101], backfill_runs: 1, schedule: '0 0 1 1 *' },
       smtp: { url: smtp.url, from: 'Reports <reports@example.com>' },
       notify_on_failure: { email: ['ops@example.com'] },
+      http: { port: 0, host: '127.0.0.1' },
     },
     tmp.dir,
   );
@@ -54,6 +55,10 @@ describe('a refused credential', () => {
     await new Promise((resolve) => setTimeout(resolve, 500)); // time for a wrong second notice to show
     expect(smtp.messages.map((m) => m.subject)).toEqual(['[reportd] acme: API credential refused']);
     expect(smtp.messages[0]!.text).toMatch(/^account acme: the API refused the credential \(-4\): /);
+    // The status page says so too, as an open incident and on the account.
+    const page = await (await fetch(`${daemon.http!.url}/`)).text();
+    expect(page).toContain('acme · credential <span class="state state-refused">refused</span>');
+    expect(page).toContain('<strong>credential refused</strong>');
     await daemon.close();
 
     daemon = await start(sandbox.apiSecret);
