@@ -39,6 +39,7 @@ describe('next fire times (croner)', () => {
     expect(firings('0 * * * *', 'Europe/Berlin', '2026-10-24T23:30:00Z', 3)).toEqual([
       '2026-10-25T00:00:00.000Z',
       '2026-10-25T01:00:00.000Z',
+      '2026-10-25T02:00:00.000Z',
     ]);
   });
 
