@@ -122,12 +122,12 @@ export const lifecycleFields = {
   active_from: isoDate
     .optional()
     .describe(
-      "First day it may fire (YYYY-MM-DD, from 00:00 in the schedule's time zone). Default: no start date.",
+      "First day it may fire (YYYY-MM-DD, from 00:00 in the schedule's time zone; UTC for `trigger: new_run`). Default: no start date.",
     ),
   active_until: isoDate
     .optional()
     .describe(
-      "Last day it may fire (YYYY-MM-DD, until 24:00 in the schedule's time zone). Default: no end date.",
+      "Last day it may fire (YYYY-MM-DD, until 24:00 in the schedule's time zone; UTC for `trigger: new_run`). Default: no end date.",
     ),
   max_delay: z
     .string()
