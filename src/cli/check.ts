@@ -4,12 +4,15 @@ import { loadConfig } from '../config/load.js';
 import { maskedConfig } from '../config/mask.js';
 import { pathIssues } from '../config/path-checks.js';
 import { ConfigError } from '../errors/index.js';
+import { scheduleListing } from '../schedule/listing.js';
 import { scrub } from '../secrets.js';
+import { statusPageAccess } from '../status/access.js';
 import { type ConfigOptions, configOption } from './options.js';
 
 /**
  * `reportd check`: validates the config and prints it as reportd will use it (defaults filled in,
- * paths absolute, secrets masked). An invalid config ends with every problem listed, exit code 2.
+ * paths absolute, secrets masked), then the next three fire times of the sync and of every report (as
+ * YAML comments). An invalid config ends with every problem listed, exit code 2.
  */
 export function register(program: Command): void {
   program
@@ -22,6 +25,12 @@ export function register(program: Command): void {
       if (problems.length > 0) throw new ConfigError(options.config, problems);
       // Masked by field, then scrubbed by value in case a secret was also pasted into another field.
       const text = scrub(stringify(maskedConfig(config), { lineWidth: 0 }));
-      process.stdout.write(`# ${options.config}: valid\n${text}`);
+      const schedules = scheduleListing(config, Date.now()).join('\n');
+      process.stdout.write(`# ${options.config}: valid\n${text}${schedules}\n`);
+      const page = statusPageAccess(config.http);
+      // A warning, not an error: the probes work and the daemon runs; only the page stays dark.
+      if (config.http.port !== undefined && page.mode === 'off') {
+        process.stderr.write(`reportd: warning: ${page.reason}\n`);
+      }
     });
 }

@@ -8,6 +8,7 @@ import { openStore } from '../store/db.js';
 import { type DeliveryRow, listDeliveries } from '../store/deliveries.js';
 import { type RecipientRow, recipientsOf } from '../store/delivery-recipients.js';
 import { listSyncRuns } from '../store/sync-runs.js';
+import { opsHistory, opsHistoryLines } from './history-ops.js';
 import { type ConfigOptions, configOption } from './options.js';
 
 interface HistoryFlags extends ConfigOptions {
@@ -53,8 +54,9 @@ export function register(program: Command): void {
           outcome: job.last_outcome,
           error: scrubOrNull(job.last_error),
         }));
+        const ops = opsHistory(config, store, Date.now(), limit);
         if (flags.json) {
-          process.stdout.write(`${JSON.stringify({ syncs, deliveries, jobs }, null, 2)}\n`);
+          process.stdout.write(`${JSON.stringify({ syncs, deliveries, jobs, ...ops }, null, 2)}\n`);
           return;
         }
         const out: string[] = ['Sync passes (newest first)'];
@@ -83,6 +85,7 @@ export function register(program: Command): void {
             out.push(`      ${each.join(', ')}`);
           }
         }
+        out.push(...opsHistoryLines(ops));
         process.stdout.write(`${out.join('\n')}\n`);
       } finally {
         store.close();

@@ -11,6 +11,9 @@ export const MASK = '********';
 export function maskedConfig(config: Config): Config {
   const copy = structuredClone(config) as Config;
   for (const account of copy.accounts) account.api_secret = MASK;
+  const auth = copy.http.auth;
+  if (auth?.bearer_token !== undefined) auth.bearer_token = MASK;
+  if (auth?.password !== undefined) auth.password = MASK;
   const smtp = copy.smtp;
   if (smtp) {
     if (smtp.password !== undefined) smtp.password = MASK;

@@ -29,10 +29,33 @@ export function resolveConfig(parsed: Parsed, baseDir: string, secrets: SecretFi
     },
     ...smtp,
     reports: parsed.reports,
-    http: parsed.http,
+    notify_on_failure: parsed.notify_on_failure,
+    http: resolveHttp(parsed.http, secrets, at),
     log: parsed.log,
   };
   return config;
+}
+
+/** `http.auth` with the secrets from its files in place (and the file paths absolute). */
+function resolveHttp(
+  http: Parsed['http'],
+  secrets: SecretFiles,
+  at: (path: string) => string,
+): Config['http'] {
+  const auth = http.auth;
+  if (!auth) return http;
+  const token = auth.bearer_token ?? secrets.httpBearerToken;
+  const password = auth.password ?? secrets.httpPassword;
+  return {
+    ...http,
+    auth: {
+      ...auth,
+      ...(token === undefined ? {} : { bearer_token: token }),
+      ...(password === undefined ? {} : { password }),
+      ...(auth.bearer_token_file === undefined ? {} : { bearer_token_file: at(auth.bearer_token_file) }),
+      ...(auth.password_file === undefined ? {} : { password_file: at(auth.password_file) }),
+    },
+  };
 }
 
 function resolveSmtp(

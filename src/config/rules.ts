@@ -35,6 +35,16 @@ export function crossFieldIssues(raw: unknown): ConfigIssue[] {
     } else if (report.schedule === undefined && report.trigger === undefined) {
       issues.push({ path, message: 'needs a schedule (cron) or trigger: new_run' });
     }
+    if (
+      typeof report.active_from === 'string' &&
+      typeof report.active_until === 'string' &&
+      report.active_from > report.active_until
+    ) {
+      issues.push({
+        path: `${path}.active_until`,
+        message: `${report.active_until} is before active_from ${report.active_from}: it would never fire`,
+      });
+    }
     issues.push(...accountReferenceIssues(report.account, `${path}.account`, accountNames));
     if (Array.isArray(report.formats)) {
       const twice = report.formats.filter((format, i, all) => all.indexOf(format) !== i);
@@ -44,6 +54,38 @@ export function crossFieldIssues(raw: unknown): ConfigIssue[] {
   });
 
   issues.push(...smtpIssues(raw.smtp, reports.length));
+  const notify = raw.notify_on_failure;
+  if (isRecord(notify) && Array.isArray(notify.email) && notify.email.length > 0 && raw.smtp == null) {
+    issues.push({ path: 'smtp', message: 'required: notify_on_failure.email sends notices by email' });
+  }
+  issues.push(...httpAuthIssues(isRecord(raw.http) ? raw.http.auth : undefined));
+  return issues;
+}
+
+/** `http.auth`: a bearer token or basic auth, each secret inline or from a file, never both. */
+function httpAuthIssues(auth: unknown): ConfigIssue[] {
+  if (!isRecord(auth)) return [];
+  const path = 'http.auth';
+  const issues: ConfigIssue[] = [];
+  const has = (key: string) => auth[key] !== undefined;
+  if (has('bearer_token') && has('bearer_token_file'))
+    issues.push({
+      path: `${path}.bearer_token_file`,
+      message: 'set bearer_token or bearer_token_file, not both',
+    });
+  if (has('password') && has('password_file'))
+    issues.push({ path: `${path}.password_file`, message: 'set password or password_file, not both' });
+  const bearer = has('bearer_token') || has('bearer_token_file');
+  const basic = has('username') || has('password') || has('password_file');
+  if (bearer && basic) {
+    issues.push({ path, message: 'set a bearer token or basic auth (username + password), not both' });
+  } else if (basic && !has('username')) {
+    issues.push({ path: `${path}.username`, message: 'required with password' });
+  } else if (basic && !has('password') && !has('password_file')) {
+    issues.push({ path: `${path}.password`, message: 'required with username (or password_file)' });
+  } else if (!bearer && !basic) {
+    issues.push({ path, message: 'set bearer_token (or bearer_token_file), or username and password' });
+  }
   return issues;
 }
 

@@ -1,6 +1,15 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} is the config file's own interpolation syntax.
 import { z } from 'zod';
-import { account, cron, positiveSeconds, querySets, report, smtp } from './sections.js';
+import {
+  account,
+  cron,
+  httpAuth,
+  notifyOnFailure,
+  positiveSeconds,
+  querySets,
+  report,
+  smtp,
+} from './sections.js';
 
 /**
  * The one description of reportd's YAML config: validation, the TypeScript types, the JSON Schema
@@ -119,6 +128,7 @@ export const configSchema = z
       .describe('The browser that prints PDFs.'),
     smtp: smtp.optional(),
     reports: z.array(report).default([]).describe('Reports to email. Default none.'),
+    notify_on_failure: notifyOnFailure,
     http: z
       .strictObject({
         port: z
@@ -127,15 +137,20 @@ export const configSchema = z
           .min(0)
           .max(65535)
           .optional()
-          .describe('Port for /healthz, /readyz and /metrics; 0 picks a free port. Default: no HTTP server.'),
+          .describe(
+            'Port for the status page (/), /healthz, /readyz and /metrics; 0 picks a free port. Default: no HTTP server.',
+          ),
         host: z
           .string()
           .min(1)
           .default('0.0.0.0')
-          .describe('Address the HTTP server listens on. Default 0.0.0.0.'),
+          .describe(
+            'Address the HTTP server listens on. Default 0.0.0.0 (then the status page needs `auth`).',
+          ),
+        auth: httpAuth.optional(),
       })
       .prefault({})
-      .describe('Health and Prometheus metrics endpoints of the daemon.'),
+      .describe("The daemon's HTTP listener: status page, health and Prometheus metrics endpoints."),
     log: z
       .strictObject({
         level: z
@@ -168,6 +183,7 @@ export type ReportConfig = Parsed['reports'][number];
 export type QuerySetSelection = ReportConfig['query_sets'];
 export type ReportFormat = ReportConfig['formats'][number];
 export type LogLevel = Parsed['log']['level'];
+export type HttpAuthConfig = NonNullable<Parsed['http']['auth']>;
 
 /**
  * The loaded config: validated, defaults applied, paths absolute, secrets read from their files,

@@ -11,6 +11,9 @@ const MAX_SECRET_FILE_BYTES = 64 * 1024;
 export interface SecretFiles {
   accounts: Map<number, string>;
   smtpPassword?: string;
+  /** `http.auth.bearer_token_file` / `http.auth.password_file`, read. */
+  httpBearerToken?: string;
+  httpPassword?: string;
 }
 
 /**
@@ -42,6 +45,24 @@ export function readSecretFiles(raw: unknown, baseDir: string, issues: ConfigIss
     smtp.password_file !== ''
   ) {
     found.smtpPassword = readSecret(smtp.password_file, baseDir, 'smtp.password_file', issues);
+  }
+  const auth = isRecord(raw.http) ? raw.http.auth : undefined;
+  if (isRecord(auth)) {
+    if (
+      auth.bearer_token === undefined &&
+      typeof auth.bearer_token_file === 'string' &&
+      auth.bearer_token_file
+    ) {
+      found.httpBearerToken = readSecret(
+        auth.bearer_token_file,
+        baseDir,
+        'http.auth.bearer_token_file',
+        issues,
+      );
+    }
+    if (auth.password === undefined && typeof auth.password_file === 'string' && auth.password_file) {
+      found.httpPassword = readSecret(auth.password_file, baseDir, 'http.auth.password_file', issues);
+    }
   }
   return found;
 }
@@ -85,6 +106,11 @@ export function registerInlineSecrets(raw: unknown): void {
     for (const account of raw.accounts) {
       if (isRecord(account) && typeof account.api_secret === 'string') registerSecret(account.api_secret);
     }
+  }
+  const auth = isRecord(raw.http) ? raw.http.auth : undefined;
+  if (isRecord(auth)) {
+    if (typeof auth.bearer_token === 'string') registerSecret(auth.bearer_token);
+    if (typeof auth.password === 'string') registerSecret(auth.password);
   }
   const smtp = raw.smtp;
   if (!isRecord(smtp)) return;

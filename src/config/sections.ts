@@ -1,7 +1,8 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} is the config file's own interpolation syntax.
 import { z } from 'zod';
+import { cronProblem } from '../schedule/cron.js';
 import { SUBJECT_VARIABLES, subjectTemplateProblem } from './subject-template.js';
-import { cronProblem, EMAIL_ADDRESS, timezoneProblem } from './validators.js';
+import { EMAIL_ADDRESS, timezoneProblem } from './validators.js';
 
 /**
  * Building blocks of the config schema (schema.ts): the field types checked at load time (cron,
@@ -104,13 +105,96 @@ export const account = z
 const reportSchedule = z
   .strictObject({
     cron: cron.describe(
-      'When to send: a 5-field cron expression (minute hour day-of-month month day-of-week), or 6 fields with seconds first; numbers, names, *, ranges, lists and steps. Required. Example: `0 8 * * 1` is Mondays at 08:00.',
+      'When to send: a 5-field cron expression (minute hour day-of-month month day-of-week), or 6 fields with seconds first; numbers, names, *, ranges, lists and steps, `L` (last day of the month; `5L` last Friday), `W` (nearest weekday), `1#1` (first Monday) and @daily-style nicknames. Required. Example: `0 8 * * 1` is Mondays at 08:00; `0 8 L * *` the last day of each month.',
     ),
     timezone: timezone
       .default('UTC')
       .describe('IANA time zone the cron expression is read in, e.g. Europe/Berlin. Default UTC.'),
   })
   .describe('Send on a clock schedule. Set this or `trigger`, not both.');
+
+const isoDate = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'expected a date like 2026-04-01' })
+  .refine(
+    (text) =>
+      !Number.isNaN(Date.parse(`${text}T00:00:00Z`)) &&
+      new Date(`${text}T00:00:00Z`).toISOString().startsWith(text),
+    {
+      message: 'not a calendar date',
+    },
+  );
+
+/**
+ * When a scheduled thing (a report; alerts will take the same fields) may fire. Spread into its
+ * object so every kind reads and documents them identically; src/schedule/lifecycle.ts applies them.
+ */
+export const lifecycleFields = {
+  enabled: z
+    .boolean()
+    .default(true)
+    .describe('false pauses it: kept in the config, never fires, listed as paused. Default true.'),
+  active_from: isoDate
+    .optional()
+    .describe(
+      "First day it may fire (YYYY-MM-DD, from 00:00 in the schedule's time zone; UTC for `trigger: new_run`). Default: no start date.",
+    ),
+  active_until: isoDate
+    .optional()
+    .describe(
+      "Last day it may fire (YYYY-MM-DD, until 24:00 in the schedule's time zone; UTC for `trigger: new_run`). Default: no end date.",
+    ),
+  max_delay: z
+    .string()
+    .regex(/^\d+\s*[smhd]$/, { message: 'expected a duration like 90s, 30m, 6h or 2d' })
+    .optional()
+    .describe(
+      'Oldest a slot missed while the daemon was down may be and still be sent at start-up (duration: 90s, 30m, 6h, 2d). An older one is skipped with a log line and a `history` row. Default: no limit (the missed slot is sent once at start-up).',
+    ),
+};
+
+/**
+ * Who hears about failures. Email only for now: `channels` is declared so configs can be written in
+ * their final shape, but no channel kind exists yet (Slack, Teams and webhooks come later), so any
+ * entry is refused with that said.
+ */
+const notifyFields = {
+  email: z
+    .array(emailAddress)
+    .default([])
+    .describe(
+      'Addresses that get one notice per incident and one when it clears (email addresses). Default none.',
+    ),
+  channels: z
+    .array(z.unknown())
+    .max(0, {
+      message:
+        'no notification channels exist yet (Slack, Teams and webhooks come in a later version); use email',
+    })
+    .default([])
+    .describe('Reserved for chat and webhook channels, which do not exist yet: must be empty. Default [].'),
+};
+
+export const reportNotify = z
+  .strictObject(notifyFields)
+  .describe(
+    'Failure notices for this report: a delivery that failed for good, and its recovery. Added to the top-level `notify_on_failure` recipients. Default none.',
+  );
+
+export const notifyOnFailure = z
+  .strictObject({
+    ...notifyFields,
+    after_failed_syncs: z
+      .number()
+      .int()
+      .min(1)
+      .default(3)
+      .describe('Sync passes that must fail in a row before a notice goes out (count). Default 3.'),
+  })
+  .prefault({})
+  .describe(
+    'Failure notices, sent once per incident through the outbox and once more when it clears: a delivery that failed for good, an API credential refused (-4), the sync failing `after_failed_syncs` passes in a row, a query set gone (-132). Default: incidents are recorded (see `reportd history`) but nobody is mailed.',
+  );
 
 export const report = z
   .strictObject({
@@ -159,6 +243,8 @@ export const report = z
           ),
       })
       .describe('Who receives the report. Required.'),
+    ...lifecycleFields,
+    notify_on_failure: reportNotify.optional(),
     max_attachment_mb: z
       .number()
       .positive()
@@ -211,3 +297,37 @@ export const smtp = z
       ),
   })
   .describe('Mail server for report emails. Required when any report is configured.');
+
+/**
+ * Who may see the status page and its downloads when the listener is not on loopback. Secrets come
+ * from ${VAR} or a `*_file` (Docker secrets), like the API secret; they are masked in `check`.
+ */
+export const httpAuth = z
+  .strictObject({
+    bearer_token: z
+      .string()
+      .min(16, { message: 'use at least 16 characters (e.g. `openssl rand -hex 24`)' })
+      .optional()
+      .describe(
+        'Token clients send as `Authorization: Bearer TOKEN`; write it as ${VAR}. Set this, `bearer_token_file` or `username` + `password`.',
+      ),
+    bearer_token_file: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('File holding the bearer token (Docker secrets), relative to the config file.'),
+    username: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Basic auth user name (with `password` or `password_file`).'),
+    password: z.string().min(1).optional().describe('Basic auth password; write it as ${VAR}.'),
+    password_file: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('File holding the basic auth password, relative to the config file.'),
+  })
+  .describe(
+    'Credentials for the status page (`GET /`) and its downloads. Without them the page is served only when `host` is a loopback address (127.0.0.1, ::1, localhost); /healthz, /readyz and /metrics never ask. Default none.',
+  );

@@ -7,7 +7,12 @@ import { createSmtpMailer, type Mailer } from '../delivery/email.js';
 import { type DeliveryRenderer, maxHoldFor, Outbox, type OutboxOptions } from '../delivery/outbox.js';
 import { ReportdError } from '../errors/index.js';
 import { type Logger, silentLogger } from '../log.js';
+import { NoticeSender } from '../notify/notices.js';
+import { IncidentWatch } from '../notify/watch.js';
+import { lifecycleState } from '../schedule/lifecycle.js';
 import { scrub } from '../secrets.js';
+import { statusPageAccess } from '../status/access.js';
+import { statusRoutes } from '../status/routes.js';
 import { openStore, type Store } from '../store/db.js';
 import { watchStoreFile } from '../store/file-watch.js';
 import { SqliteRequestHistory } from '../store/request-log.js';
@@ -15,7 +20,6 @@ import { lastFinishedSyncRun } from '../store/sync-runs.js';
 import { budgetKeyFor } from '../sync/budget-key.js';
 import { runSync, type SyncOptions } from '../sync/sync.js';
 import { type SyncSummary, syncOutcome } from '../sync/types.js';
-import { validateCron } from './cron-time.js';
 import { type HealthServer, startHealthServer } from './http.js';
 import { createMetrics, type DaemonMetrics } from './metrics.js';
 import { enqueueNewRuns } from './new-runs.js';
@@ -75,7 +79,6 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   if (!options.mailer && config.reports.length > 0 && !config.smtp) {
     throw new DaemonStartError('reports are configured but smtp is not');
   }
-  checkSchedules(config);
   // A missing or wrong browser is said in one line now, not at the first delivery hours later (where
   // it would only be retried until the attempts run out).
   if (!options.renderer && config.reports.length > 0) {
@@ -118,6 +121,14 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 
   const mailer = options.mailer ?? (config.smtp ? createSmtpMailer(config.smtp) : undefined);
   const renderer = options.renderer ?? (await defaultRenderer(config, store, clock, logger));
+  const watch = new IncidentWatch({ config, store, clock, logger });
+  const notices = new NoticeSender({
+    store,
+    mailer: mailer ?? { send: () => Promise.reject(new Error('no smtp configured')), close() {} },
+    from: config.smtp?.from ?? 'reportd',
+    clock,
+    logger,
+  });
   const outbox = new Outbox({
     store,
     renderer,
@@ -147,12 +158,17 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     while (!abort.signal.aborted) {
       kicked = false;
       try {
-        if (!storeProblem()) await outbox.drain(abort.signal);
+        if (!storeProblem()) {
+          await outbox.drain(abort.signal);
+          // A delivery that just failed for good (or went out again) opens (or clears) its incident.
+          watch.reconcileDeliveries();
+          await notices.drain(abort.signal);
+        }
       } catch (error) {
         logger.error({ err: error }, 'outbox worker error');
       }
       if (abort.signal.aborted || kicked) continue;
-      const due = outbox.nextDueAt();
+      const due = earliest(outbox.nextDueAt(), notices.nextDueAt());
       const waitMs = Math.max(0, Math.min(pollMs, due === undefined ? pollMs : due - clock.now() + 1));
       wake = new AbortController();
       const stop = () => wake?.abort();
@@ -180,7 +196,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       };
       return runSync(syncOptions);
     });
-  const newRunReports = config.reports.filter((r) => r.trigger === 'new_run');
+  // Paused reports are left out entirely: they never fire, whatever the store remembers of them.
+  const liveReports = config.reports.filter((r) => r.enabled);
+  const newRunReports = liveReports.filter((r) => r.trigger === 'new_run');
   scheduler.add({
     name: 'sync',
     cron: config.sync.schedule,
@@ -194,21 +212,24 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       const summary = await sync(signal);
       const outcome = syncOutcome(summary);
       metrics.syncPasses.inc({ outcome });
+      if (watch.afterSyncPass(summary, outcome)) kick();
       if (signal.aborted) throw signal.reason;
       let queued = 0;
       for (const report of newRunReports) {
+        if (lifecycleState(report, 'UTC', clock.now()) !== 'active') continue;
         queued += enqueueNewRuns(outbox, store, report, config.accounts).filter((r) => r.created).length;
       }
       if (queued > 0) kick();
       if (outcome === 'failed') throw new Error(summary.errors[0]?.message ?? 'sync pass failed');
     },
   });
-  for (const report of config.reports) {
+  for (const report of liveReports) {
     if (!report.schedule) continue;
     scheduler.add({
       name: `report:${report.name}`,
       cron: report.schedule.cron,
       timezone: report.schedule.timezone,
+      lifecycle: report,
       async run() {
         const problem = storeProblem();
         if (problem) throw new Error(problem);
@@ -231,6 +252,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       host: config.http.host,
       registry: metrics.registry,
       logger,
+      extra: statusRoutes({ config, store, clock, logger, storeOpen: () => storeOpen }),
       notReadyReason() {
         if (!storeOpen) return 'store closed';
         const problem = storeProblem();
@@ -255,7 +277,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         `cannot listen on ${config.http.host}:${config.http.port}: ${(error as Error).message}`,
       );
     }
+    const page = statusPageAccess(config.http);
     logger.info({ url: http.url }, 'http listening (/healthz /readyz /metrics)');
+    if (page.mode === 'off') logger.warn(page.reason);
   }
   scheduler.start();
   logger.info({ next: scheduler.nextRuns(), worker: outbox.worker }, 'daemon started');
@@ -310,28 +334,12 @@ export function shutdownGraceMs(options: { config: Config; drainMs?: number }): 
   return options.drainMs ?? (options.config.smtp?.shutdown_grace_seconds ?? 75) * 1000;
 }
 
+function earliest(...times: (number | undefined)[]): number | undefined {
+  const known = times.filter((t): t is number => t !== undefined);
+  return known.length === 0 ? undefined : Math.min(...known);
+}
+
 async function defaultRenderer(config: Config, store: Store, clock: Clock, logger: Logger) {
   const { createReportRenderer } = await import('../delivery/render-delivery.js');
   return createReportRenderer({ config, store, clock, logger });
-}
-
-/**
- * Config validation reads cron with node-cron, the scheduler with its own parser (cron-time.ts); the
- * two are tested to agree, and should they ever not, the daemon refuses to start with the path and
- * one line instead of a stack trace.
- */
-function checkSchedules(config: Config): void {
-  const schedules = [
-    { path: 'sync.schedule', cron: config.sync.schedule, timezone: 'UTC' },
-    ...config.reports.flatMap((report, index) =>
-      report.schedule ? [{ path: `reports[${index}].schedule`, ...report.schedule }] : [],
-    ),
-  ];
-  for (const { path, cron, timezone } of schedules) {
-    try {
-      validateCron(cron, timezone);
-    } catch (error) {
-      throw new DaemonStartError(`${path}: ${(error as Error).message}`);
-    }
-  }
 }

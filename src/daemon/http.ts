@@ -2,11 +2,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../log.js';
+import type { ExtraRoute } from '../status/routes.js';
 
 /**
  * The daemon's HTTP listener (config `http.port`): `/healthz` says the process is alive, `/readyz`
  * whether it can do its job (store open, last sync not failed), `/metrics` is Prometheus text.
- * Nothing here reads a request body or serves anything else.
+ * `extra` serves the status page and its downloads (src/status/routes.ts) with their own access rule;
+ * the three probes stay open whatever it says. Nothing here reads a request body.
  */
 export interface HealthServer {
   url: string;
@@ -21,6 +23,8 @@ export interface HealthOptions {
   /** Undefined when ready, else the one-line reason (shown in the 503 body). */
   notReadyReason: () => string | undefined;
   logger?: Logger;
+  /** Further GET routes (the status page); answered before the 404. */
+  extra?: ExtraRoute;
 }
 
 export async function startHealthServer(options: HealthOptions): Promise<HealthServer> {
@@ -51,6 +55,7 @@ export async function startHealthServer(options: HealthOptions): Promise<HealthS
         });
       return;
     }
+    if (path && options.extra?.(req, res, path)) return;
     send(404, 'not found\n');
   });
   // Health probes are short; a slow client must not keep shutdown waiting.

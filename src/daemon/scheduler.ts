@@ -1,8 +1,9 @@
 import { setMaxListeners } from 'node:events';
 import { type Clock, systemClock } from '../clock.js';
 import { type Logger, silentLogger } from '../log.js';
+import { durationMs, type Lifecycle, nextSlot } from '../schedule/lifecycle.js';
 import type { Store } from '../store/db.js';
-import { type CronFields, nextCronTime, parseCron } from './cron-time.js';
+import { recordSkippedSlots } from '../store/schedule-events.js';
 import { getJobState, initJobSlot, recordJobEnd, recordJobStart } from './job-state.js';
 
 /**
@@ -16,6 +17,11 @@ import { getJobState, initJobSlot, recordJobEnd, recordJobStart } from './job-st
  *   start-up, a job with one or more slots missed while the daemon was down runs once (not once per
  *   missed slot): a report is about the latest data, so five catch-up copies would be noise. A job the
  *   store has never seen starts counting from now (a fresh install sends nothing at once).
+ * - **Unless they are stale.** With `max_delay`, a job whose newest missed slot is older than that is
+ *   not run at start-up: the skip is logged and kept as a `schedule_events` row (a Monday report sent
+ *   on Thursday would mislead more than it informs).
+ * - **Lifecycle.** A job only fires inside its `active_from`/`active_until` window; past the end its
+ *   loop stops. Paused jobs (`enabled: false`) are not added at all (the daemon leaves them out).
  * - **Interrupted runs count as missed.** The slot is recorded when the run ends; a run cut by shutdown
  *   or a crash runs again at the next start. Jobs are idempotent (the outbox key, immutable snapshots).
  */
@@ -35,18 +41,21 @@ export interface JobDefinition {
   timezone?: string;
   /** Also run once at start-up (the sync: /readyz and the reports want fresh data). */
   runAtStart?: boolean;
+  /** Active window and `max_delay` (config `lifecycleFields`); default always active, no limit. */
+  lifecycle?: Lifecycle;
   run(context: JobContext): Promise<void>;
 }
 
 interface JobSlot {
   def: JobDefinition;
-  cron?: CronFields;
+  cron?: string;
   running?: Promise<void>;
   again?: Promise<void>;
 }
 
 // setTimeout cannot wait longer than ~24.8 days; monthly and yearly crons sleep in steps.
 const MAX_SLEEP_MS = 24 * 3_600_000;
+const ALWAYS: Lifecycle = { enabled: true };
 
 export class Scheduler {
   private readonly jobs = new Map<string, JobSlot>();
@@ -65,7 +74,7 @@ export class Scheduler {
 
   add(def: JobDefinition): void {
     if (this.jobs.has(def.name)) throw new Error(`job ${def.name} is defined twice`);
-    this.jobs.set(def.name, { def, cron: def.cron ? parseCron(def.cron) : undefined });
+    this.jobs.set(def.name, { def, cron: def.cron });
   }
 
   /** Starts every cron loop (and the catch-up and start-up runs). Returns at once. */
@@ -90,8 +99,9 @@ export class Scheduler {
     const now = this.clock.now();
     const out: Record<string, string> = {};
     for (const [name, job] of this.jobs) {
-      if (job.cron)
-        out[name] = new Date(nextCronTime(job.cron, job.def.timezone ?? 'UTC', now)).toISOString();
+      const next =
+        job.cron && nextSlot(job.cron, job.def.timezone ?? 'UTC', job.def.lifecycle ?? ALWAYS, now);
+      if (next) out[name] = new Date(next).toISOString();
     }
     return out;
   }
@@ -108,16 +118,30 @@ export class Scheduler {
 
   private async loop(job: JobSlot): Promise<void> {
     const { store } = this.options;
-    const { name, timezone = 'UTC' } = job.def;
+    const { name, timezone = 'UTC', lifecycle = ALWAYS } = job.def;
     const signal = this.abort.signal;
     try {
       const started = this.clock.now();
       const state = getJobState(store, name);
-      const missed =
-        job.cron &&
-        state?.last_slot_at != null &&
-        nextCronTime(job.cron, timezone, state.last_slot_at) <= started;
-      if (job.cron && state?.last_slot_at == null) initJobSlot(store, name, started);
+      const last = state?.last_slot_at;
+      const firstMissed =
+        job.cron && last != null ? nextSlot(job.cron, timezone, lifecycle, last) : undefined;
+      let missed = firstMissed !== undefined && firstMissed <= started;
+      if (missed && job.cron && last != null && lifecycle.max_delay) {
+        // Is any missed slot young enough? Only the newest one matters: it is the one that would run.
+        const maxDelay = durationMs(lifecycle.max_delay);
+        const recent = nextSlot(job.cron, timezone, lifecycle, Math.max(last, started - maxDelay - 1));
+        if (recent === undefined || recent > started) {
+          missed = false;
+          const detail = `missed slots older than max_delay ${lifecycle.max_delay} were not sent at start-up`;
+          recordSkippedSlots(store, { job: name, firstSlotAt: firstMissed!, at: started, detail });
+          this.logger.warn(
+            { job: name, firstMissed: new Date(firstMissed!).toISOString() },
+            `slot skipped: ${detail}`,
+          );
+        }
+      }
+      if (job.cron && last == null) initJobSlot(store, name, started);
       if (missed || job.def.runAtStart) {
         if (missed) this.logger.info({ job: name }, 'running once for slots missed while stopped');
         await this.exclusive(job, started, missed ? 'catch-up' : 'start', true);
@@ -125,7 +149,14 @@ export class Scheduler {
       if (!job.cron) return;
       let cursor = this.clock.now();
       while (!signal.aborted) {
-        const slot = nextCronTime(job.cron, timezone, cursor);
+        const slot = nextSlot(job.cron, timezone, lifecycle, cursor);
+        if (slot === undefined) {
+          this.logger.info(
+            { job: name, activeUntil: lifecycle.active_until },
+            'no slot left: past active_until',
+          );
+          return;
+        }
         while (this.clock.now() < slot) {
           await this.clock.sleep(Math.min(slot - this.clock.now(), MAX_SLEEP_MS), signal);
         }

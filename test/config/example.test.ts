@@ -86,6 +86,7 @@ reports:
       schedule: { cron: '0 8 * * 1', timezone: 'UTC' },
       email: { to: ['cmo@example.com'], cc: [], bcc: [], subject: 'AI visibility — {{brand}} — {{run}}' },
       max_attachment_mb: 10,
+      enabled: true,
     });
   });
 

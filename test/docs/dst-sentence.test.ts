@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { nextCronTime } from '../../src/daemon/cron-time.js';
+import { nextFireTime } from '../../src/schedule/cron.js';
 
 /**
- * The README's daylight-saving sentence against what the scheduler computes (src/daemon/cron-time.ts,
- * which the daemon's scheduler uses): a 02:30 Berlin job on the spring-forward day fires at 03:30,
+ * The README's daylight-saving sentence against what the scheduler computes (src/schedule/cron.ts,
+ * the one cron implementation the daemon's scheduler uses): a 02:30 Berlin job on the spring-forward
+ * day fires when the clock skips to 03:00,
  * and on the fall-back day once, at the first 02:30.
  */
 const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8').replace(/\s+/g, ' ');
@@ -15,14 +16,14 @@ const berlin = (at: number) =>
 describe("README's daylight-saving sentence", () => {
   it('says what the scheduler does in the spring-forward gap and the fall-back repeat', () => {
     expect(readme).toContain(
-      'in Europe/Berlin a 02:30 job fires at 03:30 on the day the clocks jump from 02:00 to 03:00; a time that happens twice when they go back fires once, at its first occurrence (02:30 summer time).',
+      'in Europe/Berlin a 02:30 job fires at 03:00 on the day the clocks jump from 02:00 to 03:00; a time that happens twice when they go back fires once, at its first occurrence (02:30 summer time).',
     );
-    const spring = nextCronTime('30 2 * * *', 'Europe/Berlin', Date.parse('2026-03-28T12:00:00Z'));
-    expect(new Date(spring).toISOString()).toBe('2026-03-29T01:30:00.000Z');
-    expect(berlin(spring)).toBe('03:30');
-    const autumn = nextCronTime('30 2 * * *', 'Europe/Berlin', Date.parse('2026-10-24T12:00:00Z'));
+    const spring = nextFireTime('30 2 * * *', 'Europe/Berlin', Date.parse('2026-03-28T12:00:00Z'));
+    expect(new Date(spring).toISOString()).toBe('2026-03-29T01:00:00.000Z');
+    expect(berlin(spring)).toBe('03:00');
+    const autumn = nextFireTime('30 2 * * *', 'Europe/Berlin', Date.parse('2026-10-24T12:00:00Z'));
     expect(new Date(autumn).toISOString()).toBe('2026-10-25T00:30:00.000Z'); // 02:30 CEST, the first
-    expect(new Date(nextCronTime('30 2 * * *', 'Europe/Berlin', autumn)).toISOString()).toBe(
+    expect(new Date(nextFireTime('30 2 * * *', 'Europe/Berlin', autumn)).toISOString()).toBe(
       '2026-10-26T01:30:00.000Z',
     );
   });

@@ -1,22 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { cronProblem } from '../../src/config/validators.js';
-import { nextCronTime, parseCron, validateCron } from '../../src/daemon/cron-time.js';
+import { cronProblem, nextFireTime, nextFireTimes } from '../../src/schedule/cron.js';
 
 const iso = (t: number) => new Date(t).toISOString();
 const at = (s: string) => Date.parse(s);
 
 /** The next `count` firings after `from`. */
 function firings(expr: string, tz: string, from: string, count: number): string[] {
-  const out: string[] = [];
-  let t = at(from);
-  for (let i = 0; i < count; i++) {
-    t = nextCronTime(expr, tz, t);
-    out.push(iso(t));
-  }
-  return out;
+  return nextFireTimes(expr, tz, at(from), count).map(iso);
 }
 
-describe('nextCronTime', () => {
+describe('next fire times (croner)', () => {
   it('Monday 08:00 in Berlin follows the clock change in spring and autumn', () => {
     // CET (+1) until Sunday 2026-03-29, CEST (+2) until Sunday 2026-10-25.
     expect(firings('0 8 * * 1', 'Europe/Berlin', '2026-03-20T00:00:00Z', 2)).toEqual([
@@ -32,7 +25,7 @@ describe('nextCronTime', () => {
   it('a time skipped by spring forward fires when the clock jumps, once', () => {
     expect(firings('30 2 * * *', 'Europe/Berlin', '2026-03-28T00:00:00Z', 3)).toEqual([
       '2026-03-28T01:30:00.000Z', // 02:30 CET
-      '2026-03-29T01:30:00.000Z', // 02:30 does not exist: 03:30 CEST
+      '2026-03-29T01:00:00.000Z', // 02:30 does not exist: at the jump, 03:00 CEST
       '2026-03-30T00:30:00.000Z', // 02:30 CEST
     ]);
   });
@@ -42,11 +35,11 @@ describe('nextCronTime', () => {
       '2026-10-25T00:30:00.000Z', // 02:30 CEST; the 02:30 CET an hour later is skipped
       '2026-10-26T01:30:00.000Z',
     ]);
-    // An hourly job keeps its hours: 02:00 once, then 03:00 CET.
+    // An hourly job is not tied to one wall time: it runs every real hour, 02:00 CEST, 02:00 CET, 03:00 CET.
     expect(firings('0 * * * *', 'Europe/Berlin', '2026-10-24T23:30:00Z', 3)).toEqual([
       '2026-10-25T00:00:00.000Z',
+      '2026-10-25T01:00:00.000Z',
       '2026-10-25T02:00:00.000Z',
-      '2026-10-25T03:00:00.000Z',
     ]);
   });
 
@@ -75,7 +68,7 @@ describe('nextCronTime', () => {
     expect(firings('0 12 29 feb *', 'UTC', '2026-01-01T00:00:00Z', 1)).toEqual(['2028-02-29T12:00:00.000Z']);
   });
 
-  it('reads full names and wrapping ranges as node-cron does', () => {
+  it('reads full names and wrapping ranges as node-cron did', () => {
     expect(firings('0 8 * * Monday', 'UTC', '2026-01-01T00:00:00Z', 1)).toEqual(['2026-01-05T08:00:00.000Z']);
     expect(firings('0 8 1 february *', 'UTC', '2026-01-01T00:00:00Z', 1)).toEqual([
       '2026-02-01T08:00:00.000Z',
@@ -96,9 +89,32 @@ describe('nextCronTime', () => {
     ]);
   });
 
+  it('has the last day of the month and the nth weekday', () => {
+    expect(firings('0 8 L * *', 'Europe/Berlin', '2026-01-15T00:00:00Z', 3)).toEqual([
+      '2026-01-31T07:00:00.000Z',
+      '2026-02-28T07:00:00.000Z',
+      '2026-03-31T06:00:00.000Z', // after the spring change
+    ]);
+    // First Monday of the month.
+    expect(firings('0 9 * * 1#1', 'UTC', '2026-01-01T00:00:00Z', 3)).toEqual([
+      '2026-01-05T09:00:00.000Z',
+      '2026-02-02T09:00:00.000Z',
+      '2026-03-02T09:00:00.000Z',
+    ]);
+    // Last Friday of the month.
+    expect(firings('0 9 * * 5L', 'UTC', '2026-01-01T00:00:00Z', 2)).toEqual([
+      '2026-01-30T09:00:00.000Z',
+      '2026-02-27T09:00:00.000Z',
+    ]);
+  });
+
+  it('is strictly after the given instant, which is all it reads of time', () => {
+    const eight = at('2026-01-01T08:00:00Z');
+    expect(iso(nextFireTime('0 8 * * *', 'UTC', eight))).toBe('2026-01-02T08:00:00.000Z');
+    expect(iso(nextFireTime('0 8 * * *', 'UTC', eight - 1))).toBe('2026-01-01T08:00:00.000Z');
+  });
+
   it('schedules every expression the config validation accepts', () => {
-    // Config validation asks node-cron; the daemon computes slots here. A gap between the two would
-    // let a config pass `reportd check` and then stop the daemon at start-up.
     const accepted = [
       '0 8 * * monday',
       '0 8 * JANUARY *',
@@ -109,16 +125,25 @@ describe('nextCronTime', () => {
       '*/5 * * * * *',
       '0 0 1,15 * mon-fri',
       '0 8 * * sun-sat/2',
+      '@daily',
+      '0 8 LW * *',
     ];
     for (const expression of accepted) {
       expect(cronProblem(expression), expression).toBeUndefined();
-      expect(() => nextCronTime(expression, 'Europe/Berlin', Date.UTC(2026, 0, 1)), expression).not.toThrow();
+      expect(nextFireTime(expression, 'Europe/Berlin', Date.UTC(2026, 0, 1)), expression).toBeGreaterThan(
+        Date.UTC(2026, 0, 1),
+      );
     }
   });
 
-  it('rejects unusable expressions and timezones with one line', () => {
-    expect(() => parseCron('0 8 * *')).toThrow(/expected 5 fields/);
-    expect(() => parseCron('61 * * * *')).toThrow(/bad value "61"/);
-    expect(() => validateCron('0 8 * * 1', 'Mars/Olympus')).toThrow(/unknown timezone/);
+  it('refuses unusable expressions with one line naming the expression', () => {
+    expect(cronProblem('0 8 * *')).toMatch(
+      /^invalid cron expression "0 8 \* \*": expected 5 or 6 fields but got 4/,
+    );
+    expect(cronProblem('61 * * * *')).toMatch(
+      /^invalid cron expression "61 \* \* \* \*": Invalid value for minute: 61/,
+    );
+    expect(cronProblem('0 8 30 2 *')).toBe('invalid cron expression "0 8 30 2 *": it never fires');
+    expect(cronProblem('0 0 8 * * 1 2027')).toMatch(/expected 5 or 6 fields but got 7/);
   });
 });

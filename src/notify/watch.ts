@@ -1,0 +1,128 @@
+import type { Clock } from '../clock.js';
+import type { Config } from '../config/index.js';
+import type { Logger } from '../log.js';
+import type { Store } from '../store/db.js';
+import {
+  clearIncident,
+  type IncidentKind,
+  lastFinishedDelivery,
+  listOpenIncidents,
+  openIncident,
+} from '../store/incidents.js';
+import { getQuerySet } from '../store/query-sets.js';
+import type { SyncSummary } from '../sync/types.js';
+
+/**
+ * Turns what the daemon observes into incidents (store/incidents.ts): after every sync pass (a
+ * credential refused with -4, a set gone with -132, the sync failing `after_failed_syncs` passes in
+ * a row) and after every outbox drain (a report's newest finished delivery failed for good). Each
+ * incident opens once and clears once; the store queues the notices in the same transaction.
+ */
+export class IncidentWatch {
+  private failedInARow = 0;
+
+  constructor(private readonly options: { config: Config; store: Store; clock: Clock; logger: Logger }) {}
+
+  /** Top-level recipients, plus the report's own for a report's incident. */
+  recipients(report?: string): string[] {
+    const { config } = this.options;
+    const own = config.reports.find((r) => r.name === report)?.notify_on_failure?.email ?? [];
+    return [...new Set([...config.notify_on_failure.email, ...own])];
+  }
+
+  private open(key: string, kind: IncidentKind, detail: string, report?: string): boolean {
+    const opened = openIncident(this.options.store, {
+      key,
+      kind,
+      report,
+      detail,
+      at: this.options.clock.now(),
+      recipients: this.recipients(report),
+    });
+    if (opened) this.options.logger.warn({ incident: key }, `incident opened: ${detail}`);
+    return opened;
+  }
+
+  private clear(key: string, detail: string, report?: string): boolean {
+    const cleared = clearIncident(this.options.store, {
+      key,
+      detail,
+      at: this.options.clock.now(),
+      recipients: this.recipients(report),
+    });
+    if (cleared) this.options.logger.info({ incident: key }, `incident cleared: ${detail}`);
+    return cleared;
+  }
+
+  /** Returns whether a notice may have been queued (the caller wakes the worker). */
+  afterSyncPass(summary: SyncSummary, outcome: string): boolean {
+    if (summary.aborted) return false;
+    const { config, store } = this.options;
+    let changed = false;
+    for (const account of config.accounts) {
+      const refused = summary.errors.find((e) => e.account === account.name && e.kind === 'not_authorized');
+      const key = `credential:${account.name}`;
+      changed =
+        (refused
+          ? this.open(
+              key,
+              'credential_refused',
+              `account ${account.name}: the API refused the credential (-4): ${refused.message}`,
+            )
+          : this.clear(key, `account ${account.name}: the credential is accepted again`)) || changed;
+    }
+    for (const gone of summary.goneSets) {
+      const name = getQuerySet(store, gone.account, gone.querySetId)?.name;
+      changed =
+        this.open(
+          `set-gone:${gone.account}:${gone.querySetId}`,
+          'set_gone',
+          `account ${gone.account}: query set ${gone.querySetId}${name ? ` (${name})` : ''} is gone (-132) and is no longer synced`,
+        ) || changed;
+    }
+    for (const incident of listOpenIncidents(store)) {
+      if (incident.kind !== 'set_gone') continue;
+      const [, account = '', id = ''] = incident.key.split(':');
+      if (getQuerySet(store, account, Number(id))?.state === 'active') {
+        changed = this.clear(incident.key, `account ${account}: query set ${id} is listed again`) || changed;
+      }
+    }
+    // A refused credential is its own incident; counting it here too would send two notices for one cause.
+    const onlyRefused = summary.errors.length > 0 && summary.errors.every((e) => e.kind === 'not_authorized');
+    if (outcome === 'failed' && !onlyRefused) this.failedInARow++;
+    else if (outcome !== 'failed') this.failedInARow = 0;
+    const limit = config.notify_on_failure.after_failed_syncs;
+    if (this.failedInARow >= limit) {
+      const reason = summary.errors.find((e) => e.kind !== 'not_authorized')?.message ?? 'sync pass failed';
+      changed =
+        this.open(
+          'sync',
+          'sync_failing',
+          `the sync failed ${this.failedInARow} passes in a row: ${reason}`,
+        ) || changed;
+    } else if (outcome === 'ok' || outcome === 'incomplete') {
+      changed = this.clear('sync', 'a sync pass went through again') || changed;
+    }
+    return changed;
+  }
+
+  /** After the outbox worked: each report's newest finished delivery decides its incident. */
+  reconcileDeliveries(): boolean {
+    let changed = false;
+    for (const report of this.options.config.reports) {
+      const last = lastFinishedDelivery(this.options.store, report.name);
+      if (!last) continue;
+      const key = `delivery:${report.name}`;
+      changed =
+        (last.state === 'failed'
+          ? this.open(
+              key,
+              'delivery_failed',
+              `report ${report.name}: a delivery failed for good: ${last.last_error ?? 'no reason recorded'}`,
+              report.name,
+            )
+          : this.clear(key, `report ${report.name}: a delivery went out again`, report.name)) || changed;
+    }
+    return changed;
+  }
+}

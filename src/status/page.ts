@@ -1,0 +1,116 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Handlebars from 'handlebars';
+import { collectStatus } from '../cli/status.js';
+import type { Config } from '../config/index.js';
+import { getJobState } from '../daemon/job-state.js';
+import { PACKAGED_TEMPLATES_DIR } from '../report/templates.js';
+import { lifecycleState, nextSlot } from '../schedule/lifecycle.js';
+import { formatInZone } from '../schedule/listing.js';
+import { scrubOrNull } from '../secrets.js';
+import type { Store } from '../store/db.js';
+import { listDeliveries } from '../store/deliveries.js';
+import { listOpenIncidents } from '../store/incidents.js';
+import { latestFiles } from './downloads.js';
+
+/**
+ * The status page (`GET /` of the daemon): what is configured, what the store holds, what went out.
+ * Server-rendered from templates/status/page.hbs; Handlebars escapes every value, and set names,
+ * run labels and errors (API and server text) are only ever values. The page has no script at all.
+ */
+
+const iso = (at: number | null | undefined) => (at == null ? null : new Date(at).toISOString());
+const shortUtc = (at: number) => `${new Date(at).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+
+export interface StatusPageOptions {
+  config: Config;
+  store: Store;
+  now: number;
+  /** How many deliveries the page lists. */
+  deliveries?: number;
+}
+
+export function statusView({ config, store, now, deliveries = 15 }: StatusPageOptions) {
+  const status = collectStatus(store, config, now);
+  const incidents = listOpenIncidents(store);
+  const refused = new Set(incidents.filter((i) => i.kind === 'credential_refused').map((i) => i.key));
+  const accounts = status.accounts.map((account) => ({
+    ...account,
+    credential: refused.has(`credential:${account.name}`)
+      ? 'refused'
+      : account.lastSyncAt === null
+        ? 'not checked yet'
+        : account.lastError === null
+          ? 'ok'
+          : 'failing',
+    sets: account.sets.map((set) => ({
+      ...set,
+      snapshots: `${set.complete} complete, ${set.partial} partial, ${set.missing} missing`,
+    })),
+  }));
+  const recent = listDeliveries(store, 200);
+  const reports = config.reports.map((report, index) => {
+    const timezone = report.schedule?.timezone ?? 'UTC';
+    const state = lifecycleState(report, timezone, now);
+    const job = getJobState(store, `report:${report.name}`);
+    const lastDelivery = recent.find((d) => d.report === report.name);
+    const lastFire = report.schedule ? job?.last_started_at : lastDelivery?.created_at;
+    const next = report.schedule ? nextSlot(report.schedule.cron, timezone, report, now) : undefined;
+    return {
+      name: report.name,
+      state,
+      paused: state === 'paused',
+      schedule: report.schedule ? `${report.schedule.cron} (${timezone})` : 'on each new run',
+      lastFire: lastFire == null ? 'never' : shortUtc(lastFire),
+      nextFire:
+        state === 'paused'
+          ? 'paused'
+          : !report.schedule
+            ? 'on the next new run'
+            : next === undefined
+              ? 'none (past active_until)'
+              : timezone === 'UTC'
+                ? shortUtc(next)
+                : `${formatInZone(next, timezone)} (${shortUtc(next)})`,
+      downloads: latestFiles(config.output.dir, report).map((file) => ({
+        format: file.format.toUpperCase(),
+        href: `/download/${index}/${file.format}`,
+        name: file.name,
+        at: shortUtc(file.modifiedAt),
+      })),
+    };
+  });
+  return {
+    generatedAt: shortUtc(now),
+    lastSync: status.lastSync,
+    incidents: incidents.map((i) => ({
+      kind: i.kind.replace('_', ' '),
+      detail: scrubOrNull(i.detail),
+      since: shortUtc(i.opened_at),
+    })),
+    accounts,
+    reports,
+    deliveries: listDeliveries(store, deliveries).map((d) => ({
+      report: d.report,
+      querySetId: d.query_set_id,
+      runId: d.run_id,
+      state: d.state,
+      attempts: d.attempts,
+      error: scrubOrNull(d.last_error),
+      updatedAt: iso(d.updated_at),
+    })),
+  };
+}
+
+export type StatusView = ReturnType<typeof statusView>;
+
+let compiled: Handlebars.TemplateDelegate<StatusView> | undefined;
+
+/** The page's HTML. The template is compiled once per process (it ships with reportd). */
+export function renderStatusPage(view: StatusView): string {
+  compiled ??= Handlebars.create().compile<StatusView>(
+    readFileSync(join(PACKAGED_TEMPLATES_DIR, 'status', 'page.hbs'), 'utf8'),
+    { strict: false },
+  );
+  return compiled(view);
+}

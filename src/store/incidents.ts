@@ -1,0 +1,213 @@
+import { randomBytes } from 'node:crypto';
+import { scrub } from '../secrets.js';
+import type { Store } from './db.js';
+
+/**
+ * Incidents and their notices (migration 009). Opening and clearing are idempotent and safe across
+ * processes: the partial unique index lets one incident per key be open, and the notice row is
+ * written in the same transaction as the change it announces, so a notice exists exactly when the
+ * change happened, once.
+ */
+export type IncidentKind = 'delivery_failed' | 'credential_refused' | 'sync_failing' | 'set_gone';
+
+export interface IncidentRow {
+  id: number;
+  key: string;
+  kind: IncidentKind;
+  report: string | null;
+  detail: string;
+  opened_at: number;
+  cleared_at: number | null;
+  cleared_detail: string | null;
+}
+
+export interface NoticeRow {
+  id: number;
+  incident_id: number;
+  kind: 'opened' | 'cleared';
+  recipients: string;
+  state: 'pending' | 'sending' | 'sent' | 'failed';
+  attempts: number;
+  last_error: string | null;
+  message_id: string;
+  claimed_by: string | null;
+  lease_until: number | null;
+  next_attempt_at: number;
+  created_at: number;
+  sent_at: number | null;
+}
+
+const oneLine = (text: string) => scrub(text).replace(/\s+/g, ' ').trim().slice(0, 500);
+
+function addNotice(
+  store: Store,
+  incidentId: number,
+  kind: NoticeRow['kind'],
+  recipients: string[],
+  at: number,
+) {
+  if (recipients.length === 0) return;
+  // Random part: ids restart in another store file, and a Message-ID must never be reused.
+  const messageId = `<reportd-notice-${incidentId}-${kind}-${randomBytes(6).toString('hex')}@reportd.invalid>`;
+  store.db
+    .prepare(
+      `INSERT OR IGNORE INTO notices (incident_id, kind, recipients, message_id, next_attempt_at, created_at)
+       VALUES (?, ?, ?, ?, ?, ?)`,
+    )
+    .run(incidentId, kind, JSON.stringify(recipients), messageId, at, at);
+}
+
+/** Opens the incident unless one with this key is open already. True when this call opened it. */
+export function openIncident(
+  store: Store,
+  incident: {
+    key: string;
+    kind: IncidentKind;
+    report?: string;
+    detail: string;
+    at: number;
+    recipients: string[];
+  },
+): boolean {
+  return store.db
+    .transaction(() => {
+      const result = store.db
+        .prepare(
+          `INSERT OR IGNORE INTO incidents (key, kind, report, detail, opened_at) VALUES (?, ?, ?, ?, ?)`,
+        )
+        .run(incident.key, incident.kind, incident.report ?? null, oneLine(incident.detail), incident.at);
+      if (result.changes === 0) return false;
+      addNotice(store, Number(result.lastInsertRowid), 'opened', incident.recipients, incident.at);
+      return true;
+    })
+    .immediate();
+}
+
+/** Clears the open incident of `key`, if any. True when this call cleared it (and queued the notice). */
+export function clearIncident(
+  store: Store,
+  clear: { key: string; detail: string; at: number; recipients: string[] },
+): boolean {
+  return store.db
+    .transaction(() => {
+      const open = getOpenIncident(store, clear.key);
+      if (!open) return false;
+      const result = store.db
+        .prepare(
+          'UPDATE incidents SET cleared_at = ?, cleared_detail = ? WHERE id = ? AND cleared_at IS NULL',
+        )
+        .run(clear.at, oneLine(clear.detail), open.id);
+      if (result.changes === 0) return false;
+      addNotice(store, open.id, 'cleared', clear.recipients, clear.at);
+      return true;
+    })
+    .immediate();
+}
+
+export function getOpenIncident(store: Store, key: string): IncidentRow | undefined {
+  return store.db.prepare('SELECT * FROM incidents WHERE key = ? AND cleared_at IS NULL').get(key) as
+    | IncidentRow
+    | undefined;
+}
+
+export function listOpenIncidents(store: Store): IncidentRow[] {
+  return store.db
+    .prepare('SELECT * FROM incidents WHERE cleared_at IS NULL ORDER BY opened_at')
+    .all() as IncidentRow[];
+}
+
+export function listIncidents(store: Store, limit: number): IncidentRow[] {
+  return store.db
+    .prepare('SELECT * FROM incidents ORDER BY COALESCE(cleared_at, opened_at) DESC, id DESC LIMIT ?')
+    .all(limit) as IncidentRow[];
+}
+
+export function getIncident(store: Store, id: number): IncidentRow | undefined {
+  return store.db.prepare('SELECT * FROM incidents WHERE id = ?').get(id) as IncidentRow | undefined;
+}
+
+/** The newest delivery of `report` that ended (sent or failed for good), read-only on `deliveries`. */
+export function lastFinishedDelivery(
+  store: Store,
+  report: string,
+): { id: number; state: 'sent' | 'failed'; last_error: string | null } | undefined {
+  return store.db
+    .prepare(
+      `SELECT id, state, last_error FROM deliveries WHERE report = ? AND state IN ('sent', 'failed')
+       ORDER BY updated_at DESC, id DESC LIMIT 1`,
+    )
+    .get(report) as { id: number; state: 'sent' | 'failed'; last_error: string | null } | undefined;
+}
+
+// --- the notices outbox
+
+/** Claims the next due notice with one conditional UPDATE: it wins or sees nothing. */
+export function claimNextNotice(
+  store: Store,
+  worker: string,
+  now: number,
+  leaseMs: number,
+): NoticeRow | undefined {
+  return store.db
+    .transaction(() => {
+      const row = store.db
+        .prepare(
+          `SELECT * FROM notices
+         WHERE (state = 'pending' AND next_attempt_at <= ?) OR (state = 'sending' AND lease_until <= ?)
+         ORDER BY next_attempt_at, id LIMIT 1`,
+        )
+        .get(now, now) as NoticeRow | undefined;
+      if (!row) return undefined;
+      const claimed = store.db
+        .prepare(
+          `UPDATE notices SET state = 'sending', claimed_by = ?, lease_until = ?, attempts = attempts + 1
+         WHERE id = ? AND state = ? AND COALESCE(lease_until, 0) = COALESCE(?, 0)`,
+        )
+        .run(worker, now + leaseMs, row.id, row.state, row.lease_until);
+      return claimed.changes === 1
+        ? { ...row, state: 'sending' as const, attempts: row.attempts + 1 }
+        : undefined;
+    })
+    .immediate();
+}
+
+export function finishNotice(
+  store: Store,
+  id: number,
+  worker: string,
+  end: { state: 'sent' | 'failed' | 'pending'; at: number; error?: string; nextAttemptAt?: number },
+): void {
+  store.db
+    .prepare(
+      `UPDATE notices SET state = @state, last_error = @error, claimed_by = NULL, lease_until = NULL,
+         sent_at = CASE WHEN @state = 'sent' THEN @at ELSE sent_at END,
+         next_attempt_at = COALESCE(@next, next_attempt_at)
+       WHERE id = @id AND claimed_by = @worker AND state = 'sending'`,
+    )
+    .run({
+      id,
+      worker,
+      state: end.state,
+      at: end.at,
+      error: end.error === undefined ? null : oneLine(end.error),
+      next: end.nextAttemptAt ?? null,
+    });
+}
+
+export function nextNoticeDue(store: Store): number | undefined {
+  const row = store.db
+    .prepare(
+      `SELECT MIN(CASE WHEN state = 'pending' THEN next_attempt_at ELSE lease_until END) AS due
+       FROM notices WHERE state IN ('pending', 'sending')`,
+    )
+    .get() as { due: number | null };
+  return row.due ?? undefined;
+}
+
+export function listNotices(store: Store, incidentId?: number): NoticeRow[] {
+  return (
+    incidentId === undefined
+      ? store.db.prepare('SELECT * FROM notices ORDER BY id').all()
+      : store.db.prepare('SELECT * FROM notices WHERE incident_id = ? ORDER BY id').all(incidentId)
+  ) as NoticeRow[];
+}

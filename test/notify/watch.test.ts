@@ -1,0 +1,116 @@
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../src/clock.js';
+import { configFromObject } from '../../src/config/index.js';
+import { silentLogger } from '../../src/log.js';
+import { IncidentWatch } from '../../src/notify/watch.js';
+import { upsertAccount } from '../../src/store/accounts.js';
+import { openStore, type Store } from '../../src/store/db.js';
+import { listIncidents, listNotices } from '../../src/store/incidents.js';
+import { markGone, saveQuerySets } from '../../src/store/query-sets.js';
+import { emptySyncSummary, type SyncIssue, type SyncSummary } from '../../src/sync/types.js';
+import { tempDir } from '../delivery/smtp-helpers.js';
+
+/**
+ * The incident rules on a real store file, from sync pass summaries: the sync failing
+ * `after_failed_syncs` passes in a row (refused credentials not counted twice), a set gone with -132
+ * and listed again, and incidents with nobody to notify (recorded, no notice queued).
+ */
+let tmp: ReturnType<typeof tempDir>;
+let store: Store;
+beforeEach(() => {
+  tmp = tempDir();
+  store = openStore(join(tmp.dir, 'reportd.sqlite'));
+  upsertAccount(store, { name: 'acme', baseUrl: 'https://api.example.com/v2/integration', budgetKey: 'k' });
+});
+afterEach(() => {
+  store.close();
+  tmp.cleanup();
+});
+
+function watch(notify: Record<string, unknown> = { email: ['ops@example.com'], after_failed_syncs: 3 }) {
+  const config = configFromObject(
+    {
+      accounts: [
+        { name: 'acme', base_url: 'https://api.example.com/v2/integration', api_key: 'k', api_secret: 's' },
+      ],
+      smtp: { host: 'mail.example.com', from: 'reports@example.com' },
+      notify_on_failure: notify,
+    },
+    tmp.dir,
+  );
+  return new IncidentWatch({
+    config,
+    store,
+    clock: new FakeClock(Date.UTC(2026, 2, 1)),
+    logger: silentLogger,
+  });
+}
+
+const pass = (errors: SyncIssue['kind'][], extra: Partial<SyncSummary> = {}): SyncSummary => ({
+  ...emptySyncSummary(1),
+  errors: errors.map((kind) => ({ account: 'acme', kind, message: `account acme: ${kind}` })),
+  ...extra,
+});
+
+describe('incident rules', () => {
+  it('opens "sync failing" at the third failed pass in a row, once, and clears it on the next good pass', () => {
+    const w = watch();
+    w.afterSyncPass(pass(['internal']), 'failed');
+    w.afterSyncPass(pass(['internal']), 'failed');
+    expect(listIncidents(store, 10)).toEqual([]);
+    w.afterSyncPass(pass(['internal']), 'failed');
+    w.afterSyncPass(pass(['internal']), 'failed');
+    expect(listIncidents(store, 10).map((i) => [i.key, i.detail])).toEqual([
+      ['sync', 'the sync failed 3 passes in a row: account acme: internal'],
+    ]);
+    w.afterSyncPass(pass([]), 'ok');
+    expect(listIncidents(store, 10)[0]?.cleared_at).not.toBeNull();
+    expect(listNotices(store).map((n) => n.kind)).toEqual(['opened', 'cleared']);
+  });
+
+  it('does not count passes that only failed on a refused credential (that incident is its own)', () => {
+    const w = watch();
+    for (let i = 0; i < 5; i++) w.afterSyncPass(pass(['not_authorized']), 'failed');
+    expect(listIncidents(store, 10).map((i) => i.key)).toEqual(['credential:acme']);
+  });
+
+  it('opens one incident for a gone set and clears it when the set is listed again', () => {
+    const w = watch();
+    saveQuerySets(
+      store,
+      'acme',
+      1,
+      [{ id: 101, name: 'Buyers <DACH>', created_at: '2026-01-05T09:00:00Z' }],
+      0,
+    );
+    markGone(store, 'acme', 101, 'query set not found (-132)', 0);
+    const gone = pass(['request_failed'], { goneSets: [{ account: 'acme', querySetId: 101 }] });
+    w.afterSyncPass(gone, 'incomplete');
+    w.afterSyncPass(gone, 'incomplete');
+    expect(listIncidents(store, 10).map((i) => [i.key, i.detail])).toEqual([
+      [
+        'set-gone:acme:101',
+        'account acme: query set 101 (Buyers <DACH>) is gone (-132) and is no longer synced',
+      ],
+    ]);
+    w.afterSyncPass(pass([]), 'ok'); // still gone in the store: stays open
+    expect(listIncidents(store, 10)[0]?.cleared_at).toBeNull();
+    saveQuerySets(
+      store,
+      'acme',
+      1,
+      [{ id: 101, name: 'Buyers <DACH>', created_at: '2026-01-05T09:00:00Z' }],
+      0,
+    );
+    w.afterSyncPass(pass([]), 'ok');
+    expect(listIncidents(store, 10)[0]?.cleared_at).not.toBeNull();
+  });
+
+  it('records incidents without recipients but queues no notice', () => {
+    const w = watch({ after_failed_syncs: 1 });
+    w.afterSyncPass(pass(['internal']), 'failed');
+    expect(listIncidents(store, 10)).toHaveLength(1);
+    expect(listNotices(store)).toEqual([]);
+  });
+});
