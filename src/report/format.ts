@@ -1,5 +1,7 @@
 /**
  * The one place that decides how numbers show, in the PDF and (through `excelFormat`) in the workbook.
+ * Digits, separators and the percent sign follow the locale of the document being built (`Intl`,
+ * through locale/locale.ts); the Excel formats stay locale-free because Excel localises them itself.
  *
  * The spec leaves units out and warns that payloads mix percent (0..100) and fraction (0..1) scales, so
  * every field gets a documented rule in `FIELD_RULES` below, keyed `<endpoint key>[.<field>]` where
@@ -21,6 +23,8 @@
  * are the payloads where the sample data disagrees with itself; every other field has one fixed scale,
  * aligned with the sandbox data set (src/sandbox/dataset.ts).
  */
+
+import { currentLocale, t } from './locale/locale.js';
 
 export type RuleName = 'percent' | 'fraction' | 'mix' | 'score' | 'count' | 'decimal' | 'ratio';
 
@@ -166,18 +170,9 @@ export function toPercentPoints(value: number, rule: NumberRule, mix?: 'fraction
 
 export const MISSING = '—';
 
-const grouping = (decimals: number) =>
-  new Intl.NumberFormat('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
-const formatters = new Map<number, Intl.NumberFormat>();
+/** Grouped, fixed decimals, in the locale of the document being built (`withLocale`). */
 function fixed(value: number, decimals: number): string {
-  let formatter = formatters.get(decimals);
-  if (!formatter) {
-    formatter = grouping(decimals);
-    formatters.set(decimals, formatter);
-  }
-  // Avoid "-0.0": a value that rounds to zero shows as zero.
-  const text = formatter.format(value);
-  return /^-[0.,]+$/.test(text) ? text.slice(1) : text;
+  return currentLocale().number(value, decimals);
 }
 
 const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
@@ -189,7 +184,7 @@ export function formatValue(value: unknown, rule: NumberRule, mix?: 'fraction' |
     case 'percent':
     case 'fraction':
     case 'mix':
-      return `${fixed(toPercentPoints(value, rule, mix), rule.decimals)}%`;
+      return currentLocale().percent(toPercentPoints(value, rule, mix), rule.decimals);
     case 'count':
       return fixed(value, 0);
     case 'ratio':
@@ -229,12 +224,6 @@ export function formatDelta(
   const direction: Direction = rounded > 0 ? 'up' : rounded < 0 ? 'down' : 'flat';
   const magnitude = fixed(Math.abs(shown), decimals);
   const sign = direction === 'up' ? '+' : direction === 'down' ? '−' : '±';
-  const unit =
-    rule.name === 'percent' || rule.name === 'fraction' || rule.name === 'mix'
-      ? ' pts'
-      : rule.name === 'ratio'
-        ? '×'
-        : '';
   const tone: Tone =
     direction === 'flat' || polarity === 'neutral'
       ? 'neutral'
@@ -242,7 +231,14 @@ export function formatDelta(
         ? 'good'
         : 'bad';
   const arrow = direction === 'up' ? '▲' : direction === 'down' ? '▼' : '';
-  return { text: `${sign}${magnitude}${unit}`, direction, tone, arrow, available: true };
+  const signed = `${sign}${magnitude}`;
+  const text =
+    rule.name === 'percent' || rule.name === 'fraction' || rule.name === 'mix'
+      ? t('delta.points', { value: signed })
+      : rule.name === 'ratio'
+        ? `${signed}×`
+        : signed;
+  return { text, direction, tone, arrow, available: true };
 }
 
 /**

@@ -3,11 +3,12 @@ import { formatDelta, formatValue, mixScale, polarityOf, ruleFor, toPercentPoint
 import { byId, type Cell, cell, type EngineLabel, engineLabel, type KpiView, seriesKpi } from './common.js';
 import type { Available, PayloadReader } from './payloads.js';
 import type { ReportSnapshot } from './snapshot.js';
+import { t } from '../locale/locale.js';
 
 export const SOURCE_KINDS = [
-  { key: 'owned', label: 'Owned', color: '#1F4E79' },
-  { key: 'partner', label: 'Partner', color: '#4F8FC0' },
-  { key: 'external', label: 'External', color: '#B8C0CC' },
+  { key: 'owned', labelKey: 'source.owned', color: '#1F4E79' },
+  { key: 'partner', labelKey: 'source.partner', color: '#4F8FC0' },
+  { key: 'external', labelKey: 'source.external', color: '#B8C0CC' },
 ] as const;
 
 export interface GravityModel {
@@ -35,8 +36,8 @@ export interface GravityModel {
 
 export function buildGravity(reader: PayloadReader, history: readonly ReportSnapshot[]): GravityModel {
   return {
-    plus: seriesKpi(reader, 'gravity.gravity-plus', 'Gravity+', history),
-    minus: seriesKpi(reader, 'gravity.gravity-minus', 'Gravity−', history),
+    plus: seriesKpi(reader, 'gravity.gravity-plus', t('endpoint.gravity.gravity-plus'), history),
+    minus: seriesKpi(reader, 'gravity.gravity-minus', t('endpoint.gravity.gravity-minus'), history),
     openErrors: buildOpenErrors(reader),
     sources: buildSources(reader),
     sourcesHistory: buildSourcesHistory(reader),
@@ -58,13 +59,13 @@ function buildOpenErrors(reader: PayloadReader): GravityModel['openErrors'] {
     resolved,
     kpi: {
       key,
-      label: 'Open errors',
+      label: t('endpoint.gravity.open-errors'),
       value: formatValue(data.count, rule),
       delta: formatDelta(data.delta, rule, polarityOf(key)),
       history: data.history,
       historyLabels: data.historyLabels,
       polarity: polarityOf(key),
-      caption: `${resolved} resolved since baseline`,
+      caption: t('kpi.resolved', { count: resolved }),
     },
   };
 }
@@ -78,7 +79,7 @@ function buildSources(reader: PayloadReader): GravityModel['sources'] {
   return {
     available: true,
     parts: SOURCE_KINDS.map((kind, i) => ({
-      label: kind.label,
+      label: t(kind.labelKey),
       color: kind.color,
       ...cell(values[i], ruleFor(key), scale),
     })),

@@ -7,6 +7,7 @@ import { buildMarket, type MarketModel } from './market.js';
 import { buildOverview, type OverviewModel } from './overview.js';
 import { PayloadReader } from './payloads.js';
 import { buildPresence, type PresenceModel } from './presence.js';
+import { currentLocale, reportLocale, t, withLocale } from '../locale/locale.js';
 import { buildScout, type ScoutModel } from './scout.js';
 import type { ReportMeta, ReportSnapshot } from './snapshot.js';
 
@@ -25,7 +26,7 @@ export interface CoverModel {
   querySetId: number;
   run: string;
   runId: number;
-  /** Run date as people read it: "12 November 2026". */
+  /** Run date as the reader writes it, in the document's zone: "15. Oktober 2026". */
   runDate: string;
   engines: string[];
   queriesCount: number | null;
@@ -36,6 +37,9 @@ export interface CoverModel {
   runsStored: number;
   /** Set when the snapshot is not complete: the report says so on the cover. */
   incomplete: string | null;
+  /** BCP 47 tag of the document (`<html lang>`) and the zone its dates are printed in. */
+  locale: string;
+  timeZone: string;
 }
 
 export interface ReportModel {
@@ -56,18 +60,22 @@ export function buildReportModel(
   history: readonly ReportSnapshot[],
   meta: ReportMeta,
 ): ReportModel {
-  const reader = new PayloadReader(snapshot);
-  // History is the set's other snapshots, newest first; the current one is never counted twice.
-  const earlier = history.filter((past) => past.id !== snapshot.id);
-  const model: Omit<ReportModel, 'consumed' | 'cover'> = {
-    overview: buildOverview(reader),
-    presence: buildPresence(reader, earlier),
-    life: buildLife(reader, earlier),
-    gravity: buildGravity(reader, earlier),
-    scout: buildScout(reader),
-    market: buildMarket(reader),
-  };
-  return { cover: buildCover(snapshot, earlier, meta), ...model, consumed: [...reader.consumed].sort() };
+  const locale = reportLocale(meta.locale, meta.timeZone);
+  // Every label and number of the model is written in the reader's locale (see withLocale).
+  return withLocale(locale, () => {
+    const reader = new PayloadReader(snapshot);
+    // History is the set's other snapshots, newest first; the current one is never counted twice.
+    const earlier = history.filter((past) => past.id !== snapshot.id);
+    const model: Omit<ReportModel, 'consumed' | 'cover'> = {
+      overview: buildOverview(reader),
+      presence: buildPresence(reader, earlier),
+      life: buildLife(reader, earlier),
+      gravity: buildGravity(reader, earlier),
+      scout: buildScout(reader),
+      market: buildMarket(reader),
+    };
+    return { cover: buildCover(snapshot, earlier, meta), ...model, consumed: [...reader.consumed].sort() };
+  });
 }
 
 function buildCover(
@@ -86,47 +94,23 @@ function buildCover(
       );
     engines = fromPayload.success ? fromPayload.data.map((engine) => engine.label) : [];
   }
-  const incomplete =
-    snapshot.state === 'complete'
-      ? null
-      : `This snapshot is ${snapshot.state}: some cards show "data unavailable" until the sync completes.`;
+  const locale = currentLocale();
   return {
-    title: `AI visibility report — ${snapshot.brand.name}`,
+    title: t('report.title', { brand: snapshot.brand.name }),
     brand: snapshot.brand.name,
     querySet: snapshot.querySet.name,
     querySetId: snapshot.querySet.id,
     run: snapshot.run.display_name,
     runId: snapshot.run.id,
-    runDate: longDate(snapshot.run.created_at),
+    runDate: locale.longDate(snapshot.run.created_at),
     engines,
     queriesCount: details.success ? details.data.queries_count : null,
     account: snapshot.account,
-    generatedAt: `${meta.generatedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+    generatedAt: locale.dateTime(meta.generatedAt),
     version: meta.version,
     runsStored: earlier.length + 1,
-    incomplete,
+    incomplete: snapshot.state === 'complete' ? null : t('cover.incomplete'),
+    locale: locale.tag,
+    timeZone: locale.timeZone,
   };
-}
-
-const MONTHS = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
-
-/** The calendar day of an ISO timestamp as written (its own offset), e.g. "12 November 2026". */
-export function longDate(iso: string): string {
-  const match = /^(\d{4})-(\d{2})-(\d{2})/.exec(iso);
-  if (!match) return iso;
-  const month = MONTHS[Number(match[2]) - 1];
-  return month ? `${Number(match[3])} ${month} ${match[1]}` : iso;
 }

@@ -13,14 +13,15 @@ import {
 } from './common.js';
 import type { Available, PayloadReader } from './payloads.js';
 import type { ReportSnapshot } from './snapshot.js';
+import { t } from '../locale/locale.js';
 
 /** The five stances in the order every chart and table shows them, best first. */
 export const STANCES = [
-  { key: 'recommended', compact: 'rec', label: 'Recommended', color: '#1B7F5B' },
-  { key: 'advisedNotFavored', compact: 'adv', label: 'Advised, not favored', color: '#7BBF9E' },
-  { key: 'neutral', compact: 'neu', label: 'Neutral', color: '#B8C0CC' },
-  { key: 'cautious', compact: 'cau', label: 'Cautious', color: '#E8A33D' },
-  { key: 'negative', compact: 'neg', label: 'Negative', color: '#C8453B' },
+  { key: 'recommended', compact: 'rec', labelKey: 'stance.recommended', color: '#1B7F5B' },
+  { key: 'advisedNotFavored', compact: 'adv', labelKey: 'stance.advisedNotFavored', color: '#7BBF9E' },
+  { key: 'neutral', compact: 'neu', labelKey: 'stance.neutral', color: '#B8C0CC' },
+  { key: 'cautious', compact: 'cau', labelKey: 'stance.cautious', color: '#E8A33D' },
+  { key: 'negative', compact: 'neg', labelKey: 'stance.negative', color: '#C8453B' },
 ] as const;
 
 type StanceKey = (typeof STANCES)[number]['key'];
@@ -53,11 +54,11 @@ export interface LifeModel {
 export function buildLife(reader: PayloadReader, history: readonly ReportSnapshot[]): LifeModel {
   return {
     kpis: [
-      seriesKpi(reader, 'life.kpi', 'Life', history),
-      seriesKpi(reader, 'life.recommended-share', 'Recommended share', history),
-      seriesKpi(reader, 'life.neutral-share', 'Neutral share', history),
-      seriesKpi(reader, 'life.negative-share', 'Negative share', history),
-      seriesKpi(reader, 'life.positive-negative-ratio', 'Pos./neg. ratio', history),
+      seriesKpi(reader, 'life.kpi', t('endpoint.life.kpi'), history),
+      seriesKpi(reader, 'life.recommended-share', t('endpoint.life.recommended-share'), history),
+      seriesKpi(reader, 'life.neutral-share', t('endpoint.life.neutral-share'), history),
+      seriesKpi(reader, 'life.negative-share', t('endpoint.life.negative-share'), history),
+      seriesKpi(reader, 'life.positive-negative-ratio', t('kpi.posNegRatio'), history),
     ],
     stanceMix: buildStanceMix(reader),
     stanceHistory: buildStanceHistory(reader),

@@ -13,6 +13,7 @@ import {
 } from './common.js';
 import type { Available, PayloadReader } from './payloads.js';
 import type { ReportSnapshot } from './snapshot.js';
+import { t } from '../locale/locale.js';
 
 export interface PositionPart {
   label: string;
@@ -58,7 +59,7 @@ const positionValues = (p: { p1: number; p2: number; p3: number; p4plus: number 
 
 export function buildPresence(reader: PayloadReader, history: readonly ReportSnapshot[]): PresenceModel {
   return {
-    gross: seriesKpi(reader, 'presence.gross', 'Gross presence', history),
+    gross: seriesKpi(reader, 'presence.gross', t('endpoint.presence.gross'), history),
     weighted: buildWeighted(reader, history),
     positions: buildPositions(reader),
     positionsByEngine: buildPositionsByEngine(reader),
@@ -70,7 +71,7 @@ export function buildPresence(reader: PayloadReader, history: readonly ReportSna
 
 function buildWeighted(reader: PayloadReader, history: readonly ReportSnapshot[]): PresenceModel['weighted'] {
   const key = 'presence.weighted';
-  const kpi = seriesKpi(reader, key, 'Weighted presence', history);
+  const kpi = seriesKpi(reader, key, t('endpoint.presence.weighted'), history);
   if (!kpi.available) return kpi;
   // seriesKpi validated the SeriesCard part; the extra fields need the full schema.
   const result = reader.read(key, schema.weighted);
@@ -78,7 +79,7 @@ function buildWeighted(reader: PayloadReader, history: readonly ReportSnapshot[]
   const fairShare = formatValue(result.data.fairShare, ruleFor(key, 'fairShare'));
   return {
     available: true,
-    kpi: { ...kpi.kpi, caption: `Fair share ${fairShare}` },
+    kpi: { ...kpi.kpi, caption: t('kpi.fairShare', { value: fairShare }) },
     fairShare,
     dStar: formatValue(result.data.dStar, ruleFor(key, 'dStar')),
     classification: result.data.classification,

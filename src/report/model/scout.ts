@@ -12,6 +12,7 @@ import {
   safeColor,
 } from './common.js';
 import type { Available, PayloadReader } from './payloads.js';
+import { t } from '../locale/locale.js';
 
 /** How many sources the PDF lists; the workbook has them all. */
 export const TOP_SOURCES = 15;
@@ -71,9 +72,9 @@ function buildStats(reader: PayloadReader): ScoutModel['stats'] {
   return {
     available: true,
     kpis: [
-      kpi('Cited domains', data.totalDomains, data.domainsDelta, data.domainsHistory),
-      kpi('Cited URLs', data.totalUrls, data.urlsDelta, data.urlsHistory),
-      kpi('Multi-engine domains', data.multiEngineDomains, multiDelta, multi),
+      kpi(t('kpi.citedDomains'), data.totalDomains, data.domainsDelta, data.domainsHistory),
+      kpi(t('kpi.citedUrls'), data.totalUrls, data.urlsDelta, data.urlsHistory),
+      kpi(t('kpi.multiEngineDomains'), data.multiEngineDomains, multiDelta, multi),
     ],
   };
 }
