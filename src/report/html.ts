@@ -19,6 +19,7 @@ import { STANCES } from './model/life.js';
 import type { Available } from './model/payloads.js';
 import { loadReportTemplates, type ReportTemplates } from './templates.js';
 import { reportLocale, t, withLocale } from './locale/locale.js';
+import { DEFAULT_PAGE, type PageSetup, pageView } from './page.js';
 
 /**
  * Model → HTML. Charts are made here (the model stays plain data) and handed to the templates as
@@ -49,7 +50,7 @@ function when<T extends { available: boolean }>(value: T, draw: (v: T & { availa
   return value.available ? svg(draw(value as T & { available: true })) : null;
 }
 
-export function reportView(model: ReportModel, css: string) {
+export function reportView(model: ReportModel, css: string, page: PageSetup = DEFAULT_PAGE) {
   const { overview, presence, life, gravity, scout, market } = model;
   const stanceParts = (rows: readonly { value: number | null }[]) =>
     STANCES.map((stance, i) => ({ value: rows[i]?.value ?? 0, color: stance.color }));
@@ -57,6 +58,7 @@ export function reportView(model: ReportModel, css: string) {
     css: svg(css),
     /** For `<html lang>`. */
     lang: model.cover.locale,
+    page: pageView(page),
     cover: model.cover,
     overview: {
       ...overview,
@@ -219,10 +221,11 @@ function withStanceBars<R extends { stance: { value: number | null }[] }>(
 export function renderReportHtml(
   model: ReportModel,
   templates: ReportTemplates = loadReportTemplates(),
+  page: PageSetup = DEFAULT_PAGE,
 ): ReportHtml {
   // Charts and templates print labels and numbers: all of it in the document's locale (withLocale).
   return withLocale(reportLocale(model.cover.locale, model.cover.timeZone), () => {
-    const view = reportView(model, templates.css);
+    const view = reportView(model, templates.css, page);
     return {
       html: templates.report(view),
       headerTemplate: templates.header(view),

@@ -4,8 +4,10 @@ import { de } from './catalog-de.js';
 import { type Catalog, en, type MessageKey } from './catalog-en.js';
 import { es } from './catalog-es.js';
 import { fr } from './catalog-fr.js';
+import { DEFAULT_LOCALE, isReportLocale, isTimeZone, REPORT_LOCALES, type ReportLocaleTag } from './tags.js';
 
 export type { Catalog, MessageKey } from './catalog-en.js';
+export { DEFAULT_LOCALE, isReportLocale, isTimeZone, REPORT_LOCALES, type ReportLocaleTag } from './tags.js';
 
 /**
  * The reader's language, number style and time zone for one document. Strings come from the catalog
@@ -14,10 +16,6 @@ export type { Catalog, MessageKey } from './catalog-en.js';
  * the platform's CLDR data says, not something written here.
  */
 
-/** The locales whose catalogs are complete. `reports[].locale` and `--locale` accept exactly these. */
-export const REPORT_LOCALES = ['en-US', 'en-GB', 'de-DE', 'fr-FR', 'es-ES'] as const;
-export type ReportLocaleTag = (typeof REPORT_LOCALES)[number];
-export const DEFAULT_LOCALE: ReportLocaleTag = 'en-US';
 
 export const CATALOGS: Readonly<Record<string, Catalog>> = { en, de, fr, es };
 
@@ -35,20 +33,6 @@ export interface ReportLocale {
   longDate(instant: Date | string): string;
   /** Day and time with the zone's short name, for "generated at". */
   dateTime(instant: Date): string;
-}
-
-export function isReportLocale(tag: string): tag is ReportLocaleTag {
-  return (REPORT_LOCALES as readonly string[]).includes(tag);
-}
-
-/** Validates a zone name the way `Intl` will use it; a clear error instead of a RangeError later. */
-export function isTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 const cache = new Map<string, ReportLocale>();

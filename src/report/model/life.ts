@@ -40,7 +40,13 @@ export interface StanceRow {
 
 export interface LifeModel {
   kpis: Available<{ kpi: KpiView }>[];
-  stanceMix: Available<{ current: Cell[]; previous: Cell[]; engineCount: string }>;
+  stanceMix: Available<{
+    current: Cell[];
+    previous: Cell[];
+    engineCount: string;
+    /** The raw count, for messages whose words depend on it (plural rules). */
+    engines: number;
+  }>;
   stanceHistory: Available<{ measurements: string[]; series: number[][] }>;
   scatter: Available<{
     points: { label: string; stage: string; icv: number; presence: number; life: number }[];
@@ -89,6 +95,7 @@ function buildStanceMix(reader: PayloadReader): LifeModel['stanceMix'] {
     current: stanceCells(result.data, key),
     previous: stanceCells(result.data.prev, key),
     engineCount: formatValue(result.data.engineCount, ruleFor(key, 'engineCount')),
+    engines: result.data.engineCount,
   };
 }
 

@@ -30,6 +30,9 @@ export interface ScoutModel {
     }[];
     totalCount: string;
     engineCount: string;
+    /** Raw counts, for messages whose words depend on them (plural rules). */
+    engines: number;
+    total: number;
     shown: number;
   }>;
   byEngine: Available<{ rows: { engine: EngineLabel; weighted: Cell }[] }>;
@@ -97,6 +100,8 @@ function buildSources(reader: PayloadReader): ScoutModel['sources'] {
     })),
     totalCount: formatValue(result.data.totalCount, rule),
     engineCount: formatValue(result.data.engineCount, rule),
+    engines: result.data.engineCount,
+    total: result.data.totalCount,
     shown: top.length,
   };
 }
