@@ -37,7 +37,7 @@ export const es: Catalog = {
   'kpi.vsPrevious': 'frente a la medición anterior',
   'kpi.fairShare': 'Cuota justa {value}',
   'kpi.resolved': '{count} corregidos desde la referencia',
-  'kpi.posNegRatio': 'Razón pos./neg.',
+  'kpi.posNegRatio': 'Razón pos./desf.',
   'kpi.citedDomains': 'Dominios citados',
   'kpi.citedUrls': 'Direcciones citadas',
   'kpi.multiEngineDomains': 'Dominios en varios motores',
