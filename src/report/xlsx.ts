@@ -12,6 +12,7 @@ import { presenceSheet } from './xlsx/sheets/presence.js';
 import { scoutSheet } from './xlsx/sheets/scout.js';
 import type { SheetDef } from './xlsx/sheets/sheet-def.js';
 import { TableNames } from './xlsx/text.js';
+import { reportLocale, t, withLocale } from './locale/locale.js';
 
 export type { WorkbookMeta } from './xlsx/context.js';
 
@@ -54,6 +55,17 @@ export async function renderWorkbook(
   history: StoredSnapshot[],
   meta: WorkbookMeta,
 ): Promise<Buffer> {
+  // Titles, headers and notes in the reader's language; the cells are built synchronously, so the
+  // locale cannot leak to another render (see withLocale). Serialising happens after, outside it.
+  const workbook = withLocale(reportLocale(meta.locale), () => buildWorkbook(snapshot, history, meta));
+  return Buffer.from(await workbook.xlsx.writeBuffer());
+}
+
+function buildWorkbook(
+  snapshot: StoredSnapshot,
+  history: StoredSnapshot[],
+  meta: WorkbookMeta,
+): ExcelJS.Workbook {
   const ctx = createContext(snapshot, history, meta);
   const workbook = new ExcelJS.Workbook();
   workbook.creator = `reportd ${meta.version}`;
@@ -62,18 +74,25 @@ export async function renderWorkbook(
   const tables = new TableNames();
   const context = `${snapshot.brand.name} · ${snapshot.querySet.name} · ${snapshot.run.display_name}`;
 
+  const titles = new Map(GROUP_SHEETS.map((sheet) => [sheet.name, t(sheet.titleKey)]));
   for (const sheet of GROUP_SHEETS) {
-    const w = new SheetWriter(workbook.addWorksheet(sheet.name), tables);
-    w.banner(`${sheet.name} — ${context}`);
+    const title = titles.get(sheet.name) ?? sheet.name;
+    const w = new SheetWriter(workbook.addWorksheet(title), tables, sheet.name);
+    w.banner(`${title} — ${context}`);
     sheet.write(w, ctx);
     w.finish();
   }
-  const about = new SheetWriter(workbook.addWorksheet('About'), tables);
-  writeAbout(about, ctx, sheetOf);
+  const about = new SheetWriter(workbook.addWorksheet(t('xlsx.sheet.about')), tables, 'About');
+  const shownSheetOf = new Map([...sheetOf].map(([key, name]) => [key, titles.get(name) ?? name]));
+  writeAbout(about, ctx, shownSheetOf);
   about.finish();
-  const historySheet = new SheetWriter(workbook.addWorksheet(HISTORY_SHEET), tables);
+  const historySheet = new SheetWriter(
+    workbook.addWorksheet(t('xlsx.sheet.history')),
+    tables,
+    // The id, not the title: table names stay `Run_history_History` in every language.
+    HISTORY_SHEET,
+  );
   writeHistory(historySheet, ctx);
   historySheet.finish();
-
-  return Buffer.from(await workbook.xlsx.writeBuffer());
+  return workbook;
 }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IntlMessageFormat } from 'intl-messageformat';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { metricEndpoints } from '../../src/api/endpoints.js';
 import { CATALOGS, REPORT_LOCALES, reportLocale } from '../../src/report/locale/locale.js';
 import type { ReportSnapshot } from '../../src/report/model/snapshot.js';
 import { PdfRenderer } from '../../src/report/pdf.js';
@@ -121,6 +122,10 @@ describe('message catalogs', () => {
     for (const [language, catalog] of Object.entries(CATALOGS)) {
       expect(Object.keys(catalog).sort(), language).toEqual(Object.keys(en).sort());
     }
+  });
+
+  it('English endpoint titles are the titles of the endpoint catalog', () => {
+    for (const endpoint of metricEndpoints) expect(en[`endpoint.${endpoint.key}`]).toBe(endpoint.title);
   });
 
   it('every translation parses and uses the same placeholders as English', () => {
