@@ -1,9 +1,9 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} is the config file's own interpolation syntax.
 import { z } from 'zod';
-import { SUBJECT_VARIABLES, subjectTemplateProblem } from './subject-template.js';
-import { cronProblem, EMAIL_ADDRESS, timezoneProblem } from './validators.js';
 import { DEFAULT_LOCALE, REPORT_LOCALES } from '../report/locale/tags.js';
 import { ORIENTATIONS, PAGE_SIZES } from '../report/page.js';
+import { SUBJECT_VARIABLES, subjectTemplateProblem } from './subject-template.js';
+import { cronProblem, EMAIL_ADDRESS, timezoneProblem } from './validators.js';
 
 /**
  * Building blocks of the config schema (schema.ts): the field types checked at load time (cron,

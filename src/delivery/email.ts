@@ -181,7 +181,6 @@ function loadTemplates(userDir?: string): Templates {
   return templates;
 }
 
-
 export interface SendResult {
   accepted: string[];
   rejected: string[];

@@ -12,14 +12,14 @@ import {
   stackedHistory,
   trendChart,
 } from './charts.js';
+import { reportLocale, t, withLocale } from './locale/locale.js';
 import type { KpiView } from './model/common.js';
 import { SOURCE_KINDS } from './model/gravity.js';
 import type { ReportModel } from './model/index.js';
 import { STANCES } from './model/life.js';
 import type { Available } from './model/payloads.js';
-import { loadReportTemplates, type ReportTemplates } from './templates.js';
-import { reportLocale, t, withLocale } from './locale/locale.js';
 import { DEFAULT_PAGE, type PageSetup, pageView } from './page.js';
+import { loadReportTemplates, type ReportTemplates } from './templates.js';
 
 /**
  * Model → HTML. Charts are made here (the model stays plain data) and handed to the templates as
@@ -78,8 +78,16 @@ export function reportView(model: ReportModel, css: string, page: PageSetup = DE
         presence.gross.available && presence.weighted.available
           ? svg(
               trendChart(presence.gross.kpi.historyLabels, [
-                { name: t('endpoint.presence.gross'), values: presence.gross.kpi.history, color: THEME.secondary },
-                { name: t('endpoint.presence.weighted'), values: presence.weighted.kpi.history, color: THEME.primary },
+                {
+                  name: t('endpoint.presence.gross'),
+                  values: presence.gross.kpi.history,
+                  color: THEME.secondary,
+                },
+                {
+                  name: t('endpoint.presence.weighted'),
+                  values: presence.weighted.kpi.history,
+                  color: THEME.primary,
+                },
               ]),
             )
           : null,
@@ -158,7 +166,11 @@ export function reportView(model: ReportModel, css: string, page: PageSetup = DE
       sourcesHistoryChart: when(gravity.sourcesHistory, (h) =>
         stackedHistory(
           h.measurements,
-          SOURCE_KINDS.map((kind, i) => ({ name: t(kind.labelKey), color: kind.color, values: h.series[i] ?? [] })),
+          SOURCE_KINDS.map((kind, i) => ({
+            name: t(kind.labelKey),
+            color: kind.color,
+            values: h.series[i] ?? [],
+          })),
           { width: 330, height: 200 },
         ),
       ),

@@ -1,5 +1,6 @@
 import ExcelJS from 'exceljs';
 import type { StoredSnapshot } from '../store/snapshots.js';
+import { reportLocale, t, withLocale } from './locale/locale.js';
 import { createContext, type WorkbookMeta } from './xlsx/context.js';
 import { SheetWriter } from './xlsx/sheet-writer.js';
 import { writeAbout } from './xlsx/sheets/about.js';
@@ -12,7 +13,6 @@ import { presenceSheet } from './xlsx/sheets/presence.js';
 import { scoutSheet } from './xlsx/sheets/scout.js';
 import type { SheetDef } from './xlsx/sheets/sheet-def.js';
 import { TableNames } from './xlsx/text.js';
-import { reportLocale, t, withLocale } from './locale/locale.js';
 
 export type { WorkbookMeta } from './xlsx/context.js';
 

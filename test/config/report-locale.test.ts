@@ -30,7 +30,10 @@ describe('reports[].locale, page and timezone', () => {
       page: { size: 'Letter', orientation: 'landscape' },
       timeZone: 'Europe/Berlin',
     });
-    const defaults = loadConfig(writeConfig(withReport(`${TRIGGER}    page: { orientation: landscape }\n`)), {}).reports[0];
+    const defaults = loadConfig(
+      writeConfig(withReport(`${TRIGGER}    page: { orientation: landscape }\n`)),
+      {},
+    ).reports[0];
     expect(defaults).toMatchObject({ locale: 'en-US', page: { size: 'A4', orientation: 'landscape' } });
   });
 
@@ -47,7 +50,8 @@ describe('reports[].locale, page and timezone', () => {
   it('names the field of an unsupported locale, paper size or zone', () => {
     expect(
       check(
-        withReport(`${TRIGGER}    locale: pt-BR\n    page: { size: A3, orientation: sideways }\n    timezone: Europe/Berln\n`,
+        withReport(
+          `${TRIGGER}    locale: pt-BR\n    page: { size: A3, orientation: sideways }\n    timezone: Europe/Berln\n`,
         ),
       ),
     ).toEqual([

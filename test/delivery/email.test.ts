@@ -105,7 +105,9 @@ describe('report email', () => {
     expect(mail.html).toContain('42,3\u00a0%');
     expect(mail.text).toContain('Gewichtete Präsenz: 42,3\u00a0% (▲ +2,1 Pp.)');
     expect(mail.text).toContain('Offene Fehler: 4 (▼ −1)');
-    expect(mail.text).toContain('Im Anhang: wochenbericht-kaffee-co-kw-14.pdf und wochenbericht-kaffee-co-kw-14.xlsx.');
+    expect(mail.text).toContain(
+      'Im Anhang: wochenbericht-kaffee-co-kw-14.pdf und wochenbericht-kaffee-co-kw-14.xlsx.',
+    );
     // Ids are not quantities: no digit grouping in "Abfrageset 12345, Lauf 67890".
     expect(mail.text).toContain('Abfrageset 12345, Lauf 67890.');
     for (const english of ['Weighted presence', 'This run', 'Attached', 'Sent by reportd', 'AI visibility']) {

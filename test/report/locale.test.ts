@@ -71,7 +71,8 @@ function templateKeys(): Set<string> {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
       else if (entry.name.endsWith('.hbs')) {
-        for (const match of readFileSync(path, 'utf8').matchAll(/\{\{t\s+"([^"]+)"/g)) keys.add(match[1] ?? '');
+        for (const match of readFileSync(path, 'utf8').matchAll(/\{\{t\s+"([^"]+)"/g))
+          keys.add(match[1] ?? '');
       }
     }
   };
@@ -84,7 +85,8 @@ function argumentsOf(message: string): string[] {
   const names = new Set<string>();
   const visit = (elements: ReturnType<IntlMessageFormat['getAst']>) => {
     for (const element of elements) {
-      if ('value' in element && typeof element.value === 'string' && element.type !== 0) names.add(element.value);
+      if ('value' in element && typeof element.value === 'string' && element.type !== 0)
+        names.add(element.value);
       if ('options' in element) for (const option of Object.values(element.options)) visit(option.value);
     }
   };
@@ -204,7 +206,9 @@ describe('reports in every locale (sandbox over HTTP, real Chromium, pdftotext)'
           // One word is matched as a word ("Volume" is not in "Volumen"); longer phrases spacing-free.
           const found = /\s/.test(part.trim())
             ? text.includes(words)
-            : new RegExp(`(^|[^\\p{L}])${escapeRegExp(part.trim().toLowerCase())}($|[^\\p{L}])`, 'u').test(lower);
+            : new RegExp(`(^|[^\\p{L}])${escapeRegExp(part.trim().toLowerCase())}($|[^\\p{L}])`, 'u').test(
+                lower,
+              );
           if (found) leftovers.push(`${key}: "${part}"`);
         }
       }
@@ -214,7 +218,13 @@ describe('reports in every locale (sandbox over HTTP, real Chromium, pdftotext)'
 
   it('the English PDF prints the catalog strings the check looks for', () => {
     const text = squash(texts.get('en-US')?.pdf ?? '');
-    for (const key of ['cover.engines', 'lede.life', 'kpi.vsPrevious', 'gravity.errorsNote', 'col.stanceMix']) {
+    for (const key of [
+      'cover.engines',
+      'lede.life',
+      'kpi.vsPrevious',
+      'gravity.errorsNote',
+      'col.stanceMix',
+    ]) {
       expect(text).toContain(squash(en[key] ?? ''));
     }
   });
@@ -225,12 +235,13 @@ describe('reports in every locale (sandbox over HTTP, real Chromium, pdftotext)'
 
   it('de-DE: German labels, 37,3 %-style numbers and German month names', () => {
     const { pdf, html } = texts.get('de-DE') ?? { pdf: '', html: '' };
-    const weighted = (snapshot.payloads['presence.weighted']?.data as { current: number }).current;
+    const weighted = (snapshot.payloads['presence.weighted']?.data as { current: number } | undefined)
+      ?.current;
     const expected = new Intl.NumberFormat('de-DE', {
       style: 'percent',
       minimumFractionDigits: 1,
       maximumFractionDigits: 1,
-    }).format(weighted / 100);
+    }).format((weighted ?? Number.NaN) / 100);
     expect(expected).toMatch(/^\d+,\d\u00a0%$/);
     expect(html).toContain(expected);
     expect(pdf).toContain(expected.replace(/\s/g, ' '));
@@ -249,7 +260,9 @@ describe('reports in every locale (sandbox over HTTP, real Chromium, pdftotext)'
     }).format(0.373);
     const thousands = new Intl.NumberFormat('fr-FR').format(1198);
     expect(thousands).toBe('1\u202f198');
-    const total = (snapshot.payloads['presence.position-distribution']?.data as { totalAll: number }).totalAll;
+    const total =
+      (snapshot.payloads['presence.position-distribution']?.data as { totalAll: number } | undefined)
+        ?.totalAll ?? 0;
     expect(html).toContain(new Intl.NumberFormat('fr-FR').format(total));
     // The space Intl puts before "%" (whichever it is in this ICU) is the one in the document.
     const space = percent.replace(/[\d,]/g, '').replace('%', '');

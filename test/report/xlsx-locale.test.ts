@@ -83,7 +83,8 @@ describe('workbook in the report locale (sandbox over HTTP, read back with excel
       const out: [unknown, string][] = [];
       book.worksheets[sheet]?.eachRow((row) =>
         row.eachCell((cell) => {
-          if (typeof cell.value === 'number' || cell.value instanceof Date) out.push([cell.value, cell.numFmt]);
+          if (typeof cell.value === 'number' || cell.value instanceof Date)
+            out.push([cell.value, cell.numFmt]);
         }),
       );
       return out;
@@ -99,7 +100,8 @@ describe('workbook in the report locale (sandbox over HTTP, read back with excel
         values.push(row.getCell(2));
       }
     });
-    const weighted = (snapshot.payloads['presence.weighted']?.data as { current: number }).current;
+    const weighted = (snapshot.payloads['presence.weighted']?.data as { current: number } | undefined)
+      ?.current;
     expect(values[0]?.value).toBe(weighted);
     expect(values[0]?.numFmt).toBe(excelFormat(ruleFor('presence.weighted')));
     const about = de.getWorksheet('Info');

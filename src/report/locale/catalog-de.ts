@@ -88,7 +88,8 @@ export const de: Catalog = {
   'gravity.sourcesOverTime': 'Quellenverteilung im Zeitverlauf',
   'market.competitors': 'Beobachtete Wettbewerber',
   'scout.topSources': 'Wichtigste Quellen',
-  'scout.topSourcesNote': '{shown} von {total} Quellen, {engines, plural, one {# Maschine} other {# Maschinen}}',
+  'scout.topSourcesNote':
+    '{shown} von {total} Quellen, {engines, plural, one {# Maschine} other {# Maschinen}}',
   'scout.citationsByEngine': 'Zitatvorkommen nach Maschine',
   'market.metrics': 'Marktkennzahlen',
   'market.fairShareBenchmark': 'Richtwert fairer Anteil: {value}',

@@ -118,7 +118,8 @@ export const es: Catalog = {
   'email.headline': 'Indicador',
   'email.attached': 'Adjuntos: {files}.',
   'email.leftOut': '{file} ({size}) no se adjunta: supera el límite de {limit} MB.',
-  'email.sentBy': 'Enviado por reportd para el informe «{report}». Conjunto de consultas {querySetId}, medición {runId}.',
+  'email.sentBy':
+    'Enviado por reportd para el informe «{report}». Conjunto de consultas {querySetId}, medición {runId}.',
 
   'xlsx.sheet.about': 'Acerca de',
   'xlsx.sheet.history': 'Historial de mediciones',

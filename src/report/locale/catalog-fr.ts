@@ -118,7 +118,8 @@ export const fr: Catalog = {
   'email.headline': 'Indicateur',
   'email.attached': 'Pièces jointes : {files}.',
   'email.leftOut': '{file} ({size}) n’est pas joint : au-delà de la limite de {limit} Mo.',
-  'email.sentBy': 'Envoyé par reportd pour le rapport « {report} ». Jeu de requêtes {querySetId}, relevé {runId}.',
+  'email.sentBy':
+    'Envoyé par reportd pour le rapport « {report} ». Jeu de requêtes {querySetId}, relevé {runId}.',
 
   'xlsx.sheet.about': 'À propos',
   'xlsx.sheet.history': 'Historique des relevés',

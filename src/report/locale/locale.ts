@@ -16,7 +16,6 @@ export { DEFAULT_LOCALE, isReportLocale, isTimeZone, REPORT_LOCALES, type Report
  * the platform's CLDR data says, not something written here.
  */
 
-
 export const CATALOGS: Readonly<Record<string, Catalog>> = { en, de, fr, es };
 
 export interface ReportLocale {

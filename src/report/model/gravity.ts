@@ -1,9 +1,9 @@
 import * as schema from '../../api/schemas/gravity.js';
 import { formatDelta, formatValue, mixScale, polarityOf, ruleFor, toPercentPoints } from '../format.js';
+import { t } from '../locale/locale.js';
 import { byId, type Cell, cell, type EngineLabel, engineLabel, type KpiView, seriesKpi } from './common.js';
 import type { Available, PayloadReader } from './payloads.js';
 import type { ReportSnapshot } from './snapshot.js';
-import { t } from '../locale/locale.js';
 
 export const SOURCE_KINDS = [
   { key: 'owned', labelKey: 'source.owned', color: '#1F4E79' },

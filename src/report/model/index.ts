@@ -1,13 +1,13 @@
 import { metricEndpoints } from '../../api/endpoints.js';
 import { querySetDetails } from '../../api/schemas/catalog.js';
 import { engineWithImage } from '../../api/schemas/common.js';
+import { currentLocale, reportLocale, t, withLocale } from '../locale/locale.js';
 import { buildGravity, type GravityModel } from './gravity.js';
 import { buildLife, type LifeModel } from './life.js';
 import { buildMarket, type MarketModel } from './market.js';
 import { buildOverview, type OverviewModel } from './overview.js';
 import { PayloadReader } from './payloads.js';
 import { buildPresence, type PresenceModel } from './presence.js';
-import { currentLocale, reportLocale, t, withLocale } from '../locale/locale.js';
 import { buildScout, type ScoutModel } from './scout.js';
 import type { ReportMeta, ReportSnapshot } from './snapshot.js';
 

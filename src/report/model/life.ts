@@ -1,6 +1,7 @@
 import * as schema from '../../api/schemas/life.js';
 import type { DeltaView } from '../format.js';
 import { formatValue, mixScale, ruleFor } from '../format.js';
+import { t } from '../locale/locale.js';
 import {
   byId,
   type Cell,
@@ -13,7 +14,6 @@ import {
 } from './common.js';
 import type { Available, PayloadReader } from './payloads.js';
 import type { ReportSnapshot } from './snapshot.js';
-import { t } from '../locale/locale.js';
 
 /** The five stances in the order every chart and table shows them, best first. */
 export const STANCES = [

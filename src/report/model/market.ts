@@ -1,9 +1,9 @@
 import * as schema from '../../api/schemas/market.js';
 import { formatDelta, formatValue, polarityOf, ruleFor, toPercentPoints } from '../format.js';
+import { t } from '../locale/locale.js';
 import type { KpiView } from './common.js';
 import { type SharesView, shareRows } from './overview.js';
 import type { Available, PayloadReader } from './payloads.js';
-import { t } from '../locale/locale.js';
 
 /** Market metrics in the order the report lists them, with the label people read. */
 export const MARKET_METRICS = [
@@ -50,11 +50,7 @@ function buildMetrics(reader: PayloadReader): MarketModel['metrics'] {
   return {
     available: true,
     rows: MARKET_METRICS.map((metric) => kpi(metric.field, t(metric.labelKey), data.market[metric.field])),
-    fairShare: kpi(
-      'fairShareMetric',
-      t('market.fairShareMetric'),
-      data.weightedPresence.fairShareMetric,
-    ),
+    fairShare: kpi('fairShareMetric', t('market.fairShareMetric'), data.weightedPresence.fairShareMetric),
     fairShareValue: formatValue(data.weightedPresence.fairShare, ruleFor(key, 'fairShare')),
   };
 }

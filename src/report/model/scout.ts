@@ -1,6 +1,7 @@
 import * as schema from '../../api/schemas/scout.js';
 import type { DeltaView } from '../format.js';
 import { formatDelta, formatValue, polarityOf, ruleFor } from '../format.js';
+import { t } from '../locale/locale.js';
 import {
   byId,
   type Cell,
@@ -12,7 +13,6 @@ import {
   safeColor,
 } from './common.js';
 import type { Available, PayloadReader } from './payloads.js';
-import { t } from '../locale/locale.js';
 
 /** How many sources the PDF lists; the workbook has them all. */
 export const TOP_SOURCES = 15;

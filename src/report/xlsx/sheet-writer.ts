@@ -1,6 +1,6 @@
 import type { Cell, Worksheet } from 'exceljs';
-import { cleanText, headerNames, type TableNames } from './text.js';
 import { t } from '../locale/locale.js';
+import { cleanText, headerNames, type TableNames } from './text.js';
 
 /** A number with its own Excel format (rows of one column can carry different units). */
 export interface NumberCell {

@@ -1,8 +1,8 @@
 import { metricEndpoints } from '../../../api/endpoints.js';
 import { querySetDetails } from '../../../api/schemas/catalog.js';
+import { type MessageKey, t } from '../../locale/locale.js';
 import type { SheetContext } from '../context.js';
 import type { CellInput, SheetWriter } from '../sheet-writer.js';
-import { type MessageKey, t } from '../../locale/locale.js';
 
 /**
  * What this workbook is (account, brand, set, run, when, which reportd) and which payloads it could
@@ -41,7 +41,11 @@ export function writeAbout(w: SheetWriter, ctx: SheetContext, sheetOf: ReadonlyM
     [t('xlsx.payloadsUnavailable'), unavailable.length === 0 ? t('xlsx.none') : unavailable.join(', ')],
   ];
   w.ws.views = [{ state: 'frozen', xSplit: 0, ySplit: 1, topLeftCell: 'A2' }];
-  w.table({ name: 'About', columns: [{ header: t('xlsx.field') }, { header: t('xlsx.value'), wrap: true }], rows });
+  w.table({
+    name: 'About',
+    columns: [{ header: t('xlsx.field') }, { header: t('xlsx.value'), wrap: true }],
+    rows,
+  });
   w.gap();
   w.title(t('xlsx.payloads'));
   w.table({

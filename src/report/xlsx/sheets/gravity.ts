@@ -1,10 +1,10 @@
 import * as gravity from '../../../api/schemas/gravity.js';
+import { t } from '../../locale/locale.js';
 import { block, joinById, num, scaleOf, seriesRows } from '../context.js';
 import type { CellInput } from '../sheet-writer.js';
 import { keyFigures } from './key-figures.js';
 import type { SheetDef } from './sheet-def.js';
 import { cardTrends } from './trends.js';
-import { t } from '../../locale/locale.js';
 
 const SOURCES = [
   ['owned', 'source.owned'],
@@ -124,8 +124,17 @@ export const gravitySheet: SheetDef = {
     block(w, ctx, 'gravity.open-errors', gravity.openErrors, (d) => {
       w.table({
         name: 'OpenErrorsTrend',
-        columns: [{ header: t('col.metric') }, { header: t('xlsx.measurement') }, { header: t('xlsx.value') }],
-        rows: seriesRows(t('endpoint.gravity.open-errors'), 'gravity.open-errors', d.history, d.historyLabels),
+        columns: [
+          { header: t('col.metric') },
+          { header: t('xlsx.measurement') },
+          { header: t('xlsx.value') },
+        ],
+        rows: seriesRows(
+          t('endpoint.gravity.open-errors'),
+          'gravity.open-errors',
+          d.history,
+          d.historyLabels,
+        ),
       });
     });
   },

@@ -1,8 +1,8 @@
+import { t } from '../../locale/locale.js';
 import type { ReportSnapshot } from '../../model/snapshot.js';
 import { num, type SheetContext } from '../context.js';
 import { KPI_SOURCES, readFigures } from '../kpis.js';
 import type { CellInput, SheetWriter } from '../sheet-writer.js';
-import { t } from '../../locale/locale.js';
 
 /** Oldest run first; the current snapshot wins over a stored copy of the same run. */
 function runsInOrder(current: ReportSnapshot, history: readonly ReportSnapshot[]): ReportSnapshot[] {

@@ -1,8 +1,8 @@
 import type { MetricGroup } from '../../../api/endpoints.js';
+import { t } from '../../locale/locale.js';
 import { num, type SheetContext } from '../context.js';
 import { KPI_SOURCES } from '../kpis.js';
 import type { CellInput, SheetWriter } from '../sheet-writer.js';
-import { t } from '../../locale/locale.js';
 
 /**
  * The headline numbers of a group, one row each: metric, value, change, note, endpoint. A payload that

@@ -1,11 +1,11 @@
 import type { CompactStance, StanceSet } from '../../../api/schemas/common.js';
 import * as life from '../../../api/schemas/life.js';
+import { t } from '../../locale/locale.js';
 import { block, joinById, num, scaleOf } from '../context.js';
 import type { CellInput } from '../sheet-writer.js';
 import { keyFigures } from './key-figures.js';
 import type { SheetDef } from './sheet-def.js';
 import { cardTrends } from './trends.js';
-import { t } from '../../locale/locale.js';
 
 const STANCES = [
   ['recommended', 'rec', 'stance.recommended'],
@@ -50,7 +50,11 @@ export const lifeSheet: SheetDef = {
       const prev = scaleOf(parts(d.prev));
       w.table({
         name: 'StanceMix',
-        columns: [{ header: t('xlsx.stance') }, { header: t('col.share'), bar: true }, { header: t('chart.previousRun') }],
+        columns: [
+          { header: t('xlsx.stance') },
+          { header: t('col.share'), bar: true },
+          { header: t('chart.previousRun') },
+        ],
         rows: STANCES.map(([field, , label]) => [
           label,
           num(d[field], key, field, 'value', now),
@@ -97,7 +101,12 @@ export const lifeSheet: SheetDef = {
       const key = 'life.by-engine';
       w.table({
         name: 'ByEngine',
-        columns: [{ header: t('col.engine') }, { header: t('endpoint.life.kpi') }, { header: t('col.change') }, ...stanceHeaders()],
+        columns: [
+          { header: t('col.engine') },
+          { header: t('endpoint.life.kpi') },
+          { header: t('col.change') },
+          ...stanceHeaders(),
+        ],
         rows: joinById(d.engines, d.lifeByEngine).map(({ label, value: v }) => [
           label,
           num(v?.life, key, 'life'),

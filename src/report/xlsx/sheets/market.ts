@@ -1,8 +1,8 @@
 import * as market from '../../../api/schemas/market.js';
+import { type MessageKey, t } from '../../locale/locale.js';
 import { block, num } from '../context.js';
 import { keyFigures } from './key-figures.js';
 import type { SheetDef } from './sheet-def.js';
-import { type MessageKey, t } from '../../locale/locale.js';
 
 const CARDS = [
   'dStar',

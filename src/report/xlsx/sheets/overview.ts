@@ -1,8 +1,8 @@
 import * as overview from '../../../api/schemas/overview.js';
+import { t } from '../../locale/locale.js';
 import { block, num } from '../context.js';
 import { keyFigures } from './key-figures.js';
 import type { SheetDef } from './sheet-def.js';
-import { t } from '../../locale/locale.js';
 
 export const overviewSheet: SheetDef = {
   name: 'Overview',
@@ -12,7 +12,11 @@ export const overviewSheet: SheetDef = {
     keyFigures(w, ctx, 'overview');
     block(w, ctx, 'overview.summary', overview.summary, (d) => {
       // The summary is untrusted prose: one wrapped text cell, never parsed or linked.
-      w.table({ name: 'Summary', columns: [{ header: t('endpoint.overview.summary'), wrap: true }], rows: [[d.content]] });
+      w.table({
+        name: 'Summary',
+        columns: [{ header: t('endpoint.overview.summary'), wrap: true }],
+        rows: [[d.content]],
+      });
     });
     block(w, ctx, 'overview.competitive-context', overview.competitiveContext, (d) => {
       const key = 'overview.competitive-context';

@@ -1,10 +1,10 @@
 import * as presence from '../../../api/schemas/presence.js';
+import { t } from '../../locale/locale.js';
 import { block, joinById, num, scaleOf } from '../context.js';
 import type { CellInput } from '../sheet-writer.js';
 import { keyFigures } from './key-figures.js';
 import type { SheetDef } from './sheet-def.js';
 import { cardTrends } from './trends.js';
-import { t } from '../../locale/locale.js';
 
 const POSITIONS = [
   ['p1', '1'],
@@ -42,7 +42,11 @@ export const presenceSheet: SheetDef = {
       const prev = scaleOf(POSITIONS.map(([f]) => d.prev[f]));
       w.table({
         name: 'Positions',
-        columns: [{ header: t('xlsx.position') }, { header: t('col.share'), bar: true }, { header: t('chart.previousRun') }],
+        columns: [
+          { header: t('xlsx.position') },
+          { header: t('col.share'), bar: true },
+          { header: t('chart.previousRun') },
+        ],
         rows: POSITIONS.map(([f, n]) => [
           t('xlsx.positionN', { n }),
           num(d[f], key, f, 'value', now),

@@ -1,8 +1,8 @@
 import * as scout from '../../../api/schemas/scout.js';
+import { t } from '../../locale/locale.js';
 import { block, joinById, num } from '../context.js';
 import { keyFigures } from './key-figures.js';
 import type { SheetDef } from './sheet-def.js';
-import { t } from '../../locale/locale.js';
 
 export const scoutSheet: SheetDef = {
   name: 'Scout',
@@ -75,7 +75,11 @@ export const scoutSheet: SheetDef = {
       const key = 'scout.references-by-intent';
       w.table({
         name: 'ByIntent',
-        columns: [{ header: t('col.intent') }, { header: t('col.stage') }, { header: t('xlsx.weightedReferences'), bar: true }],
+        columns: [
+          { header: t('col.intent') },
+          { header: t('col.stage') },
+          { header: t('xlsx.weightedReferences'), bar: true },
+        ],
         rows: joinById(d.intents, d.presenceByIntent).map(({ entity, label, value }) => [
           label,
           entity?.stage ?? null,

@@ -1,7 +1,7 @@
 import { seriesCard } from '../../../api/schemas/common.js';
+import { type MessageKey, t } from '../../locale/locale.js';
 import { type SheetContext, seriesRows } from '../context.js';
 import type { CellInput, SheetWriter } from '../sheet-writer.js';
-import { type MessageKey, t } from '../../locale/locale.js';
 
 /**
  * The history each card carries itself (`history` + `historyLabels`), long format. It reaches further
