@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { IntlMessageFormat } from 'intl-messageformat';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metricEndpoints } from '../../src/api/endpoints.js';
+import { renderReportHtml } from '../../src/report/html.js';
 import { CATALOGS, REPORT_LOCALES, reportLocale } from '../../src/report/locale/locale.js';
+import { buildReportModel } from '../../src/report/model/index.js';
 import type { ReportSnapshot } from '../../src/report/model/snapshot.js';
 import { PdfRenderer } from '../../src/report/pdf.js';
 import { renderSnapshot } from '../../src/report/render.js';
@@ -299,6 +301,18 @@ describe('reports in every locale (sandbox over HTTP, real Chromium, pdftotext)'
     }
     expect(sizes).toEqual({ 'Letter landscape': '792 x 612', 'Legal portrait': '612 x 1008' });
   }, 60_000);
+
+  it('says "data unavailable" in the language too', () => {
+    const { 'presence.by-engine': _dropped, ...payloads } = snapshot.payloads;
+    const model = buildReportModel({ ...snapshot, payloads }, [], {
+      generatedAt: new Date('2026-10-15T06:00:00Z'),
+      version: '0.1.0',
+      locale: 'de-DE',
+    });
+    expect(renderReportHtml(model).html).toContain(
+      'Daten nicht verfügbar — Präsenz nach Maschine: nicht in diesem Snapshot',
+    );
+  });
 
   it('refuses an unknown locale or zone with a message naming it', () => {
     expect(() => reportLocale('pt-BR')).toThrow(/locale "pt-BR" is not supported; use one of en-US/);

@@ -91,7 +91,7 @@ function buildSourcesHistory(reader: PayloadReader): GravityModel['sourcesHistor
   const result = reader.read(key, schema.sourceDistributionHistory);
   if (!result.ok) return reader.unavailable(key, result.reason);
   const { measurements, series } = result.data;
-  if (measurements.length === 0) return reader.unavailable(key, 'no measurements yet');
+  if (measurements.length === 0) return reader.unavailable(key, t('reason.noMeasurements'));
   const rule = ruleFor(key);
   const columns = measurements.map((_, i) => {
     const parts = SOURCE_KINDS.map((kind) => series[kind.key][i] ?? 0);
@@ -122,7 +122,7 @@ function buildByEngine(reader: PayloadReader): GravityModel['byEngine'] {
       },
     ];
   });
-  if (rows.length === 0) return reader.unavailable(key, 'no engine has values');
+  if (rows.length === 0) return reader.unavailable(key, t('reason.noEngineValues'));
   return { available: true, rows };
 }
 
@@ -153,7 +153,7 @@ function buildTrend(reader: PayloadReader): GravityModel['trend'] {
   const result = reader.read(key, schema.trend);
   if (!result.ok) return reader.unavailable(key, result.reason);
   const { historyPlus, historyMinus, measurements } = result.data;
-  if (measurements.length === 0) return reader.unavailable(key, 'no measurements yet');
+  if (measurements.length === 0) return reader.unavailable(key, t('reason.noMeasurements'));
   const rule = ruleFor(key);
   return {
     available: true,

@@ -104,7 +104,7 @@ function buildStanceHistory(reader: PayloadReader): LifeModel['stanceHistory'] {
   const result = reader.read(key, schema.stanceHistory);
   if (!result.ok) return reader.unavailable(key, result.reason);
   const { measurements, series } = result.data;
-  if (measurements.length === 0) return reader.unavailable(key, 'no measurements yet');
+  if (measurements.length === 0) return reader.unavailable(key, t('reason.noMeasurements'));
   // Each measurement is one whole split across stances: its scale is decided per column.
   const columns = measurements.map((_, i) =>
     STANCES.map(
@@ -140,7 +140,7 @@ function buildScatter(reader: PayloadReader): LifeModel['scatter'] {
       },
     ];
   });
-  if (points.length === 0) return reader.unavailable(key, 'no intent has both values');
+  if (points.length === 0) return reader.unavailable(key, t('reason.noIntentBoth'));
   return {
     available: true,
     points,
@@ -166,7 +166,7 @@ function buildByEngine(reader: PayloadReader): LifeModel['byEngine'] {
       },
     ];
   });
-  if (rows.length === 0) return reader.unavailable(key, 'no engine has values');
+  if (rows.length === 0) return reader.unavailable(key, t('reason.noEngineValues'));
   return { available: true, rows };
 }
 
@@ -188,6 +188,6 @@ function buildByIntent(reader: PayloadReader): LifeModel['byIntent'] {
       },
     ];
   });
-  if (rows.length === 0) return reader.unavailable(key, 'no intent has values');
+  if (rows.length === 0) return reader.unavailable(key, t('reason.noIntentValues'));
   return { available: true, rows };
 }

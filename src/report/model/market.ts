@@ -59,6 +59,6 @@ function buildCompetitors(reader: PayloadReader): MarketModel['competitors'] {
   const key = 'market.life-monitored-competitors';
   const result = reader.read(key, schema.lifeMonitoredCompetitors);
   if (!result.ok) return reader.unavailable(key, result.reason);
-  if (result.data.shares.length === 0) return reader.unavailable(key, 'no monitored competitors');
+  if (result.data.shares.length === 0) return reader.unavailable(key, t('reason.noCompetitors'));
   return { available: true, rows: shareRows(result.data.shares, key), fairShare: null, fairShareText: '' };
 }

@@ -29,9 +29,9 @@ export class PayloadReader {
   ): { ok: true; data: z.infer<S> } | { ok: false; reason: string } {
     this.consumed.add(key);
     const stored = this.snapshot.payloads[key];
-    if (!stored) return { ok: false, reason: 'not in this snapshot' };
+    if (!stored) return { ok: false, reason: t('reason.notInSnapshot') };
     if (stored.data === null || stored.data === undefined) {
-      return { ok: false, reason: stored.error ? shorten(stored.error) : 'not fetched' };
+      return { ok: false, reason: stored.error ? shorten(stored.error) : t('reason.notFetched') };
     }
     const parsed = schema.safeParse(stored.data);
     if (!parsed.success) {

@@ -154,7 +154,7 @@ function buildByEngine(reader: PayloadReader): PresenceModel['byEngine'] {
       },
     ];
   });
-  if (rows.length === 0) return reader.unavailable(key, 'no engine has values');
+  if (rows.length === 0) return reader.unavailable(key, t('reason.noEngineValues'));
   return { available: true, rows };
 }
 
@@ -178,7 +178,7 @@ function buildByIntent(reader: PayloadReader): PresenceModel['byIntent'] {
       },
     ];
   });
-  if (rows.length === 0) return reader.unavailable(key, 'no intent has values');
+  if (rows.length === 0) return reader.unavailable(key, t('reason.noIntentValues'));
   return { available: true, rows };
 }
 
@@ -187,7 +187,7 @@ function buildMatrix(reader: PayloadReader): PresenceModel['matrix'] {
   const result = reader.read(key, schema.engineIntentMatrix);
   if (!result.ok) return reader.unavailable(key, result.reason);
   const { engines, intents, engineIntentMatrix } = result.data;
-  if (engines.length === 0 || intents.length === 0) return reader.unavailable(key, 'empty matrix');
+  if (engines.length === 0 || intents.length === 0) return reader.unavailable(key, t('reason.emptyMatrix'));
   const rule = ruleFor(key);
   return {
     available: true,

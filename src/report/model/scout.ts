@@ -114,7 +114,7 @@ function buildByEngine(reader: PayloadReader): ScoutModel['byEngine'] {
     const values = byId(result.data.dataByEngine, engine.id);
     return values ? [{ engine: engineLabel(engine), weighted: cell(values.weighted, ruleFor(key)) }] : [];
   });
-  if (rows.length === 0) return reader.unavailable(key, 'no engine has values');
+  if (rows.length === 0) return reader.unavailable(key, t('reason.noEngineValues'));
   return { available: true, rows };
 }
 
@@ -128,7 +128,7 @@ function buildByIntent(reader: PayloadReader): ScoutModel['byIntent'] {
       ? [{ label: intent.label, stage: intent.stage, weighted: cell(values.weighted, ruleFor(key)) }]
       : [];
   });
-  if (rows.length === 0) return reader.unavailable(key, 'no intent has values');
+  if (rows.length === 0) return reader.unavailable(key, t('reason.noIntentValues'));
   return { available: true, rows };
 }
 
@@ -137,7 +137,8 @@ function buildCitations(reader: PayloadReader): ScoutModel['citations'] {
   const result = reader.read(key, schema.citationOccurrences);
   if (!result.ok) return reader.unavailable(key, result.reason);
   const { engines, categories, series } = result.data;
-  if (engines.length === 0 || categories.length === 0) return reader.unavailable(key, 'no citations yet');
+  if (engines.length === 0 || categories.length === 0)
+    return reader.unavailable(key, t('reason.noCitations'));
   return {
     available: true,
     engines,
