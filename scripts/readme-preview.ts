@@ -1,15 +1,18 @@
 /**
  * Draws docs/report-preview.png, the README picture: the first pages of the demo's Northwind
- * "Core buying journeys" PDF, side by side. Run it with `npm run docs:preview` after a change to the
- * report templates, and commit the PNG.
+ * "Core buying journeys" PDF in English, then the same pages in German (`locale: de-DE`), side by
+ * side. Run it with `npm run docs:preview` after a change to the report templates or the catalogs,
+ * and commit the PNG.
  *
- * 1. runs the demo (the same code as `reportd demo`: sandbox, sync, render) into a temporary folder;
- * 2. turns pages 1–3 of that PDF into PNGs with poppler's `pdftoppm -png -r 40`;
+ * 1. runs the demo (the same code as `reportd demo`: sandbox, sync, render) into a temporary folder,
+ *    once per locale;
+ * 2. turns the first pages of each PDF into PNGs with poppler's `pdftoppm -png -r 40`;
  * 3. lays them side by side on one HTML page (the PNGs as data: URLs) and screenshots it with the
  *    Chromium reportd renders with, so nothing beyond reportd's own dependencies is needed.
  *
  * Needs: poppler-utils (pdftoppm) and Chromium, both installed by scripts/install.sh.
- * Options (environment): PREVIEW_PAGES (default 3), PREVIEW_DPI (default 40), PREVIEW_OUT.
+ * Options (environment): PREVIEW_PAGES (pages per locale, default 2), PREVIEW_DPI (default 40),
+ * PREVIEW_OUT.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -22,24 +25,29 @@ import { CHROMIUM_ARGS, findChromium } from '../src/report/chromium.js';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const out = process.env.PREVIEW_OUT ?? join(root, 'docs/report-preview.png');
-const pages = Number(process.env.PREVIEW_PAGES ?? 3);
+const pages = Number(process.env.PREVIEW_PAGES ?? 2);
+const LOCALES = ['en-US', 'de-DE'] as const;
 const dpi = Number(process.env.PREVIEW_DPI ?? 40);
 const SET_NAME = 'Core buying journeys';
 
 const work = mkdtempSync(join(tmpdir(), 'reportd-preview-'));
 try {
-  process.stdout.write('running the demo (sandbox, sync, render)…\n');
-  const demo = await runDemo({ outDir: join(work, 'demo-output') });
-  const pdf = demo.files.find((file) => file.endsWith('.pdf') && file.includes(SET_NAME));
-  if (!pdf) throw new Error(`the demo wrote no PDF for "${SET_NAME}": ${demo.files.join(', ')}`);
-
-  const prefix = join(work, 'page');
-  execFileSync('pdftoppm', ['-png', '-r', String(dpi), '-f', '1', '-l', String(pages), pdf, prefix]);
-  const pngs = readdirSync(work)
-    .filter((name) => name.startsWith('page') && name.endsWith('.png'))
-    .sort()
-    .map((name) => join(work, name));
-  if (pngs.length === 0) throw new Error(`pdftoppm wrote no page of ${pdf}`);
+  const pngs: string[] = [];
+  let pdf = '';
+  for (const locale of LOCALES) {
+    process.stdout.write(`running the demo in ${locale} (sandbox, sync, render)…\n`);
+    const demo = await runDemo({ outDir: join(work, `demo-output-${locale}`), locale });
+    pdf = demo.files.find((file) => file.endsWith('.pdf') && file.includes(SET_NAME)) ?? '';
+    if (!pdf) throw new Error(`the demo wrote no PDF for "${SET_NAME}": ${demo.files.join(', ')}`);
+    const prefix = join(work, `page-${locale}`);
+    execFileSync('pdftoppm', ['-png', '-r', String(dpi), '-f', '1', '-l', String(pages), pdf, prefix]);
+    const written = readdirSync(work)
+      .filter((name) => name.startsWith(`page-${locale}`) && name.endsWith('.png'))
+      .sort()
+      .map((name) => join(work, name));
+    if (written.length === 0) throw new Error(`pdftoppm wrote no page of ${pdf}`);
+    pngs.push(...written);
+  }
 
   const images = pngs
     .map((png) => `<img src="data:image/png;base64,${readFileSync(png).toString('base64')}" alt="">`)

@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config/load.js';
 import { UsageError } from '../errors/index.js';
+import { DEFAULT_LOCALE, isReportLocale, isTimeZone, REPORT_LOCALES } from '../report/locale/tags.js';
+import { type PageSetup, parsePageSize } from '../report/page.js';
 import { PdfRenderer } from '../report/pdf.js';
 import { REPORT_FORMATS, type ReportFormat, renderReport } from '../report/render.js';
 import { openStore } from '../store/db.js';
@@ -17,6 +19,10 @@ interface RenderFlags extends ConfigOptions {
   format: string;
   out?: string;
   account?: string;
+  locale?: string;
+  page?: string;
+  landscape?: boolean;
+  timezone?: string;
 }
 
 function positiveInt(value: string, flag: string): number {
@@ -37,6 +43,21 @@ export function parseFormats(value: string): ReportFormat[] {
   return [...new Set(formats)] as ReportFormat[];
 }
 
+/** `--locale`, `--page`, `--landscape`, `--timezone`, checked before anything is opened. */
+export function documentFlags(flags: Pick<RenderFlags, 'locale' | 'page' | 'landscape' | 'timezone'>) {
+  const locale = flags.locale ?? DEFAULT_LOCALE;
+  if (!isReportLocale(locale)) {
+    throw new UsageError(`--locale takes ${REPORT_LOCALES.join(', ')}, got "${locale}"`);
+  }
+  const timeZone = flags.timezone ?? 'UTC';
+  if (!isTimeZone(timeZone)) throw new UsageError(`--timezone "${timeZone}" is not an IANA time zone`);
+  const page: PageSetup = {
+    size: parsePageSize(flags.page ?? 'a4'),
+    orientation: flags.landscape ? 'landscape' : 'portrait',
+  };
+  return { locale, timeZone, page };
+}
+
 export function register(program: Command): void {
   program
     .command('render')
@@ -47,10 +68,15 @@ export function register(program: Command): void {
     .option('--format <list>', `comma-separated: ${REPORT_FORMATS.join(', ')}`, 'pdf')
     .option('--out <dir>', 'output folder (default: config output.dir)')
     .option('--account <name>', 'account, when several accounts see the same query set')
+    .option('--locale <tag>', `language and number style: ${REPORT_LOCALES.join(', ')}`, DEFAULT_LOCALE)
+    .option('--page <size>', 'paper of the PDF: a4, letter or legal', 'a4')
+    .option('--landscape', 'print the PDF in landscape')
+    .option('--timezone <zone>', 'IANA time zone of the printed dates', 'UTC')
     .action(async (flags: RenderFlags) => {
       const querySetId = positiveInt(flags.set, '--set');
       const runId = flags.run === undefined ? undefined : positiveInt(flags.run, '--run');
       const formats = parseFormats(flags.format);
+      const document = documentFlags(flags);
       const config = loadConfig(flags.config);
       const store = openStore(config.store.path, { mustExist: true });
       const renderer = formats.includes('pdf')
@@ -78,6 +104,7 @@ export function register(program: Command): void {
           formats,
           outDir: flags.out ?? config.output.dir,
           templatesDir: config.templates.dir,
+          ...document,
           renderer,
         });
         for (const path of paths) process.stdout.write(`${path}\n`);

@@ -1,5 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} is the config file's own interpolation syntax.
 import { z } from 'zod';
+import { DEFAULT_LOCALE, REPORT_LOCALES } from '../report/locale/tags.js';
+import { ORIENTATIONS, PAGE_SIZES } from '../report/page.js';
 import { cronProblem } from '../schedule/cron.js';
 import { SUBJECT_VARIABLES, subjectTemplateProblem } from './subject-template.js';
 import { EMAIL_ADDRESS, timezoneProblem } from './validators.js';
@@ -222,6 +224,30 @@ export const report = z
       .literal('new_run', { error: 'the only trigger is new_run' })
       .optional()
       .describe('`new_run`: send as soon as a newly published run has been synced. Set this or `schedule`.'),
+    locale: z
+      .enum(REPORT_LOCALES, { error: `expected one of ${REPORT_LOCALES.join(', ')}` })
+      .default(DEFAULT_LOCALE)
+      .describe(
+        `Language and number style of the PDF, HTML, workbook and email (BCP 47): ${REPORT_LOCALES.join(', ')}. Default ${DEFAULT_LOCALE}.`,
+      ),
+    page: z
+      .strictObject({
+        size: z
+          .enum(PAGE_SIZES)
+          .default('A4')
+          .describe(`Paper of the PDF: ${PAGE_SIZES.join(', ')}. Default A4.`),
+        orientation: z
+          .enum(ORIENTATIONS)
+          .default('portrait')
+          .describe('portrait or landscape. Default portrait.'),
+      })
+      .default({ size: 'A4', orientation: 'portrait' })
+      .describe('Paper size and orientation of the PDF. Default A4 portrait.'),
+    timezone: timezone
+      .optional()
+      .describe(
+        "IANA time zone of the dates printed in the documents (run date, generated at), e.g. Europe/Berlin. Default: the schedule's timezone, else UTC.",
+      ),
     email: z
       .strictObject({
         to: z.array(emailAddress).min(1).describe('Recipients (email addresses). Required, at least one.'),
@@ -237,9 +263,9 @@ export const report = z
             const problem = subjectTemplateProblem(template);
             if (problem) ctx.addIssue({ code: 'custom', message: problem });
           })
-          .default('AI visibility — {{brand}} — {{run}}')
+          .optional()
           .describe(
-            `Subject line, a Handlebars template with ${SUBJECT_VARIABLES.map((v) => `{{${v}}}`).join(', ')} (the query set's name and the run's label, e.g. "Week 37 · 2026"). Default "AI visibility — {{brand}} — {{run}}".`,
+            `Subject line, a Handlebars template with ${SUBJECT_VARIABLES.map((v) => `{{${v}}}`).join(', ')} (the query set's name and the run's label, e.g. "Week 37 · 2026"). Default "AI visibility — {{brand}} — {{run}}", in the report's locale.`,
           ),
       })
       .describe('Who receives the report. Required.'),

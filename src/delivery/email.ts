@@ -7,14 +7,19 @@ import nodemailer, { type Transporter } from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import type { SubjectVariables } from '../config/subject-template.js';
 import { headerText } from '../printable.js';
+import { registerLocaleHelpers } from '../report/locale/helpers.js';
+import { reportLocale, withLocale } from '../report/locale/locale.js';
 import { registerSecret } from '../secrets.js';
 import type { HeadlineKpi } from './headline.js';
 
 /** The email part of a report's config (`reports[].email` plus the attachment cap). */
 export interface ReportEmailConfig {
   name: string;
-  email: { to: string[]; cc?: string[]; bcc?: string[]; subject: string };
+  /** Subject template; the locale's default subject when absent. */
+  email: { to: string[]; cc?: string[]; bcc?: string[]; subject?: string };
   max_attachment_mb?: number;
+  /** `reports[].locale`: the language of the subject default, the body and its numbers. */
+  locale?: string;
 }
 
 /** `smtp:` in the config: a URL, or host/port/secure/user/password. */
@@ -64,6 +69,7 @@ const MIME: Record<string, string> = {
 /** Builds the message: subject, HTML + text bodies, attachments within the size cap. */
 export async function composeEmail(options: ComposeOptions): Promise<Mail.Options> {
   const { report, content } = options;
+  const locale = reportLocale(report.locale);
   const vars: SubjectVariables = {
     brand: content.brand,
     query_set: content.querySet.name,
@@ -72,7 +78,11 @@ export async function composeEmail(options: ComposeOptions): Promise<Mail.Option
   };
   // Handlebars without HTML escaping (a subject is not HTML); headerText drops what would break or
   // disguise the header (line breaks, NUL, bidi overrides).
-  const subject = headerText(Handlebars.compile(report.email.subject, { noEscape: true })(vars));
+  const subject = headerText(
+    report.email.subject === undefined
+      ? locale.t('email.subject', { brand: vars.brand, run: vars.run })
+      : Handlebars.compile(report.email.subject, { noEscape: true })(vars),
+  );
 
   const capBytes = (report.max_attachment_mb ?? 10) * 1024 * 1024;
   const attachments: Mail.Attachment[] = [];
@@ -87,7 +97,11 @@ export async function composeEmail(options: ComposeOptions): Promise<Mail.Option
     // The cap is on the sum: mail servers limit whole messages, and base64 adds a third on top.
     if (total + size > capBytes) {
       notes.push(
-        `${filename} (${megabytes(size)}) was left out: over the ${report.max_attachment_mb ?? 10} MB attachment limit.`,
+        locale.t('email.leftOut', {
+          file: filename,
+          size: `${locale.number(size / 1024 / 1024, 1)} MB`,
+          limit: report.max_attachment_mb ?? 10,
+        }),
       );
       continue;
     }
@@ -100,11 +114,14 @@ export async function composeEmail(options: ComposeOptions): Promise<Mail.Option
     ...vars,
     subject,
     querySet: content.querySet.name,
-    querySetId: content.querySet.id,
-    runId: content.run.id,
+    // Ids as text: a number in a message would be grouped like a quantity ("12,345").
+    querySetId: String(content.querySet.id),
+    runId: String(content.run.id),
     kpis: content.kpis,
     summary: content.summary,
     attached,
+    /** The file names joined the locale's way ("a, b and c"), for the `email.attached` message. */
+    attachedList: new Intl.ListFormat(locale.tag, { type: 'conjunction' }).format(attached),
     notes,
   };
   const templates = loadTemplates(options.templatesDir);
@@ -116,8 +133,9 @@ export async function composeEmail(options: ComposeOptions): Promise<Mail.Option
     subject,
     messageId: options.messageId,
     date: options.date,
-    html: templates.html(view),
-    text: templates.text(view),
+    // The templates' {{t}} helper and the view's numbers speak the report's language.
+    html: withLocale(locale, () => templates.html({ ...view, lang: locale.tag })),
+    text: withLocale(locale, () => templates.text({ ...view, lang: locale.tag })),
     attachments,
   };
 }
@@ -154,16 +172,16 @@ function loadTemplates(userDir?: string): Templates {
     const user = userDir ? join(userDir, 'email', name) : undefined;
     return readFileSync(user && existsSync(user) ? user : join(BUILTIN, name), 'utf8');
   };
+  const env = Handlebars.create();
+  registerLocaleHelpers(env);
   const templates = {
-    html: Handlebars.compile(pick('report.hbs'), { strict: false }),
+    html: env.compile(pick('report.hbs'), { strict: false }),
     // Plain text: no HTML escaping, or "R&D" would arrive as "R&amp;D".
-    text: Handlebars.compile(pick('report.txt.hbs'), { noEscape: true }),
+    text: env.compile(pick('report.txt.hbs'), { noEscape: true }),
   };
   cache.set(key, templates);
   return templates;
 }
-
-const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 export interface SendResult {
   accepted: string[];

@@ -1,4 +1,5 @@
 import { formatDelta, formatValue, polarityOf, ruleFor } from '../report/format.js';
+import { type MessageKey, reportLocale, t, withLocale } from '../report/locale/locale.js';
 import type { StoredSnapshot } from '../store/snapshots.js';
 import type { EmailContent, ReportFile } from './email.js';
 
@@ -19,13 +20,14 @@ export interface HeadlineKpi {
 /** Stored payloads of one snapshot: endpoint key → JSON (null when it could not be fetched). */
 export type PayloadMap = Record<string, { data: unknown; error: string | null } | undefined>;
 
-const HEADLINES: readonly { key: string; label: string; field?: string }[] = [
-  { key: 'presence.weighted', label: 'Weighted presence' },
-  { key: 'presence.gross', label: 'Gross presence' },
-  { key: 'life.kpi', label: 'Life' },
-  { key: 'gravity.gravity-plus', label: 'Gravity+' },
-  { key: 'gravity.gravity-minus', label: 'Gravity−' },
-  { key: 'gravity.open-errors', label: 'Open errors', field: 'count' },
+/** Labelled with the endpoint's title (`endpoint.<key>` in the catalogs). */
+const HEADLINES: readonly { key: string; field?: string }[] = [
+  { key: 'presence.weighted' },
+  { key: 'presence.gross' },
+  { key: 'life.kpi' },
+  { key: 'gravity.gravity-plus' },
+  { key: 'gravity.gravity-minus' },
+  { key: 'gravity.open-errors', field: 'count' },
 ];
 
 const record = (value: unknown): Record<string, unknown> | undefined =>
@@ -33,17 +35,24 @@ const record = (value: unknown): Record<string, unknown> | undefined =>
     ? (value as Record<string, unknown>)
     : undefined;
 
-/** KPIs whose payload is present and numeric; a missing card is left out rather than shown as a dash. */
-export function headlineKpis(payloads: PayloadMap): HeadlineKpi[] {
+/**
+ * KPIs whose payload is present and numeric; a missing card is left out rather than shown as a dash.
+ * Labels and numbers are in `locale` (a `REPORT_LOCALES` tag, en-US by default).
+ */
+export function headlineKpis(payloads: PayloadMap, locale?: string): HeadlineKpi[] {
+  return withLocale(reportLocale(locale), () => collectKpis(payloads));
+}
+
+function collectKpis(payloads: PayloadMap): HeadlineKpi[] {
   const out: HeadlineKpi[] = [];
-  for (const { key, label, field = 'current' } of HEADLINES) {
+  for (const { key, field = 'current' } of HEADLINES) {
     const card = record(payloads[key]?.data);
     const current = card?.[field];
     if (typeof current !== 'number' || !Number.isFinite(current)) continue;
     const rule = ruleFor(key);
     const delta = formatDelta(card?.delta, rule, polarityOf(key));
     out.push({
-      label,
+      label: t(`endpoint.${key}` as MessageKey),
       value: formatValue(current, rule),
       delta: delta.text,
       arrow: delta.arrow,
@@ -64,13 +73,17 @@ export function headlineSummary(payloads: PayloadMap, maxChars = 600): string | 
 }
 
 /** What the email says about a snapshot and which files it carries: one builder for every sender. */
-export function emailContentFor(snapshot: StoredSnapshot, files: ReportFile[]): EmailContent {
+export function emailContentFor(
+  snapshot: StoredSnapshot,
+  files: ReportFile[],
+  locale?: string,
+): EmailContent {
   return {
     // A brand with no name still needs a subject that says what the report is about.
     brand: snapshot.brand.name || `query set ${snapshot.querySet.id}`,
     querySet: { id: snapshot.querySet.id, name: snapshot.querySet.name },
     run: { id: snapshot.run.id, display_name: snapshot.run.display_name },
-    kpis: headlineKpis(snapshot.payloads),
+    kpis: headlineKpis(snapshot.payloads, locale),
     summary: headlineSummary(snapshot.payloads),
     files,
   };

@@ -4,7 +4,7 @@ import type { Config } from '../config/index.js';
 import { type Logger, silentLogger } from '../log.js';
 import { safeFileName } from '../report/file-names.js';
 import { PdfRenderer } from '../report/pdf.js';
-import { renderReport } from '../report/render.js';
+import { documentSettings, renderReport } from '../report/render.js';
 import type { Store } from '../store/db.js';
 import type { DeliveryRow } from '../store/deliveries.js';
 import { isReportable } from '../store/payloads.js';
@@ -78,6 +78,7 @@ export function createReportRenderer(options: {
               `set-${delivery.query_set_id}-run-${delivery.run_id}`,
             ),
             templatesDir: config.templates.dir,
+            ...documentSettings(report),
             renderer: pdf,
             generatedAt: new Date(clock.now()),
           }),
@@ -90,7 +91,7 @@ export function createReportRenderer(options: {
         const format = formatOf(path);
         return format ? [{ path, format }] : [];
       });
-      return emailContentFor(snapshot, files);
+      return emailContentFor(snapshot, files, report.locale);
     },
     close: () => browser.close(),
   };

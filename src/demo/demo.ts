@@ -19,6 +19,8 @@ import type { SyncProgress, SyncSummary } from '../sync/types.js';
 
 export interface DemoOptions {
   outDir: string;
+  /** Locale of the documents (`REPORT_LOCALES`); en-US by default. The README picture uses de-DE too. */
+  locale?: string;
   onProgress?: (progress: SyncProgress) => void;
   logger?: Logger;
 }
@@ -73,7 +75,13 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     for (const querySetId of setsWithSnapshots(store)) {
       filesBySet.set(
         querySetId,
-        await renderReport(store, { querySetId, formats: ['pdf', 'xlsx'], outDir, renderer }),
+        await renderReport(store, {
+          querySetId,
+          formats: ['pdf', 'xlsx'],
+          outDir,
+          renderer,
+          locale: options.locale,
+        }),
       );
     }
     const [first] = filesBySet;

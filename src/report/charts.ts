@@ -1,4 +1,5 @@
 import { axisStyle, clip, legendStyle, renderEChart, THEME } from './charts/svg.js';
+import { currentLocale, t } from './locale/locale.js';
 
 /**
  * The report's charts as inline SVG, rendered in Node (ECharts server-side rendering). Each builder
@@ -9,12 +10,19 @@ import { axisStyle, clip, legendStyle, renderEChart, THEME } from './charts/svg.
 export { escapeXml, sparkline } from './charts/svg.js';
 
 type Extent = { min: number; max: number };
-// Chart labels keep one decimal always, so a column of values reads aligned (83.0%, not 83%).
-const pct = (value: number) => `${value.toFixed(1)}%`;
+// Chart labels keep one decimal always, so a column of values reads aligned (83.0%, not 83%), and are
+// written the reader's way (`83,0 %`): charts are drawn inside the document's `withLocale`.
+const pct = (value: number) => currentLocale().percent(value, 1);
+const plain = (value: number) => currentLocale().number(value, Number.isInteger(value) ? 0 : 1);
 const percentAxis = {
   ...axisStyle,
   type: 'value',
-  axisLabel: { ...axisStyle.axisLabel, formatter: '{value}%' },
+  axisLabel: { ...axisStyle.axisLabel, formatter: (value: number) => currentLocale().percent(value, 0) },
+};
+const numberAxis = {
+  ...axisStyle,
+  type: 'value',
+  axisLabel: { ...axisStyle.axisLabel, formatter: plain },
 };
 
 export interface LineSeries {
@@ -35,7 +43,7 @@ export function trendChart(
       grid: { left: 44, right: 56, top: 16, bottom: 46 },
       legend: { ...legendStyle, data: series.map((s) => s.name) },
       xAxis: { ...axisStyle, type: 'category', data: labels.map((l) => clip(l, 14)), boundaryGap: false },
-      yAxis: percent ? { ...percentAxis, scale: true } : { ...axisStyle, type: 'value', scale: true },
+      yAxis: percent ? { ...percentAxis, scale: true } : { ...numberAxis, scale: true },
       series: series.map((s) => ({
         name: s.name,
         type: 'line',
@@ -46,7 +54,7 @@ export function trendChart(
         lineStyle: { width: 2 },
         endLabel: {
           show: true,
-          formatter: (p: { value: number }) => (percent ? pct(p.value) : String(p.value)),
+          formatter: (p: { value: number }) => (percent ? pct(p.value) : plain(p.value)),
           color: s.color,
           fontSize: 10,
         },
@@ -134,7 +142,7 @@ export function groupedBars(
       grid: { left: 44, right: 12, top: 18, bottom: 46 },
       legend: { ...legendStyle, data: series.map((s) => s.name) },
       xAxis: { ...axisStyle, type: 'category', data: categories.map((c) => clip(c, 14)) },
-      yAxis: percent ? percentAxis : { ...axisStyle, type: 'value' },
+      yAxis: percent ? percentAxis : numberAxis,
       series: series.map((s, index) => ({
         name: s.name,
         type: 'bar',
@@ -147,7 +155,7 @@ export function groupedBars(
           position: 'top',
           fontSize: 9,
           color: THEME.muted,
-          formatter: (p: { value: number }) => (percent ? pct(p.value) : String(p.value)),
+          formatter: (p: { value: number }) => (percent ? pct(p.value) : plain(p.value)),
         },
       })),
     },
@@ -190,7 +198,7 @@ export function shareBars(
                   silent: true,
                   lineStyle: { color: THEME.bad, type: 'dashed', width: 1.2 },
                   label: {
-                    formatter: `Fair share ${pct(fairShare)}`,
+                    formatter: t('kpi.fairShare', { value: pct(fairShare) }),
                     color: THEME.bad,
                     fontSize: 9,
                     position: 'start',
@@ -320,16 +328,15 @@ export function lifeScatter(
       // Room past the extreme points so their labels are not cut at the edge.
       xAxis: {
         ...percentAxis,
-        name: 'Weighted presence',
+        name: t('endpoint.presence.weighted'),
         nameLocation: 'middle',
         nameGap: 24,
         min: (v: Extent) => Math.max(0, Math.floor((v.min - 5) / 10) * 10),
         max: (v: Extent) => Math.ceil((v.max + (v.max - v.min) * 0.3) / 10) * 10,
       },
       yAxis: {
-        ...axisStyle,
-        type: 'value',
-        name: 'Life',
+        ...numberAxis,
+        name: t('endpoint.life.kpi'),
         nameLocation: 'middle',
         nameGap: 32,
         min: (v: Extent) => Math.max(0, Math.floor((v.min - 3) / 5) * 5),
@@ -352,8 +359,8 @@ export function lifeScatter(
             lineStyle: { color: THEME.neutral, type: 'dashed' },
             label: { fontSize: 9, color: THEME.muted },
             data: [
-              { xAxis: current.presence, label: { formatter: 'set average', position: 'end' } },
-              { yAxis: current.life, label: { formatter: 'set average', position: 'insideEndTop' } },
+              { xAxis: current.presence, label: { formatter: t('chart.setAverage'), position: 'end' } },
+              { yAxis: current.life, label: { formatter: t('chart.setAverage'), position: 'insideEndTop' } },
             ],
           },
         },

@@ -1,10 +1,13 @@
 /**
  * The one place that decides how numbers show, in the PDF and (through `excelFormat`) in the workbook.
+ * Digits, separators and the percent sign follow the locale of the document being built (`Intl`,
+ * through locale/locale.ts); the Excel formats stay locale-free because Excel localises them itself.
  * Which rule (percent, fraction, mix, score, count, decimal, ratio) each field follows is the unit table
  * in src/api/field-units.ts, shared with the tidy metric rows so the two can never disagree.
  */
 
 import type { NumberRule } from '../api/field-units.js';
+import { currentLocale, t } from './locale/locale.js';
 
 // The unit table itself lives beside the endpoint catalog, shared with the metric rows.
 export {
@@ -64,18 +67,9 @@ export function toPercentPoints(value: number, rule: NumberRule, mix?: 'fraction
 
 export const MISSING = '—';
 
-const grouping = (decimals: number) =>
-  new Intl.NumberFormat('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
-const formatters = new Map<number, Intl.NumberFormat>();
+/** Grouped, fixed decimals, in the locale of the document being built (`withLocale`). */
 function fixed(value: number, decimals: number): string {
-  let formatter = formatters.get(decimals);
-  if (!formatter) {
-    formatter = grouping(decimals);
-    formatters.set(decimals, formatter);
-  }
-  // Avoid "-0.0": a value that rounds to zero shows as zero.
-  const text = formatter.format(value);
-  return /^-[0.,]+$/.test(text) ? text.slice(1) : text;
+  return currentLocale().number(value, decimals);
 }
 
 const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
@@ -87,7 +81,7 @@ export function formatValue(value: unknown, rule: NumberRule, mix?: 'fraction' |
     case 'percent':
     case 'fraction':
     case 'mix':
-      return `${fixed(toPercentPoints(value, rule, mix), rule.decimals)}%`;
+      return currentLocale().percent(toPercentPoints(value, rule, mix), rule.decimals);
     case 'count':
       return fixed(value, 0);
     case 'ratio':
@@ -127,12 +121,6 @@ export function formatDelta(
   const direction: Direction = rounded > 0 ? 'up' : rounded < 0 ? 'down' : 'flat';
   const magnitude = fixed(Math.abs(shown), decimals);
   const sign = direction === 'up' ? '+' : direction === 'down' ? '−' : '±';
-  const unit =
-    rule.name === 'percent' || rule.name === 'fraction' || rule.name === 'mix'
-      ? ' pts'
-      : rule.name === 'ratio'
-        ? '×'
-        : '';
   const tone: Tone =
     direction === 'flat' || polarity === 'neutral'
       ? 'neutral'
@@ -140,7 +128,14 @@ export function formatDelta(
         ? 'good'
         : 'bad';
   const arrow = direction === 'up' ? '▲' : direction === 'down' ? '▼' : '';
-  return { text: `${sign}${magnitude}${unit}`, direction, tone, arrow, available: true };
+  const signed = `${sign}${magnitude}`;
+  const text =
+    rule.name === 'percent' || rule.name === 'fraction' || rule.name === 'mix'
+      ? t('delta.points', { value: signed })
+      : rule.name === 'ratio'
+        ? `${signed}×`
+        : signed;
+  return { text, direction, tone, arrow, available: true };
 }
 
 /**

@@ -12,11 +12,13 @@ import {
   stackedHistory,
   trendChart,
 } from './charts.js';
+import { reportLocale, t, withLocale } from './locale/locale.js';
 import type { KpiView } from './model/common.js';
 import { SOURCE_KINDS } from './model/gravity.js';
 import type { ReportModel } from './model/index.js';
 import { STANCES } from './model/life.js';
 import type { Available } from './model/payloads.js';
+import { DEFAULT_PAGE, type PageSetup, pageView } from './page.js';
 import { loadReportTemplates, type ReportTemplates } from './templates.js';
 
 /**
@@ -48,12 +50,15 @@ function when<T extends { available: boolean }>(value: T, draw: (v: T & { availa
   return value.available ? svg(draw(value as T & { available: true })) : null;
 }
 
-export function reportView(model: ReportModel, css: string) {
+export function reportView(model: ReportModel, css: string, page: PageSetup = DEFAULT_PAGE) {
   const { overview, presence, life, gravity, scout, market } = model;
   const stanceParts = (rows: readonly { value: number | null }[]) =>
     STANCES.map((stance, i) => ({ value: rows[i]?.value ?? 0, color: stance.color }));
   return {
     css: svg(css),
+    /** For `<html lang>`. */
+    lang: model.cover.locale,
+    page: pageView(page),
     cover: model.cover,
     overview: {
       ...overview,
@@ -73,8 +78,16 @@ export function reportView(model: ReportModel, css: string) {
         presence.gross.available && presence.weighted.available
           ? svg(
               trendChart(presence.gross.kpi.historyLabels, [
-                { name: 'Gross presence', values: presence.gross.kpi.history, color: THEME.secondary },
-                { name: 'Weighted presence', values: presence.weighted.kpi.history, color: THEME.primary },
+                {
+                  name: t('endpoint.presence.gross'),
+                  values: presence.gross.kpi.history,
+                  color: THEME.secondary,
+                },
+                {
+                  name: t('endpoint.presence.weighted'),
+                  values: presence.weighted.kpi.history,
+                  color: THEME.primary,
+                },
               ]),
             )
           : null,
@@ -83,12 +96,12 @@ export function reportView(model: ReportModel, css: string) {
           p.parts.map((part) => part.label),
           [
             {
-              name: 'Previous run',
+              name: t('chart.previousRun'),
               color: THEME.other,
               values: p.parts.map((part) => part.previous.value ?? 0),
             },
             {
-              name: 'This run',
+              name: t('chart.thisRun'),
               color: THEME.primary,
               values: p.parts.map((part) => part.current.value ?? 0),
             },
@@ -109,9 +122,9 @@ export function reportView(model: ReportModel, css: string) {
       kpis: life.kpis.map(card),
       mixChart: when(life.stanceMix, (mix) =>
         stackedBars(
-          ['This run', 'Previous run'],
+          [t('chart.thisRun'), t('chart.previousRun')],
           STANCES.map((stance, i) => ({
-            name: stance.label,
+            name: t(stance.labelKey),
             color: stance.color,
             values: [mix.current[i]?.value ?? 0, mix.previous[i]?.value ?? 0],
           })),
@@ -122,7 +135,7 @@ export function reportView(model: ReportModel, css: string) {
         stackedHistory(
           h.measurements,
           STANCES.map((stance, i) => ({
-            name: stance.label,
+            name: t(stance.labelKey),
             color: stance.color,
             values: h.series[i] ?? [],
           })),
@@ -133,15 +146,15 @@ export function reportView(model: ReportModel, css: string) {
       ),
       byEngine: withStanceBars(life.byEngine, stanceParts),
       byIntent: withStanceBars(life.byIntent, stanceParts),
-      stanceLegend: STANCES.map((stance) => ({ label: stance.label, color: stance.color })),
+      stanceLegend: STANCES.map((stance) => ({ label: t(stance.labelKey), color: stance.color })),
     },
     gravity: {
       ...gravity,
       kpis: [card(gravity.plus), card(gravity.minus), card(gravity.openErrors)],
-      trendChart: when(gravity.trend, (t) =>
-        trendChart(t.labels, [
-          { name: 'Gravity+', values: t.plus, color: THEME.good },
-          { name: 'Gravity−', values: t.minus, color: THEME.bad },
+      trendChart: when(gravity.trend, (trend) =>
+        trendChart(trend.labels, [
+          { name: t('endpoint.gravity.gravity-plus'), values: trend.plus, color: THEME.good },
+          { name: t('endpoint.gravity.gravity-minus'), values: trend.minus, color: THEME.bad },
         ]),
       ),
       sourcesChart: when(gravity.sources, (s) =>
@@ -153,7 +166,11 @@ export function reportView(model: ReportModel, css: string) {
       sourcesHistoryChart: when(gravity.sourcesHistory, (h) =>
         stackedHistory(
           h.measurements,
-          SOURCE_KINDS.map((kind, i) => ({ name: kind.label, color: kind.color, values: h.series[i] ?? [] })),
+          SOURCE_KINDS.map((kind, i) => ({
+            name: t(kind.labelKey),
+            color: kind.color,
+            values: h.series[i] ?? [],
+          })),
           { width: 330, height: 200 },
         ),
       ),
@@ -216,11 +233,15 @@ function withStanceBars<R extends { stance: { value: number | null }[] }>(
 export function renderReportHtml(
   model: ReportModel,
   templates: ReportTemplates = loadReportTemplates(),
+  page: PageSetup = DEFAULT_PAGE,
 ): ReportHtml {
-  const view = reportView(model, templates.css);
-  return {
-    html: templates.report(view),
-    headerTemplate: templates.header(view),
-    footerTemplate: templates.footer(view),
-  };
+  // Charts and templates print labels and numbers: all of it in the document's locale (withLocale).
+  return withLocale(reportLocale(model.cover.locale, model.cover.timeZone), () => {
+    const view = reportView(model, templates.css, page);
+    return {
+      html: templates.report(view),
+      headerTemplate: templates.header(view),
+      footerTemplate: templates.footer(view),
+    };
+  });
 }

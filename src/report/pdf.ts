@@ -3,6 +3,7 @@ import { ReportdError } from '../errors/index.js';
 import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
 import { CHROMIUM_ARGS, findChromium } from './chromium.js';
+import { DEFAULT_PAGE, type PageSetup } from './page.js';
 
 /** A render that did not finish before its deadline; the browser it used is recycled. */
 export class RenderTimeoutError extends ReportdError {
@@ -34,6 +35,8 @@ export interface PdfRendererOptions {
 export interface PdfOptions {
   headerTemplate?: string;
   footerTemplate?: string;
+  /** Paper and orientation (config `reports[].page`); A4 portrait when absent. */
+  page?: PageSetup;
 }
 
 interface PreparedPage {
@@ -123,8 +126,10 @@ export class PdfRenderer {
       await page.setContent(html, { waitUntil: 'load', timeout: this.timeoutMs });
       if (timedOut()) throw new RenderTimeoutError('PDF render timed out');
       const header = pdf.headerTemplate !== undefined || pdf.footerTemplate !== undefined;
+      const paper = pdf.page ?? DEFAULT_PAGE;
       const bytes = await page.pdf({
-        format: 'A4',
+        format: paper.size,
+        landscape: paper.orientation === 'landscape',
         printBackground: true,
         displayHeaderFooter: header,
         headerTemplate: pdf.headerTemplate ?? '<span></span>',

@@ -8,6 +8,7 @@ import { writeAtomically } from '../write-atomically.js';
 import { safeFileName } from './file-names.js';
 import { renderReportHtml } from './html.js';
 import { buildReportModel } from './model/index.js';
+import type { PageSetup } from './page.js';
 import { PdfRenderer, type PdfRendererOptions } from './pdf.js';
 import { loadReportTemplates } from './templates.js';
 import { renderWorkbook } from './xlsx.js';
@@ -26,6 +27,12 @@ export interface RenderSnapshotOptions {
   chromium?: PdfRendererOptions;
   generatedAt?: Date;
   version?: string;
+  /** Reader's locale (`REPORT_LOCALES`), en-US by default: PDF, HTML and workbook words and numbers. */
+  locale?: string;
+  /** IANA zone for the dates printed in the documents; UTC by default. */
+  timeZone?: string;
+  /** Paper and orientation of the PDF; A4 portrait by default. */
+  page?: PageSetup;
 }
 
 export interface RenderReportOptions extends RenderSnapshotOptions {
@@ -33,6 +40,24 @@ export interface RenderReportOptions extends RenderSnapshotOptions {
   /** A stored run; the newest complete snapshot of the set when absent. */
   runId?: number;
   account?: string;
+}
+
+/**
+ * What a configured report asks of its documents: its locale, its paper, and the zone its dates are
+ * printed in (`reports[].timezone`, else the schedule's, else UTC: a Monday-08:00-Berlin report
+ * dates itself in Berlin time).
+ */
+export function documentSettings(report: {
+  locale?: string;
+  page?: PageSetup;
+  timezone?: string;
+  schedule?: { timezone?: string };
+}): Pick<RenderSnapshotOptions, 'locale' | 'page' | 'timeZone'> {
+  return {
+    locale: report.locale,
+    page: report.page,
+    timeZone: report.timezone ?? report.schedule?.timezone ?? 'UTC',
+  };
 }
 
 /** The base file name (no extension) of a snapshot's documents: brand, set and run label. */
@@ -69,7 +94,12 @@ export async function renderSnapshot(
   options: RenderSnapshotOptions,
 ): Promise<string[]> {
   const formats = [...new Set(options.formats)];
-  const meta = { generatedAt: options.generatedAt ?? new Date(), version: options.version ?? VERSION };
+  const meta = {
+    generatedAt: options.generatedAt ?? new Date(),
+    version: options.version ?? VERSION,
+    locale: options.locale,
+    timeZone: options.timeZone,
+  };
   const outDir = resolve(options.outDir);
   mkdirSync(outDir, { recursive: true });
   const base = join(outDir, reportBaseName(snapshot));
@@ -77,7 +107,11 @@ export async function renderSnapshot(
 
   const needsHtml = formats.includes('pdf') || formats.includes('html');
   const doc = needsHtml
-    ? renderReportHtml(buildReportModel(snapshot, history, meta), loadReportTemplates(options.templatesDir))
+    ? renderReportHtml(
+        buildReportModel(snapshot, history, meta),
+        loadReportTemplates(options.templatesDir),
+        options.page,
+      )
     : undefined;
 
   for (const format of formats) {
@@ -87,7 +121,7 @@ export async function renderSnapshot(
     } else if (format === 'pdf' && doc) {
       const renderer = options.renderer ?? new PdfRenderer(options.chromium);
       try {
-        writeAtomically(file, await renderer.render(doc.html, doc));
+        writeAtomically(file, await renderer.render(doc.html, { ...doc, page: options.page }));
       } finally {
         if (!options.renderer) await renderer.close();
       }

@@ -3,6 +3,7 @@ import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Handlebars from 'handlebars';
 import { ReportdError } from '../errors/index.js';
+import { registerLocaleHelpers } from './locale/helpers.js';
 
 /**
  * Where report templates come from. The packaged `templates/` sits at the package root, two levels up
@@ -46,6 +47,7 @@ export function loadReportTemplates(templatesDir?: string): ReportTemplates {
     throw new TemplateError(`report template ${name} not found in ${dirs.join(' or ')}`);
   };
   const env = Handlebars.create();
+  registerLocaleHelpers(env);
   // Partials: packaged ones first, user ones override by name.
   for (const dir of [...dirs].reverse()) {
     const partialDir = join(dir, 'partials');

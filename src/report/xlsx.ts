@@ -1,5 +1,6 @@
 import ExcelJS from 'exceljs';
 import type { StoredSnapshot } from '../store/snapshots.js';
+import { reportLocale, t, withLocale } from './locale/locale.js';
 import { createContext, type WorkbookMeta } from './xlsx/context.js';
 import { SheetWriter } from './xlsx/sheet-writer.js';
 import { writeAbout } from './xlsx/sheets/about.js';
@@ -59,6 +60,17 @@ export async function renderWorkbook(
   history: StoredSnapshot[],
   meta: WorkbookMeta,
 ): Promise<Buffer> {
+  // Titles, headers and notes in the reader's language; the cells are built synchronously, so the
+  // locale cannot leak to another render (see withLocale). Serialising happens after, outside it.
+  const workbook = withLocale(reportLocale(meta.locale), () => buildWorkbook(snapshot, history, meta));
+  return Buffer.from(await workbook.xlsx.writeBuffer());
+}
+
+function buildWorkbook(
+  snapshot: StoredSnapshot,
+  history: StoredSnapshot[],
+  meta: WorkbookMeta,
+): ExcelJS.Workbook {
   const ctx = createContext(snapshot, history, meta);
   const workbook = new ExcelJS.Workbook();
   workbook.creator = `reportd ${meta.version}`;
@@ -67,21 +79,28 @@ export async function renderWorkbook(
   const tables = new TableNames();
   const context = `${snapshot.brand.name} · ${snapshot.querySet.name} · ${snapshot.run.display_name}`;
 
+  const titles = new Map(GROUP_SHEETS.map((sheet) => [sheet.name, t(sheet.titleKey)]));
   for (const sheet of GROUP_SHEETS) {
-    const w = new SheetWriter(workbook.addWorksheet(sheet.name), tables);
-    w.banner(`${sheet.name} — ${context}`);
+    const title = titles.get(sheet.name) ?? sheet.name;
+    const w = new SheetWriter(workbook.addWorksheet(title), tables, sheet.name);
+    w.banner(`${title} — ${context}`);
     sheet.write(w, ctx);
     w.finish();
   }
-  const about = new SheetWriter(workbook.addWorksheet('About'), tables);
-  writeAbout(about, ctx, sheetOf);
+  const about = new SheetWriter(workbook.addWorksheet(t('xlsx.sheet.about')), tables, 'About');
+  const shownSheetOf = new Map([...sheetOf].map(([key, name]) => [key, titles.get(name) ?? name]));
+  writeAbout(about, ctx, shownSheetOf);
   about.finish();
-  const historySheet = new SheetWriter(workbook.addWorksheet(HISTORY_SHEET), tables);
+  const historySheet = new SheetWriter(
+    workbook.addWorksheet(t('xlsx.sheet.history')),
+    tables,
+    // The id, not the title: table names stay `Run_history_History` in every language.
+    HISTORY_SHEET,
+  );
   writeHistory(historySheet, ctx);
   historySheet.finish();
-  const dataSheet = new SheetWriter(workbook.addWorksheet(DATA_SHEET), tables);
+  const dataSheet = new SheetWriter(workbook.addWorksheet(t('xlsx.sheet.data')), tables, DATA_SHEET);
   writeData(dataSheet, ctx);
   dataSheet.finish();
-
-  return Buffer.from(await workbook.xlsx.writeBuffer());
+  return workbook;
 }

@@ -84,7 +84,10 @@ reports:
       query_sets: 'all',
       formats: ['pdf'],
       schedule: { cron: '0 8 * * 1', timezone: 'UTC' },
-      email: { to: ['cmo@example.com'], cc: [], bcc: [], subject: 'AI visibility — {{brand}} — {{run}}' },
+      locale: 'en-US',
+      page: { size: 'A4', orientation: 'portrait' },
+      // No subject: the locale's default subject is used when the email is composed.
+      email: { to: ['cmo@example.com'], cc: [], bcc: [] },
       max_attachment_mb: 10,
       enabled: true,
     });

@@ -76,6 +76,46 @@ describe('report email', () => {
     expect(mail.text).toContain('Café <Ünïcode> & Co');
   });
 
+  it('speaks the report locale: default subject, HTML body, text part and numbers (de-DE)', async () => {
+    const message = await composeEmail({
+      from: 'Reports <reports@example.com>',
+      messageId: '<delivery-2-abc@reportd>',
+      report: {
+        name: 'wochenbericht',
+        locale: 'de-DE',
+        email: { to: ['vorstand@example.com'] },
+        max_attachment_mb: 10,
+      },
+      content: {
+        brand: 'Kaffee & <Co>',
+        querySet: { id: 12345, name: 'Hauptset' },
+        run: { id: 67890, display_name: 'KW 14' },
+        kpis: headlineKpis(payloads, 'de-DE'),
+        files: [
+          { path: fakeFile(tmp.dir, 'b.pdf'), format: 'pdf' },
+          { path: fakeFile(tmp.dir, 'b.xlsx'), format: 'xlsx' },
+        ],
+      },
+    });
+    const mail = await simpleParser(readFileSync(await writeEml(message, join(tmp.dir, 'de.eml'))));
+    expect(mail.subject).toBe('KI-Sichtbarkeit — Kaffee & <Co> — KW 14');
+    expect(mail.html).toContain('<html lang="de-DE">');
+    expect(mail.html).toContain('Kaffee &amp; &lt;Co&gt;');
+    expect(mail.html).toContain('Gewichtete Präsenz');
+    expect(mail.html).toContain('42,3\u00a0%');
+    expect(mail.text).toContain('Gewichtete Präsenz: 42,3\u00a0% (▲ +2,1 Pp.)');
+    expect(mail.text).toContain('Offene Fehler: 4 (▼ −1)');
+    expect(mail.text).toContain(
+      'Im Anhang: wochenbericht-kaffee-co-kw-14.pdf und wochenbericht-kaffee-co-kw-14.xlsx.',
+    );
+    // Ids are not quantities: no digit grouping in "Abfrageset 12345, Lauf 67890".
+    expect(mail.text).toContain('Abfrageset 12345, Lauf 67890.');
+    for (const english of ['Weighted presence', 'This run', 'Attached', 'Sent by reportd', 'AI visibility']) {
+      expect(mail.html).not.toContain(english);
+      expect(mail.text).not.toContain(english);
+    }
+  });
+
   it('attachment names are ASCII, bounded, never empty', () => {
     expect(attachmentName('r', '日本', '', 'pdf')).toBe('r.pdf');
     expect(attachmentName('', '', '', 'pdf')).toBe('report.pdf');

@@ -50,7 +50,8 @@ describe('PDF report', () => {
       'Northwind Coffee',
       'Coffee buyers — DACH',
       'W46 2026',
-      '16 November 2026',
+      // The default locale, en-US, writes the run date the American way.
+      'November 16, 2026',
       'ChatGPT',
       '43.7%', // presence.gross current, percent points
       '23.4%', // competitive share, a fraction in the payload

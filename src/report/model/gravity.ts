@@ -1,13 +1,14 @@
 import * as schema from '../../api/schemas/gravity.js';
 import { formatDelta, formatValue, mixScale, polarityOf, ruleFor, toPercentPoints } from '../format.js';
+import { t } from '../locale/locale.js';
 import { byId, type Cell, cell, type EngineLabel, engineLabel, type KpiView, seriesKpi } from './common.js';
 import type { Available, PayloadReader } from './payloads.js';
 import type { ReportSnapshot } from './snapshot.js';
 
 export const SOURCE_KINDS = [
-  { key: 'owned', label: 'Owned', color: '#1F4E79' },
-  { key: 'partner', label: 'Partner', color: '#4F8FC0' },
-  { key: 'external', label: 'External', color: '#B8C0CC' },
+  { key: 'owned', labelKey: 'source.owned', color: '#1F4E79' },
+  { key: 'partner', labelKey: 'source.partner', color: '#4F8FC0' },
+  { key: 'external', labelKey: 'source.external', color: '#B8C0CC' },
 ] as const;
 
 export interface GravityModel {
@@ -35,8 +36,8 @@ export interface GravityModel {
 
 export function buildGravity(reader: PayloadReader, history: readonly ReportSnapshot[]): GravityModel {
   return {
-    plus: seriesKpi(reader, 'gravity.gravity-plus', 'Gravity+', history),
-    minus: seriesKpi(reader, 'gravity.gravity-minus', 'Gravity−', history),
+    plus: seriesKpi(reader, 'gravity.gravity-plus', t('endpoint.gravity.gravity-plus'), history),
+    minus: seriesKpi(reader, 'gravity.gravity-minus', t('endpoint.gravity.gravity-minus'), history),
     openErrors: buildOpenErrors(reader),
     sources: buildSources(reader),
     sourcesHistory: buildSourcesHistory(reader),
@@ -58,13 +59,13 @@ function buildOpenErrors(reader: PayloadReader): GravityModel['openErrors'] {
     resolved,
     kpi: {
       key,
-      label: 'Open errors',
+      label: t('endpoint.gravity.open-errors'),
       value: formatValue(data.count, rule),
       delta: formatDelta(data.delta, rule, polarityOf(key)),
       history: data.history,
       historyLabels: data.historyLabels,
       polarity: polarityOf(key),
-      caption: `${resolved} resolved since baseline`,
+      caption: t('kpi.resolved', { count: resolved }),
     },
   };
 }
@@ -78,7 +79,7 @@ function buildSources(reader: PayloadReader): GravityModel['sources'] {
   return {
     available: true,
     parts: SOURCE_KINDS.map((kind, i) => ({
-      label: kind.label,
+      label: t(kind.labelKey),
       color: kind.color,
       ...cell(values[i], ruleFor(key), scale),
     })),
@@ -90,7 +91,7 @@ function buildSourcesHistory(reader: PayloadReader): GravityModel['sourcesHistor
   const result = reader.read(key, schema.sourceDistributionHistory);
   if (!result.ok) return reader.unavailable(key, result.reason);
   const { measurements, series } = result.data;
-  if (measurements.length === 0) return reader.unavailable(key, 'no measurements yet');
+  if (measurements.length === 0) return reader.unavailable(key, t('reason.noMeasurements'));
   const rule = ruleFor(key);
   const columns = measurements.map((_, i) => {
     const parts = SOURCE_KINDS.map((kind) => series[kind.key][i] ?? 0);
@@ -121,7 +122,7 @@ function buildByEngine(reader: PayloadReader): GravityModel['byEngine'] {
       },
     ];
   });
-  if (rows.length === 0) return reader.unavailable(key, 'no engine has values');
+  if (rows.length === 0) return reader.unavailable(key, t('reason.noEngineValues'));
   return { available: true, rows };
 }
 
@@ -152,7 +153,7 @@ function buildTrend(reader: PayloadReader): GravityModel['trend'] {
   const result = reader.read(key, schema.trend);
   if (!result.ok) return reader.unavailable(key, result.reason);
   const { historyPlus, historyMinus, measurements } = result.data;
-  if (measurements.length === 0) return reader.unavailable(key, 'no measurements yet');
+  if (measurements.length === 0) return reader.unavailable(key, t('reason.noMeasurements'));
   const rule = ruleFor(key);
   return {
     available: true,

@@ -1,6 +1,7 @@
 import { metricEndpoints } from '../../api/endpoints.js';
 import { querySetDetails } from '../../api/schemas/catalog.js';
 import { engineWithImage } from '../../api/schemas/common.js';
+import { currentLocale, reportLocale, t, withLocale } from '../locale/locale.js';
 import { buildGravity, type GravityModel } from './gravity.js';
 import { buildLife, type LifeModel } from './life.js';
 import { buildMarket, type MarketModel } from './market.js';
@@ -25,7 +26,7 @@ export interface CoverModel {
   querySetId: number;
   run: string;
   runId: number;
-  /** Run date as people read it: "12 November 2026". */
+  /** Run date as the reader writes it, in the document's zone: "15. Oktober 2026". */
   runDate: string;
   engines: string[];
   queriesCount: number | null;
@@ -36,6 +37,9 @@ export interface CoverModel {
   runsStored: number;
   /** Set when the snapshot is not complete: the report says so on the cover. */
   incomplete: string | null;
+  /** BCP 47 tag of the document (`<html lang>`) and the zone its dates are printed in. */
+  locale: string;
+  timeZone: string;
 }
 
 export interface ReportModel {
@@ -56,18 +60,22 @@ export function buildReportModel(
   history: readonly ReportSnapshot[],
   meta: ReportMeta,
 ): ReportModel {
-  const reader = new PayloadReader(snapshot);
-  // History is the set's other snapshots, newest first; the current one is never counted twice.
-  const earlier = history.filter((past) => past.id !== snapshot.id);
-  const model: Omit<ReportModel, 'consumed' | 'cover'> = {
-    overview: buildOverview(reader),
-    presence: buildPresence(reader, earlier),
-    life: buildLife(reader, earlier),
-    gravity: buildGravity(reader, earlier),
-    scout: buildScout(reader),
-    market: buildMarket(reader),
-  };
-  return { cover: buildCover(snapshot, earlier, meta), ...model, consumed: [...reader.consumed].sort() };
+  const locale = reportLocale(meta.locale, meta.timeZone);
+  // Every label and number of the model is written in the reader's locale (see withLocale).
+  return withLocale(locale, () => {
+    const reader = new PayloadReader(snapshot);
+    // History is the set's other snapshots, newest first; the current one is never counted twice.
+    const earlier = history.filter((past) => past.id !== snapshot.id);
+    const model: Omit<ReportModel, 'consumed' | 'cover'> = {
+      overview: buildOverview(reader),
+      presence: buildPresence(reader, earlier),
+      life: buildLife(reader, earlier),
+      gravity: buildGravity(reader, earlier),
+      scout: buildScout(reader),
+      market: buildMarket(reader),
+    };
+    return { cover: buildCover(snapshot, earlier, meta), ...model, consumed: [...reader.consumed].sort() };
+  });
 }
 
 function buildCover(
@@ -87,21 +95,24 @@ function buildCover(
     engines = fromPayload.success ? fromPayload.data.map((engine) => engine.label) : [];
   }
   const incomplete = coverWarning(snapshot);
+  const locale = currentLocale();
   return {
-    title: `AI visibility report — ${snapshot.brand.name}`,
+    title: t('report.title', { brand: snapshot.brand.name }),
     brand: snapshot.brand.name,
     querySet: snapshot.querySet.name,
     querySetId: snapshot.querySet.id,
     run: snapshot.run.display_name,
     runId: snapshot.run.id,
-    runDate: longDate(snapshot.run.created_at),
+    runDate: locale.longDate(snapshot.run.created_at),
     engines,
     queriesCount: details.success ? details.data.queries_count : null,
     account: snapshot.account,
-    generatedAt: `${meta.generatedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+    generatedAt: locale.dateTime(meta.generatedAt),
     version: meta.version,
     runsStored: earlier.length + 1,
     incomplete,
+    locale: locale.tag,
+    timeZone: locale.timeZone,
   };
 }
 
@@ -115,30 +126,7 @@ function coverWarning(snapshot: ReportSnapshot): string | null {
   if (snapshot.state === 'settled') {
     // Settled: the API kept answering these endpoints in a shape reportd does not know. Waiting will
     // not fix it, so the report goes out and says exactly what it lacks.
-    return `Data unavailable for ${failed.join(', ')}: the API's answer no longer matches what reportd expects (the endpoint drifted); every other section is complete.`;
+    return t('cover.settled', { endpoints: failed.join(', ') });
   }
-  return `This snapshot is ${snapshot.state}: some cards show "data unavailable" until the sync completes.`;
-}
-
-const MONTHS = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
-
-/** The calendar day of an ISO timestamp as written (its own offset), e.g. "12 November 2026". */
-export function longDate(iso: string): string {
-  const match = /^(\d{4})-(\d{2})-(\d{2})/.exec(iso);
-  if (!match) return iso;
-  const month = MONTHS[Number(match[2]) - 1];
-  return month ? `${Number(match[3])} ${month} ${match[1]}` : iso;
+  return t('cover.incomplete');
 }

@@ -1,6 +1,7 @@
 import * as schema from '../../api/schemas/life.js';
 import type { DeltaView } from '../format.js';
 import { formatValue, mixScale, ruleFor } from '../format.js';
+import { t } from '../locale/locale.js';
 import {
   byId,
   type Cell,
@@ -16,11 +17,11 @@ import type { ReportSnapshot } from './snapshot.js';
 
 /** The five stances in the order every chart and table shows them, best first. */
 export const STANCES = [
-  { key: 'recommended', compact: 'rec', label: 'Recommended', color: '#1B7F5B' },
-  { key: 'advisedNotFavored', compact: 'adv', label: 'Advised, not favored', color: '#7BBF9E' },
-  { key: 'neutral', compact: 'neu', label: 'Neutral', color: '#B8C0CC' },
-  { key: 'cautious', compact: 'cau', label: 'Cautious', color: '#E8A33D' },
-  { key: 'negative', compact: 'neg', label: 'Negative', color: '#C8453B' },
+  { key: 'recommended', compact: 'rec', labelKey: 'stance.recommended', color: '#1B7F5B' },
+  { key: 'advisedNotFavored', compact: 'adv', labelKey: 'stance.advisedNotFavored', color: '#7BBF9E' },
+  { key: 'neutral', compact: 'neu', labelKey: 'stance.neutral', color: '#B8C0CC' },
+  { key: 'cautious', compact: 'cau', labelKey: 'stance.cautious', color: '#E8A33D' },
+  { key: 'negative', compact: 'neg', labelKey: 'stance.negative', color: '#C8453B' },
 ] as const;
 
 type StanceKey = (typeof STANCES)[number]['key'];
@@ -39,7 +40,13 @@ export interface StanceRow {
 
 export interface LifeModel {
   kpis: Available<{ kpi: KpiView }>[];
-  stanceMix: Available<{ current: Cell[]; previous: Cell[]; engineCount: string }>;
+  stanceMix: Available<{
+    current: Cell[];
+    previous: Cell[];
+    engineCount: string;
+    /** The raw count, for messages whose words depend on it (plural rules). */
+    engines: number;
+  }>;
   stanceHistory: Available<{ measurements: string[]; series: number[][] }>;
   scatter: Available<{
     points: { label: string; stage: string; icv: number; presence: number; life: number }[];
@@ -53,11 +60,11 @@ export interface LifeModel {
 export function buildLife(reader: PayloadReader, history: readonly ReportSnapshot[]): LifeModel {
   return {
     kpis: [
-      seriesKpi(reader, 'life.kpi', 'Life', history),
-      seriesKpi(reader, 'life.recommended-share', 'Recommended share', history),
-      seriesKpi(reader, 'life.neutral-share', 'Neutral share', history),
-      seriesKpi(reader, 'life.negative-share', 'Negative share', history),
-      seriesKpi(reader, 'life.positive-negative-ratio', 'Pos./neg. ratio', history),
+      seriesKpi(reader, 'life.kpi', t('endpoint.life.kpi'), history),
+      seriesKpi(reader, 'life.recommended-share', t('endpoint.life.recommended-share'), history),
+      seriesKpi(reader, 'life.neutral-share', t('endpoint.life.neutral-share'), history),
+      seriesKpi(reader, 'life.negative-share', t('endpoint.life.negative-share'), history),
+      seriesKpi(reader, 'life.positive-negative-ratio', t('kpi.posNegRatio'), history),
     ],
     stanceMix: buildStanceMix(reader),
     stanceHistory: buildStanceHistory(reader),
@@ -88,6 +95,7 @@ function buildStanceMix(reader: PayloadReader): LifeModel['stanceMix'] {
     current: stanceCells(result.data, key),
     previous: stanceCells(result.data.prev, key),
     engineCount: formatValue(result.data.engineCount, ruleFor(key, 'engineCount')),
+    engines: result.data.engineCount,
   };
 }
 
@@ -96,7 +104,7 @@ function buildStanceHistory(reader: PayloadReader): LifeModel['stanceHistory'] {
   const result = reader.read(key, schema.stanceHistory);
   if (!result.ok) return reader.unavailable(key, result.reason);
   const { measurements, series } = result.data;
-  if (measurements.length === 0) return reader.unavailable(key, 'no measurements yet');
+  if (measurements.length === 0) return reader.unavailable(key, t('reason.noMeasurements'));
   // Each measurement is one whole split across stances: its scale is decided per column.
   const columns = measurements.map((_, i) =>
     STANCES.map(
@@ -132,7 +140,7 @@ function buildScatter(reader: PayloadReader): LifeModel['scatter'] {
       },
     ];
   });
-  if (points.length === 0) return reader.unavailable(key, 'no intent has both values');
+  if (points.length === 0) return reader.unavailable(key, t('reason.noIntentBoth'));
   return {
     available: true,
     points,
@@ -158,7 +166,7 @@ function buildByEngine(reader: PayloadReader): LifeModel['byEngine'] {
       },
     ];
   });
-  if (rows.length === 0) return reader.unavailable(key, 'no engine has values');
+  if (rows.length === 0) return reader.unavailable(key, t('reason.noEngineValues'));
   return { available: true, rows };
 }
 
@@ -180,6 +188,6 @@ function buildByIntent(reader: PayloadReader): LifeModel['byIntent'] {
       },
     ];
   });
-  if (rows.length === 0) return reader.unavailable(key, 'no intent has values');
+  if (rows.length === 0) return reader.unavailable(key, t('reason.noIntentValues'));
   return { available: true, rows };
 }

@@ -1,17 +1,18 @@
 import * as schema from '../../api/schemas/market.js';
 import { formatDelta, formatValue, polarityOf, ruleFor, toPercentPoints } from '../format.js';
+import { t } from '../locale/locale.js';
 import type { KpiView } from './common.js';
 import { type SharesView, shareRows } from './overview.js';
 import type { Available, PayloadReader } from './payloads.js';
 
 /** Market metrics in the order the report lists them, with the label people read. */
 export const MARKET_METRICS = [
-  { field: 'totalResponses', label: 'Total responses' },
-  { field: 'responsesWithBrands', label: 'Responses naming brands' },
-  { field: 'responsesWithoutBrands', label: 'Responses naming no brand' },
-  { field: 'uniqueBrands', label: 'Unique brands' },
-  { field: 'dStar', label: 'D*' },
-  { field: 'tBar', label: 'T̄ (brands per answer)' },
+  { field: 'totalResponses', labelKey: 'market.totalResponses' },
+  { field: 'responsesWithBrands', labelKey: 'market.responsesWithBrands' },
+  { field: 'responsesWithoutBrands', labelKey: 'market.responsesWithoutBrands' },
+  { field: 'uniqueBrands', labelKey: 'market.uniqueBrands' },
+  { field: 'dStar', labelKey: 'market.dStar' },
+  { field: 'tBar', labelKey: 'market.tBar' },
 ] as const;
 
 export interface MarketModel {
@@ -48,12 +49,8 @@ function buildMetrics(reader: PayloadReader): MarketModel['metrics'] {
   };
   return {
     available: true,
-    rows: MARKET_METRICS.map((metric) => kpi(metric.field, metric.label, data.market[metric.field])),
-    fairShare: kpi(
-      'fairShareMetric',
-      'Fair share of weighted presence',
-      data.weightedPresence.fairShareMetric,
-    ),
+    rows: MARKET_METRICS.map((metric) => kpi(metric.field, t(metric.labelKey), data.market[metric.field])),
+    fairShare: kpi('fairShareMetric', t('market.fairShareMetric'), data.weightedPresence.fairShareMetric),
     fairShareValue: formatValue(data.weightedPresence.fairShare, ruleFor(key, 'fairShare')),
   };
 }
@@ -62,6 +59,6 @@ function buildCompetitors(reader: PayloadReader): MarketModel['competitors'] {
   const key = 'market.life-monitored-competitors';
   const result = reader.read(key, schema.lifeMonitoredCompetitors);
   if (!result.ok) return reader.unavailable(key, result.reason);
-  if (result.data.shares.length === 0) return reader.unavailable(key, 'no monitored competitors');
+  if (result.data.shares.length === 0) return reader.unavailable(key, t('reason.noCompetitors'));
   return { available: true, rows: shareRows(result.data.shares, key), fairShare: null, fairShareText: '' };
 }

@@ -1,5 +1,6 @@
 import { competitiveContext, summary } from '../../api/schemas/overview.js';
 import { formatValue, ruleFor, toPercentPoints } from '../format.js';
+import { t } from '../locale/locale.js';
 import type { Available, PayloadReader } from './payloads.js';
 
 export interface ShareRow {
@@ -33,7 +34,7 @@ function buildSummary(reader: PayloadReader): OverviewModel['summary'] {
   const result = reader.read(key, summary);
   if (!result.ok) return reader.unavailable(key, result.reason);
   const paragraphs = summaryParagraphs(result.data.content);
-  if (paragraphs.length === 0) return reader.unavailable(key, 'empty summary');
+  if (paragraphs.length === 0) return reader.unavailable(key, t('reason.emptySummary'));
   return { available: true, paragraphs };
 }
 

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { metricEndpoint } from '../../api/endpoints.js';
+import { type MessageKey, t } from '../locale/locale.js';
 import type { ReportSnapshot } from './snapshot.js';
 
 /** A card's data, or why it cannot be shown. Templates print `note` in place of the card. */
@@ -28,9 +29,9 @@ export class PayloadReader {
   ): { ok: true; data: z.infer<S> } | { ok: false; reason: string } {
     this.consumed.add(key);
     const stored = this.snapshot.payloads[key];
-    if (!stored) return { ok: false, reason: 'not in this snapshot' };
+    if (!stored) return { ok: false, reason: t('reason.notInSnapshot') };
     if (stored.data === null || stored.data === undefined) {
-      return { ok: false, reason: stored.error ? shorten(stored.error) : 'not fetched' };
+      return { ok: false, reason: stored.error ? shorten(stored.error) : t('reason.notFetched') };
     }
     const parsed = schema.safeParse(stored.data);
     if (!parsed.success) {
@@ -41,10 +42,14 @@ export class PayloadReader {
     return { ok: true, data: parsed.data };
   }
 
-  /** The endpoint's title with the reason, ready for a "data unavailable" card. */
+  /**
+   * The endpoint's title with the reason, ready for a "data unavailable" card, in the document's
+   * language. The reason stays as the API or the validator wrote it: it is a diagnostic to quote to
+   * support, not prose.
+   */
   unavailable(key: string, reason: string): Unavailable {
-    const title = metricEndpoint(key).title;
-    return { available: false, title, note: `Data unavailable — ${title}: ${reason}` };
+    const title = t(`endpoint.${metricEndpoint(key).key}` as MessageKey);
+    return { available: false, title, note: t('unavailable.note', { title, reason }) };
   }
 }
 

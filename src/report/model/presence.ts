@@ -1,6 +1,7 @@
 import * as schema from '../../api/schemas/presence.js';
 import type { DeltaView } from '../format.js';
 import { formatValue, mixScale, ruleFor } from '../format.js';
+import { t } from '../locale/locale.js';
 import {
   byId,
   type Cell,
@@ -58,7 +59,7 @@ const positionValues = (p: { p1: number; p2: number; p3: number; p4plus: number 
 
 export function buildPresence(reader: PayloadReader, history: readonly ReportSnapshot[]): PresenceModel {
   return {
-    gross: seriesKpi(reader, 'presence.gross', 'Gross presence', history),
+    gross: seriesKpi(reader, 'presence.gross', t('endpoint.presence.gross'), history),
     weighted: buildWeighted(reader, history),
     positions: buildPositions(reader),
     positionsByEngine: buildPositionsByEngine(reader),
@@ -70,7 +71,7 @@ export function buildPresence(reader: PayloadReader, history: readonly ReportSna
 
 function buildWeighted(reader: PayloadReader, history: readonly ReportSnapshot[]): PresenceModel['weighted'] {
   const key = 'presence.weighted';
-  const kpi = seriesKpi(reader, key, 'Weighted presence', history);
+  const kpi = seriesKpi(reader, key, t('endpoint.presence.weighted'), history);
   if (!kpi.available) return kpi;
   // seriesKpi validated the SeriesCard part; the extra fields need the full schema.
   const result = reader.read(key, schema.weighted);
@@ -78,7 +79,7 @@ function buildWeighted(reader: PayloadReader, history: readonly ReportSnapshot[]
   const fairShare = formatValue(result.data.fairShare, ruleFor(key, 'fairShare'));
   return {
     available: true,
-    kpi: { ...kpi.kpi, caption: `Fair share ${fairShare}` },
+    kpi: { ...kpi.kpi, caption: t('kpi.fairShare', { value: fairShare }) },
     fairShare,
     dStar: formatValue(result.data.dStar, ruleFor(key, 'dStar')),
     classification: result.data.classification,
@@ -153,7 +154,7 @@ function buildByEngine(reader: PayloadReader): PresenceModel['byEngine'] {
       },
     ];
   });
-  if (rows.length === 0) return reader.unavailable(key, 'no engine has values');
+  if (rows.length === 0) return reader.unavailable(key, t('reason.noEngineValues'));
   return { available: true, rows };
 }
 
@@ -177,7 +178,7 @@ function buildByIntent(reader: PayloadReader): PresenceModel['byIntent'] {
       },
     ];
   });
-  if (rows.length === 0) return reader.unavailable(key, 'no intent has values');
+  if (rows.length === 0) return reader.unavailable(key, t('reason.noIntentValues'));
   return { available: true, rows };
 }
 
@@ -186,7 +187,7 @@ function buildMatrix(reader: PayloadReader): PresenceModel['matrix'] {
   const result = reader.read(key, schema.engineIntentMatrix);
   if (!result.ok) return reader.unavailable(key, result.reason);
   const { engines, intents, engineIntentMatrix } = result.data;
-  if (engines.length === 0 || intents.length === 0) return reader.unavailable(key, 'empty matrix');
+  if (engines.length === 0 || intents.length === 0) return reader.unavailable(key, t('reason.emptyMatrix'));
   const rule = ruleFor(key);
   return {
     available: true,

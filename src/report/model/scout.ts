@@ -1,6 +1,7 @@
 import * as schema from '../../api/schemas/scout.js';
 import type { DeltaView } from '../format.js';
 import { formatDelta, formatValue, polarityOf, ruleFor } from '../format.js';
+import { t } from '../locale/locale.js';
 import {
   byId,
   type Cell,
@@ -29,6 +30,9 @@ export interface ScoutModel {
     }[];
     totalCount: string;
     engineCount: string;
+    /** Raw counts, for messages whose words depend on them (plural rules). */
+    engines: number;
+    total: number;
     shown: number;
   }>;
   byEngine: Available<{ rows: { engine: EngineLabel; weighted: Cell }[] }>;
@@ -71,9 +75,9 @@ function buildStats(reader: PayloadReader): ScoutModel['stats'] {
   return {
     available: true,
     kpis: [
-      kpi('Cited domains', data.totalDomains, data.domainsDelta, data.domainsHistory),
-      kpi('Cited URLs', data.totalUrls, data.urlsDelta, data.urlsHistory),
-      kpi('Multi-engine domains', data.multiEngineDomains, multiDelta, multi),
+      kpi(t('kpi.citedDomains'), data.totalDomains, data.domainsDelta, data.domainsHistory),
+      kpi(t('kpi.citedUrls'), data.totalUrls, data.urlsDelta, data.urlsHistory),
+      kpi(t('kpi.multiEngineDomains'), data.multiEngineDomains, multiDelta, multi),
     ],
   };
 }
@@ -96,6 +100,8 @@ function buildSources(reader: PayloadReader): ScoutModel['sources'] {
     })),
     totalCount: formatValue(result.data.totalCount, rule),
     engineCount: formatValue(result.data.engineCount, rule),
+    engines: result.data.engineCount,
+    total: result.data.totalCount,
     shown: top.length,
   };
 }
@@ -108,7 +114,7 @@ function buildByEngine(reader: PayloadReader): ScoutModel['byEngine'] {
     const values = byId(result.data.dataByEngine, engine.id);
     return values ? [{ engine: engineLabel(engine), weighted: cell(values.weighted, ruleFor(key)) }] : [];
   });
-  if (rows.length === 0) return reader.unavailable(key, 'no engine has values');
+  if (rows.length === 0) return reader.unavailable(key, t('reason.noEngineValues'));
   return { available: true, rows };
 }
 
@@ -122,7 +128,7 @@ function buildByIntent(reader: PayloadReader): ScoutModel['byIntent'] {
       ? [{ label: intent.label, stage: intent.stage, weighted: cell(values.weighted, ruleFor(key)) }]
       : [];
   });
-  if (rows.length === 0) return reader.unavailable(key, 'no intent has values');
+  if (rows.length === 0) return reader.unavailable(key, t('reason.noIntentValues'));
   return { available: true, rows };
 }
 
@@ -131,7 +137,8 @@ function buildCitations(reader: PayloadReader): ScoutModel['citations'] {
   const result = reader.read(key, schema.citationOccurrences);
   if (!result.ok) return reader.unavailable(key, result.reason);
   const { engines, categories, series } = result.data;
-  if (engines.length === 0 || categories.length === 0) return reader.unavailable(key, 'no citations yet');
+  if (engines.length === 0 || categories.length === 0)
+    return reader.unavailable(key, t('reason.noCitations'));
   return {
     available: true,
     engines,

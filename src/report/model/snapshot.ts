@@ -17,4 +17,8 @@ export interface ReportSnapshot {
 export interface ReportMeta {
   generatedAt: Date;
   version: string;
+  /** BCP 47 tag of the reader (`REPORT_LOCALES`); en-US when absent. */
+  locale?: string;
+  /** IANA zone the document prints dates in; UTC when absent. */
+  timeZone?: string;
 }

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { metricEndpoint } from '../../api/endpoints.js';
 import { excelFormat, mixScale, ruleFor } from '../format.js';
+import { type MessageKey, t } from '../locale/locale.js';
 import { PayloadReader } from '../model/payloads.js';
 import type { ReportSnapshot } from '../model/snapshot.js';
 import type { NumberCell, SheetWriter } from './sheet-writer.js';
@@ -9,6 +10,9 @@ export interface WorkbookMeta {
   generatedAt: Date;
   version: string;
   account: string;
+  /** Language of sheet titles, headers and notes (`REPORT_LOCALES`); en-US when absent. Numbers and
+   * dates stay native cells: Excel shows them the reader's way. */
+  locale?: string;
 }
 
 /** What every sheet writer gets: the snapshot, its payload reader, the set's history and the meta. */
@@ -38,7 +42,7 @@ export function block<S extends z.ZodType>(
   schema: S,
   render: (data: z.infer<S>) => void,
 ): void {
-  w.title(metricEndpoint(key).title);
+  w.title(t(`endpoint.${metricEndpoint(key).key}` as MessageKey));
   const result = ctx.reader.read(key, schema);
   if (!result.ok) {
     w.note(ctx.reader.unavailable(key, result.reason).note);
@@ -46,7 +50,7 @@ export function block<S extends z.ZodType>(
     try {
       render(result.data);
     } catch (error) {
-      w.note(ctx.reader.unavailable(key, `could not be laid out (${String(error)})`).note);
+      w.note(ctx.reader.unavailable(key, t('xlsx.layoutFailed', { error: String(error) })).note);
     }
   }
   w.gap();

@@ -7,6 +7,7 @@ import * as market from '../../api/schemas/market.js';
 import * as overview from '../../api/schemas/overview.js';
 import * as presence from '../../api/schemas/presence.js';
 import * as scout from '../../api/schemas/scout.js';
+import { type MessageKey, t } from '../locale/locale.js';
 
 /** One headline number of a payload: `field` picks its `format.ts` rule (`ruleFor(key, field)`). */
 export interface Figure {
@@ -42,16 +43,17 @@ function source<S extends z.ZodType>(
   };
 }
 
-const card = (key: string, metric: string) =>
-  source(key, seriesCard, (d) => [{ metric, value: d.current, delta: d.delta }]);
+// Names are catalog keys, translated when the figures are read (inside the workbook's locale).
+const card = (key: string, metric: MessageKey) =>
+  source(key, seriesCard, (d) => [{ metric: t(metric), value: d.current, delta: d.delta }]);
 
 const marketCards = [
-  ['dStar', 'Market D*'],
-  ['tBar', 'Market T̄'],
-  ['totalResponses', 'Market total responses'],
-  ['responsesWithBrands', 'Market responses with brands'],
-  ['responsesWithoutBrands', 'Market responses without brands'],
-  ['uniqueBrands', 'Market unique brands'],
+  ['dStar', 'xlsx.kpi.marketDStar'],
+  ['tBar', 'xlsx.kpi.marketTBar'],
+  ['totalResponses', 'xlsx.kpi.marketTotalResponses'],
+  ['responsesWithBrands', 'xlsx.kpi.marketWithBrands'],
+  ['responsesWithoutBrands', 'xlsx.kpi.marketWithoutBrands'],
+  ['uniqueBrands', 'xlsx.kpi.marketUniqueBrands'],
 ] as const;
 
 /**
@@ -60,71 +62,71 @@ const marketCards = [
  */
 export const KPI_SOURCES: readonly KpiSource[] = [
   source('overview.competitive-context', overview.competitiveContext, (d) => [
-    { metric: 'Competitive fair share', field: 'fairShare', value: d.fairShare },
-    { metric: 'Competitive D*', field: 'dStar', value: d.dStar },
+    { metric: t('xlsx.kpi.competitiveFairShare'), field: 'fairShare', value: d.fairShare },
+    { metric: t('xlsx.kpi.competitiveDStar'), field: 'dStar', value: d.dStar },
   ]),
-  card('presence.gross', 'Gross presence'),
+  card('presence.gross', 'endpoint.presence.gross'),
   source('presence.weighted', presence.weighted, (d) => [
     {
-      metric: 'Weighted presence',
+      metric: t('endpoint.presence.weighted'),
       value: d.current,
       delta: d.delta,
-      note: `Classification: ${d.classification}`,
+      note: t('xlsx.classification', { value: d.classification }),
     },
-    { metric: 'Weighted presence fair share', field: 'fairShare', value: d.fairShare },
-    { metric: 'Weighted presence D*', field: 'dStar', value: d.dStar },
+    { metric: t('xlsx.kpi.weightedFairShare'), field: 'fairShare', value: d.fairShare },
+    { metric: t('xlsx.kpi.weightedDStar'), field: 'dStar', value: d.dStar },
   ]),
   source('presence.position-distribution', presence.positionDistribution, (d) => [
-    { metric: 'Answers citing the brand', field: 'totalAnswers', value: d.totalAnswers },
-    { metric: 'All answers', field: 'totalAll', value: d.totalAll },
+    { metric: t('xlsx.kpi.answersCitingBrand'), field: 'totalAnswers', value: d.totalAnswers },
+    { metric: t('xlsx.kpi.allAnswers'), field: 'totalAll', value: d.totalAll },
   ]),
-  card('life.kpi', 'Life'),
-  card('life.recommended-share', 'Recommended share'),
-  card('life.neutral-share', 'Neutral share'),
-  card('life.negative-share', 'Negative share'),
-  card('life.positive-negative-ratio', 'Positive/negative ratio'),
+  card('life.kpi', 'endpoint.life.kpi'),
+  card('life.recommended-share', 'endpoint.life.recommended-share'),
+  card('life.neutral-share', 'endpoint.life.neutral-share'),
+  card('life.negative-share', 'endpoint.life.negative-share'),
+  card('life.positive-negative-ratio', 'endpoint.life.positive-negative-ratio'),
   source('life.stance-mix', life.stanceMix, (d) => [
-    { metric: 'Engines with a stance', field: 'engineCount', value: d.engineCount },
+    { metric: t('xlsx.kpi.enginesWithStance'), field: 'engineCount', value: d.engineCount },
   ]),
   source('life.scatter', life.scatter, (d) => [
     // format.ts keys fields by leaf name and has no `lifeCurrent`: these are the scatter's `weighted`
     // and `life` at the set level, so they take those fields' rules.
-    { metric: 'Weighted presence (intent scatter)', field: 'weighted', value: d.weightedPresenceCurrent },
-    { metric: 'Life (intent scatter)', field: 'life', value: d.lifeCurrent },
+    { metric: t('xlsx.kpi.scatterWeighted'), field: 'weighted', value: d.weightedPresenceCurrent },
+    { metric: t('xlsx.kpi.scatterLife'), field: 'life', value: d.lifeCurrent },
   ]),
-  card('gravity.gravity-plus', 'Gravity+'),
-  card('gravity.gravity-minus', 'Gravity−'),
+  card('gravity.gravity-plus', 'endpoint.gravity.gravity-plus'),
+  card('gravity.gravity-minus', 'endpoint.gravity.gravity-minus'),
   source('gravity.open-errors', gravity.openErrors, (d) => [
-    { metric: 'Open errors', value: d.count, delta: d.delta },
+    { metric: t('endpoint.gravity.open-errors'), value: d.count, delta: d.delta },
     {
-      metric: 'Errors resolved since baseline',
+      metric: t('xlsx.kpi.resolved'),
       field: 'resolvedSinceBaseline',
       value: d.resolvedSinceBaseline,
     },
   ]),
   source('scout.landscape-stats', scout.landscapeStats, (d) => [
-    { metric: 'Domains', field: 'totalDomains', value: d.totalDomains, delta: d.domainsDelta },
-    { metric: 'URLs', field: 'totalUrls', value: d.totalUrls, delta: d.urlsDelta },
-    { metric: 'Domains cited by several engines', field: 'multiEngineDomains', value: d.multiEngineDomains },
+    { metric: t('xlsx.domains'), field: 'totalDomains', value: d.totalDomains, delta: d.domainsDelta },
+    { metric: t('xlsx.urls'), field: 'totalUrls', value: d.totalUrls, delta: d.urlsDelta },
+    { metric: t('xlsx.kpi.multiEngineDomains'), field: 'multiEngineDomains', value: d.multiEngineDomains },
   ]),
   source('scout.source-landscape', scout.sourceLandscape, (d) => [
-    { metric: 'Sources', field: 'totalCount', value: d.totalCount },
-    { metric: 'Engines citing sources', field: 'engineCount', value: d.engineCount },
+    { metric: t('xlsx.kpi.sources'), field: 'totalCount', value: d.totalCount },
+    { metric: t('xlsx.kpi.enginesCiting'), field: 'engineCount', value: d.engineCount },
   ]),
   source('market.data', market.data, (d) => [
     ...marketCards.map(([field, metric]) => ({
-      metric,
+      metric: t(metric),
       field,
       value: d.market[field].current,
       delta: d.market[field].delta,
     })),
     {
-      metric: 'Weighted presence vs fair share',
+      metric: t('xlsx.weightedVsFairShare'),
       field: 'fairShareMetric',
       value: d.weightedPresence.fairShareMetric.current,
       delta: d.weightedPresence.fairShareMetric.delta,
     },
-    { metric: 'Market fair share', field: 'fairShare', value: d.weightedPresence.fairShare },
+    { metric: t('xlsx.kpi.marketFairShare'), field: 'fairShare', value: d.weightedPresence.fairShare },
   ]),
 ];
 

@@ -1,4 +1,5 @@
 import type { Cell, Worksheet } from 'exceljs';
+import { t } from '../locale/locale.js';
 import { cleanText, headerNames, type TableNames } from './text.js';
 
 /** A number with its own Excel format (rows of one column can carry different units). */
@@ -53,9 +54,14 @@ export class SheetWriter {
   private readonly widths = new Map<number, number>();
   private readonly wrapped = new Set<number>();
 
+  /**
+   * `tableScope` names the sheet in table names (`Presence_ByEngine`): the sheet's English id, so a
+   * formula or Power Query step that names a table keeps working whatever language the titles are in.
+   */
   constructor(
     readonly ws: Worksheet,
     private readonly tables: TableNames,
+    private readonly tableScope: string = ws.name,
   ) {}
 
   /** The sheet's first row, kept in view (frozen) while scrolling. */
@@ -88,13 +94,13 @@ export class SheetWriter {
   table(spec: TableSpec): void {
     if (spec.rows.length === 0) {
       // Excel rejects a table without a data row; an empty list is a fact worth saying.
-      this.note('No rows.');
+      this.note(t('xlsx.noRows'));
       return;
     }
     const top = this.row;
     const names = headerNames(spec.columns.map((column) => column.header));
     this.ws.addTable({
-      name: this.tables.next(this.ws.name, spec.name),
+      name: this.tables.next(this.tableScope, spec.name),
       ref: `A${top}`,
       headerRow: true,
       style: { theme: 'TableStyleMedium2', showRowStripes: true },

@@ -1,5 +1,6 @@
 import { metricEndpoints } from '../../../api/endpoints.js';
 import { querySetDetails } from '../../../api/schemas/catalog.js';
+import { type MessageKey, t } from '../../locale/locale.js';
 import type { SheetContext } from '../context.js';
 import type { CellInput, SheetWriter } from '../sheet-writer.js';
 
@@ -17,46 +18,50 @@ export function writeAbout(w: SheetWriter, ctx: SheetContext, sheetOf: ReadonlyM
   const details = querySetDetails.safeParse(snapshot.querySet.details);
 
   const rows: CellInput[][] = [
-    ['Account', meta.account],
-    ['Brand', snapshot.brand.name],
-    ['Brand id', snapshot.brand.id],
-    ['Query set', snapshot.querySet.name],
-    ['Query set id', snapshot.querySet.id],
-    ['Run id', snapshot.run.id],
-    ['Run label', snapshot.run.display_name],
+    [t('cover.account'), meta.account],
+    [t('xlsx.brand'), snapshot.brand.name],
+    [t('xlsx.brandId'), snapshot.brand.id],
+    [t('cover.querySet'), snapshot.querySet.name],
+    [t('xlsx.querySetId'), snapshot.querySet.id],
+    [t('cover.runId'), snapshot.run.id],
+    [t('xlsx.runLabel'), snapshot.run.display_name],
     // As the API sent it: the UTC offset it carries is information a Date cell would drop.
-    ['Run created at', snapshot.run.created_at],
-    ['Snapshot id', snapshot.id],
-    ['Snapshot state', snapshot.state],
-    ['Snapshot completed at', snapshot.completedAt],
+    [t('xlsx.runCreatedAt'), snapshot.run.created_at],
+    [t('xlsx.snapshotId'), snapshot.id],
+    [t('xlsx.snapshotState'), snapshot.state],
+    [t('xlsx.snapshotCompletedAt'), snapshot.completedAt],
     ...(details.success
       ? ([
-          ['Queries', details.data.queries_count],
-          ['Engines', details.data.engines.map((e) => `${e.name} (${e.ai_model_name})`).join(', ')],
+          [t('xlsx.queries'), details.data.queries_count],
+          [t('col.engines'), details.data.engines.map((e) => `${e.name} (${e.ai_model_name})`).join(', ')],
         ] as CellInput[][])
       : []),
-    ['Generated at (UTC)', meta.generatedAt],
-    ['reportd version', meta.version],
-    ['Payloads unavailable', unavailable.length === 0 ? 'none' : unavailable.join(', ')],
+    [t('xlsx.generatedAtUtc'), meta.generatedAt],
+    [t('xlsx.version'), meta.version],
+    [t('xlsx.payloadsUnavailable'), unavailable.length === 0 ? t('xlsx.none') : unavailable.join(', ')],
   ];
   w.ws.views = [{ state: 'frozen', xSplit: 0, ySplit: 1, topLeftCell: 'A2' }];
-  w.table({ name: 'About', columns: [{ header: 'Field' }, { header: 'Value', wrap: true }], rows });
+  w.table({
+    name: 'About',
+    columns: [{ header: t('xlsx.field') }, { header: t('xlsx.value'), wrap: true }],
+    rows,
+  });
   w.gap();
-  w.title('Payloads');
+  w.title(t('xlsx.payloads'));
   w.table({
     name: 'Payloads',
     columns: [
-      { header: 'Endpoint' },
-      { header: 'Title' },
-      { header: 'Sheet' },
-      { header: 'Status' },
-      { header: 'Detail' },
+      { header: t('xlsx.endpoint') },
+      { header: t('xlsx.title') },
+      { header: t('xlsx.sheet') },
+      { header: t('xlsx.status') },
+      { header: t('xlsx.detail') },
     ],
     rows: status.map(({ endpoint, reason }) => [
       endpoint.key,
-      endpoint.title,
+      t(`endpoint.${endpoint.key}` as MessageKey),
       sheetOf.get(endpoint.key) ?? null,
-      reason === null ? 'ok' : 'data unavailable',
+      reason === null ? t('xlsx.ok') : t('xlsx.dataUnavailable'),
       reason,
     ]),
   });

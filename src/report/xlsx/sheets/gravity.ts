@@ -1,4 +1,5 @@
 import * as gravity from '../../../api/schemas/gravity.js';
+import { t } from '../../locale/locale.js';
 import { block, joinById, num, scaleOf, seriesRows } from '../context.js';
 import type { CellInput } from '../sheet-writer.js';
 import { keyFigures } from './key-figures.js';
@@ -6,13 +7,14 @@ import type { SheetDef } from './sheet-def.js';
 import { cardTrends } from './trends.js';
 
 const SOURCES = [
-  ['owned', 'Owned'],
-  ['partner', 'Partner'],
-  ['external', 'External'],
+  ['owned', 'source.owned'],
+  ['partner', 'source.partner'],
+  ['external', 'source.external'],
 ] as const;
 
 export const gravitySheet: SheetDef = {
   name: 'Gravity',
+  titleKey: 'group.gravity',
   endpoints: [
     'gravity.gravity-plus',
     'gravity.gravity-minus',
@@ -31,7 +33,7 @@ export const gravitySheet: SheetDef = {
       const mix = scaleOf(SOURCES.map(([field]) => d[field]));
       w.table({
         name: 'Sources',
-        columns: [{ header: 'Source' }, { header: 'Share', bar: true }],
+        columns: [{ header: t('col.source') }, { header: t('col.share'), bar: true }],
         rows: SOURCES.map(([field, label]) => [label, num(d[field], key, field, 'value', mix)]),
       });
     });
@@ -41,11 +43,11 @@ export const gravitySheet: SheetDef = {
       w.table({
         name: 'ByEngine',
         columns: [
-          { header: 'Engine' },
+          { header: t('col.engine') },
           { header: 'G+' },
           { header: 'G−' },
-          { header: 'Gravity+' },
-          { header: 'Gravity−' },
+          { header: t('endpoint.gravity.gravity-plus') },
+          { header: t('endpoint.gravity.gravity-minus') },
         ],
         rows: joinById(d.engines, d.gravityByEngine).map(({ label, value: v }) => [
           label,
@@ -72,12 +74,12 @@ export const gravitySheet: SheetDef = {
       w.table({
         name: 'Errors',
         columns: [
-          { header: 'Error id' },
-          { header: 'Title', wrap: true },
-          { header: 'Correct statement', wrap: true },
-          { header: 'Note', wrap: true },
-          { header: 'Engine' },
-          { header: 'What the engine says', wrap: true },
+          { header: t('xlsx.errorId') },
+          { header: t('xlsx.title'), wrap: true },
+          { header: t('xlsx.correctStatement'), wrap: true },
+          { header: t('xlsx.note'), wrap: true },
+          { header: t('col.engine') },
+          { header: t('xlsx.engineSays'), wrap: true },
         ],
         rows,
       });
@@ -88,10 +90,10 @@ export const gravitySheet: SheetDef = {
       w.table({
         name: 'Trend',
         columns: [
-          { header: 'Run id' },
-          { header: 'Measurement' },
-          { header: 'Gravity+' },
-          { header: 'Gravity−' },
+          { header: t('cover.runId') },
+          { header: t('xlsx.measurement') },
+          { header: t('endpoint.gravity.gravity-plus') },
+          { header: t('endpoint.gravity.gravity-minus') },
         ],
         rows: d.measurements.map((m, i) => [
           m.id,
@@ -106,7 +108,7 @@ export const gravitySheet: SheetDef = {
       const key = 'gravity.source-distribution-history';
       w.table({
         name: 'SourceHistory',
-        columns: [{ header: 'Measurement' }, ...SOURCES.map(([, label]) => ({ header: label }))],
+        columns: [{ header: t('xlsx.measurement') }, ...SOURCES.map(([, label]) => ({ header: t(label) }))],
         rows: d.measurements.map((label, i) => {
           const values = SOURCES.map(([field]) => d.series[field][i]);
           const mix = scaleOf(values.map((v) => v ?? 0));
@@ -116,14 +118,23 @@ export const gravitySheet: SheetDef = {
     });
 
     cardTrends(w, ctx, 'CardTrend', [
-      ['gravity.gravity-plus', 'Gravity+'],
-      ['gravity.gravity-minus', 'Gravity−'],
+      ['gravity.gravity-plus', 'endpoint.gravity.gravity-plus'],
+      ['gravity.gravity-minus', 'endpoint.gravity.gravity-minus'],
     ]);
     block(w, ctx, 'gravity.open-errors', gravity.openErrors, (d) => {
       w.table({
         name: 'OpenErrorsTrend',
-        columns: [{ header: 'Metric' }, { header: 'Measurement' }, { header: 'Value' }],
-        rows: seriesRows('Open errors', 'gravity.open-errors', d.history, d.historyLabels),
+        columns: [
+          { header: t('col.metric') },
+          { header: t('xlsx.measurement') },
+          { header: t('xlsx.value') },
+        ],
+        rows: seriesRows(
+          t('endpoint.gravity.open-errors'),
+          'gravity.open-errors',
+          d.history,
+          d.historyLabels,
+        ),
       });
     });
   },

@@ -1,3 +1,4 @@
+import { t } from '../../locale/locale.js';
 import type { ReportSnapshot } from '../../model/snapshot.js';
 import { num, type SheetContext } from '../context.js';
 import { KPI_SOURCES, readFigures } from '../kpis.js';
@@ -42,12 +43,12 @@ export function writeHistory(w: SheetWriter, ctx: SheetContext): void {
   w.table({
     name: 'History',
     columns: [
-      { header: 'Metric' },
-      { header: 'Run id' },
-      { header: 'Run label' },
-      { header: 'Run created at' },
-      { header: 'Value' },
-      { header: 'Endpoint' },
+      { header: t('col.metric') },
+      { header: t('cover.runId') },
+      { header: t('xlsx.runLabel') },
+      { header: t('xlsx.runCreatedAt') },
+      { header: t('xlsx.value') },
+      { header: t('xlsx.endpoint') },
     ],
     rows: [...byMetric.values()].flat(),
   });

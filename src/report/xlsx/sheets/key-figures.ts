@@ -1,4 +1,5 @@
 import type { MetricGroup } from '../../../api/endpoints.js';
+import { t } from '../../locale/locale.js';
 import { num, type SheetContext } from '../context.js';
 import { KPI_SOURCES } from '../kpis.js';
 import type { CellInput, SheetWriter } from '../sheet-writer.js';
@@ -28,15 +29,15 @@ export function keyFigures(w: SheetWriter, ctx: SheetContext, group: MetricGroup
       ]);
     }
   }
-  w.title('Key figures');
+  w.title(t('xlsx.keyFigures'));
   w.table({
     name: 'KeyFigures',
     columns: [
-      { header: 'Metric' },
-      { header: 'Value' },
-      { header: 'Change' },
-      { header: 'Note' },
-      { header: 'Endpoint' },
+      { header: t('col.metric') },
+      { header: t('xlsx.value') },
+      { header: t('col.change') },
+      { header: t('xlsx.note') },
+      { header: t('xlsx.endpoint') },
     ],
     rows,
   });

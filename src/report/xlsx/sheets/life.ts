@@ -1,5 +1,6 @@
 import type { CompactStance, StanceSet } from '../../../api/schemas/common.js';
 import * as life from '../../../api/schemas/life.js';
+import { t } from '../../locale/locale.js';
 import { block, joinById, num, scaleOf } from '../context.js';
 import type { CellInput } from '../sheet-writer.js';
 import { keyFigures } from './key-figures.js';
@@ -7,14 +8,15 @@ import type { SheetDef } from './sheet-def.js';
 import { cardTrends } from './trends.js';
 
 const STANCES = [
-  ['recommended', 'rec', 'Recommended'],
-  ['advisedNotFavored', 'adv', 'Advised, not favoured'],
-  ['neutral', 'neu', 'Neutral'],
-  ['cautious', 'cau', 'Cautious'],
-  ['negative', 'neg', 'Negative'],
+  ['recommended', 'rec', 'stance.recommended'],
+  ['advisedNotFavored', 'adv', 'stance.advisedNotFavored'],
+  ['neutral', 'neu', 'stance.neutral'],
+  ['cautious', 'cau', 'stance.cautious'],
+  ['negative', 'neg', 'stance.negative'],
 ] as const;
 
-const stanceHeaders = STANCES.map(([, , label]) => ({ header: label }));
+// A function, not a constant: headers are written in the workbook's locale, known only when it renders.
+const stanceHeaders = () => STANCES.map(([, , label]) => ({ header: t(label) }));
 
 /** The five parts of a compact stance; one whole, so one scale per row (`format.ts` `mix`). */
 function compactCells(key: string, stance: CompactStance | undefined): CellInput[] {
@@ -25,6 +27,7 @@ function compactCells(key: string, stance: CompactStance | undefined): CellInput
 
 export const lifeSheet: SheetDef = {
   name: 'Life',
+  titleKey: 'group.life',
   endpoints: [
     'life.kpi',
     'life.recommended-share',
@@ -47,7 +50,11 @@ export const lifeSheet: SheetDef = {
       const prev = scaleOf(parts(d.prev));
       w.table({
         name: 'StanceMix',
-        columns: [{ header: 'Stance' }, { header: 'Share', bar: true }, { header: 'Previous run' }],
+        columns: [
+          { header: t('xlsx.stance') },
+          { header: t('col.share'), bar: true },
+          { header: t('chart.previousRun') },
+        ],
         rows: STANCES.map(([field, , label]) => [
           label,
           num(d[field], key, field, 'value', now),
@@ -60,7 +67,7 @@ export const lifeSheet: SheetDef = {
       const key = 'life.stance-history';
       w.table({
         name: 'StanceHistory',
-        columns: [{ header: 'Measurement' }, ...stanceHeaders],
+        columns: [{ header: t('xlsx.measurement') }, ...stanceHeaders()],
         rows: d.measurements.map((label, i) => {
           const values = STANCES.map(([field]) => d.series[field][i]);
           const mix = scaleOf(values.map((v) => v ?? 0));
@@ -74,11 +81,11 @@ export const lifeSheet: SheetDef = {
       w.table({
         name: 'Scatter',
         columns: [
-          { header: 'Intent' },
-          { header: 'Stage' },
+          { header: t('col.intent') },
+          { header: t('col.stage') },
           { header: 'ICV' },
-          { header: 'Weighted presence' },
-          { header: 'Life' },
+          { header: t('endpoint.presence.weighted') },
+          { header: t('endpoint.life.kpi') },
         ],
         rows: joinById(d.intents, d.presenceByIntent).map(({ entity, label, value }) => [
           label,
@@ -94,7 +101,12 @@ export const lifeSheet: SheetDef = {
       const key = 'life.by-engine';
       w.table({
         name: 'ByEngine',
-        columns: [{ header: 'Engine' }, { header: 'Life' }, { header: 'Change' }, ...stanceHeaders],
+        columns: [
+          { header: t('col.engine') },
+          { header: t('endpoint.life.kpi') },
+          { header: t('col.change') },
+          ...stanceHeaders(),
+        ],
         rows: joinById(d.engines, d.lifeByEngine).map(({ label, value: v }) => [
           label,
           num(v?.life, key, 'life'),
@@ -109,13 +121,13 @@ export const lifeSheet: SheetDef = {
       w.table({
         name: 'ByIntent',
         columns: [
-          { header: 'Intent' },
-          { header: 'Stage' },
+          { header: t('col.intent') },
+          { header: t('col.stage') },
           { header: 'ICV' },
-          { header: 'Life' },
-          { header: 'Change' },
-          { header: 'Presence' },
-          ...stanceHeaders,
+          { header: t('endpoint.life.kpi') },
+          { header: t('col.change') },
+          { header: t('group.presence') },
+          ...stanceHeaders(),
         ],
         rows: joinById(d.intents, d.lifeByIntent).map(({ entity, label, value: v }) => [
           label,
@@ -130,11 +142,11 @@ export const lifeSheet: SheetDef = {
     });
 
     cardTrends(w, ctx, 'Trend', [
-      ['life.kpi', 'Life'],
-      ['life.recommended-share', 'Recommended share'],
-      ['life.neutral-share', 'Neutral share'],
-      ['life.negative-share', 'Negative share'],
-      ['life.positive-negative-ratio', 'Positive/negative ratio'],
+      ['life.kpi', 'endpoint.life.kpi'],
+      ['life.recommended-share', 'endpoint.life.recommended-share'],
+      ['life.neutral-share', 'endpoint.life.neutral-share'],
+      ['life.negative-share', 'endpoint.life.negative-share'],
+      ['life.positive-negative-ratio', 'endpoint.life.positive-negative-ratio'],
     ]);
   },
 };

@@ -1,4 +1,5 @@
 import * as market from '../../../api/schemas/market.js';
+import { type MessageKey, t } from '../../locale/locale.js';
 import { block, num } from '../context.js';
 import { keyFigures } from './key-figures.js';
 import type { SheetDef } from './sheet-def.js';
@@ -11,17 +12,18 @@ const CARDS = [
   'responsesWithoutBrands',
   'uniqueBrands',
 ] as const;
-const HEADERS: Record<(typeof CARDS)[number], string> = {
-  dStar: 'D*',
-  tBar: 'T̄',
-  totalResponses: 'Total responses',
-  responsesWithBrands: 'With brands',
-  responsesWithoutBrands: 'Without brands',
-  uniqueBrands: 'Unique brands',
+const HEADERS: Record<(typeof CARDS)[number], MessageKey> = {
+  dStar: 'market.dStar',
+  tBar: 'market.tBar',
+  totalResponses: 'market.totalResponses',
+  responsesWithBrands: 'xlsx.withBrands',
+  responsesWithoutBrands: 'xlsx.withoutBrands',
+  uniqueBrands: 'market.uniqueBrands',
 };
 
 export const marketSheet: SheetDef = {
   name: 'Market',
+  titleKey: 'group.market',
   endpoints: ['market.data', 'market.life-monitored-competitors'],
   write(w, ctx) {
     keyFigures(w, ctx, 'market');
@@ -33,10 +35,10 @@ export const marketSheet: SheetDef = {
       w.table({
         name: 'History',
         columns: [
-          { header: 'Run id' },
-          { header: 'Measurement' },
-          ...CARDS.map((field) => ({ header: HEADERS[field] })),
-          { header: 'Weighted presence vs fair share' },
+          { header: t('cover.runId') },
+          { header: t('xlsx.measurement') },
+          ...CARDS.map((field) => ({ header: t(HEADERS[field]) })),
+          { header: t('xlsx.weightedVsFairShare') },
         ],
         rows: d.measurements.map((m, i) => [
           m.id,
@@ -52,10 +54,10 @@ export const marketSheet: SheetDef = {
       w.table({
         name: 'Competitors',
         columns: [
-          { header: 'Name' },
-          { header: 'Share', bar: true },
-          { header: 'Brand' },
-          { header: 'Targeted' },
+          { header: t('xlsx.name') },
+          { header: t('col.share'), bar: true },
+          { header: t('xlsx.brand') },
+          { header: t('col.targeted') },
         ],
         rows: d.shares.map((s) => [s.name, num(s.share, key, 'share'), s.isBrand, s.isTargeted]),
       });

@@ -1,4 +1,5 @@
 import * as presence from '../../../api/schemas/presence.js';
+import { t } from '../../locale/locale.js';
 import { block, joinById, num, scaleOf } from '../context.js';
 import type { CellInput } from '../sheet-writer.js';
 import { keyFigures } from './key-figures.js';
@@ -6,10 +7,10 @@ import type { SheetDef } from './sheet-def.js';
 import { cardTrends } from './trends.js';
 
 const POSITIONS = [
-  ['p1', 'Position 1'],
-  ['p2', 'Position 2'],
-  ['p3', 'Position 3'],
-  ['p4plus', 'Position 4+'],
+  ['p1', '1'],
+  ['p2', '2'],
+  ['p3', '3'],
+  ['p4plus', '4+'],
 ] as const;
 
 type Positions = Record<(typeof POSITIONS)[number][0], number>;
@@ -22,6 +23,7 @@ function positionCells(key: string, p: Positions): CellInput[] {
 
 export const presenceSheet: SheetDef = {
   name: 'Presence',
+  titleKey: 'group.presence',
   endpoints: [
     'presence.gross',
     'presence.weighted',
@@ -40,9 +42,13 @@ export const presenceSheet: SheetDef = {
       const prev = scaleOf(POSITIONS.map(([f]) => d.prev[f]));
       w.table({
         name: 'Positions',
-        columns: [{ header: 'Position' }, { header: 'Share', bar: true }, { header: 'Previous run' }],
-        rows: POSITIONS.map(([f, label]) => [
-          label,
+        columns: [
+          { header: t('xlsx.position') },
+          { header: t('col.share'), bar: true },
+          { header: t('chart.previousRun') },
+        ],
+        rows: POSITIONS.map(([f, n]) => [
+          t('xlsx.positionN', { n }),
           num(d[f], key, f, 'value', now),
           num(d.prev[f], key, f, 'value', prev),
         ]),
@@ -60,12 +66,12 @@ export const presenceSheet: SheetDef = {
       w.table({
         name: 'PositionByEngine',
         columns: [
-          { header: 'Engine' },
-          { header: 'Times cited' },
-          { header: 'Change in times cited' },
-          ...POSITIONS.map(([, label]) => ({ header: label })),
+          { header: t('col.engine') },
+          { header: t('xlsx.timesCited') },
+          { header: t('xlsx.changeInTimesCited') },
+          ...POSITIONS.map(([, n]) => ({ header: t('xlsx.positionN', { n }) })),
         ],
-        rows: [...d.engines.map((e) => row(e.label, e)), row('All engines', d.totals)],
+        rows: [...d.engines.map((e) => row(e.label, e)), row(t('common.allEngines'), d.totals)],
       });
     });
 
@@ -74,10 +80,10 @@ export const presenceSheet: SheetDef = {
       w.table({
         name: 'ByEngine',
         columns: [
-          { header: 'Engine' },
-          { header: 'Weighted presence' },
-          { header: 'Gross presence' },
-          { header: 'Change' },
+          { header: t('col.engine') },
+          { header: t('endpoint.presence.weighted') },
+          { header: t('endpoint.presence.gross') },
+          { header: t('col.change') },
         ],
         rows: joinById(d.engines, d.presenceByEngine).map(({ label, value: v }) => [
           label,
@@ -93,13 +99,13 @@ export const presenceSheet: SheetDef = {
       w.table({
         name: 'ByIntent',
         columns: [
-          { header: 'Intent' },
-          { header: 'Stage' },
+          { header: t('col.intent') },
+          { header: t('col.stage') },
           { header: 'ICV' },
-          { header: 'Weighted presence' },
-          { header: 'Gross presence' },
-          { header: 'Change (weighted)' },
-          { header: 'Change (gross)' },
+          { header: t('endpoint.presence.weighted') },
+          { header: t('endpoint.presence.gross') },
+          { header: t('xlsx.changeWeighted') },
+          { header: t('xlsx.changeGross') },
         ],
         rows: joinById(d.intents, d.presenceByIntent).map(({ entity, label, value: v }) => [
           label,
@@ -119,7 +125,7 @@ export const presenceSheet: SheetDef = {
       const engines = joinById(d.engines, d.engineIntentMatrix);
       w.table({
         name: 'EngineIntent',
-        columns: [{ header: 'Intent' }, ...engines.map((e) => ({ header: e.label, scale: true }))],
+        columns: [{ header: t('col.intent') }, ...engines.map((e) => ({ header: e.label, scale: true }))],
         rows: d.intents.map((intent) => [
           intent.label,
           ...engines.map((e) => num(e.value?.[String(intent.id)], key)),
@@ -128,8 +134,8 @@ export const presenceSheet: SheetDef = {
     });
 
     cardTrends(w, ctx, 'Trend', [
-      ['presence.gross', 'Gross presence'],
-      ['presence.weighted', 'Weighted presence'],
+      ['presence.gross', 'endpoint.presence.gross'],
+      ['presence.weighted', 'endpoint.presence.weighted'],
     ]);
   },
 };

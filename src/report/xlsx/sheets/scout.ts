@@ -1,10 +1,12 @@
 import * as scout from '../../../api/schemas/scout.js';
+import { t } from '../../locale/locale.js';
 import { block, joinById, num } from '../context.js';
 import { keyFigures } from './key-figures.js';
 import type { SheetDef } from './sheet-def.js';
 
 export const scoutSheet: SheetDef = {
   name: 'Scout',
+  titleKey: 'group.scout',
   endpoints: [
     'scout.landscape-stats',
     'scout.source-landscape',
@@ -20,12 +22,12 @@ export const scoutSheet: SheetDef = {
       w.table({
         name: 'Sources',
         columns: [
-          { header: 'Source' },
-          { header: 'Citations' },
-          { header: 'Engines' },
-          { header: 'Control' },
-          { header: 'Source type' },
-          { header: 'Change in citations' },
+          { header: t('col.source') },
+          { header: t('col.citations') },
+          { header: t('col.engines') },
+          { header: t('col.control') },
+          { header: t('xlsx.sourceType') },
+          { header: t('xlsx.changeInCitations') },
         ],
         rows: d.sourcesDetail.map((s) => [
           s.name,
@@ -43,10 +45,10 @@ export const scoutSheet: SheetDef = {
       w.table({
         name: 'LandscapeHistory',
         columns: [
-          { header: 'Measurement' },
-          { header: 'Domains' },
-          { header: 'URLs' },
-          { header: 'Multi-engine domains' },
+          { header: t('xlsx.measurement') },
+          { header: t('xlsx.domains') },
+          { header: t('xlsx.urls') },
+          { header: t('kpi.multiEngineDomains') },
         ],
         rows: d.historyLabels.map((label, i) => [
           label,
@@ -61,7 +63,7 @@ export const scoutSheet: SheetDef = {
       const key = 'scout.references-by-llm';
       w.table({
         name: 'ByEngine',
-        columns: [{ header: 'Engine' }, { header: 'Weighted references', bar: true }],
+        columns: [{ header: t('col.engine') }, { header: t('xlsx.weightedReferences'), bar: true }],
         rows: joinById(d.engines, d.dataByEngine).map(({ label, value }) => [
           label,
           num(value?.weighted, key, 'weighted'),
@@ -73,7 +75,11 @@ export const scoutSheet: SheetDef = {
       const key = 'scout.references-by-intent';
       w.table({
         name: 'ByIntent',
-        columns: [{ header: 'Intent' }, { header: 'Stage' }, { header: 'Weighted references', bar: true }],
+        columns: [
+          { header: t('col.intent') },
+          { header: t('col.stage') },
+          { header: t('xlsx.weightedReferences'), bar: true },
+        ],
         rows: joinById(d.intents, d.presenceByIntent).map(({ entity, label, value }) => [
           label,
           entity?.stage ?? null,
@@ -93,7 +99,7 @@ export const scoutSheet: SheetDef = {
       ];
       w.table({
         name: 'Citations',
-        columns: [{ header: 'Engine' }, ...columns.map((c) => ({ header: c.label }))],
+        columns: [{ header: t('col.engine') }, ...columns.map((c) => ({ header: c.label }))],
         rows: d.engines.map((engine, i) => [engine, ...columns.map((c) => num(d.series[c.key]?.[i], key))]),
       });
     });

@@ -1,4 +1,5 @@
 import { seriesCard } from '../../../api/schemas/common.js';
+import { type MessageKey, t } from '../../locale/locale.js';
 import { type SheetContext, seriesRows } from '../context.js';
 import type { CellInput, SheetWriter } from '../sheet-writer.js';
 
@@ -10,19 +11,20 @@ export function cardTrends(
   w: SheetWriter,
   ctx: SheetContext,
   name: string,
-  cards: readonly (readonly [key: string, metric: string])[],
+  /** Endpoint key and the catalog key of the metric's name. */
+  cards: readonly (readonly [key: string, metric: MessageKey])[],
 ): void {
   const rows: CellInput[][] = [];
   const missing: string[] = [];
   for (const [key, metric] of cards) {
     const result = ctx.reader.read(key, seriesCard);
-    if (result.ok) rows.push(...seriesRows(metric, key, result.data.history, result.data.historyLabels));
+    if (result.ok) rows.push(...seriesRows(t(metric), key, result.data.history, result.data.historyLabels));
     else missing.push(ctx.reader.unavailable(key, result.reason).note);
   }
-  w.title('Trend as reported by the API');
+  w.title(t('xlsx.apiTrend'));
   w.table({
     name,
-    columns: [{ header: 'Metric' }, { header: 'Measurement' }, { header: 'Value' }],
+    columns: [{ header: t('col.metric') }, { header: t('xlsx.measurement') }, { header: t('xlsx.value') }],
     rows,
   });
   for (const note of missing) w.note(note);
