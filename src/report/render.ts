@@ -7,9 +7,8 @@ import { VERSION } from '../version.js';
 import { safeFileName } from './file-names.js';
 import { renderReportHtml } from './html.js';
 import { buildReportModel } from './model/index.js';
-import { PdfRenderer, type PdfRendererOptions } from './pdf.js';
-import { loadReportTemplates } from './templates.js';
-import { renderWorkbook } from './xlsx.js';
+import type { PdfRenderer, PdfRendererOptions } from './pdf.js';
+import { reportTemplatesFor } from './templates.js';
 
 export type ReportFormat = 'pdf' | 'xlsx' | 'html';
 export const REPORT_FORMATS: readonly ReportFormat[] = ['pdf', 'xlsx', 'html'];
@@ -25,6 +24,8 @@ export interface RenderSnapshotOptions {
   chromium?: PdfRendererOptions;
   generatedAt?: Date;
   version?: string;
+  /** File name without extension; `reportBaseName(snapshot)` when absent (a batch makes names unique). */
+  baseName?: string;
 }
 
 export interface RenderReportOptions extends RenderSnapshotOptions {
@@ -71,12 +72,12 @@ export async function renderSnapshot(
   const meta = { generatedAt: options.generatedAt ?? new Date(), version: options.version ?? VERSION };
   const outDir = resolve(options.outDir);
   mkdirSync(outDir, { recursive: true });
-  const base = join(outDir, reportBaseName(snapshot));
+  const base = join(outDir, options.baseName ?? reportBaseName(snapshot));
   const written: string[] = [];
 
   const needsHtml = formats.includes('pdf') || formats.includes('html');
   const doc = needsHtml
-    ? renderReportHtml(buildReportModel(snapshot, history, meta), loadReportTemplates(options.templatesDir))
+    ? renderReportHtml(buildReportModel(snapshot, history, meta), reportTemplatesFor(options.templatesDir))
     : undefined;
 
   for (const format of formats) {
@@ -84,13 +85,15 @@ export async function renderSnapshot(
     if (format === 'html' && doc) {
       writeAtomically(file, doc.html);
     } else if (format === 'pdf' && doc) {
-      const renderer = options.renderer ?? new PdfRenderer(options.chromium);
+      // Loaded on first use: an idle daemon, or a run writing only xlsx/html, never loads puppeteer.
+      const renderer = options.renderer ?? new (await import('./pdf.js')).PdfRenderer(options.chromium);
       try {
         writeAtomically(file, await renderer.render(doc.html, doc));
       } finally {
         if (!options.renderer) await renderer.close();
       }
     } else if (format === 'xlsx') {
+      const { renderWorkbook } = await import('./xlsx.js'); // exceljs, only when a workbook is asked for
       writeAtomically(file, await renderWorkbook(snapshot, history, { ...meta, account: snapshot.account }));
     }
     written.push(file);

@@ -10,13 +10,15 @@ interface EChartsInstance {
   dispose(): void;
 }
 type ChartOption = Record<string, unknown>;
-const echarts = createRequire(import.meta.url)('echarts') as {
+interface EChartsModule {
   init(
     dom: null,
     theme: null,
     options: { renderer: 'svg'; ssr: true; width: number; height: number },
   ): EChartsInstance;
-};
+}
+/** Required on the first chart, not at import: an idle daemon never loads ECharts. */
+let echarts: EChartsModule | undefined;
 
 /** The report's palette and type, shared by every chart so sections look like one document. */
 export const THEME = {
@@ -52,6 +54,7 @@ function instanceFor(width: number, height: number): EChartsInstance {
   let chart = instances.get(key);
   if (!chart) {
     if (instances.size >= MAX_INSTANCES) releaseCharts();
+    echarts ??= createRequire(import.meta.url)('echarts') as EChartsModule;
     chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width, height });
     instances.set(key, chart);
   }
