@@ -1,5 +1,5 @@
 import Handlebars from 'handlebars';
-import { miniStack, THEME } from './charts/svg.js';
+import { miniStack, releaseCharts, THEME } from './charts/svg.js';
 import {
   donut,
   engineBars,
@@ -217,10 +217,15 @@ export function renderReportHtml(
   model: ReportModel,
   templates: ReportTemplates = loadReportTemplates(),
 ): ReportHtml {
-  const view = reportView(model, templates.css);
-  return {
-    html: templates.report(view),
-    headerTemplate: templates.header(view),
-    footerTemplate: templates.footer(view),
-  };
+  try {
+    const view = reportView(model, templates.css);
+    return {
+      html: templates.report(view),
+      headerTemplate: templates.header(view),
+      footerTemplate: templates.footer(view),
+    };
+  } finally {
+    // A live ECharts instance keeps an animation timer running; disposed here, none outlives the report.
+    releaseCharts();
+  }
 }

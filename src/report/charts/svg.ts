@@ -41,10 +41,11 @@ export function escapeXml(text: string): string {
 }
 
 /**
- * Reused ECharts instances, one per chart size. Profiling the HTML step (`--cpu-prof`) showed ECharts
- * taking ~95% of it, a sixth of that in `init` alone; an instance re-filled with `notMerge` renders
- * the same SVG as a fresh one. Kept few (a handful of sizes), and dropped (disposed) on
- * `releaseCharts()` so an idle daemon holds no chart state between batches.
+ * Reused ECharts instances, one per chart size, within one report. Profiling the HTML step
+ * (`--cpu-prof`) showed ECharts taking ~95% of it, a sixth of that in `init`; an instance re-filled
+ * with `notMerge` draws the same chart as a fresh one. `releaseCharts()` disposes them at the end of
+ * each report: a live instance keeps zrender's animation timer (a `setTimeout` loop) running, which
+ * would hold the process open and tick in an idle daemon.
  */
 const instances = new Map<string, EChartsInstance>();
 const MAX_INSTANCES = 16;
