@@ -1,14 +1,9 @@
-import puppeteer, {
-  type Browser,
-  type BrowserContext,
-  type CDPSession,
-  type HTTPRequest,
-  type Page,
-} from 'puppeteer';
+import puppeteer, { type Browser } from 'puppeteer';
 import { ReportdError } from '../errors/index.js';
 import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
 import { CHROMIUM_ARGS, findChromium } from './chromium.js';
+import { clearLane, type Lane, openLane } from './page-lane.js';
 import { Permits } from './permits.js';
 
 /** A render that did not finish before its deadline; the browser it used is recycled. */
@@ -48,14 +43,6 @@ export interface PdfOptions {
   footerTemplate?: string;
 }
 
-/** One isolated browser context and its page, used by one render at a time. */
-interface Lane {
-  context: BrowserContext;
-  page: Page;
-  /** Kept open to clear the context between documents without a session per clear. */
-  session: CDPSession;
-}
-
 interface BrowserSlot {
   browser: Promise<Browser>;
   /** Lanes ready for the next render (or being cleared for it), oldest first. */
@@ -64,11 +51,6 @@ interface BrowserSlot {
   inFlight: number;
   retired: boolean;
   closing?: Promise<void>;
-}
-
-/** Requests the page may make: inline data only. Everything else (http, file, ws…) is aborted. */
-export function isAllowedRequest(url: string): boolean {
-  return url.startsWith('data:') || url === 'about:blank';
 }
 
 /**
@@ -206,24 +188,10 @@ export class PdfRenderer {
     slot.idle.push(cleared);
   }
 
-  /** A fresh context and page with JavaScript off and every non-`data:` request aborted. */
-  private async prepareLane(browser: Browser): Promise<Lane> {
+  /** A fresh isolated lane (counted, for tests and the benchmark). */
+  private prepareLane(browser: Browser): Promise<Lane> {
     this.contexts++;
-    const context = await browser.createBrowserContext();
-    try {
-      const page = await context.newPage();
-      await page.setJavaScriptEnabled(false);
-      await page.setRequestInterception(true);
-      page.on('request', (request: HTTPRequest) => {
-        if (request.isInterceptResolutionHandled()) return;
-        if (isAllowedRequest(request.url())) void request.continue();
-        else void request.abort('blockedbyclient');
-      });
-      return { context, page, session: await page.createCDPSession() };
-    } catch (error) {
-      this.track(context.close());
-      throw error;
-    }
+    return openLane(browser);
   }
 
   private track(work: Promise<unknown>): void {
@@ -320,16 +288,4 @@ export class PdfRenderer {
     })();
     return this.closed;
   }
-}
-
-/**
- * Drops what a document left in its lane: the page goes blank (its DOM and images are freed) and the
- * context's cookies and HTTP cache are cleared. With JavaScript off and only `data:` URLs loaded, a
- * document has no other way to leave state behind (no storage writes, no service workers).
- */
-async function clearLane(lane: Lane): Promise<Lane> {
-  await lane.page.goto('about:blank');
-  await lane.session.send('Network.clearBrowserCookies');
-  await lane.session.send('Network.clearBrowserCache');
-  return lane;
 }
