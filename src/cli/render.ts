@@ -94,6 +94,7 @@ export function register(program: Command): void {
           const { PdfRenderer } = await import('../report/pdf.js');
           // This command owns shutdown: close the browser first, then exit.
           renderer = new PdfRenderer({ ...pdfRendererOptions(config), executablePath, handleSignals: false });
+          renderer.warmUp(); // Chromium starts while the first snapshot's HTML is built
         }
         let failed = 0;
         let fatal: unknown;

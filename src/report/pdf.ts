@@ -93,6 +93,15 @@ export class PdfRenderer {
     return this.permits.limit;
   }
 
+  /**
+   * Starts the browser (and its first page) now, without waiting: a caller that knows a render is
+   * coming overlaps Chromium's start-up with its own work (reading the store, building the HTML).
+   */
+  warmUp(): void {
+    if (this.closed) return;
+    this.acquire().browser.catch(() => undefined); // a failed launch is retried, and said, by render()
+  }
+
   async render(html: string, pdf: PdfOptions = {}): Promise<Buffer> {
     if (this.closed) throw new RendererClosedError('the PDF renderer is closed');
     await this.permits.acquire();
