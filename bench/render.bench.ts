@@ -1,30 +1,38 @@
 /**
- * `npm run bench:render`: what reportd's PDF path costs on top of Chromium itself.
+ * `npm run bench:render`: what reportd's PDF path costs on top of Chromium itself, and how many
+ * reports per minute it turns out. Every PDF figure is also given as a ratio to bare `page.pdf` of the
+ * same HTML, measured in the same run (machine noise weighs on both alike):
  *
- * - warm render: `PdfRenderer.render` (fresh context, JS off, request interception, deadline) of the
- *   full report, browser already running and its work between renders done (`idle()`), as in the
- *   daemon, where a report's workbook and email come between two renders; back-to-back renders,
- *   which also pay for the next fresh context, are shown for information;
- * - bare: the same HTML through one reused puppeteer page, `setContent` + `page.pdf` with the same
- *   PDF options, nothing else. Samples alternate with the warm ones so that machine noise weighs on
- *   both alike. Target: warm / bare ≤ 1.5;
- * - workbook: `renderWorkbook` of the same snapshot;
- * - memory: RSS of this process after 50 full renders (model → charts → HTML → PDF), target growth
- *   < 50 MB. Chromium's own RSS is shown for information.
+ * - bare: one reused puppeteer page, `setContent` + `page.pdf`, nothing else;
+ * - warm single: `PdfRenderer.render` (isolated context, JS off, request interception, deadline) with
+ *   its work between renders done (`idle()`), as in a daemon where workbook and email come between;
+ * - back to back: renders with no pause, each also paying for clearing the last page;
+ * - batch of 20: `renderBatch` (model → charts → HTML → PDF, files written) at concurrency 1 and at
+ *   the default (cores, at most 4), as reports per minute;
+ * - the HTML step (model + charts + HTML) in ms;
+ * - cold `reportd render` of one report as a process (built CLI, fresh store);
+ * - idle daemon RSS: a real `reportd daemon` process with reports configured, before any render
+ *   (Chromium closed);
+ * - memory: RSS of this process after 50 full renders, target growth < 50 MB.
  *
- * First line: the ratios; then details.
+ * First line: the ratios and goals; then details. Needs `npm run build` (the CLI figures use dist/).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import puppeteer from 'puppeteer';
+import { type BatchItem, renderBatch } from '../src/report/batch.js';
 import { CHROMIUM_ARGS, findChromium } from '../src/report/chromium.js';
 import { renderReportHtml } from '../src/report/html.js';
 import { buildReportModel } from '../src/report/model/index.js';
 import { PdfRenderer } from '../src/report/pdf.js';
-import { loadReportTemplates } from '../src/report/templates.js';
+import { reportTemplatesFor } from '../src/report/templates.js';
 import { renderWorkbook } from '../src/report/xlsx.js';
 import { fixtureSnapshot } from '../test/report/fixtures.js';
+import { seedStore } from '../test/report/helpers.js';
 
 // A real collection before each memory reading, so RSS shows retained memory, not garbage not yet swept.
 setFlagsFromString('--expose-gc');
@@ -97,7 +105,7 @@ function processTable(): { pid: number; ppid: number; rss: number }[] {
 
 const snapshot = fixtureSnapshot();
 const meta = { generatedAt: new Date(), version: 'bench' };
-const templates = loadReportTemplates();
+const templates = reportTemplatesFor();
 const doc = renderReportHtml(buildReportModel(snapshot, [], meta), templates);
 const pdfOptions = {
   format: 'A4' as const,
@@ -139,12 +147,41 @@ for (let i = 0; i < SAMPLES; i++) {
 const bareMs = median(bareTimes);
 const warmMs = median(warmTimes);
 await bareBrowser.close();
-// Back to back, each render also pays for preparing the next one's fresh context: for information.
+// Back to back: no pause between renders.
 const burstMs = await time(warm);
 await renderer.close();
 
+// A batch of 20 reports, the whole path (HTML step, PDF, file), at concurrency 1 and the default.
+const defaultConcurrency = Math.max(1, Math.min(4, availableParallelism()));
+const work = mkdtempSync(join(tmpdir(), 'reportd-bench-'));
+const batchItems: BatchItem[] = Array.from({ length: 20 }, (_, i) => ({
+  snapshot: snapshot as never,
+  history: [],
+  baseName: `report-${i}`,
+}));
+async function batchMs(concurrency: number): Promise<number> {
+  const batchRenderer = new PdfRenderer({ executablePath, recycleAfter: 1000, concurrency });
+  try {
+    await batchRenderer.render(doc.html, doc); // the browser and a first page up, as in a warm daemon
+    await batchRenderer.idle();
+    const start = performance.now();
+    const results = await renderBatch(
+      batchItems,
+      { formats: ['pdf'], outDir: join(work, `batch-${concurrency}`), renderer: batchRenderer, concurrency },
+      () => {},
+    );
+    const elapsed = performance.now() - start;
+    if (results.some((r) => r.error)) throw new Error('a batch render failed');
+    return elapsed;
+  } finally {
+    await batchRenderer.close();
+  }
+}
+const batch1Ms = await batchMs(1);
+const batchDefaultMs = await batchMs(defaultConcurrency);
+
 const htmlMs = await time(
-  async () => renderReportHtml(buildReportModel(snapshot, [], meta), templates),
+  async () => renderReportHtml(buildReportModel(snapshot, [], meta), reportTemplatesFor()),
   SAMPLES,
   1,
 );
@@ -154,19 +191,92 @@ const workbookMs = await time(
   1,
 );
 
+// The built CLI as a user runs it: a store with one snapshot, a config, a fresh process each time.
+const bin = join(import.meta.dirname, '..', 'bin', 'reportd.js');
+seedStore(join(work, 'store.sqlite'), [fixtureSnapshot()]);
+const config = join(work, 'reportd.yaml');
+writeFileSync(
+  config,
+  [
+    'accounts:',
+    '  - name: main',
+    '    base_url: http://127.0.0.1:9/v2/integration',
+    '    api_key: key',
+    '    api_secret: secret',
+    'store: { path: ./store.sqlite }',
+    'output: { dir: ./out }',
+    'sync: { schedule: "0 0 1 1 *" }',
+    'smtp: { url: "smtp://127.0.0.1:9", from: "r@example.com" }',
+    'reports:',
+    '  - name: weekly',
+    '    schedule: { cron: "0 0 1 1 *" }',
+    '    email: { to: [x@example.com] }',
+    '',
+  ].join('\n'),
+);
+function runProcess(args: string[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const start = performance.now();
+    const child = spawn(process.execPath, [bin, ...args], { stdio: 'ignore' });
+    child.on('error', reject);
+    child.on('exit', (code) =>
+      code === 0
+        ? resolve(performance.now() - start)
+        : reject(new Error(`reportd ${args[0]} exited ${code}`)),
+    );
+  });
+}
+const coldMs = await time(
+  () =>
+    runProcess([
+      'render',
+      '--config',
+      config,
+      '--set',
+      '101',
+      '--format',
+      'pdf',
+      '--out',
+      join(work, 'cold'),
+    ]),
+  3,
+  1,
+);
+
+/** RSS of a real daemon once it has started and gone idle (nothing due, so Chromium never starts). */
+async function idleDaemonRss(): Promise<{ rss: number; chromium: number }> {
+  const child = spawn(process.execPath, [bin, 'daemon', '--config', config], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, REPORTD_LOG_LEVEL: 'error' },
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  await new Promise((resolve) => setTimeout(resolve, 6_000)); // started, first sync pass failed fast
+  const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+  const rss = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) * 1024;
+  const chromium = processTable().filter((p) => p.ppid === child.pid).length;
+  child.kill('SIGTERM');
+  await new Promise((resolve) => child.once('exit', resolve));
+  if (rss === 0) throw new Error(`daemon did not start: ${stderr}`);
+  return { rss, chromium };
+}
+const daemon = await idleDaemonRss();
+rmSync(work, { recursive: true, force: true });
+
 // Memory: the daemon's loop, with the production recycle setting.
 const daemonRenderer = new PdfRenderer({ executablePath, recycleAfter: 50 });
 for (let i = 0; i < WARMUP; i++) {
-  const d = renderReportHtml(buildReportModel(snapshot, [], meta), templates);
+  const d = renderReportHtml(buildReportModel(snapshot, [], meta), reportTemplatesFor());
   await daemonRenderer.render(d.html, d);
 }
 gc();
 const rssBefore = process.memoryUsage().rss;
 const heapBefore = process.memoryUsage().heapUsed;
 let browserRss = 0;
-const loopStart = performance.now();
 for (let i = 0; i < MEMORY_RENDERS; i++) {
-  const d = renderReportHtml(buildReportModel(snapshot, [], meta), templates);
+  const d = renderReportHtml(buildReportModel(snapshot, [], meta), reportTemplatesFor());
   await daemonRenderer.render(d.html, d);
   if (i === MEMORY_RENDERS - 2) {
     const slot = (
@@ -175,28 +285,41 @@ for (let i = 0; i < MEMORY_RENDERS; i++) {
     browserRss = slot ? treeRss((await slot.browser).process()?.pid) : 0;
   }
 }
-const loopMs = (performance.now() - loopStart) / MEMORY_RENDERS;
 gc();
 const rssAfter = process.memoryUsage().rss;
 const heapAfter = process.memoryUsage().heapUsed;
 await daemonRenderer.close();
 
-const ratio = warmMs / bareMs;
+const x = (ms: number) => `${(ms / bareMs).toFixed(2)}×`;
+const perMinute = (ms: number) => (20 / ms) * 60_000;
+const speedup = perMinute(batchDefaultMs) / perMinute(batch1Ms);
 const growth = mb(rssAfter - rssBefore);
 console.log(
-  `render: warm/bare ${ratio.toFixed(2)} (target ≤ 1.5) · workbook ${workbookMs.toFixed(0)} ms · RSS +${growth.toFixed(1)} MB after ${MEMORY_RENDERS} renders (target < 50 MB)`,
+  `render: warm ${x(warmMs)} · back to back ${x(burstMs)} (goal ≤ 1.3×) · batch of 20 at ${defaultConcurrency} vs 1: ${speedup.toFixed(2)}× reports/min (goal ≥ 1.6×) · HTML step ${htmlMs.toFixed(0)} ms (goal ≤ 60) · cold render ${(coldMs / 1000).toFixed(2)} s (goal ≤ 1.5) · idle daemon ${mb(daemon.rss).toFixed(0)} MB (goal ≤ 100) · RSS +${growth.toFixed(1)} MB after ${MEMORY_RENDERS} (goal < 50)`,
 );
-console.log(`  bare page.pdf          ${bareMs.toFixed(0)} ms (median of ${SAMPLES})`);
-console.log(`  warm PdfRenderer       ${warmMs.toFixed(0)} ms (median of ${SAMPLES})`);
+console.log(`  bare page.pdf          ${bareMs.toFixed(0)} ms (median of ${SAMPLES}) = 1×`);
+console.log(`  warm single            ${warmMs.toFixed(0)} ms (median of ${SAMPLES}) = ${x(warmMs)}`);
+console.log(`  back to back           ${burstMs.toFixed(0)} ms per render = ${x(burstMs)}`);
 console.log(
-  `  back to back           ${burstMs.toFixed(0)} ms per render (no pause: ${(burstMs / bareMs).toFixed(2)}× bare)`,
+  `  batch of 20, conc. 1   ${(batch1Ms / 20).toFixed(0)} ms per report = ${x(batch1Ms / 20)} · ${perMinute(batch1Ms).toFixed(0)} reports/min`,
 );
-console.log(`  model + charts + HTML  ${htmlMs.toFixed(0)} ms`);
-console.log(`  full render in loop    ${loopMs.toFixed(0)} ms per report`);
+console.log(
+  `  batch of 20, conc. ${defaultConcurrency}   ${(batchDefaultMs / 20).toFixed(0)} ms per report = ${x(batchDefaultMs / 20)} · ${perMinute(batchDefaultMs).toFixed(0)} reports/min (${speedup.toFixed(2)}× conc. 1)`,
+);
+console.log(
+  `  HTML step              ${htmlMs.toFixed(0)} ms (model + charts + HTML, median of ${SAMPLES}) = ${x(htmlMs)}`,
+);
+console.log(
+  `  cold reportd render    ${coldMs.toFixed(0)} ms (one report as a process, median of 3) = ${x(coldMs)}`,
+);
+console.log(
+  `  idle daemon RSS        ${mb(daemon.rss).toFixed(0)} MB (a real daemon process; Chromium processes under it: ${daemon.chromium})`,
+);
 console.log(`  workbook               ${workbookMs.toFixed(0)} ms (median of 5)`);
-console.log(`  node RSS               ${mb(rssBefore).toFixed(0)} → ${mb(rssAfter).toFixed(0)} MB`);
+console.log(`  node RSS (50 renders)  ${mb(rssBefore).toFixed(0)} → ${mb(rssAfter).toFixed(0)} MB`);
 // The JS heap after a full collection: what a leak in reportd's own code would grow.
 console.log(`  node heap used         ${mb(heapBefore).toFixed(0)} → ${mb(heapAfter).toFixed(0)} MB`);
 console.log(`  chromium tree PSS      ${mb(browserRss).toFixed(0)} MB (before its recycle at 50)`);
 console.log(`  html size              ${(doc.html.length / 1024).toFixed(0)} KiB`);
-if (ratio > 1.5 || growth >= 50) process.exitCode = 1;
+console.log(`  cores                  ${availableParallelism()} (shared with whatever else runs)`);
+if (growth >= 50) process.exitCode = 1;

@@ -1,6 +1,5 @@
 import { relative } from 'node:path';
 import type { Command } from 'commander';
-import { runDemo } from '../demo/demo.js';
 import { progressPrinter, summaryLine } from './sync.js';
 
 /** `reportd demo`: the whole pipeline on the built-in sandbox, no credentials or config needed. */
@@ -17,6 +16,9 @@ export function register(program: Command): void {
       );
       const progress = progressPrinter(process.stderr);
       const started = Date.now();
+      // Imported here: registering the command must not load the demo's renderer (puppeteer) in every
+      // other command, the daemon included.
+      const { runDemo } = await import('../demo/demo.js');
       const result = await runDemo({ outDir: flags.out, onProgress: progress.update });
       progress.finish();
       const show = (path: string) => `  ${relative(process.cwd(), path) || path}`;

@@ -1,21 +1,27 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config/load.js';
-import { UsageError } from '../errors/index.js';
+import { ReportdError, UsageError } from '../errors/index.js';
+import { printable } from '../printable.js';
+import { type BatchSelection, renderBatch, selectSnapshots } from '../report/batch.js';
 import { DEFAULT_LOCALE, isReportLocale, isTimeZone, REPORT_LOCALES } from '../report/locale/tags.js';
 import { type PageSetup, parsePageSize } from '../report/page.js';
-import { PdfRenderer } from '../report/pdf.js';
-import { REPORT_FORMATS, type ReportFormat, renderReport } from '../report/render.js';
+import type { PdfRenderer } from '../report/pdf.js';
+import { REPORT_FORMATS, type ReportFormat } from '../report/render.js';
+import { pdfRendererOptions, renderConcurrency } from '../report/renderer-config.js';
+import { TemplateError } from '../report/templates.js';
+import { scrub } from '../secrets.js';
 import { openStore } from '../store/db.js';
 import { type ConfigOptions, configOption } from './options.js';
 
 /**
- * `reportd render --set ID [--run ID] --format pdf,xlsx,html --out DIR`: documents of one stored
- * snapshot (the newest complete one by default), from the store only. Prints each path written.
+ * `reportd render --set ID[,ID…]|all [--run ID[,ID…]|all|latest] --format pdf,xlsx,html --out DIR`:
+ * documents of stored snapshots (the newest complete one of each set by default), from the store
+ * only, through one warm browser. Prints each path written, in selection order.
  */
 
 interface RenderFlags extends ConfigOptions {
   set: string;
-  run?: string;
+  run: string;
   format: string;
   out?: string;
   account?: string;
@@ -29,6 +35,19 @@ function positiveInt(value: string, flag: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1)
     throw new UsageError(`${flag} must be a positive integer, got "${value}"`);
   return Number(value);
+}
+
+/** `all`, or a comma-separated list of positive ids (each once, in the order given). */
+function idList(value: string, flag: string, words: readonly string[]): number[] | string {
+  const trimmed = value.trim().toLowerCase();
+  if (words.includes(trimmed)) return trimmed;
+  const ids = value
+    .split(',')
+    .map((id) => id.trim())
+    .filter((id) => id.length > 0);
+  if (ids.length === 0)
+    throw new UsageError(`${flag} takes ${[...words, 'ID[,ID…]'].join(', ')}, got "${value}"`);
+  return [...new Set(ids.map((id) => positiveInt(id, flag)))];
 }
 
 export function parseFormats(value: string): ReportFormat[] {
@@ -61,10 +80,10 @@ export function documentFlags(flags: Pick<RenderFlags, 'locale' | 'page' | 'land
 export function register(program: Command): void {
   program
     .command('render')
-    .description('render the stored snapshot of a query set as PDF, XLSX and/or HTML')
+    .description('render stored snapshots of query sets as PDF, XLSX and/or HTML')
     .addOption(configOption)
-    .requiredOption('--set <id>', 'query set id')
-    .option('--run <id>', 'published run id (default: the newest complete snapshot)')
+    .requiredOption('--set <ids>', 'query set ids, comma-separated, or all')
+    .option('--run <ids>', 'published run ids, comma-separated, or all, or latest', 'latest')
     .option('--format <list>', `comma-separated: ${REPORT_FORMATS.join(', ')}`, 'pdf')
     .option('--out <dir>', 'output folder (default: config output.dir)')
     .option('--account <name>', 'account, when several accounts see the same query set')
@@ -73,21 +92,16 @@ export function register(program: Command): void {
     .option('--landscape', 'print the PDF in landscape')
     .option('--timezone <zone>', 'IANA time zone of the printed dates', 'UTC')
     .action(async (flags: RenderFlags) => {
-      const querySetId = positiveInt(flags.set, '--set');
-      const runId = flags.run === undefined ? undefined : positiveInt(flags.run, '--run');
+      const selection: BatchSelection = {
+        sets: idList(flags.set, '--set', ['all']) as BatchSelection['sets'],
+        runs: idList(flags.run, '--run', ['all', 'latest']) as BatchSelection['runs'],
+        account: flags.account,
+      };
       const formats = parseFormats(flags.format);
       const document = documentFlags(flags);
       const config = loadConfig(flags.config);
       const store = openStore(config.store.path, { mustExist: true });
-      const renderer = formats.includes('pdf')
-        ? new PdfRenderer({
-            chromiumPath: config.chromium.path,
-            renderTimeoutMs: config.chromium.render_timeout_seconds * 1000,
-            recycleAfter: config.chromium.recycle_after,
-            // This command owns shutdown: close the browser first, then exit.
-            handleSignals: false,
-          })
-        : undefined;
+      let renderer: PdfRenderer | undefined;
       const onSignal = (signal: NodeJS.Signals) => {
         void (renderer?.close() ?? Promise.resolve()).finally(() => {
           store.close();
@@ -97,17 +111,49 @@ export function register(program: Command): void {
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);
       try {
-        const paths = await renderReport(store, {
-          querySetId,
-          runId,
-          account: flags.account,
-          formats,
-          outDir: flags.out ?? config.output.dir,
-          templatesDir: config.templates.dir,
-          ...document,
-          renderer,
-        });
-        for (const path of paths) process.stdout.write(`${path}\n`);
+        // Every snapshot is looked up before anything renders: a typo fails fast and writes nothing.
+        const items = selectSnapshots(store, selection);
+        if (formats.includes('pdf')) {
+          const { findChromium } = await import('../report/chromium.js');
+          // Said once, before any work, rather than once per snapshot.
+          const executablePath = findChromium({ configPath: config.chromium.path });
+          const { PdfRenderer } = await import('../report/pdf.js');
+          // This command owns shutdown: close the browser first, then exit.
+          renderer = new PdfRenderer({ ...pdfRendererOptions(config), executablePath, handleSignals: false });
+          renderer.warmUp(); // Chromium starts while the first snapshot's HTML is built
+        }
+        let failed = 0;
+        let fatal: unknown;
+        await renderBatch(
+          items,
+          {
+            formats,
+            outDir: flags.out ?? config.output.dir,
+            templatesDir: config.templates.dir,
+            ...document,
+            renderer,
+            concurrency: renderConcurrency(config),
+          },
+          ({ item, paths, error }) => {
+            for (const path of paths ?? []) process.stdout.write(`${path}\n`);
+            if (error === undefined) return;
+            failed++;
+            // A template that does not compile fails every snapshot alike: said once, at the end.
+            if (error instanceof TemplateError) {
+              fatal ??= error;
+              return;
+            }
+            const message = error instanceof Error ? error.message : String(error);
+            const { querySet, run } = item.snapshot;
+            process.stderr.write(
+              `reportd: query set ${querySet.id} run ${run.id}: ${printable(scrub(message))}\n`,
+            );
+          },
+        );
+        if (fatal) throw fatal;
+        if (failed > 0) {
+          throw new ReportdError(`${failed} of ${items.length} snapshots could not be rendered (see above)`);
+        }
       } finally {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);

@@ -123,6 +123,15 @@ export const configSchema = z
           .positive()
           .default(50)
           .describe('Renders after which the browser is restarted, to bound its memory (count). Default 50.'),
+        concurrency: z
+          .number()
+          .int()
+          .min(1)
+          .max(16)
+          .optional()
+          .describe(
+            'PDFs printed at once by the one browser, each in its own isolated page (count, 1 to 16). Default: the number of CPU cores, at most 4.',
+          ),
       })
       .prefault({})
       .describe('The browser that prints PDFs.'),

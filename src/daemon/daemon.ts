@@ -9,6 +9,7 @@ import { ReportdError } from '../errors/index.js';
 import { type Logger, silentLogger } from '../log.js';
 import { NoticeSender } from '../notify/notices.js';
 import { IncidentWatch } from '../notify/watch.js';
+import { renderConcurrency } from '../report/renderer-config.js';
 import { lifecycleState } from '../schedule/lifecycle.js';
 import { scrub } from '../secrets.js';
 import { statusPageAccess } from '../status/access.js';
@@ -47,6 +48,8 @@ export interface DaemonOptions {
   >;
   /** Longest idle wait of the outbox worker between looks at the table (ms, default 30 s). */
   pollMs?: number;
+  /** Outbox worker loops, i.e. deliveries rendered at once (default `chromium.concurrency`'s value). */
+  workerLoops?: number;
   /**
    * How long shutdown lets an SMTP exchange in flight get its answer (ms, default
    * `smtp.shutdown_grace_seconds`). Without one in flight the stop does not wait for it.
@@ -146,17 +149,20 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     },
   });
 
-  // --- the outbox worker: drain, then sleep until the next retry/lease or a kick, at most pollMs.
-  let wake: AbortController | undefined;
-  let kicked = false;
+  // --- the outbox workers: drain, then sleep until the next retry/lease or a kick, at most pollMs.
+  // `chromium.concurrency` independent loops, each claiming one row at a time through the outbox's
+  // single-row claim, so up to that many deliveries render at once (the renderer's pages) and the
+  // one-row-one-claim rule is untouched.
+  const wakers = new Set<AbortController>();
+  let kicks = 0;
   const kick = () => {
-    kicked = true;
-    wake?.abort();
+    kicks++;
+    for (const waker of wakers) waker.abort();
   };
   const pollMs = options.pollMs ?? 30_000;
-  const worker = (async () => {
+  const workerLoop = async () => {
     while (!abort.signal.aborted) {
-      kicked = false;
+      const seen = kicks;
       try {
         if (!storeProblem()) {
           await outbox.drain(abort.signal);
@@ -167,17 +173,22 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       } catch (error) {
         logger.error({ err: error }, 'outbox worker error');
       }
-      if (abort.signal.aborted || kicked) continue;
+      if (abort.signal.aborted || kicks !== seen) continue;
       const due = earliest(outbox.nextDueAt(), notices.nextDueAt());
       const waitMs = Math.max(0, Math.min(pollMs, due === undefined ? pollMs : due - clock.now() + 1));
-      wake = new AbortController();
-      const stop = () => wake?.abort();
+      const wake = new AbortController();
+      wakers.add(wake);
+      const stop = () => wake.abort();
       abort.signal.addEventListener('abort', stop, { once: true });
       await clock.sleep(waitMs, wake.signal).catch(() => {});
       abort.signal.removeEventListener('abort', stop);
-      wake = undefined;
+      wakers.delete(wake);
     }
-  })();
+  };
+  const workerLoops = options.workerLoops ?? renderConcurrency(config);
+  const worker = Promise.all(Array.from({ length: Math.max(1, workerLoops) }, workerLoop)).then(
+    () => undefined,
+  );
 
   // --- the scheduler: sync on its cron (and at start), reports on theirs, triggers after each sync.
   const scheduler = new Scheduler({ store, clock, logger });

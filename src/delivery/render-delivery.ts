@@ -3,8 +3,9 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import { type Logger, silentLogger } from '../log.js';
 import { safeFileName } from '../report/file-names.js';
-import { PdfRenderer } from '../report/pdf.js';
+import type { PdfRenderer } from '../report/pdf.js';
 import { documentSettings, renderReport } from '../report/render.js';
+import { pdfRendererOptions } from '../report/renderer-config.js';
 import type { Store } from '../store/db.js';
 import type { DeliveryRow } from '../store/deliveries.js';
 import { isReportable } from '../store/payloads.js';
@@ -29,12 +30,11 @@ export function createReportRenderer(options: {
   const { config, store, clock } = options;
   const logger = options.logger ?? silentLogger;
   const browser = new IdleBrowser(
-    () =>
-      new PdfRenderer({
+    // Puppeteer is imported at the first render, not when the daemon starts: an idle daemon never loads it.
+    async () =>
+      new (await import('../report/pdf.js')).PdfRenderer({
         // Resolved by findChromium, so REPORTD_CHROMIUM overrides the config as it does for `render`.
-        chromiumPath: config.chromium.path,
-        renderTimeoutMs: config.chromium.render_timeout_seconds * 1000,
-        recycleAfter: config.chromium.recycle_after,
+        ...pdfRendererOptions(config),
         handleSignals: false,
         logger,
       }),
@@ -58,8 +58,8 @@ export function createReportRenderer(options: {
           `run ${delivery.run_id} of query set ${delivery.query_set_id} is not stored complete`,
         );
       }
-      const pdf = browser.acquire();
       let paths: string[];
+      const pdf = browser.acquire();
       try {
         // Shutdown must not wait for a render (up to render_timeout_seconds): the outbox hands the row
         // back on abort, and closing the renderer right after kills the page still printing.
@@ -79,7 +79,7 @@ export function createReportRenderer(options: {
             ),
             templatesDir: config.templates.dir,
             ...documentSettings(report),
-            renderer: pdf,
+            renderer: await pdf,
             generatedAt: new Date(clock.now()),
           }),
           signal,
@@ -110,20 +110,20 @@ function untilAborted<T>(work: Promise<T>, signal?: AbortSignal): Promise<T> {
 
 /** One PdfRenderer while renders keep coming; closed after `idleMs` without one, relaunched on demand. */
 class IdleBrowser {
-  private current: PdfRenderer | undefined;
+  private current: Promise<PdfRenderer> | undefined;
   private users = 0;
   private idleWait: AbortController | undefined;
   /** Idle closes still running, so `close()` can wait for Chromium to be gone. */
   private readonly closing = new Set<Promise<void>>();
 
   constructor(
-    private readonly create: () => PdfRenderer,
+    private readonly create: () => Promise<PdfRenderer>,
     private readonly idleMs: number,
     private readonly clock: Clock,
     private readonly logger: Logger,
   ) {}
 
-  acquire(): PdfRenderer {
+  acquire(): Promise<PdfRenderer> {
     this.idleWait?.abort();
     this.idleWait = undefined;
     this.users++;
@@ -144,7 +144,7 @@ class IdleBrowser {
         this.current = undefined;
         if (!idle) return;
         this.logger.debug('closing idle chromium'); // routine: not worth a line in every CLI run
-        const closed = idle.close().finally(() => this.closing.delete(closed));
+        const closed = idle.then((renderer) => renderer.close()).finally(() => this.closing.delete(closed));
         this.closing.add(closed);
       },
       () => {}, // a render came first, or the renderer was closed
@@ -156,6 +156,6 @@ class IdleBrowser {
     this.idleWait = undefined;
     const current = this.current;
     this.current = undefined;
-    await Promise.allSettled([current?.close(), ...this.closing]);
+    await Promise.allSettled([current?.then((renderer) => renderer.close()), ...this.closing]);
   }
 }

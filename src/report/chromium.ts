@@ -1,5 +1,5 @@
 import { accessSync, constants, statSync } from 'node:fs';
-import puppeteer from 'puppeteer';
+import { createRequire } from 'node:module';
 import { ReportdError } from '../errors/index.js';
 
 /** Thrown when no Chromium can be found, or a configured path is not an executable. */
@@ -92,6 +92,8 @@ export const CHROMIUM_ARGS: readonly string[] = [
 /** The browser Puppeteer downloaded at install time, if it did. */
 function puppeteerBrowser(): string | undefined {
   try {
+    // Required here, not imported: the daemon checks for a browser at start without loading puppeteer.
+    const puppeteer = createRequire(import.meta.url)('puppeteer') as { executablePath(): string };
     const path = puppeteer.executablePath();
     return isExecutable(path) ? path : undefined;
   } catch {

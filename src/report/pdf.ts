@@ -1,9 +1,11 @@
-import puppeteer, { type Browser, type BrowserContext, type HTTPRequest, type Page } from 'puppeteer';
+import puppeteer, { type Browser } from 'puppeteer';
 import { ReportdError } from '../errors/index.js';
 import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
 import { CHROMIUM_ARGS, findChromium } from './chromium.js';
 import { DEFAULT_PAGE, type PageSetup } from './page.js';
+import { clearLane, type Lane, openLane } from './page-lane.js';
+import { Permits } from './permits.js';
 
 /** A render that did not finish before its deadline; the browser it used is recycled. */
 export class RenderTimeoutError extends ReportdError {
@@ -25,6 +27,11 @@ export interface PdfRendererOptions {
   /** Relaunch the browser after this many renders (config `chromium.recycle_after`). Default 50. */
   recycleAfter?: number;
   /**
+   * Pages printing at once (config `chromium.concurrency`); further renders wait their turn, and their
+   * deadline starts when they get a page. Default 1.
+   */
+  concurrency?: number;
+  /**
    * Let puppeteer close the browser on SIGINT/SIGTERM/SIGHUP (default true). A daemon with its own
    * shutdown sets false and calls `close()`; the browser is killed on process exit either way.
    */
@@ -39,55 +46,77 @@ export interface PdfOptions {
   page?: PageSetup;
 }
 
-interface PreparedPage {
-  context: BrowserContext;
-  page: Page;
-}
-
 interface BrowserSlot {
   browser: Promise<Browser>;
-  /** The next render's context and page, prepared in the background. */
-  spare?: Promise<PreparedPage>;
+  /** Lanes ready for the next render (or being cleared for it), oldest first. */
+  idle: Promise<Lane>[];
   renders: number;
   inFlight: number;
   retired: boolean;
   closing?: Promise<void>;
 }
 
-/** Requests the page may make: inline data only. Everything else (http, file, ws…) is aborted. */
-export function isAllowedRequest(url: string): boolean {
-  return url.startsWith('data:') || url === 'about:blank';
-}
-
 /**
- * HTML → PDF with one warm Chromium. Each render gets a fresh browser context (no shared cookies,
- * cache or storage), JavaScript off, and request interception that aborts every request except
- * `data:`, so a report cannot reach the network whatever its data contains. The browser is recycled
- * after `recycleAfter` renders, after a timeout, or when it crashes; `close()` ends it, and is the same
- * promise however often it is called.
+ * HTML → PDF with one warm Chromium and up to `concurrency` pages printing at once. Each page lives in
+ * its own browser context (no cookies, cache or storage shared with another page), with JavaScript
+ * off and request interception that aborts every request except `data:`, so a report cannot reach
+ * the network whatever its data contains. A page serves one document at a time and is cleared between
+ * documents (blank page, cookies and cache dropped); a page whose render failed is closed, never
+ * reused. Reusing the cleared page instead of creating a context per document is what makes back-to-back
+ * renders cost what a warm one does. The browser is recycled after `recycleAfter` renders, after a
+ * timeout (once the renders still running on it are done), or when it crashes; `close()` ends it, and
+ * is the same promise however often it is called.
  */
 export class PdfRenderer {
   private readonly timeoutMs: number;
   private readonly recycleAfter: number;
   private readonly logger: Logger;
+  private readonly permits: Permits;
   private executablePath: string | undefined;
   private slot: BrowserSlot | null = null;
   private readonly retiring = new Set<BrowserSlot>();
-  /** Context closes still running in the background. */
+  /** Lane clears and context closes still running in the background. */
   private readonly pending = new Set<Promise<void>>();
   private closed: Promise<void> | null = null;
   /** Browsers launched so far (for tests and metrics). */
   launches = 0;
+  /** Browser contexts created so far (for tests and the benchmark). */
+  contexts = 0;
 
   constructor(private readonly options: PdfRendererOptions = {}) {
     this.timeoutMs = options.renderTimeoutMs ?? 60_000;
     this.recycleAfter = Math.max(1, options.recycleAfter ?? 50);
     this.logger = options.logger ?? silentLogger;
     this.executablePath = options.executablePath;
+    this.permits = new Permits(Math.max(1, options.concurrency ?? 1));
+  }
+
+  /** Pages that print at once. */
+  get concurrency(): number {
+    return this.permits.limit;
+  }
+
+  /**
+   * Starts the browser (and its first page) now, without waiting: a caller that knows a render is
+   * coming overlaps Chromium's start-up with its own work (reading the store, building the HTML).
+   */
+  warmUp(): void {
+    if (this.closed) return;
+    this.acquire().browser.catch(() => undefined); // a failed launch is retried, and said, by render()
   }
 
   async render(html: string, pdf: PdfOptions = {}): Promise<Buffer> {
     if (this.closed) throw new RendererClosedError('the PDF renderer is closed');
+    await this.permits.acquire();
+    try {
+      if (this.closed) throw new RendererClosedError('the PDF renderer is closed');
+      return await this.renderOnce(html, pdf);
+    } finally {
+      this.permits.release();
+    }
+  }
+
+  private async renderOnce(html: string, pdf: PdfOptions): Promise<Buffer> {
     const slot = this.acquire();
     slot.inFlight++;
     let timer: NodeJS.Timeout | undefined;
@@ -102,7 +131,8 @@ export class PdfRenderer {
       });
       return await Promise.race([work, deadline]);
     } catch (error) {
-      // A hung or crashed browser is not trusted with the next report.
+      // A hung or crashed browser is not trusted with the next report. Renders still running on it
+      // finish first (the browser is shut when the last one is done), so a hang fails alone.
       if (timedOut || !(await slot.browser.then((b) => b.connected).catch(() => false))) this.retire(slot);
       throw error;
     } finally {
@@ -121,13 +151,14 @@ export class PdfRenderer {
     timedOut: () => boolean,
   ): Promise<Buffer> {
     const browser = await slot.browser;
-    const { context, page } = await this.takePage(slot, browser);
+    const lane = await this.takeLane(slot, browser);
+    let reusable = false;
     try {
-      await page.setContent(html, { waitUntil: 'load', timeout: this.timeoutMs });
+      await lane.page.setContent(html, { waitUntil: 'load', timeout: this.timeoutMs });
       if (timedOut()) throw new RenderTimeoutError('PDF render timed out');
       const header = pdf.headerTemplate !== undefined || pdf.footerTemplate !== undefined;
       const paper = pdf.page ?? DEFAULT_PAGE;
-      const bytes = await page.pdf({
+      const bytes = await lane.page.pdf({
         format: paper.size,
         landscape: paper.orientation === 'landscape',
         printBackground: true,
@@ -139,53 +170,42 @@ export class PdfRenderer {
           : { top: '12mm', bottom: '12mm', left: '14mm', right: '14mm' },
         timeout: this.timeoutMs,
       });
+      reusable = !timedOut();
       return Buffer.from(bytes);
     } finally {
-      // Off the critical path: the caller has its PDF; close() still waits for this. The next
-      // render's page is prepared only once this one is done, so on two cores its setup never
-      // competes with a render for CPU (measured: preparing it during the render made renders 1.6×
-      // slower than preparing it after).
-      this.track(context.close().finally(() => this.prepareSpare(slot, browser)));
+      // Off the critical path: the caller has its PDF before the page is cleared for the next one.
+      this.giveBack(slot, lane, reusable);
     }
+  }
+
+  /** A cleared lane of this browser, or a new one when none is idle. */
+  private takeLane(slot: BrowserSlot, browser: Browser): Promise<Lane> {
+    const ready = slot.idle.shift();
+    // A lane that failed to prepare or clear is not fatal: this render prepares its own.
+    return ready ? ready.catch(() => this.prepareLane(browser)) : this.prepareLane(browser);
   }
 
   /**
-   * A fresh context and page with JavaScript off and every non-`data:` request aborted. Creating them
-   * costs about as much as printing a small report, so one is prepared ahead, between renders (each
-   * is still used for exactly one render).
+   * Returns a lane for the next render once its document is gone (blank page, cookies and cache of its
+   * context cleared), or closes it: after a failure, or when its browser is being recycled.
    */
-  private async takePage(slot: BrowserSlot, browser: Browser): Promise<PreparedPage> {
-    // A spare that failed to prepare is not fatal: this render prepares its own.
-    const prepared = slot.spare?.catch(() => this.preparePage(browser)) ?? this.preparePage(browser);
-    slot.spare = undefined;
-    return prepared;
-  }
-
-  /** Prepares the next render's page unless one is ready or this browser is about to be recycled. */
-  private prepareSpare(slot: BrowserSlot, browser: Browser): void {
-    if (slot.spare || slot.retired || this.closed) return;
-    if (slot.renders + slot.inFlight >= this.recycleAfter) return;
-    const spare = this.preparePage(browser);
-    this.track(spare);
-    slot.spare = spare;
-  }
-
-  private async preparePage(browser: Browser): Promise<PreparedPage> {
-    const context = await browser.createBrowserContext();
-    try {
-      const page = await context.newPage();
-      await page.setJavaScriptEnabled(false);
-      await page.setRequestInterception(true);
-      page.on('request', (request: HTTPRequest) => {
-        if (request.isInterceptResolutionHandled()) return;
-        if (isAllowedRequest(request.url())) void request.continue();
-        else void request.abort('blockedbyclient');
-      });
-      return { context, page };
-    } catch (error) {
-      this.track(context.close());
-      throw error;
+  private giveBack(slot: BrowserSlot, lane: Lane, reusable: boolean): void {
+    if (!reusable || slot.retired || this.closed) {
+      this.track(lane.context.close());
+      return;
     }
+    const cleared = clearLane(lane).catch(async (error: unknown) => {
+      this.track(lane.context.close());
+      throw error;
+    });
+    this.track(cleared);
+    slot.idle.push(cleared);
+  }
+
+  /** A fresh isolated lane (counted, for tests and the benchmark). */
+  private prepareLane(browser: Browser): Promise<Lane> {
+    this.contexts++;
+    return openLane(browser);
   }
 
   private track(work: Promise<unknown>): void {
@@ -206,6 +226,7 @@ export class PdfRenderer {
       renders: 0,
       inFlight: 0,
       retired: false,
+      idle: [],
       browser: Promise.resolve(null as never),
     };
     slot.browser = puppeteer
@@ -222,7 +243,10 @@ export class PdfRenderer {
         protocolTimeout: this.timeoutMs + 10_000,
       })
       .then((browser) => {
-        this.prepareSpare(slot, browser);
+        // The first render's page is prepared while the caller still builds its HTML.
+        const first = this.prepareLane(browser);
+        this.track(first);
+        slot.idle.push(first);
         browser.once('disconnected', () => {
           if (!slot.retired)
             this.logger.warn({ renders: slot.renders }, 'chromium disconnected; relaunching on next render');
@@ -260,8 +284,8 @@ export class PdfRenderer {
   }
 
   /**
-   * Resolves once the background work between renders (closing the last context, preparing the next
-   * page) is done: a render started then pays for nothing but itself.
+   * Resolves once the background work between renders (clearing the last page, preparing the first
+   * one) is done: a render started then pays for nothing but itself.
    */
   async idle(): Promise<void> {
     while (this.pending.size > 0) await Promise.allSettled([...this.pending]);

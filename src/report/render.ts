@@ -9,9 +9,8 @@ import { safeFileName } from './file-names.js';
 import { renderReportHtml } from './html.js';
 import { buildReportModel } from './model/index.js';
 import type { PageSetup } from './page.js';
-import { PdfRenderer, type PdfRendererOptions } from './pdf.js';
-import { loadReportTemplates } from './templates.js';
-import { renderWorkbook } from './xlsx.js';
+import type { PdfRenderer, PdfRendererOptions } from './pdf.js';
+import { reportTemplatesFor } from './templates.js';
 
 export type ReportFormat = 'pdf' | 'xlsx' | 'html';
 export const REPORT_FORMATS: readonly ReportFormat[] = ['pdf', 'xlsx', 'html'];
@@ -33,6 +32,8 @@ export interface RenderSnapshotOptions {
   timeZone?: string;
   /** Paper and orientation of the PDF; A4 portrait by default. */
   page?: PageSetup;
+  /** File name without extension; `reportBaseName(snapshot)` when absent (a batch makes names unique). */
+  baseName?: string;
 }
 
 export interface RenderReportOptions extends RenderSnapshotOptions {
@@ -102,14 +103,14 @@ export async function renderSnapshot(
   };
   const outDir = resolve(options.outDir);
   mkdirSync(outDir, { recursive: true });
-  const base = join(outDir, reportBaseName(snapshot));
+  const base = join(outDir, options.baseName ?? reportBaseName(snapshot));
   const written: string[] = [];
 
   const needsHtml = formats.includes('pdf') || formats.includes('html');
   const doc = needsHtml
     ? renderReportHtml(
         buildReportModel(snapshot, history, meta),
-        loadReportTemplates(options.templatesDir),
+        reportTemplatesFor(options.templatesDir),
         options.page,
       )
     : undefined;
@@ -119,13 +120,15 @@ export async function renderSnapshot(
     if (format === 'html' && doc) {
       writeAtomically(file, doc.html);
     } else if (format === 'pdf' && doc) {
-      const renderer = options.renderer ?? new PdfRenderer(options.chromium);
+      // Loaded on first use: an idle daemon, or a run writing only xlsx/html, never loads puppeteer.
+      const renderer = options.renderer ?? new (await import('./pdf.js')).PdfRenderer(options.chromium);
       try {
         writeAtomically(file, await renderer.render(doc.html, { ...doc, page: options.page }));
       } finally {
         if (!options.renderer) await renderer.close();
       }
     } else if (format === 'xlsx') {
+      const { renderWorkbook } = await import('./xlsx.js'); // exceljs, only when a workbook is asked for
       writeAtomically(file, await renderWorkbook(snapshot, history, { ...meta, account: snapshot.account }));
     }
     written.push(file);

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Handlebars from 'handlebars';
@@ -60,8 +60,9 @@ export function loadReportTemplates(templatesDir?: string): ReportTemplates {
     const file = find(name);
     try {
       // Precompiled now so a syntax error names the file before any rendering starts.
-      const template = env.compile(readFileSync(file, 'utf8'), { noEscape: false });
-      env.precompile(readFileSync(file, 'utf8'));
+      const source = readFileSync(file, 'utf8');
+      const template = env.compile(source, { noEscape: false });
+      env.precompile(source);
       return template;
     } catch (error) {
       throw new TemplateError(`template ${file} does not compile: ${(error as Error).message}`, {
@@ -76,4 +77,54 @@ export function loadReportTemplates(templatesDir?: string): ReportTemplates {
     css: readFileSync(find('report.css'), 'utf8'),
     dirs,
   };
+}
+
+/** Compiled templates per folder, with the files' stamps they were compiled from. */
+const compiled = new Map<string, { stamp: string; templates: ReportTemplates }>();
+
+/**
+ * `loadReportTemplates`, compiled once per process per template folder: a batch or a daemon compiles
+ * the templates once, not once per report. Each call still stats the files (a fraction of a
+ * millisecond), so an edited template is picked up by the next render, as before. The compiled
+ * functions take Handlebars runtime options, so helpers registered per render (a locale, say) are
+ * passed at call time: `templates.report(view, { helpers })`.
+ */
+export function reportTemplatesFor(templatesDir?: string): ReportTemplates {
+  const key = templatesDir ?? '';
+  const stamp = templateStamp(templatesDir);
+  const cached = compiled.get(key);
+  if (cached && cached.stamp === stamp) return cached.templates;
+  const templates = loadReportTemplates(templatesDir);
+  compiled.set(key, { stamp, templates });
+  return templates;
+}
+
+/** Names, sizes and modification times of every report template file a folder set offers. */
+function templateStamp(templatesDir?: string): string {
+  const dirs = [
+    ...(templatesDir ? [join(templatesDir, 'report')] : []),
+    join(PACKAGED_TEMPLATES_DIR, 'report'),
+  ];
+  const parts: string[] = [];
+  for (const dir of dirs) {
+    for (const sub of ['', 'partials']) {
+      const folder = join(dir, sub);
+      let names: string[];
+      try {
+        names = readdirSync(folder);
+      } catch {
+        parts.push(`${folder}:none`);
+        continue;
+      }
+      for (const name of names.sort()) {
+        try {
+          const stat = statSync(join(folder, name));
+          if (stat.isFile()) parts.push(`${folder}/${name}:${stat.size}:${stat.mtimeMs}`);
+        } catch {
+          // removed while listing: the next call sees the change
+        }
+      }
+    }
+  }
+  return parts.join('\n');
 }

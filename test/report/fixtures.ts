@@ -292,6 +292,7 @@ export interface FixtureOptions {
   querySet?: string;
   run?: string;
   runId?: number;
+  querySetId?: number;
   /** Replace or drop payloads: `undefined` removes the key, `{data, error}` stores that. */
   payloads?: Record<string, { data: unknown; error: string | null } | undefined>;
   state?: ReportSnapshot['state'];
@@ -309,10 +310,10 @@ export function fixtureSnapshot(options: FixtureOptions = {}): ReportSnapshot {
     account: 'main',
     brand: { id: 1, name: options.brand ?? 'Northwind Coffee' },
     querySet: {
-      id: 101,
+      id: options.querySetId ?? 101,
       name: options.querySet ?? 'Coffee buyers — DACH',
       details: {
-        query_set_id: 101,
+        query_set_id: options.querySetId ?? 101,
         query_set_name: options.querySet ?? 'Coffee buyers — DACH',
         display_name: options.run ?? 'W46 2026',
         created_at: '2026-01-05T09:00:00+01:00',

@@ -1,8 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliResult, runCli } from '../helpers/cli.js';
@@ -17,6 +17,23 @@ beforeAll(() => {
   seedStore(join(dir, 'store.sqlite'), [
     fixtureSnapshot({ id: 1, runId: 4825, run: 'W44 2026' }),
     fixtureSnapshot({ id: 2, runId: 4826, run: 'W46 2026', brand: 'Northwind: Coffee/Tea' }),
+    // A second set whose two runs carry the same label: a batch must not write one over the other.
+    fixtureSnapshot({
+      id: 3,
+      runId: 5001,
+      run: 'Week 1',
+      querySetId: 102,
+      querySet: 'Tea buyers',
+      brand: 'Northwind: Coffee/Tea',
+    }),
+    fixtureSnapshot({
+      id: 4,
+      runId: 5002,
+      run: 'Week 1',
+      querySetId: 102,
+      querySet: 'Tea buyers',
+      brand: 'Northwind: Coffee/Tea',
+    }),
   ]);
   config = join(dir, 'reportd.yaml');
   writeFileSync(
@@ -127,5 +144,72 @@ describe('reportd render', () => {
     while (chromiumProcessesWith(marker).length > 0 && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 100));
     expect(chromiumProcessesWith(marker)).toEqual([]);
+  });
+
+  it('renders every stored snapshot once with --set all --run all, through one browser', async () => {
+    const marker = randomUUID();
+    const out = join(dir, 'all');
+    const run = await cli(
+      ['render', '--config', config, '--set', 'all', '--run', 'all', '--format', 'pdf,html', '--out', out],
+      marker,
+    );
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const paths = run.stdout.trim().split('\n');
+    // By set id, newest run first; the two runs labelled alike get their run id in the name.
+    const tea = 'Northwind Coffee Tea - Tea buyers - Week 1';
+    const coffee = 'Northwind Coffee Tea - Coffee buyers — DACH';
+    expect(paths).toEqual(
+      [`${coffee} - W46 2026`, `${coffee} - W44 2026`, `${tea} - run 5002`, `${tea} - run 5001`].flatMap(
+        (base) => [join(out, `${base}.pdf`), join(out, `${base}.html`)],
+      ),
+    );
+    expect(new Set(paths).size).toBe(8);
+    expect(readdirSync(out).sort()).toEqual(paths.map((path) => basename(path)).sort());
+    expect(pdfText(paths[2]!)).toContain('W44 2026');
+    expect(pdfText(paths[4]!)).toContain('Tea buyers');
+    expect(chromiumProcessesWith(marker)).toEqual([]);
+  });
+
+  it('takes lists of sets and runs, and refuses a run no listed set holds before writing anything', async () => {
+    const out = join(dir, 'lists');
+    const run = await cli(
+      [
+        'render',
+        '--config',
+        config,
+        '--set',
+        '102,101',
+        '--run',
+        '5001,4825',
+        '--format',
+        'html',
+        '--out',
+        out,
+      ],
+      randomUUID(),
+    );
+    expect(run.code).toBe(0);
+    expect(
+      run.stdout
+        .trim()
+        .split('\n')
+        .map((path) => basename(path)),
+    ).toEqual([
+      'Northwind Coffee Tea - Tea buyers - Week 1.html',
+      'Northwind Coffee Tea - Coffee buyers — DACH - W44 2026.html',
+    ]);
+    const missing = await cli(
+      ['render', '--config', config, '--set', '101,102', '--run', '4825,777', '--out', join(dir, 'none')],
+      randomUUID(),
+    );
+    expect(missing.code).toBe(2);
+    expect(missing.stderr.trim()).toBe(
+      'reportd: run 777 is not stored in any of query sets 101, 102 (run `reportd sync` first)',
+    );
+    expect(existsSync(join(dir, 'none'))).toBe(false);
+    const badList = await cli(['render', '--config', config, '--set', '101,x'], randomUUID());
+    expect(badList.code).toBe(2);
+    expect(badList.stderr.trim()).toBe('reportd: --set must be a positive integer, got "x"');
   });
 });

@@ -1,0 +1,21 @@
+// Preloaded with `node --import` by tests: appends every npm package a process loads (ESM imports and
+// CommonJS requires) to the file named by REPORTD_TEST_MODULE_LOG, one name a line.
+import { appendFileSync } from 'node:fs';
+import Module, { register } from 'node:module';
+
+const log = process.env.REPORTD_TEST_MODULE_LOG;
+const record = (path) => {
+  const name = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1];
+  if (log && name) appendFileSync(log, `${name}\n`);
+};
+register(new URL('./module-log-hooks.mjs', import.meta.url));
+const load = Module._load;
+Module._load = function (request, parent, isMain) {
+  const loaded = load.call(this, request, parent, isMain);
+  try {
+    record(Module._resolveFilename(request, parent, isMain));
+  } catch {
+    // built-in module
+  }
+  return loaded;
+};

@@ -1,0 +1,138 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PdfRenderer, RenderTimeoutError } from '../../src/report/pdf.js';
+import { renderSnapshot } from '../../src/report/render.js';
+import { fixtureSnapshot } from './fixtures.js';
+import { pdfText, pdfTextOf } from './helpers.js';
+
+let dir: string;
+let server: Server;
+let base: string;
+const hits: string[] = [];
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'reportd-pdf-pool-'));
+  // Anything Chromium fetches would land here: every test expects it to stay empty.
+  server = createServer((request, response) => {
+    hits.push(request.url ?? '');
+    response.writeHead(200, { 'content-type': 'text/plain' }).end('fetched');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A page that, if scripts ran or requests left, would say so in its own text or in `hits`. */
+function hostilePage(name: string): string {
+  return `<!doctype html><html><head>
+    <link rel="stylesheet" href="${base}/${name}/a.css"><script src="${base}/${name}/s.js"></script>
+    <style>body { background: url("${base}/${name}/bg.png"); }</style></head>
+    <body><p>${name} body</p><noscript>${name} noscript shown</noscript>
+    <script>document.body.textContent = 'SCRIPT RAN'; fetch('${base}/${name}/fetch');</script>
+    <img src="${base}/${name}/img.png"><iframe src="${base}/${name}/frame.html"></iframe></body></html>`;
+}
+
+describe('PdfRenderer with concurrency', () => {
+  it('renders hostile documents in parallel with no request leaving Chromium and no script running', async () => {
+    const renderer = new PdfRenderer({ concurrency: 2 });
+    try {
+      const brand = (name: string) =>
+        `<img src="${base}/${name}.png"><script>document.title='pwned'</script>${name}`;
+      // Two hostile snapshots through the whole report path, and two hostile raw pages, all at once.
+      const [reportA, reportB, pageA, pageB] = await Promise.all([
+        renderSnapshot(fixtureSnapshot({ brand: brand('Alpha') }), [], {
+          formats: ['pdf'],
+          outDir: join(dir, 'a'),
+          renderer,
+        }),
+        renderSnapshot(fixtureSnapshot({ brand: brand('Beta') }), [], {
+          formats: ['pdf'],
+          outDir: join(dir, 'b'),
+          renderer,
+        }),
+        renderer.render(hostilePage('alpha')),
+        renderer.render(hostilePage('beta')),
+      ]);
+      expect(pdfText(reportA[0]!)).toContain(`<script>document.title='pwned'</script>Alpha`);
+      expect(pdfText(reportB[0]!)).toContain(`<script>document.title='pwned'</script>Beta`);
+      for (const [name, bytes] of [
+        ['alpha', pageA],
+        ['beta', pageB],
+      ] as const) {
+        const text = pdfTextOf(bytes, dir);
+        expect(text).toContain(`${name} body`);
+        // <noscript> content shows only when scripting is off; a script would have replaced the body.
+        expect(text).toContain(`${name} noscript shown`);
+        expect(text).not.toContain('SCRIPT RAN');
+      }
+      expect(hits).toEqual([]);
+      // Two pages printed at once, each in a context of its own.
+      expect(renderer.contexts).toBeGreaterThanOrEqual(2);
+    } finally {
+      await renderer.close();
+    }
+  });
+
+  it('fails a render that hangs alone at its deadline while its neighbour completes', async () => {
+    const renderer = new PdfRenderer({ concurrency: 2, renderTimeoutMs: 5_000 });
+    try {
+      await renderer.render('<p>warm</p>');
+      // Hundreds of thousands of table rows: far more than Chromium can lay out and print in 5 s.
+      const endless = `<table>${'<tr><td>row</td><td>cell</td></tr>'.repeat(250_000)}</table>`;
+      const hung = renderer.render(endless);
+      const neighbour = renderer.render('<p>the neighbour report</p>');
+      const [hungResult, neighbourResult] = await Promise.allSettled([hung, neighbour]);
+      expect(hungResult.status).toBe('rejected');
+      expect((hungResult as PromiseRejectedResult).reason).toBeInstanceOf(RenderTimeoutError);
+      expect(neighbourResult.status).toBe('fulfilled');
+      expect(pdfTextOf((neighbourResult as PromiseFulfilledResult<Buffer>).value, dir)).toContain(
+        'the neighbour report',
+      );
+      // The browser that hung is not trusted again: the next render gets a fresh one.
+      expect(pdfTextOf(await renderer.render('<p>after</p>'), dir)).toContain('after');
+      expect(renderer.launches).toBe(2);
+    } finally {
+      await renderer.close();
+    }
+  });
+
+  it('reuses a cleared page between documents instead of a context per document, showing nothing of the last', async () => {
+    const renderer = new PdfRenderer({ concurrency: 1 });
+    try {
+      const texts: string[] = [];
+      for (const name of ['first', 'second', 'third', 'fourth']) {
+        texts.push(pdfTextOf(await renderer.render(`<p>${name} document</p>`), dir));
+      }
+      expect(texts[1]).toContain('second document');
+      expect(texts[1]).not.toContain('first');
+      expect(texts[3]).not.toMatch(/first|second|third/);
+      expect(renderer.contexts).toBe(1);
+    } finally {
+      await renderer.close();
+    }
+  });
+
+  it('keeps at most `concurrency` pages printing, queueing the rest', async () => {
+    const renderer = new PdfRenderer({ concurrency: 2 });
+    try {
+      const results = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => renderer.render(`<p>queued report ${i}</p>`)),
+      );
+      results.forEach((bytes, i) => {
+        expect(pdfTextOf(bytes, dir)).toContain(`queued report ${i}`);
+      });
+      // Six documents, but never more than two pages (two contexts) alive for them.
+      expect(renderer.contexts).toBe(2);
+    } finally {
+      await renderer.close();
+    }
+  });
+});
