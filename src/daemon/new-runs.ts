@@ -37,7 +37,7 @@ export function enqueueNewRuns(
     // A set that appears after the first evaluation is new data too: its first run is sent.
     if (seen) {
       results.push(
-        outbox.enqueue({
+        ...outbox.enqueueAll({
           report: report.name,
           querySetId: run.querySetId,
           runId: run.runId,

@@ -12,7 +12,10 @@ import type { HeadlineKpi } from './headline.js';
 /** The email part of a report's config (`reports[].email` plus the attachment cap). */
 export interface ReportEmailConfig {
   name: string;
-  email: { to: string[]; cc?: string[]; bcc?: string[]; subject: string };
+  /** Absent for a report delivered through channels only. */
+  email?: { to: string[]; cc?: string[]; bcc?: string[]; subject: string };
+  /** Names of `channels[]` entries that get the report too (one outbox row each). */
+  channels?: readonly string[];
   max_attachment_mb?: number;
 }
 
@@ -63,6 +66,8 @@ const MIME: Record<string, string> = {
 /** Builds the message: subject, HTML + text bodies, attachments within the size cap. */
 export async function composeEmail(options: ComposeOptions): Promise<Mail.Options> {
   const { report, content } = options;
+  const email = report.email;
+  if (!email) throw new Error(`report "${report.name}" has no email section`);
   const vars: SubjectVariables = {
     brand: content.brand,
     query_set: content.querySet.name,
@@ -70,7 +75,7 @@ export async function composeEmail(options: ComposeOptions): Promise<Mail.Option
     report: report.name,
   };
   // Handlebars without HTML escaping (a subject is not HTML); line breaks would start a new header.
-  const subject = Handlebars.compile(report.email.subject, { noEscape: true })(vars).replace(/[\r\n]+/g, ' ');
+  const subject = Handlebars.compile(email.subject, { noEscape: true })(vars).replace(/[\r\n]+/g, ' ');
 
   const capBytes = (report.max_attachment_mb ?? 10) * 1024 * 1024;
   const attachments: Mail.Attachment[] = [];
@@ -108,9 +113,9 @@ export async function composeEmail(options: ComposeOptions): Promise<Mail.Option
   const templates = loadTemplates(options.templatesDir);
   return {
     from: options.from,
-    to: report.email.to,
-    cc: report.email.cc?.length ? report.email.cc : undefined,
-    bcc: report.email.bcc?.length ? report.email.bcc : undefined,
+    to: email.to,
+    cc: email.cc?.length ? email.cc : undefined,
+    bcc: email.bcc?.length ? email.bcc : undefined,
     subject,
     messageId: options.messageId,
     date: options.date,

@@ -74,7 +74,13 @@ export function createReportRenderer(options: {
             outDir: join(
               config.output.dir,
               safeFileName([report.name]),
-              `set-${delivery.query_set_id}-run-${delivery.run_id}`,
+              // Each destination of the same run has its own row, possibly rendering in another
+              // process at the same moment: its own folder, so one never reads the other's half-written file.
+              `set-${delivery.query_set_id}-run-${delivery.run_id}${
+                delivery.destination && delivery.destination !== 'email'
+                  ? `-${safeFileName([delivery.destination])}`
+                  : ''
+              }`,
             ),
             templatesDir: config.templates.dir,
             renderer: pdf,

@@ -116,7 +116,7 @@ ${SMTP}reports:
         `{ to: [cmo@example.com], subject: "${subject}" }`,
       );
     const good = '{{brand}} · {{query_set}} · {{run}} ({{report}})';
-    expect(loadConfig(writeConfig(withSubject(good)), {}).reports[0]?.email.subject).toBe(good);
+    expect(loadConfig(writeConfig(withSubject(good)), {}).reports[0]?.email?.subject).toBe(good);
     expect(check(withSubject('{{brnad}} weekly'))).toEqual([
       'reports[0].email.subject: unknown variable {{brnad}}; use {{brand}}, {{query_set}}, {{run}}, {{report}}',
     ]);

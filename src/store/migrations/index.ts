@@ -2,6 +2,7 @@ import m001 from './001-snapshots.js';
 import m002 from './002-deliveries.js';
 import m003 from './003-request-log-ends.js';
 import m004 from './004-delivery-recipients.js';
+import m011 from './011-delivery-destinations.js';
 
 /**
  * Migrations are TypeScript modules (not .sql files) so the build needs no copy step and they ship
@@ -14,4 +15,4 @@ export interface Migration {
   sql: string;
 }
 
-export const migrations: readonly Migration[] = [m001, m002, m003, m004];
+export const migrations: readonly Migration[] = [m001, m002, m003, m004, m011];
