@@ -27,7 +27,7 @@ const secretFile = (what: string) =>
 export const slackChannel = z
   .strictObject({
     name: channelName,
-    type: z.literal('slack'),
+    type: z.literal('slack').describe('`slack`. Required.'),
     token: z
       .string()
       .min(1)
@@ -49,7 +49,7 @@ export const slackChannel = z
 export const teamsChannel = z
   .strictObject({
     name: channelName,
-    type: z.literal('teams'),
+    type: z.literal('teams').describe('`teams`. Required.'),
     webhook_url: z
       .string()
       .min(1)
@@ -64,7 +64,7 @@ export const teamsChannel = z
 export const webhookChannel = z
   .strictObject({
     name: channelName,
-    type: z.literal('webhook'),
+    type: z.literal('webhook').describe('`webhook`. Required.'),
     url: httpUrl('the receiver').describe('Where the signed JSON is POSTed. Required.'),
     secret: z
       .string()

@@ -115,7 +115,10 @@ export const configSchema = z
       .array(channel)
       .default([])
       .describe('Named Slack, Teams and webhook destinations that reports reference by name. Default none.'),
-    reports: z.array(report).default([]).describe('Reports to email. Default none.'),
+    reports: z
+      .array(report)
+      .default([])
+      .describe('Reports to deliver by email and/or channels. Default none.'),
     http: z
       .strictObject({
         port: z
