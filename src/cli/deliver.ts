@@ -145,7 +145,11 @@ async function deliverNow(
     const outcome = await outbox.runOnce(signal, delivery.id);
     const row = getDelivery(store, delivery.id)!;
     const who = recipientLine(listRecipients(store, delivery.id));
-    if (outcome?.result === 'sent') {
+    if (outcome?.result === 'sent' && to) {
+      // A channel has one destination, already named in the label; its reply says what it did.
+      const reply = outcome.recipients?.[0]?.reply;
+      process.stdout.write(`sent: ${label} (${row.message_id}${reply ? `; ${scrub(reply)}` : ''})\n`);
+    } else if (outcome?.result === 'sent') {
       process.stdout.write(
         `sent: ${label} to ${who.got || 'nobody'} (${row.message_id})${who.missed ? `; ${who.missed}` : ''}\n`,
       );
