@@ -23,7 +23,7 @@ const check = (text: string, vars: Record<string, string> = env) =>
   problems(() => loadConfig(writeConfig(text), vars));
 
 describe('channels in the config', () => {
-  it('a report with channels only needs no smtp; secrets are read from ${VAR} and masked', () => {
+  it('a report with channels only needs no smtp; secrets are read from the environment and masked', () => {
     const config = loadConfig(
       writeConfig(`${MINIMAL}${CHANNELS}reports:
   - { name: weekly, trigger: new_run, channels: [marketing, leadership, ops] }
