@@ -272,6 +272,15 @@ describe('channels through the outbox', () => {
     expect(smtp.messages).toHaveLength(1);
   });
 
+  it('a webhook redirect is not followed: the row fails naming it, nothing reaches the other host', async () => {
+    const box = outbox({ name: 'weekly', channels: ['ops'] });
+    peers.failNext.set('hook', [{ status: 307, headers: { location: `${peers.url}/elsewhere` }, body: '' }]);
+    box.enqueueAll(key);
+    expect((await box.drain()).map((o) => o.result)).toEqual(['failed']);
+    expect(listDeliveries(store)[0]!.last_error).toContain('HTTP 307');
+    expect(peers.requests.map((r) => r.route)).toEqual(['hook']);
+  });
+
   it('a Teams payload the webhook refuses fails that row; a wrong Slack token is refused, not retried', async () => {
     const box = new Outbox({
       store,

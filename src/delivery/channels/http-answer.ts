@@ -48,7 +48,8 @@ export async function postJson(
       headers: { 'content-type': 'application/json', ...headers },
       body,
       signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-      redirect: 'error',
+      // A redirect is answered as what it is (a 3xx, refused) rather than followed to another host with the payload.
+      redirect: 'manual',
     });
     return await httpResult(response, now);
   } catch (error) {
