@@ -57,6 +57,11 @@ export function createReportRenderer(options: {
           `run ${delivery.run_id} of query set ${delivery.query_set_id} is not stored complete`,
         );
       }
+      // Teams webhooks carry no files: the card needs only the headline, which comes from the store,
+      // so no browser is started and no folder written for it.
+      if (config.channels.some((c) => c.name === delivery.destination && c.type === 'teams')) {
+        return emailContentFor(snapshot, []);
+      }
       const pdf = browser.acquire();
       let paths: string[];
       try {
