@@ -26,6 +26,15 @@ export const REDACT_PATHS = [
   '*.headers["x-api-secret"]',
   'headers["X-Api-Secret"]',
   '*.headers["X-Api-Secret"]',
+  // Channel secrets (channels[]: Slack token, Teams webhook URL, webhook signing secret).
+  'token',
+  '*.token',
+  'webhook_url',
+  '*.webhook_url',
+  'secret',
+  '*.secret',
+  'headers.authorization',
+  '*.headers.authorization',
 ];
 
 export interface LogOptions {

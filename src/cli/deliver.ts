@@ -3,16 +3,19 @@ import { type Command, Option } from 'commander';
 import { systemClock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import { loadConfig } from '../config/load.js';
+import { channelSenders } from '../delivery/channels/index.js';
+import { dryRunPayloads } from '../delivery/dry-run.js';
 import { enqueueLatest, type LatestRun, latestRuns } from '../delivery/due.js';
-import { createSmtpMailer } from '../delivery/email.js';
+import { createSmtpMailer, type Mailer } from '../delivery/email.js';
 import { writeReportEml } from '../delivery/eml.js';
 import { Outbox } from '../delivery/outbox.js';
 import { createReportRenderer } from '../delivery/render-delivery.js';
 import { ReportdError, UsageError } from '../errors/index.js';
 import { createLogger } from '../log.js';
 import { safeFileName } from '../report/file-names.js';
+import { scrub } from '../secrets.js';
 import { openStore, type Store } from '../store/db.js';
-import { getDelivery, makeDueNow } from '../store/deliveries.js';
+import { EMAIL_DESTINATION, getDelivery, makeDueNow } from '../store/deliveries.js';
 import { listRecipients, type RecipientRow, summary } from '../store/delivery-recipients.js';
 import { asStoreFault } from '../store/store-fault.js';
 import { type ConfigOptions, configOption } from './options.js';
@@ -21,6 +24,7 @@ interface DeliverFlags extends ConfigOptions {
   report: string;
   force?: boolean;
   eml?: string;
+  dryRun?: boolean;
 }
 
 /** A delivery this command could not complete; the row stays for the daemon to retry when transient. */
@@ -47,6 +51,12 @@ export function register(program: Command): void {
         'write the email to this .eml file instead of sending it (no SMTP, nothing queued)',
       ).conflicts('force'),
     )
+    .addOption(
+      new Option(
+        '--dry-run',
+        'print the payload each destination (email, Slack, Teams, webhook) would get, as JSON; nothing sent or queued',
+      ).conflicts(['force', 'eml']),
+    )
     .action(async (flags: DeliverFlags) => {
       const config = loadConfig(flags.config);
       const report = config.reports.find((r) => r.name === flags.report);
@@ -54,17 +64,23 @@ export function register(program: Command): void {
         const names = config.reports.map((r) => r.name).join(', ') || 'none';
         throw new UsageError(`no report named "${flags.report}" in ${flags.config} (reports: ${names})`);
       }
-      if (flags.eml !== undefined) return previewEml(config, report, flags.eml);
-      if (!config.smtp) throw new UsageError(`smtp is not configured in ${flags.config}`);
+      if (flags.eml !== undefined) {
+        if (!report.email)
+          throw new UsageError(`report "${report.name}" has no email section (try --dry-run)`);
+        return previewEml(config, report, flags.eml);
+      }
+      if (flags.dryRun) return printDryRun(config, report);
+      if (report.email && !config.smtp) throw new UsageError(`smtp is not configured in ${flags.config}`);
       const logger = createLogger({ level: config.log.level });
       const store = openStore(config.store.path);
       const renderer = createReportRenderer({ config, store, clock: systemClock, logger, idleMs: 0 });
-      const mailer = createSmtpMailer(config.smtp);
+      const mailer = config.smtp ? createSmtpMailer(config.smtp) : noMailer;
       const outbox = new Outbox({
         store,
         renderer,
         mailer,
-        from: config.smtp.from,
+        channels: channelSenders(config.channels),
+        from: config.smtp?.from ?? 'reportd',
         reports: config.reports,
         templatesDir: config.templates.dir,
         logger,
@@ -100,7 +116,8 @@ async function deliverNow(
   }
   const problems: string[] = [];
   for (let { delivery, created } of results) {
-    const label = `report ${report.name}, query set ${delivery.query_set_id}, run ${delivery.run_id}`;
+    const to = delivery.destination === EMAIL_DESTINATION ? '' : ` to channel ${delivery.destination}`;
+    const label = `report ${report.name}, query set ${delivery.query_set_id}, run ${delivery.run_id}${to}`;
     if (signal.aborted) {
       problems.push(`${label}: not sent (interrupted)`);
       continue;
@@ -110,6 +127,7 @@ async function deliverNow(
       ({ delivery, created } = outbox.enqueue(
         {
           report: report.name,
+          destination: delivery.destination,
           querySetId: delivery.query_set_id,
           runId: delivery.run_id,
           account: delivery.account,
@@ -127,7 +145,11 @@ async function deliverNow(
     const outcome = await outbox.runOnce(signal, delivery.id);
     const row = getDelivery(store, delivery.id)!;
     const who = recipientLine(listRecipients(store, delivery.id));
-    if (outcome?.result === 'sent') {
+    if (outcome?.result === 'sent' && to) {
+      // A channel has one destination, already named in the label; its reply says what it did.
+      const reply = outcome.recipients?.[0]?.reply;
+      process.stdout.write(`sent: ${label} (${row.message_id}${reply ? `; ${scrub(reply)}` : ''})\n`);
+    } else if (outcome?.result === 'sent') {
       process.stdout.write(
         `sent: ${label} to ${who.got || 'nobody'} (${row.message_id})${who.missed ? `; ${who.missed}` : ''}\n`,
       );
@@ -149,6 +171,36 @@ async function deliverNow(
   // Interrupted after everything was sent (a signal during the last SMTP answer): nothing is owed.
   if (signal.aborted && problems.length) throw new InterruptedError(problems.join('; '), signal.reason);
   if (problems.length) throw new DeliveryFailedError(problems.join('; '));
+}
+
+/** A report sent through channels only needs no SMTP server; an email row without one cannot exist. */
+const noMailer: Mailer = { send: () => Promise.reject(new Error('smtp is not configured')), close() {} };
+
+/** `deliver --dry-run`: every destination's payload as one JSON array on stdout. */
+async function printDryRun(config: Config, report: Config['reports'][number]): Promise<void> {
+  const logger = createLogger({ level: config.log.level });
+  const store = openStore(config.store.path);
+  const renderer = createReportRenderer({ config, store, clock: systemClock, logger, idleMs: 0 });
+  try {
+    const payloads = await dryRunPayloads({
+      config,
+      store,
+      report,
+      renderer,
+      senders: channelSenders(config.channels),
+      logger,
+    });
+    if (payloads.length === 0) {
+      throw new UsageError(
+        `no complete snapshot of report "${report.name}"'s query sets is stored (run \`reportd sync\` first)`,
+      );
+    }
+    // Scrubbed like every other output: a webhook URL may carry a token in its query string.
+    process.stdout.write(`${scrub(JSON.stringify(payloads, null, 2))}\n`);
+  } finally {
+    await renderer.close();
+    store.close();
+  }
 }
 
 /** "a@x, b@x" that got it, and who did not with the server's words. */

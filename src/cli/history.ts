@@ -72,7 +72,7 @@ export function register(program: Command): void {
         for (const d of deliveries) {
           const again = d.generation > 0 ? ` (resend ${d.generation})` : '';
           out.push(
-            `  ${d.updatedAt}  ${d.state.padEnd(9)} ${shown(d.report)}  set ${d.querySetId}  run ${d.runId}${again}  ` +
+            `  ${d.updatedAt}  ${d.state.padEnd(9)} ${shown(d.report)}${d.destination === 'email' ? '' : ` → ${shown(d.destination)}`}  set ${d.querySetId}  run ${d.runId}${again}  ` +
               `attempts ${d.attempts}${d.lastError ? `  ${shown(d.lastError)}` : ''}`,
           );
           // Who got it and who did not, one line per delivery (the reply only for those who did not).
@@ -106,6 +106,7 @@ function deliveryView(d: DeliveryRow, recipients: readonly RecipientRow[]) {
   return {
     id: d.id,
     report: d.report,
+    destination: d.destination,
     account: d.account,
     querySetId: d.query_set_id,
     runId: d.run_id,

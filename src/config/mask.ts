@@ -4,8 +4,8 @@ import { urlPassword } from './secret-files.js';
 export const MASK = '********';
 
 /**
- * A copy of the config safe to print (`reportd check`): API secrets, SMTP passwords and the password
- * inside an SMTP URL are replaced by `********`. Masking by field complements `scrub()`, which masks
+ * A copy of the config safe to print (`reportd check`): API secrets, SMTP passwords, the password
+ * inside an SMTP URL and channel secrets (Slack token, Teams webhook URL, webhook signing secret) are replaced by `********`. Masking by field complements `scrub()`, which masks
  * by value.
  */
 export function maskedConfig(config: Config): Config {
@@ -14,6 +14,11 @@ export function maskedConfig(config: Config): Config {
   const auth = copy.http.auth;
   if (auth?.bearer_token !== undefined) auth.bearer_token = MASK;
   if (auth?.password !== undefined) auth.password = MASK;
+  for (const channel of copy.channels) {
+    if (channel.type === 'slack') channel.token = MASK;
+    else if (channel.type === 'teams') channel.webhook_url = MASK;
+    else channel.secret = MASK;
+  }
   const smtp = copy.smtp;
   if (smtp) {
     if (smtp.password !== undefined) smtp.password = MASK;

@@ -22,6 +22,7 @@ interface JsonSchema {
   required?: string[];
   items?: JsonSchema;
   anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
   minItems?: number;
 }
 
@@ -70,6 +71,17 @@ function rowsOf(key: string, node: JsonSchema, required: boolean): Row[] {
   const rows: Row[] = [
     { key, type: typeOf(node), default: defaultOf(node, required), description: node.description ?? '' },
   ];
+  // A list of variants told apart by `type` (channels[]): each variant's options under its own name.
+  const variants = node.items?.oneOf ?? node.items?.anyOf;
+  if (variants?.every((v) => v.properties?.type?.const !== undefined)) {
+    for (const variant of variants) {
+      const prefix = `${key}[type: ${String(variant.properties!.type!.const)}]`;
+      for (const [child, schema] of Object.entries(variant.properties ?? {})) {
+        rows.push(...rowsOf(`${prefix}.${child}`, schema, variant.required?.includes(child) ?? false));
+      }
+    }
+    return rows;
+  }
   const object = node.properties ? node : node.items?.properties ? node.items : undefined;
   if (object?.properties) {
     const prefix = object === node ? key : `${key}[]`;
@@ -84,6 +96,7 @@ function typeOf(node: JsonSchema): string {
   if (node.const !== undefined) return `\`${JSON.stringify(node.const)}\``;
   if (node.enum) return node.enum.map((value) => `\`${String(value)}\``).join(' \\| ');
   if (node.anyOf) return node.anyOf.map(typeOf).join(' or ');
+  if (node.oneOf) return 'object';
   if (node.type === 'array') return `list of ${node.items ? typeOf(node.items) : 'any'}`;
   if (node.type === 'string' && node.format === 'uri') return 'URL';
   if (node.type === 'string' && node.pattern?.includes('@')) return 'email address';

@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
-import type { AccountConfig, Config, ParsedConfig as Parsed, SmtpConfig } from './schema.js';
+import type { AccountConfig, ChannelConfig, Config, ParsedConfig as Parsed, SmtpConfig } from './schema.js';
 import { type SecretFiles, safeDecode } from './secret-files.js';
 
 /**
@@ -28,6 +28,7 @@ export function resolveConfig(parsed: Parsed, baseDir: string, secrets: SecretFi
       ...(parsed.chromium.path === undefined ? {} : { path: at(parsed.chromium.path) }),
     },
     ...smtp,
+    channels: parsed.channels.map((entry, index) => resolveChannel(entry, secrets.channels.get(index), at)),
     reports: parsed.reports,
     notify_on_failure: parsed.notify_on_failure,
     http: resolveHttp(parsed.http, secrets, at),
@@ -56,6 +57,35 @@ function resolveHttp(
       ...(auth.password_file === undefined ? {} : { password_file: at(auth.password_file) }),
     },
   };
+}
+
+/** The channel's secret in its own field (inline or from its file), the file's path absolute. */
+function resolveChannel(
+  entry: Parsed['channels'][number],
+  fileSecret: string | undefined,
+  at: (path: string) => string,
+): ChannelConfig {
+  // The rules guarantee exactly one of the secret and its file, and that the file was read.
+  switch (entry.type) {
+    case 'slack':
+      return {
+        ...entry,
+        token: entry.token ?? fileSecret ?? '',
+        ...(entry.token_file === undefined ? {} : { token_file: at(entry.token_file) }),
+      };
+    case 'teams':
+      return {
+        ...entry,
+        webhook_url: entry.webhook_url ?? fileSecret ?? '',
+        ...(entry.webhook_url_file === undefined ? {} : { webhook_url_file: at(entry.webhook_url_file) }),
+      };
+    case 'webhook':
+      return {
+        ...entry,
+        secret: entry.secret ?? fileSecret ?? '',
+        ...(entry.secret_file === undefined ? {} : { secret_file: at(entry.secret_file) }),
+      };
+  }
 }
 
 function resolveSmtp(

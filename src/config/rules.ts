@@ -1,4 +1,5 @@
 import type { ConfigIssue } from '../errors/index.js';
+import { CHANNEL_SECRETS, type ChannelType, webhookKey } from './channels.js';
 
 /**
  * Rules that span several fields. They run on the raw (interpolated) document even when the schema
@@ -10,9 +11,14 @@ export function crossFieldIssues(raw: unknown): ConfigIssue[] {
   if (!isRecord(raw)) return issues;
   const accounts = Array.isArray(raw.accounts) ? raw.accounts : [];
   const reports = Array.isArray(raw.reports) ? raw.reports : [];
+  const channels = Array.isArray(raw.channels) ? raw.channels : [];
 
   const accountNames = names(accounts, 'accounts', issues, 'account');
   names(reports, 'reports', issues, 'report');
+  const channelNames = names(channels, 'channels', issues, 'channel');
+  channels.forEach((entry, index) => {
+    issues.push(...channelSecretIssues(entry, `channels[${index}]`));
+  });
 
   accounts.forEach((account, index) => {
     if (!isRecord(account)) return;
@@ -46,6 +52,24 @@ export function crossFieldIssues(raw: unknown): ConfigIssue[] {
       });
     }
     issues.push(...accountReferenceIssues(report.account, `${path}.account`, accountNames));
+    if (report.email === undefined && report.channels === undefined) {
+      issues.push({ path, message: 'needs email, channels, or both (nothing would receive it)' });
+    }
+    const listed: unknown = report.channels;
+    if (Array.isArray(listed)) {
+      listed.forEach((name, i) => {
+        if (typeof name !== 'string') return;
+        const at = `${path}.channels[${i}]`;
+        if (!channelNames.includes(name)) {
+          issues.push({
+            path: at,
+            message: `no channel named "${name}" (channels: ${channelNames.join(', ') || 'none'})`,
+          });
+        } else if (listed.indexOf(name) !== i) {
+          issues.push({ path: at, message: `lists "${name}" twice` });
+        }
+      });
+    }
     if (Array.isArray(report.formats)) {
       const twice = report.formats.filter((format, i, all) => all.indexOf(format) !== i);
       if (twice.length > 0)
@@ -53,7 +77,8 @@ export function crossFieldIssues(raw: unknown): ConfigIssue[] {
     }
   });
 
-  issues.push(...smtpIssues(raw.smtp, reports.length));
+  const emailReports = reports.filter((r) => isRecord(r) && r.email !== undefined).length;
+  issues.push(...smtpIssues(raw.smtp, emailReports));
   const notify = raw.notify_on_failure;
   if (isRecord(notify) && Array.isArray(notify.email) && notify.email.length > 0 && raw.smtp == null) {
     issues.push({ path: 'smtp', message: 'required: notify_on_failure.email sends notices by email' });
@@ -89,6 +114,37 @@ function httpAuthIssues(auth: unknown): ConfigIssue[] {
   return issues;
 }
 
+/** Exactly one of a channel's secret and its `*_file`; a webhook secret in the `whsec_` form. */
+function channelSecretIssues(entry: unknown, path: string): ConfigIssue[] {
+  if (!isRecord(entry) || typeof entry.type !== 'string' || !(entry.type in CHANNEL_SECRETS)) return [];
+  const { key, file } = CHANNEL_SECRETS[entry.type as ChannelType];
+  if (entry[key] !== undefined && entry[file] !== undefined) {
+    return [{ path: `${path}.${file}`, message: `set ${key} or ${file}, not both` }];
+  }
+  if (entry[key] === undefined && entry[file] === undefined) {
+    return [{ path: `${path}.${key}`, message: `required (or ${file})` }];
+  }
+  // Said without the value: it is the secret.
+  if (entry.type === 'webhook' && typeof entry.secret === 'string' && !webhookKey(entry.secret)) {
+    return [{ path: `${path}.secret`, message: WHSEC_PROBLEM }];
+  }
+  if (entry.type === 'teams' && typeof entry.webhook_url === 'string' && !isHttpUrl(entry.webhook_url)) {
+    return [{ path: `${path}.webhook_url`, message: 'expected an http(s) URL' }];
+  }
+  return [];
+}
+
+export const WHSEC_PROBLEM =
+  'expected a Standard Webhooks secret: whsec_ followed by base64 of at least 16 bytes (e.g. whsec_$(openssl rand -base64 32))';
+
+function isHttpUrl(text: string): boolean {
+  try {
+    return /^https?:$/.test(new URL(text).protocol);
+  } catch {
+    return false;
+  }
+}
+
 /** Collects the names of a list and reports duplicates at the later entry. */
 function names(list: unknown[], key: string, issues: ConfigIssue[], what: string): string[] {
   const seen = new Map<string, number>();
@@ -120,7 +176,9 @@ function accountReferenceIssues(account: unknown, path: string, accountNames: st
 
 function smtpIssues(smtp: unknown, reportCount: number): ConfigIssue[] {
   if (smtp === undefined || smtp === null) {
-    return reportCount > 0 ? [{ path: 'smtp', message: 'required: reports are delivered by email' }] : [];
+    return reportCount > 0
+      ? [{ path: 'smtp', message: 'required: some reports are delivered by email' }]
+      : [];
   }
   if (!isRecord(smtp)) return [];
   const issues: ConfigIssue[] = [];

@@ -1,5 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} is the config file's own interpolation syntax.
 import { z } from 'zod';
+import { channel } from './channels.js';
 import {
   account,
   cron,
@@ -136,7 +137,14 @@ export const configSchema = z
       .prefault({})
       .describe('The browser that prints PDFs.'),
     smtp: smtp.optional(),
-    reports: z.array(report).default([]).describe('Reports to email. Default none.'),
+    channels: z
+      .array(channel)
+      .default([])
+      .describe('Named Slack, Teams and webhook destinations that reports reference by name. Default none.'),
+    reports: z
+      .array(report)
+      .default([])
+      .describe('Reports to deliver by email and/or channels. Default none.'),
     notify_on_failure: notifyOnFailure,
     http: z
       .strictObject({
@@ -198,7 +206,17 @@ export type HttpAuthConfig = NonNullable<Parsed['http']['auth']>;
  * The loaded config: validated, defaults applied, paths absolute, secrets read from their files,
  * deeply frozen. Only `loadConfig` / `configFromObject` (load.ts) produce one.
  */
-export type Config = Omit<Parsed, 'accounts' | 'smtp'> & { accounts: AccountConfig[]; smtp?: SmtpConfig };
+export type Config = Omit<Parsed, 'accounts' | 'smtp' | 'channels'> & {
+  accounts: AccountConfig[];
+  smtp?: SmtpConfig;
+  channels: ChannelConfig[];
+};
+
+/** A channel after loading: its secret in place whether it was inline or in a file. */
+export type ChannelConfig =
+  | (Extract<Parsed['channels'][number], { type: 'slack' }> & { token: string })
+  | (Extract<Parsed['channels'][number], { type: 'teams' }> & { webhook_url: string })
+  | (Extract<Parsed['channels'][number], { type: 'webhook' }> & { secret: string });
 
 /** The YAML as the user writes it (defaults optional), e.g. for `configFromObject`. */
 export type ConfigInput = z.input<typeof configSchema>;

@@ -2,7 +2,8 @@ import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { ConfigIssue } from '../errors/index.js';
 import { registerSecret } from '../secrets.js';
-import { isRecord } from './rules.js';
+import { CHANNEL_SECRETS, type ChannelType, webhookKey } from './channels.js';
+import { isRecord, WHSEC_PROBLEM } from './rules.js';
 
 /** A secret is a line of text; anything bigger is the wrong file. */
 const MAX_SECRET_FILE_BYTES = 64 * 1024;
@@ -14,6 +15,8 @@ export interface SecretFiles {
   /** `http.auth.bearer_token_file` / `http.auth.password_file`, read. */
   httpBearerToken?: string;
   httpPassword?: string;
+  /** `channels[i]`'s token / webhook URL / signing secret read from its `*_file`. */
+  channels: Map<number, string>;
 }
 
 /**
@@ -21,7 +24,7 @@ export interface SecretFiles {
  * runs, so a missing file is reported alongside every other problem. Works on the raw document.
  */
 export function readSecretFiles(raw: unknown, baseDir: string, issues: ConfigIssue[]): SecretFiles {
-  const found: SecretFiles = { accounts: new Map() };
+  const found: SecretFiles = { accounts: new Map(), channels: new Map() };
   if (!isRecord(raw)) return found;
   if (Array.isArray(raw.accounts)) {
     raw.accounts.forEach((account, index) => {
@@ -35,6 +38,23 @@ export function readSecretFiles(raw: unknown, baseDir: string, issues: ConfigIss
         issues,
       );
       if (secret !== undefined) found.accounts.set(index, secret);
+    });
+  }
+  if (Array.isArray(raw.channels)) {
+    raw.channels.forEach((entry, index) => {
+      const pair = channelSecretKeys(entry);
+      if (!pair || !isRecord(entry) || entry[pair.key] !== undefined) return;
+      const file = entry[pair.file];
+      if (typeof file !== 'string' || file === '') return;
+      const path = `channels[${index}].${pair.file}`;
+      const secret = readSecret(file, baseDir, path, issues);
+      if (secret === undefined) return;
+      if (entry.type === 'webhook' && !webhookKey(secret)) {
+        issues.push({ path, message: WHSEC_PROBLEM });
+        return;
+      }
+      registerChannelSecret(entry.type, secret);
+      found.channels.set(index, secret);
     });
   }
   const smtp = raw.smtp;
@@ -112,6 +132,14 @@ export function registerInlineSecrets(raw: unknown): void {
     if (typeof auth.bearer_token === 'string') registerSecret(auth.bearer_token);
     if (typeof auth.password === 'string') registerSecret(auth.password);
   }
+  if (Array.isArray(raw.channels)) {
+    for (const entry of raw.channels) {
+      const pair = channelSecretKeys(entry);
+      if (pair && isRecord(entry) && typeof entry[pair.key] === 'string') {
+        registerChannelSecret(entry.type, entry[pair.key] as string);
+      }
+    }
+  }
   const smtp = raw.smtp;
   if (!isRecord(smtp)) return;
   if (typeof smtp.password === 'string') registerSecret(smtp.password);
@@ -151,4 +179,16 @@ export function fileProblem(error: unknown): string {
   if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
   if (code === 'EISDIR') return 'is a directory';
   return code ?? 'unreadable';
+}
+
+function channelSecretKeys(entry: unknown): { key: string; file: string } | undefined {
+  if (!isRecord(entry) || typeof entry.type !== 'string' || !(entry.type in CHANNEL_SECRETS))
+    return undefined;
+  return CHANNEL_SECRETS[entry.type as ChannelType];
+}
+
+/** A webhook secret's base64 part is the key itself: scrubbed on its own too. */
+function registerChannelSecret(type: unknown, secret: string): void {
+  registerSecret(secret);
+  if (type === 'webhook' && secret.startsWith('whsec_')) registerSecret(secret.slice('whsec_'.length));
 }

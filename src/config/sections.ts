@@ -268,7 +268,13 @@ export const report = z
             `Subject line, a Handlebars template with ${SUBJECT_VARIABLES.map((v) => `{{${v}}}`).join(', ')} (the query set's name and the run's label, e.g. "Week 37 · 2026"). Default "AI visibility — {{brand}} — {{run}}", in the report's locale.`,
           ),
       })
-      .describe('Who receives the report. Required.'),
+      .optional()
+      .describe('Who receives the report by email. Set this, `channels`, or both.'),
+    channels: z
+      .array(z.string().min(1))
+      .min(1)
+      .optional()
+      .describe('Names of `channels[]` entries that also (or instead) get the report. Default none.'),
     ...lifecycleFields,
     notify_on_failure: reportNotify.optional(),
     max_attachment_mb: z
@@ -279,7 +285,7 @@ export const report = z
         'Largest total attachment size per email (megabytes); bigger reports are sent as a notice without the files. Default 10.',
       ),
   })
-  .describe('A report emailed on a schedule or when a new run is published.');
+  .describe('A report delivered (by email and/or channels) on a schedule or when a new run is published.');
 
 export const smtp = z
   .strictObject({
@@ -322,7 +328,7 @@ export const smtp = z
         'How long the daemon, asked to stop, waits for an SMTP exchange in flight to get its answer (seconds). Default 75: past the 60 s socket timeout, so the exchange ends in an answer that is recorded. Give the container this plus 5 s to stop (`docker stop -t 80`, compose `stop_grace_period: 80s`); a kill before that resends the message with the same Message-ID.',
       ),
   })
-  .describe('Mail server for report emails. Required when any report is configured.');
+  .describe('Mail server for report emails. Required when any report has `email`.');
 
 /**
  * Who may see the status page and its downloads when the listener is not on loopback. Secrets come

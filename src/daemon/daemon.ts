@@ -2,6 +2,8 @@ import { setMaxListeners } from 'node:events';
 import { sharedBudget } from '../api/budget.js';
 import { type Clock, systemClock } from '../clock.js';
 import type { Config } from '../config/index.js';
+import { channelSenders } from '../delivery/channels/index.js';
+import type { ChannelSender } from '../delivery/channels/types.js';
 import { enqueueLatest } from '../delivery/due.js';
 import { createSmtpMailer, type Mailer } from '../delivery/email.js';
 import { type DeliveryRenderer, maxHoldFor, Outbox, type OutboxOptions } from '../delivery/outbox.js';
@@ -37,6 +39,8 @@ export interface DaemonOptions {
   logger?: Logger;
   store?: Store;
   mailer?: Mailer;
+  /** Channel senders by name (default: from `config.channels`). */
+  channels?: ReadonlyMap<string, ChannelSender>;
   /** Turns a delivery into files + headline; the real one renders with the report module and Chromium. */
   renderer?: DeliveryRenderer & { close?(): Promise<void> };
   /** One sync pass; defaults to `runSync` over the config's accounts. */
@@ -79,8 +83,8 @@ export interface Daemon {
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const { config } = options;
   // Checked before anything opens or listens, so a refusal leaves nothing to clean up.
-  if (!options.mailer && config.reports.length > 0 && !config.smtp) {
-    throw new DaemonStartError('reports are configured but smtp is not');
+  if (!options.mailer && config.reports.some((r) => r.email) && !config.smtp) {
+    throw new DaemonStartError('reports send email but smtp is not configured');
   }
   // A missing or wrong browser is said in one line now, not at the first delivery hours later (where
   // it would only be retried until the attempts run out).
@@ -138,6 +142,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     mailer: mailer ?? { send: () => Promise.reject(new Error('no smtp configured')), close() {} },
     from: config.smtp?.from ?? 'reportd',
     reports: config.reports,
+    channels: options.channels ?? channelSenders(config.channels),
     templatesDir: config.templates.dir,
     clock,
     logger,
@@ -145,6 +150,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     ...options.outbox,
     onOutcome(outcome) {
       metrics.deliveryAttempts.inc({ result: outcome.result });
+      metrics.channelAttempts.inc({ channel: outcome.destination ?? 'email', result: outcome.result });
       if (outcome.renderMs !== undefined) metrics.renderSeconds.observe(outcome.renderMs / 1000);
     },
   });

@@ -1,6 +1,10 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Store } from '../store/db.js';
-import { countDeliveriesByState, DELIVERY_STATES } from '../store/deliveries.js';
+import {
+  countDeliveriesByDestination,
+  countDeliveriesByState,
+  DELIVERY_STATES,
+} from '../store/deliveries.js';
 import { driftedEndpoints, stateSql } from '../store/payloads.js';
 
 /**
@@ -14,6 +18,8 @@ export interface DaemonMetrics {
   apiRequests: Counter<'outcome'>;
   syncPasses: Counter<'outcome'>;
   deliveryAttempts: Counter<'result'>;
+  /** The same attempts by destination (`email` or the channel's name). */
+  channelAttempts: Counter<'channel' | 'result'>;
   renderSeconds: Histogram;
 }
 
@@ -45,6 +51,24 @@ export function createMetrics(sources: MetricsSources): DaemonMetrics {
     help: 'Delivery attempts by result (sent, retry, failed, lost, released).',
     labelNames: ['result'] as const,
     registers: [registry],
+  });
+  const channelAttempts = new Counter({
+    name: 'reportd_channel_delivery_attempts_total',
+    help: 'Delivery attempts by destination (email or the channel name) and result (sent, retry, failed, lost, released).',
+    labelNames: ['channel', 'result'] as const,
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'reportd_channel_deliveries',
+    help: 'Outbox deliveries by destination (email or the channel name) and state.',
+    labelNames: ['channel', 'state'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const row of countDeliveriesByDestination(sources.store)) {
+        this.set({ channel: row.destination, state: row.state }, row.n);
+      }
+    },
   });
   const renderSeconds = new Histogram({
     name: 'reportd_render_duration_seconds',
@@ -104,5 +128,5 @@ export function createMetrics(sources: MetricsSources): DaemonMetrics {
       for (const state of DELIVERY_STATES) this.set({ state }, counts[state]);
     },
   });
-  return { registry, apiRequests, syncPasses, deliveryAttempts, renderSeconds };
+  return { registry, apiRequests, syncPasses, deliveryAttempts, channelAttempts, renderSeconds };
 }

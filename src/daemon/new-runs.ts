@@ -42,7 +42,7 @@ export function enqueueNewRuns(
       const runs = previous ? reportableRunsSince(store, run, previous) : [run];
       for (const each of runs) {
         results.push(
-          outbox.enqueue({
+          ...outbox.enqueueAll({
             report: report.name,
             querySetId: each.querySetId,
             runId: each.runId,

@@ -57,7 +57,10 @@ export function latestRuns(
   return out;
 }
 
-/** Enqueues the newest complete run of each set (already-delivered runs stay as they are unless `force`). */
+/**
+ * Enqueues the newest complete run of each set, one row per destination of the report (already
+ * delivered rows stay as they are unless `force`).
+ */
 export function enqueueLatest(
   outbox: Outbox,
   store: Store,
@@ -65,8 +68,8 @@ export function enqueueLatest(
   accounts: readonly { name: string }[],
   options: { force?: boolean } = {},
 ): EnqueueResult[] {
-  return latestRuns(store, report, accounts).map((run) =>
-    outbox.enqueue(
+  return latestRuns(store, report, accounts).flatMap((run) =>
+    outbox.enqueueAll(
       { report: report.name, querySetId: run.querySetId, runId: run.runId, account: run.account },
       options,
     ),

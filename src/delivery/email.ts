@@ -15,8 +15,10 @@ import type { HeadlineKpi } from './headline.js';
 /** The email part of a report's config (`reports[].email` plus the attachment cap). */
 export interface ReportEmailConfig {
   name: string;
-  /** Subject template; the locale's default subject when absent. */
-  email: { to: string[]; cc?: string[]; bcc?: string[]; subject?: string };
+  /** Absent for a report delivered through channels only. Subject: the locale's default when absent. */
+  email?: { to: string[]; cc?: string[]; bcc?: string[]; subject?: string };
+  /** Names of `channels[]` entries that get the report too (one outbox row each). */
+  channels?: readonly string[];
   max_attachment_mb?: number;
   /** `reports[].locale`: the language of the subject default, the body and its numbers. */
   locale?: string;
@@ -70,6 +72,8 @@ const MIME: Record<string, string> = {
 export async function composeEmail(options: ComposeOptions): Promise<Mail.Options> {
   const { report, content } = options;
   const locale = reportLocale(report.locale);
+  const email = report.email;
+  if (!email) throw new Error(`report "${report.name}" has no email section`);
   const vars: SubjectVariables = {
     brand: content.brand,
     query_set: content.querySet.name,
@@ -79,9 +83,9 @@ export async function composeEmail(options: ComposeOptions): Promise<Mail.Option
   // Handlebars without HTML escaping (a subject is not HTML); headerText drops what would break or
   // disguise the header (line breaks, NUL, bidi overrides).
   const subject = headerText(
-    report.email.subject === undefined
+    email.subject === undefined
       ? locale.t('email.subject', { brand: vars.brand, run: vars.run })
-      : Handlebars.compile(report.email.subject, { noEscape: true })(vars),
+      : Handlebars.compile(email.subject, { noEscape: true })(vars),
   );
 
   const capBytes = (report.max_attachment_mb ?? 10) * 1024 * 1024;
@@ -127,9 +131,9 @@ export async function composeEmail(options: ComposeOptions): Promise<Mail.Option
   const templates = loadTemplates(options.templatesDir);
   return {
     from: options.from,
-    to: report.email.to,
-    cc: report.email.cc?.length ? report.email.cc : undefined,
-    bcc: report.email.bcc?.length ? report.email.bcc : undefined,
+    to: email.to,
+    cc: email.cc?.length ? email.cc : undefined,
+    bcc: email.bcc?.length ? email.bcc : undefined,
     subject,
     messageId: options.messageId,
     date: options.date,

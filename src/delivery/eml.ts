@@ -49,6 +49,7 @@ export async function writeReportEml(options: {
   const row: DeliveryRow = {
     id: 0,
     report: report.name,
+    destination: 'email',
     query_set_id: snapshot.querySet.id,
     run_id: snapshot.run.id,
     generation: 0,
@@ -63,6 +64,7 @@ export async function writeReportEml(options: {
     created_at: clock.now(),
     updated_at: clock.now(),
     sent_at: null,
+    channel_state: null,
   };
   const owned = options.renderer
     ? undefined

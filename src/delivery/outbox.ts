@@ -8,6 +8,7 @@ import {
   type DeliveryKey,
   type DeliveryRow,
   defaultMessageId,
+  EMAIL_DESTINATION,
   type EnqueueResult,
   enqueueDelivery,
   expireGoneClaims,
@@ -23,6 +24,8 @@ import {
   type RecipientRow,
   unsettledRecipients,
 } from '../store/delivery-recipients.js';
+import { channelAttempt, channelDeliveryId } from './channel-attempt.js';
+import type { ChannelSender } from './channels/types.js';
 import { isGoneLocalWorker, workerName } from './claim-holder.js';
 import {
   composeEmail,
@@ -67,6 +70,8 @@ export interface OutboxOptions {
   store: Store;
   renderer: DeliveryRenderer;
   mailer: Mailer;
+  /** The configured channels' senders by name (`channels[]`); rows of other destinations fail. */
+  channels?: ReadonlyMap<string, ChannelSender>;
   from: string;
   reports: readonly ReportEmailConfig[];
   templatesDir?: string;
@@ -104,6 +109,8 @@ export interface OutboxOptions {
 export interface DeliveryOutcome {
   id: number;
   report: string;
+  /** `email` or the channel's name. */
+  destination?: string;
   result: 'sent' | 'retry' | 'failed' | 'lost' | 'released';
   error?: string;
   renderMs?: number;
@@ -144,11 +151,39 @@ export class Outbox {
     this.backoff = options.backoff ?? { baseMs: 30_000, capMs: 30 * 60_000 };
   }
 
+  /** Every destination of a report: `email` when it has an email section, then its channels. */
+  destinationsOf(reportName: string): string[] {
+    const report = this.options.reports.find((r) => r.name === reportName);
+    if (!report) return [EMAIL_DESTINATION];
+    return [...(report.email ? [EMAIL_DESTINATION] : []), ...(report.channels ?? [])];
+  }
+
+  /**
+   * One row per destination of the report for (set, run): each destination is settled, retried and
+   * failed on its own, so a Slack outage retries Slack and never resends the email.
+   */
+  enqueueAll(key: Omit<DeliveryKey, 'destination'>, options: { force?: boolean } = {}): EnqueueResult[] {
+    return this.destinationsOf(key.report).map((destination) =>
+      this.enqueue({ ...key, destination }, options),
+    );
+  }
+
+  /** Adds the row of one destination (`email` unless `key.destination` says otherwise). */
   enqueue(key: DeliveryKey, options: { force?: boolean } = {}): EnqueueResult {
+    const destination = key.destination ?? EMAIL_DESTINATION;
+    if (destination !== EMAIL_DESTINATION) {
+      return enqueueDelivery(this.options.store, { ...key, destination }, this.clock.now(), {
+        ...options,
+        messageIdFor: (generation) => channelDeliveryId({ ...key, destination }, generation),
+      });
+    }
     // The Message-ID covers who it goes to and from whom, so two installations sending the same report
     // name and run ids to other people never share one, while a rebuilt store reproduces it.
     const report = this.options.reports.find((r) => r.name === key.report);
-    const extra = [senderAddress(this.options.from), ...(report ? envelopeRecipients(report.email) : [])];
+    const extra = [
+      senderAddress(this.options.from),
+      ...(report?.email ? envelopeRecipients(report.email) : []),
+    ];
     const domain = senderDomain(this.options.from);
     return enqueueDelivery(this.options.store, key, this.clock.now(), {
       ...options,
@@ -193,6 +228,7 @@ export class Outbox {
     const log = this.logger.child({
       delivery: row.id,
       report: row.report,
+      destination: row.destination,
       querySetId: row.query_set_id,
       runId: row.run_id,
       attempt: row.attempts,
@@ -233,31 +269,42 @@ export class Outbox {
     signal?: AbortSignal,
   ): Promise<DeliveryOutcome> {
     const { store } = this.options;
-    const base = { id: row.id, report: row.report };
+    const base = { id: row.id, report: row.report, destination: row.destination };
     const report = this.options.reports.find((r) => r.name === row.report);
-    if (!report) {
-      const error = `report "${row.report}" is no longer in the config`;
+    const isEmail = row.destination === EMAIL_DESTINATION;
+    const sender = isEmail ? undefined : this.options.channels?.get(row.destination);
+    const gone = !report
+      ? `report "${row.report}" is no longer in the config`
+      : isEmail && !report.email
+        ? `report "${row.report}" no longer has an email section`
+        : !isEmail && (!sender || !report.channels?.includes(row.destination))
+          ? `channel "${row.destination}" is no longer in the config of report "${row.report}"`
+          : undefined;
+    if (!report || gone) {
+      const error = gone ?? 'gone';
       markFailed(store, row.id, this.worker, this.clock.now(), error);
       log.error({ error }, 'delivery failed');
       return { ...base, result: 'failed', error };
     }
 
-    let message: Awaited<ReturnType<typeof composeEmail>>;
+    let message: Awaited<ReturnType<typeof composeEmail>> | undefined;
+    let content: EmailContent;
     const started = this.clock.now();
     let renderMs: number | undefined;
     try {
       // Shutdown and the heartbeat giving up both end the render; they are told apart below.
       const renderSignal = signal ? AbortSignal.any([signal, heartbeat.signal]) : heartbeat.signal;
-      const content = await this.options.renderer.render(row, renderSignal);
+      content = await this.options.renderer.render(row, renderSignal);
       renderMs = this.clock.now() - started;
-      message = await composeEmail({
-        from: this.options.from,
-        report,
-        content,
-        messageId: row.message_id,
-        templatesDir: this.options.templatesDir,
-        date: new Date(this.clock.now()),
-      });
+      if (isEmail)
+        message = await composeEmail({
+          from: this.options.from,
+          report,
+          content,
+          messageId: row.message_id,
+          templatesDir: this.options.templatesDir,
+          date: new Date(this.clock.now()),
+        });
     } catch (error) {
       if (signal?.aborted) {
         // Shutting down: hand the row back untouched by backoff; nothing was sent.
@@ -276,6 +323,8 @@ export class Outbox {
       markRetry(store, row.id, this.worker, this.clock.now(), 'interrupted by shutdown', this.clock.now());
       return { ...base, result: 'released', renderMs };
     }
+    if (sender) return this.sendToChannel(row, sender, content, log, renderMs);
+    if (!message || !report.email) throw new Error('unreachable: an email row without its message');
     ensureRecipients(store, row.id, envelopeRecipients(report.email), this.clock.now());
     const recipients = unsettledRecipients(store, row.id);
     if (!markSending(store, row.id, this.worker, this.clock.now(), this.sendLeaseMs)) {
@@ -319,6 +368,40 @@ export class Outbox {
     return this.settle(row, outcomes, retryAt, log, renderMs);
   }
 
+  /** The channel's single destination, settled like an email recipient (accepted, deferred, refused). */
+  private async sendToChannel(
+    row: DeliveryRow,
+    sender: ChannelSender,
+    content: EmailContent,
+    log: Logger,
+    renderMs?: number,
+  ): Promise<DeliveryOutcome> {
+    const { store } = this.options;
+    const base = { id: row.id, report: row.report, destination: row.destination };
+    ensureRecipients(store, row.id, [row.destination], this.clock.now());
+    if (!markSending(store, row.id, this.worker, this.clock.now(), this.sendLeaseMs)) {
+      log.warn('lost the claim before sending (lease ran out and another worker took it); not sending');
+      return { ...base, result: 'lost', renderMs };
+    }
+    const { outcome, retryAfterMs } = await channelAttempt({
+      store,
+      clock: this.clock,
+      worker: this.worker,
+      row,
+      sender,
+      content,
+      log,
+    });
+    // The provider's Retry-After is a floor under our own backoff, never a way to retry sooner.
+    const retryAt =
+      row.attempts >= this.maxAttempts
+        ? null
+        : this.clock.now() + Math.max(backoffCeiling(row.attempts - 1, this.backoff), retryAfterMs ?? 0);
+    if (outcome.state === 'refused')
+      log.error({ error: outcome.reply }, 'delivery failed: the channel refused it');
+    return this.settle(row, [outcome], retryAt, log, renderMs);
+  }
+
   private settle(
     row: DeliveryRow,
     outcomes: RecipientOutcome[],
@@ -334,7 +417,13 @@ export class Outbox {
       retryAt,
       retryForMs: this.options.recordRetryMs ?? 120_000,
       log,
-    }).then((answer) => ({ id: row.id, report: row.report, renderMs, ...answer }));
+    }).then((answer) => ({
+      id: row.id,
+      report: row.report,
+      destination: row.destination,
+      renderMs,
+      ...answer,
+    }));
   }
 
   private retryOrFail(row: DeliveryRow, rawReason: string, log: Logger, renderMs?: number): DeliveryOutcome {
@@ -342,7 +431,7 @@ export class Outbox {
     // not only to the store (whose writers scrub too).
     const reason = scrub(rawReason);
     const now = this.clock.now();
-    const base = { id: row.id, report: row.report, renderMs };
+    const base = { id: row.id, report: row.report, destination: row.destination, renderMs };
     if (row.attempts >= this.maxAttempts) {
       const error = `gave up after ${row.attempts} attempts: ${reason}`;
       markFailed(this.options.store, row.id, this.worker, now, error);

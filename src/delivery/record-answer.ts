@@ -57,8 +57,12 @@ export async function recordAnswer(options: {
   const missed = recipients.filter((r) => r.state !== 'accepted').map((r) => `${r.recipient}: ${r.state}`);
   const accepted = recipients.length - missed.length;
   const fields = { messageId: row.message_id, accepted, missed };
-  if (state === 'sent') log.info(fields, 'report emailed');
-  else if (state === 'pending') log.warn(fields, 'some recipients deferred; will retry them');
+  if (state === 'sent') {
+    log.info(
+      { ...fields, destination: row.destination },
+      row.destination === 'email' ? 'report emailed' : 'report delivered',
+    );
+  } else if (state === 'pending') log.warn(fields, 'some recipients deferred; will retry them');
   else log.error(fields, 'delivery failed');
   return {
     result: state === 'sent' ? 'sent' : state === 'pending' ? 'retry' : 'failed',

@@ -58,8 +58,13 @@ export function createReportRenderer(options: {
           `run ${delivery.run_id} of query set ${delivery.query_set_id} is not stored complete`,
         );
       }
-      let paths: string[];
+      // Teams webhooks carry no files: the card needs only the headline, which comes from the store,
+      // so no browser is started and no folder written for it.
+      if (config.channels.some((c) => c.name === delivery.destination && c.type === 'teams')) {
+        return emailContentFor(snapshot, [], report.locale);
+      }
       const pdf = browser.acquire();
+      let paths: string[];
       try {
         // Shutdown must not wait for a render (up to render_timeout_seconds): the outbox hands the row
         // back on abort, and closing the renderer right after kills the page still printing.
@@ -75,7 +80,13 @@ export function createReportRenderer(options: {
             outDir: join(
               config.output.dir,
               safeFileName([report.name]),
-              `set-${delivery.query_set_id}-run-${delivery.run_id}`,
+              // Each destination of the same run has its own row, possibly rendering in another
+              // process at the same moment: its own folder, so one never reads the other's half-written file.
+              `set-${delivery.query_set_id}-run-${delivery.run_id}${
+                delivery.destination && delivery.destination !== 'email'
+                  ? `-${safeFileName([delivery.destination])}`
+                  : ''
+              }`,
             ),
             templatesDir: config.templates.dir,
             ...documentSettings(report),

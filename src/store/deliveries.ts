@@ -24,6 +24,8 @@ export const DELIVERY_STATES: readonly DeliveryState[] = [
 export interface DeliveryRow {
   id: number;
   report: string;
+  /** `email`, or the name of a `channels[]` entry (migration 11): one row per destination. */
+  destination: string;
   query_set_id: number;
   run_id: number;
   generation: number;
@@ -38,10 +40,17 @@ export interface DeliveryRow {
   created_at: number;
   updated_at: number;
   sent_at: number | null;
+  /** A channel sender's checkpoint within this delivery (Slack: the message already posted). */
+  channel_state: string | null;
 }
+
+/** The destination of email rows; every other destination is a channel name. */
+export const EMAIL_DESTINATION = 'email';
 
 export interface DeliveryKey {
   report: string;
+  /** `email` (the default) or a channel name. */
+  destination?: string;
   querySetId: number;
   runId: number;
   account?: string | null;
@@ -54,7 +63,7 @@ export interface EnqueueResult {
 }
 
 /**
- * Adds the row for (report, set, run) unless one exists. With `force`, adds the next generation so the
+ * Adds the row for (report, destination, set, run) unless one exists. With `force`, adds the next generation so the
  * same run is sent again. One IMMEDIATE transaction: two processes enqueueing the same key at once
  * serialise on the write lock, and the UNIQUE key backs that up.
  */
@@ -71,12 +80,7 @@ export function enqueueDelivery(
   const { db } = store;
   return db
     .transaction((): EnqueueResult => {
-      const latest = db
-        .prepare(
-          `SELECT * FROM deliveries WHERE report = ? AND query_set_id = ? AND run_id = ?
-           ORDER BY generation DESC LIMIT 1`,
-        )
-        .get(key.report, key.querySetId, key.runId) as DeliveryRow | undefined;
+      const latest = findDelivery(store, key);
       if (latest && !options.force) return { delivery: latest, created: false };
       const generation = latest ? latest.generation + 1 : 0;
       // The Message-ID is fixed at enqueue and reused by every attempt, so a resend after a crash in
@@ -86,12 +90,13 @@ export function enqueueDelivery(
       const messageId = (options.messageIdFor ?? ((g: number) => defaultMessageId(key, g)))(generation);
       const info = db
         .prepare(
-          `INSERT INTO deliveries (report, query_set_id, run_id, generation, account, message_id,
+          `INSERT INTO deliveries (report, destination, query_set_id, run_id, generation, account, message_id,
              next_attempt_at, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(
           key.report,
+          key.destination ?? EMAIL_DESTINATION,
           key.querySetId,
           key.runId,
           generation,
@@ -131,14 +136,30 @@ export function getDelivery(store: Store, id: number): DeliveryRow | undefined {
   return store.db.prepare('SELECT * FROM deliveries WHERE id = ?').get(id) as DeliveryRow | undefined;
 }
 
-/** The newest generation for a key, if any. */
+/** The newest generation for a key (its destination `email` unless said), if any. */
 export function findDelivery(store: Store, key: DeliveryKey): DeliveryRow | undefined {
   return store.db
     .prepare(
-      `SELECT * FROM deliveries WHERE report = ? AND query_set_id = ? AND run_id = ?
+      `SELECT * FROM deliveries WHERE report = ? AND destination = ? AND query_set_id = ? AND run_id = ?
        ORDER BY generation DESC LIMIT 1`,
     )
-    .get(key.report, key.querySetId, key.runId) as DeliveryRow | undefined;
+    .get(key.report, key.destination ?? EMAIL_DESTINATION, key.querySetId, key.runId) as
+    | DeliveryRow
+    | undefined;
+}
+
+/**
+ * Saves a channel sender's checkpoint while this worker still holds the row, so the next attempt
+ * resumes after what already reached the provider instead of repeating it.
+ */
+export function saveChannelState(store: Store, id: number, worker: string, state: string): boolean {
+  return (
+    store.db
+      .prepare(
+        `UPDATE deliveries SET channel_state = ? WHERE id = ? AND claimed_by = ? AND state IN ('rendering', 'sending')`,
+      )
+      .run(state, id, worker).changes === 1
+  );
 }
 
 export interface ClaimOptions {
@@ -340,6 +361,15 @@ export function countDeliveriesByState(store: Store): Record<DeliveryState, numb
   }[];
   for (const row of rows) counts[row.state] = row.n;
   return counts;
+}
+
+/** Rows per (destination, state), for `/metrics`. */
+export function countDeliveriesByDestination(
+  store: Store,
+): { destination: string; state: DeliveryState; n: number }[] {
+  return store.db
+    .prepare('SELECT destination, state, COUNT(*) AS n FROM deliveries GROUP BY destination, state')
+    .all() as { destination: string; state: DeliveryState; n: number }[];
 }
 
 export function listDeliveries(store: Store, limit = 20): DeliveryRow[] {

@@ -36,7 +36,7 @@ describe('configFromObject (the demo builds its config in memory)', () => {
       password: 'demo-smtp-pw',
     });
     expect(maskedConfig(config).smtp?.password).toBe(MASK);
-    expect(Object.isFrozen(config.reports[0]?.email.to)).toBe(true);
+    expect(Object.isFrozen(config.reports[0]?.email?.to)).toBe(true);
   });
 
   it('runs the same checks as a file', () => {

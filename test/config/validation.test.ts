@@ -116,7 +116,7 @@ ${SMTP}reports:
         `{ to: [cmo@example.com], subject: "${subject}" }`,
       );
     const good = '{{brand}} · {{query_set}} · {{run}} ({{report}})';
-    expect(loadConfig(writeConfig(withSubject(good)), {}).reports[0]?.email.subject).toBe(good);
+    expect(loadConfig(writeConfig(withSubject(good)), {}).reports[0]?.email?.subject).toBe(good);
     expect(check(withSubject('{{brnad}} weekly'))).toEqual([
       'reports[0].email.subject: unknown variable {{brnad}}; use {{brand}}, {{query_set}}, {{run}}, {{report}}',
     ]);
@@ -124,9 +124,9 @@ ${SMTP}reports:
     expect(broken).toMatch(/^reports\[0\]\.email\.subject: not a valid Handlebars template: /);
   });
 
-  it('needs smtp as soon as a report exists', () => {
+  it('needs smtp as soon as a report is emailed', () => {
     expect(check(withReport('    trigger: new_run\n', ''))).toEqual([
-      'smtp: required: reports are delivered by email',
+      'smtp: required: some reports are delivered by email',
     ]);
   });
 });

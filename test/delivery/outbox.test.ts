@@ -138,7 +138,7 @@ describe('outbox', () => {
       clock,
       reports: [
         report,
-        { ...report, name: 'bounce', email: { ...report.email, to: ['nobody@bounce.test'] } },
+        { ...report, name: 'bounce', email: { ...report.email!, to: ['nobody@bounce.test'] } },
       ],
     });
     smtp.failNext = 1;

@@ -31,10 +31,19 @@ function blocks(language: string): string[] {
   return [...readme.matchAll(new RegExp('^```' + language + '\\n([\\s\\S]*?)^```', 'gm'))].map((m) => m[1]!);
 }
 
-/** `${VAR}` names a config reads, each set to a placeholder, as `reportd check` would see them. */
+/**
+ * `${VAR}` names a config reads, each set to a placeholder, as `reportd check` would see them: a URL
+ * for `*_URL`, a Standard Webhooks secret for `WEBHOOK_SECRET`, text otherwise.
+ */
 function envFor(text: string): NodeJS.ProcessEnv {
+  const placeholder = (name: string) =>
+    name.endsWith('_URL')
+      ? 'https://x-readme.example.com/hook'
+      : name === 'WEBHOOK_SECRET'
+        ? `whsec_${Buffer.from('x-readme-placeholder-key').toString('base64')}`
+        : 'x-readme';
   return Object.fromEntries(
-    [...text.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => [m[1]!, 'x-readme']),
+    [...text.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => [m[1]!, placeholder(m[1]!)]),
   );
 }
 
@@ -62,7 +71,7 @@ describe('README', () => {
     // Fragments (the Docker settings) are checked inside the first complete config.
     for (const fragment of yaml.filter((text) => !/^accounts:/m.test(text))) {
       const merged = { ...parse(full[0]!), ...parse(fragment) };
-      expect(() => configFromObject(merged, work, envFor(full[0]!)), fragment).not.toThrow();
+      expect(() => configFromObject(merged, work, envFor(full[0]! + fragment)), fragment).not.toThrow();
     }
     const heredocs = [...readme.matchAll(/cat > \S+\.yaml <<'EOF'\n([\s\S]*?)\nEOF/g)].map((m) => m[1]!);
     expect(heredocs.length).toBeGreaterThan(0);

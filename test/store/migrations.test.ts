@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migrate, openStore } from '../../src/store/db.js';
@@ -61,5 +64,50 @@ describe('openStore', () => {
       /newer than this reportd/,
     );
     db.close();
+  });
+});
+
+describe('migration 11: one outbox row per destination', () => {
+  it('keeps existing deliveries (as email rows) and their recipients, and allows a row per destination', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'reportd-m11-'));
+    try {
+      const path = join(dir, 'reportd.sqlite');
+      // A store as the previous release left it (migrations before 11), with one delivery and a recipient.
+      const old = openStore(path, { migrations: migrations.filter((m) => m.version < 11) });
+      old.db
+        .prepare(
+          `INSERT INTO deliveries (report, query_set_id, run_id, message_id, next_attempt_at, created_at, updated_at, state)
+           VALUES ('weekly', 101, 7, '<m@x>', 0, 0, 0, 'sent')`,
+        )
+        .run();
+      old.db
+        .prepare(
+          `INSERT INTO delivery_recipients (delivery_id, recipient, state, updated_at) VALUES (1, 'ceo@example.com', 'accepted', 0)`,
+        )
+        .run();
+      old.close();
+
+      const store = openStore(path);
+      const { db } = store;
+      expect(db.prepare('SELECT id, report, destination, state, message_id FROM deliveries').all()).toEqual([
+        { id: 1, report: 'weekly', destination: 'email', state: 'sent', message_id: '<m@x>' },
+      ]);
+      expect(db.prepare('SELECT recipient, state FROM delivery_recipients').all()).toEqual([
+        { recipient: 'ceo@example.com', state: 'accepted' },
+      ]);
+      const insert = db.prepare(
+        `INSERT INTO deliveries (report, destination, query_set_id, run_id, message_id, next_attempt_at, created_at, updated_at)
+         VALUES ('weekly', 'marketing', 101, 7, ?, 0, 0, 0)`,
+      );
+      // The same (report, set, run, generation) for another destination is a row of its own, once.
+      insert.run('msg_1');
+      expect(() => insert.run('msg_2')).toThrow(/UNIQUE/);
+      // The recipients still belong to their delivery: the foreign key survived the rebuild.
+      db.prepare('DELETE FROM deliveries WHERE id = 1').run();
+      expect(db.prepare('SELECT COUNT(*) FROM delivery_recipients').pluck().get()).toBe(0);
+      store.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

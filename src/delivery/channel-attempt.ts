@@ -1,0 +1,85 @@
+import { createHash } from 'node:crypto';
+import type { Clock } from '../clock.js';
+import type { Logger } from '../log.js';
+import { scrub } from '../secrets.js';
+import type { Store } from '../store/db.js';
+import { type DeliveryKey, type DeliveryRow, saveChannelState } from '../store/deliveries.js';
+import type { RecipientOutcome } from '../store/delivery-recipients.js';
+import type { ChannelSender } from './channels/types.js';
+import type { EmailContent } from './email.js';
+
+/**
+ * One attempt of a channel row, after the outbox has rendered and moved the row to `sending`: the
+ * sender's answer as the row's single recipient outcome (the destination's name), so channels share
+ * the email's per-destination states, `history` lines and retry policy.
+ */
+export async function channelAttempt(options: {
+  store: Store;
+  clock: Clock;
+  worker: string;
+  row: DeliveryRow;
+  sender: ChannelSender;
+  content: EmailContent;
+  log: Logger;
+}): Promise<{ outcome: RecipientOutcome; retryAfterMs?: number }> {
+  const { store, clock, worker, row, sender, content, log } = options;
+  const recipient = row.destination;
+  try {
+    // Deliberately not given the shutdown signal: a request in flight is finished, not cut, so
+    // its answer is recorded and a restart does not send it again.
+    const result = await sender.send(
+      {
+        id: row.message_id,
+        event: 'report.delivered',
+        report: row.report,
+        account: row.account,
+        at: clock.now(),
+        resume: row.channel_state,
+        checkpoint: (state) => {
+          if (!saveChannelState(store, row.id, worker, state)) {
+            log.warn(
+              'could not save the channel checkpoint (the claim moved); a retry may repeat the message',
+            );
+          }
+        },
+      },
+      content,
+    );
+    const reply = scrub(result.reply);
+    return {
+      outcome: { recipient, state: result.state, reply },
+      ...(result.state === 'deferred' && result.retryAfterMs !== undefined
+        ? { retryAfterMs: result.retryAfterMs }
+        : {}),
+    };
+  } catch (error) {
+    // A sender bug or an unreadable file: not the provider's answer, so worth another attempt.
+    return { outcome: { recipient, state: 'deferred', reply: scrub((error as Error).message) } };
+  }
+}
+
+/**
+ * The stable id of a channel delivery (`webhook-id`): derived from what it is, like the email's
+ * Message-ID, so a rebuilt store sends the same run with the same id and receivers drop the copy.
+ */
+export function channelDeliveryId(
+  key: DeliveryKey,
+  generation: number,
+  extra: readonly string[] = [],
+): string {
+  const hash = createHash('sha256')
+    .update(
+      JSON.stringify([
+        key.report,
+        key.destination,
+        key.account ?? null,
+        key.querySetId,
+        key.runId,
+        generation,
+        ...extra,
+      ]),
+    )
+    .digest('hex')
+    .slice(0, 32);
+  return `msg_${hash}`;
+}

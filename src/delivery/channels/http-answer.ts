@@ -1,0 +1,66 @@
+import type { ChannelResult } from './types.js';
+
+/** Longest Retry-After honoured; a provider asking for more is retried on the outbox's own backoff. */
+const MAX_RETRY_AFTER_MS = 60 * 60_000;
+
+/**
+ * A provider's HTTP answer as a channel result: 2xx accepted; 429, 408 and 5xx deferred (their
+ * Retry-After honoured); any other status refused with the reply in the error, since sending the same
+ * request again would get the same answer.
+ */
+export async function httpResult(response: Response, now: number): Promise<ChannelResult> {
+  const body = (await response.text().catch(() => '')).replace(/\s+/g, ' ').trim().slice(0, 300);
+  const reply = `HTTP ${response.status}${body ? `: ${body}` : ''}`;
+  if (response.status >= 200 && response.status < 300) return { state: 'accepted', reply };
+  if (response.status === 429 || response.status === 408 || response.status >= 500) {
+    const retryAfterMs = retryAfter(response.headers.get('retry-after'), now);
+    return { state: 'deferred', reply, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
+  }
+  return { state: 'refused', reply };
+}
+
+/** Retry-After as delay-seconds or an HTTP date (RFC 9110 §10.2.3), in ms from `now`, capped. */
+export function retryAfter(header: string | null, now: number): number | undefined {
+  if (!header) return undefined;
+  const text = header.trim();
+  let ms: number;
+  if (/^\d+$/.test(text)) ms = Number(text) * 1000;
+  else {
+    const at = Date.parse(text);
+    if (Number.isNaN(at)) return undefined;
+    ms = at - now;
+  }
+  return Math.min(Math.max(0, ms), MAX_RETRY_AFTER_MS);
+}
+
+/** POSTs JSON; a network fault or timeout is a deferred result, never a throw. */
+export async function postJson(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  now: number,
+  signal?: AbortSignal,
+): Promise<ChannelResult> {
+  const timeout = AbortSignal.timeout(30_000);
+  try {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body,
+      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      // A redirect is answered as what it is (a 3xx, refused) rather than followed to another host with the payload.
+      redirect: 'manual',
+    });
+    return await httpResult(response, now);
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    return { state: 'deferred', reply: `network: ${networkProblem(error)}` };
+  }
+}
+
+/** fetch's "fetch failed" says nothing; its cause names the fault (ECONNREFUSED, a reset, the timeout). */
+function networkProblem(error: unknown): string {
+  const err = error as Error & { cause?: { code?: string; message?: string } };
+  if (err.name === 'TimeoutError') return 'no answer within 30 s';
+  return err.cause?.code ?? err.cause?.message ?? err.message;
+}

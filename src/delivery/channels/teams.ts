@@ -1,0 +1,70 @@
+import type { EmailContent } from '../email.js';
+import { kpiLine, title } from './files.js';
+import { postJson } from './http-answer.js';
+import type { ChannelSender } from './types.js';
+
+export interface TeamsChannelConfig {
+  name: string;
+  /** The incoming webhook / Workflows URL: it is the credential, so it never appears in output. */
+  webhook_url: string;
+}
+
+/** Adaptive Card schema version: 1.4 is what Teams renders for webhook and Workflows posts. */
+export const ADAPTIVE_CARD_VERSION = '1.4';
+
+/**
+ * Microsoft Teams through an incoming webhook or a Workflows "post to a channel when a webhook request
+ * is received" URL: one message with an Adaptive Card (headline KPIs and their changes). Teams
+ * webhooks carry no files, so the card names the files and the email or Slack carries them.
+ */
+export function createTeamsSender(config: TeamsChannelConfig): ChannelSender {
+  return {
+    type: 'teams',
+    send(delivery, content, signal) {
+      return postJson(config.webhook_url, JSON.stringify(teamsMessage(content)), {}, delivery.at, signal);
+    },
+    async preview(_delivery, content) {
+      return { method: 'POST', url: '(the channel webhook_url)', body: teamsMessage(content) };
+    },
+  };
+}
+
+/** The message envelope Teams webhooks take, around one Adaptive Card. */
+export function teamsMessage(content: EmailContent) {
+  // Card text is Markdown-subset; API strings are untrusted, so they go where Markdown is not read
+  // (FactSet values render as plain text) or are stripped of link syntax in TextBlocks.
+  const body: unknown[] = [
+    { type: 'TextBlock', text: plain(title(content)), size: 'Large', weight: 'Bolder', wrap: true },
+    {
+      type: 'TextBlock',
+      text: plain(`${content.querySet.name} · query set ${content.querySet.id}`),
+      isSubtle: true,
+      spacing: 'None',
+      wrap: true,
+    },
+  ];
+  if (content.kpis.length > 0) {
+    body.push({ type: 'FactSet', facts: content.kpis.map((k) => ({ title: k.label, value: kpiLine(k) })) });
+  }
+  if (content.summary) body.push({ type: 'TextBlock', text: plain(content.summary), wrap: true });
+  return {
+    type: 'message',
+    attachments: [
+      {
+        contentType: 'application/vnd.microsoft.card.adaptive',
+        contentUrl: null,
+        content: {
+          $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
+          type: 'AdaptiveCard',
+          version: ADAPTIVE_CARD_VERSION,
+          body,
+        },
+      },
+    ],
+  };
+}
+
+/** Link syntax in untrusted text is escaped, so an API string cannot become a clickable link. */
+function plain(text: string): string {
+  return text.replace(/[[\]]/g, (c) => `\\${c}`);
+}

@@ -1,0 +1,39 @@
+import type { EmailContent } from '../email.js';
+
+/**
+ * The small interface every channel sender implements, so the outbox, failure notices and alerts
+ * reuse one implementation per provider: `send(delivery, content) → result`.
+ */
+
+/** What is being delivered, independent of the provider. */
+export interface ChannelDelivery {
+  /** Stable per delivery (the outbox row's id string): Standard Webhooks' `webhook-id`. */
+  id: string;
+  event: 'report.delivered' | 'alert.fired';
+  report: string;
+  account: string | null;
+  /** When this attempt is made (ms since the epoch; the injected clock's now). */
+  at: number;
+  /**
+   * A checkpoint an earlier attempt of this delivery saved (Slack: the `ts` of the message it
+   * already posted), so a retry resumes instead of repeating what reached the provider.
+   */
+  resume?: string | null;
+  /** Saves a checkpoint; the outbox stores it on the row while it still holds the claim. */
+  checkpoint?: (state: string) => void;
+}
+
+/** The provider's answer, in the outbox's per-destination terms (delivery_recipients states). */
+export type ChannelResult =
+  | { state: 'accepted'; reply: string }
+  /** Worth trying again (429, 5xx, a network fault); `retryAfterMs` from the provider's Retry-After. */
+  | { state: 'deferred'; reply: string; retryAfterMs?: number }
+  /** Will not pass by retrying (another 4xx, an invalid token, an unknown channel). */
+  | { state: 'refused'; reply: string };
+
+export interface ChannelSender {
+  readonly type: 'slack' | 'teams' | 'webhook';
+  send(delivery: ChannelDelivery, content: EmailContent, signal?: AbortSignal): Promise<ChannelResult>;
+  /** The request(s) `send` would make, for `reportd deliver --dry-run` (secrets left out). */
+  preview(delivery: ChannelDelivery, content: EmailContent): Promise<unknown>;
+}

@@ -1,0 +1,88 @@
+import { createHmac } from 'node:crypto';
+import { webhookKey } from '../../config/channels.js';
+import type { EmailContent } from '../email.js';
+import { type ChannelFile, channelFiles } from './files.js';
+import { postJson } from './http-answer.js';
+import type { ChannelDelivery, ChannelSender } from './types.js';
+
+export interface WebhookChannelConfig {
+  name: string;
+  url: string;
+  /** `whsec_<base64>` (checked when the config loads). */
+  secret: string;
+  include_files: boolean;
+}
+
+/**
+ * Signed webhooks as the Standard Webhooks specification (standardwebhooks.com) says, so a receiver
+ * verifies them with any of its libraries and no reportd code: `webhook-id` (stable per delivery, so
+ * a redelivery after a crash or a timeout is recognisable), `webhook-timestamp` (seconds) and
+ * `webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret's bytes.
+ */
+export function createWebhookSender(config: WebhookChannelConfig): ChannelSender {
+  const key = webhookKey(config.secret);
+  if (!key) throw new Error(`channel ${config.name}: the secret is not a whsec_ secret`);
+  const request = async (delivery: ChannelDelivery, content: EmailContent) => {
+    const files = await channelFiles(delivery.report, content);
+    const body = JSON.stringify(webhookBody(delivery, content, files, config.include_files));
+    const timestamp = String(Math.floor(delivery.at / 1000));
+    return {
+      url: config.url,
+      headers: {
+        'webhook-id': delivery.id,
+        'webhook-timestamp': timestamp,
+        'webhook-signature': signWebhook(key, delivery.id, timestamp, body),
+      },
+      body,
+    };
+  };
+  return {
+    type: 'webhook',
+    async send(delivery, content, signal) {
+      const { url, headers, body } = await request(delivery, content);
+      return postJson(url, body, headers, delivery.at, signal);
+    },
+    async preview(delivery, content) {
+      const { url, headers, body } = await request(delivery, content);
+      return { method: 'POST', url, headers, body: JSON.parse(body) as unknown };
+    },
+  };
+}
+
+/** `v1,<base64 HMAC-SHA256(key, "id.timestamp.body")>`. */
+export function signWebhook(key: Buffer, id: string, timestamp: string, body: string): string {
+  return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
+}
+
+/**
+ * The event, in the `{type, timestamp, data}` shape Standard Webhooks recommends. Files are named,
+ * sized and hashed; their bytes travel only with `include_files: true` (a receiver that wants them
+ * usually wants them small and on purpose).
+ */
+export function webhookBody(
+  delivery: ChannelDelivery,
+  content: EmailContent,
+  files: readonly ChannelFile[],
+  includeFiles: boolean,
+) {
+  return {
+    type: delivery.event,
+    timestamp: new Date(delivery.at).toISOString(),
+    data: {
+      report: delivery.report,
+      account: delivery.account,
+      brand: content.brand,
+      query_set: { id: content.querySet.id, name: content.querySet.name },
+      run: { id: content.run.id, label: content.run.display_name },
+      kpis: content.kpis.map((k) => ({ label: k.label, value: k.value, delta: k.delta || null })),
+      summary: content.summary ?? null,
+      files: files.map((f) => ({
+        name: f.name,
+        format: f.format,
+        size: f.size,
+        sha256: f.sha256,
+        ...(includeFiles ? { content_base64: f.bytes.toString('base64') } : {}),
+      })),
+    },
+  };
+}

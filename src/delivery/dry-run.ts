@@ -1,0 +1,104 @@
+import { type Clock, systemClock } from '../clock.js';
+import type { Config } from '../config/index.js';
+import type { Logger } from '../log.js';
+import type { Store } from '../store/db.js';
+import { type DeliveryRow, EMAIL_DESTINATION } from '../store/deliveries.js';
+import { channelDeliveryId } from './channel-attempt.js';
+import type { ChannelSender } from './channels/types.js';
+import { latestRuns } from './due.js';
+import { composeEmail } from './email.js';
+import type { DeliveryRenderer } from './outbox.js';
+
+/** What one destination would get for one (set, run). */
+export interface DryRunPayload {
+  report: string;
+  querySetId: number;
+  runId: number;
+  destination: string;
+  type: 'email' | ChannelSender['type'];
+  payload: unknown;
+}
+
+/**
+ * `reportd deliver --dry-run`: the payload each destination of a report would get for the newest
+ * complete run of each of its sets, rendered by the same renderer and built by the same senders as
+ * a delivery, with the same stable ids, but nothing sent and no outbox row read or written. The
+ * email is summarised (headers and attachment names; `--eml` writes the whole message).
+ */
+export async function dryRunPayloads(options: {
+  config: Config;
+  store: Store;
+  report: Config['reports'][number];
+  renderer: DeliveryRenderer;
+  senders: ReadonlyMap<string, ChannelSender>;
+  clock?: Clock;
+  logger?: Logger;
+}): Promise<DryRunPayload[]> {
+  const { config, store, report, renderer, senders } = options;
+  const clock = options.clock ?? systemClock;
+  const out: DryRunPayload[] = [];
+  for (const run of latestRuns(store, report, config.accounts)) {
+    const row: DeliveryRow = {
+      id: 0,
+      report: report.name,
+      destination: EMAIL_DESTINATION,
+      query_set_id: run.querySetId,
+      run_id: run.runId,
+      generation: 0,
+      account: run.account,
+      state: 'rendering',
+      attempts: 0,
+      last_error: null,
+      message_id: `<dry-run-${run.querySetId}-${run.runId}@reportd>`,
+      claimed_by: null,
+      lease_until: null,
+      next_attempt_at: clock.now(),
+      created_at: clock.now(),
+      updated_at: clock.now(),
+      sent_at: null,
+      channel_state: null,
+    };
+    const content = await renderer.render(row);
+    const at = { report: report.name, querySetId: run.querySetId, runId: run.runId };
+    if (report.email) {
+      const message = await composeEmail({
+        from: config.smtp?.from ?? 'reportd <reportd@localhost>',
+        report,
+        content,
+        messageId: row.message_id,
+        templatesDir: config.templates.dir,
+        date: new Date(clock.now()),
+      });
+      out.push({
+        ...at,
+        destination: EMAIL_DESTINATION,
+        type: 'email',
+        payload: {
+          from: message.from,
+          to: message.to,
+          cc: message.cc,
+          bcc: message.bcc,
+          subject: message.subject,
+          attachments: (message.attachments ?? []).map((a) => a.filename),
+        },
+      });
+    }
+    for (const name of report.channels ?? []) {
+      const sender = senders.get(name);
+      if (!sender) continue;
+      const key = { ...at, account: run.account, destination: name };
+      const payload = await sender.preview(
+        {
+          id: channelDeliveryId(key, 0),
+          event: 'report.delivered',
+          report: report.name,
+          account: run.account,
+          at: clock.now(),
+        },
+        content,
+      );
+      out.push({ ...at, destination: name, type: sender.type, payload });
+    }
+  }
+  return out;
+}

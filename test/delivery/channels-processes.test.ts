@@ -1,0 +1,140 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openStore } from '../../src/store/db.js';
+import { listDeliveries } from '../../src/store/deliveries.js';
+import { type ChannelPeers, startChannelPeers } from './channel-peers.js';
+import { startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
+
+/**
+ * Channels across real processes: a worker killed with SIGKILL between claim and send, and two
+ * workers racing on one SQLite file. Either way each destination gets one request per run.
+ */
+const FIXTURE = fileURLToPath(new URL('./fixtures/channel-worker.ts', import.meta.url));
+const LEASE_MS = 1_500;
+const SECRET = `whsec_${randomBytes(24).toString('base64')}`;
+
+let tmp: ReturnType<typeof tempDir>;
+let smtp: TestSmtp;
+let peers: ChannelPeers;
+let storePath: string;
+beforeEach(async () => {
+  tmp = tempDir();
+  smtp = await startSmtp();
+  peers = await startChannelPeers();
+  storePath = join(tmp.dir, 'reportd.sqlite');
+});
+afterEach(async () => {
+  await smtp.close();
+  await peers.close();
+  tmp.cleanup();
+});
+
+function worker(mode: string) {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      FIXTURE,
+      storePath,
+      smtp.url,
+      peers.url,
+      peers.slackToken,
+      peers.teamsPath,
+      SECRET,
+      mode,
+      String(LEASE_MS),
+      tmp.dir,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let text = '';
+  const output = new Promise<string>((resolve) => {
+    child.stdout!.on('data', (chunk) => {
+      text += chunk;
+      if (mode === 'hang-on-slack' && text.includes('claimed')) resolve(text);
+    });
+    child.on('exit', () => resolve(text));
+  });
+  const exit = new Promise<NodeJS.Signals | null>((resolve) =>
+    child.on('exit', (_code, signal) => resolve(signal)),
+  );
+  return { child, output, exit };
+}
+
+function rows() {
+  const store = openStore(storePath);
+  try {
+    return listDeliveries(store, 100);
+  } finally {
+    store.close();
+  }
+}
+
+/** Requests each destination answered 2xx, per run (read from what the peers received). */
+function perDestination() {
+  const hookRuns = peers
+    .accepted('hook')
+    .map((r) => JSON.parse(r.raw.toString('utf8')).data.run.id as number);
+  const slackRuns = [...peers.slackMessages.values()].map((m) =>
+    Number(/Run (\d+)/.exec(String(m.text))?.[1]),
+  );
+  const teamsRuns = peers
+    .accepted('teams')
+    .map((r) => Number(/Run (\d+)/.exec(JSON.stringify(r.fields))?.[1]));
+  const emailRuns = smtp.messages.map((m) => Number(/Run (\d+)/.exec(m.subject ?? '')?.[1]));
+  const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+  return {
+    email: sorted(emailRuns),
+    slack: sorted(slackRuns),
+    slackUploads: peers.accepted('files.completeUploadExternal').length,
+    teams: sorted(teamsRuns),
+    webhook: sorted(hookRuns),
+  };
+}
+
+describe('channels across processes', () => {
+  it('kill -9 between claim and send of the Slack row: after a restart, one request per destination', async () => {
+    const first = worker('hang-on-slack');
+    expect(await first.output).toContain('claimed');
+    first.child.kill('SIGKILL');
+    expect(await first.exit).toBe('SIGKILL');
+    expect(rows().find((d) => d.destination === 'marketing')).toMatchObject({
+      state: 'rendering',
+      attempts: 1,
+    });
+    expect(peers.slackMessages.size).toBe(0);
+    expect(smtp.messages).toHaveLength(1); // the email row went first and is done
+
+    const second = worker('normal');
+    expect(await second.output).toContain('done');
+    expect(perDestination()).toEqual({
+      email: [7, 8, 9],
+      slack: [7, 8, 9],
+      slackUploads: 3,
+      teams: [7, 8, 9],
+      webhook: [7, 8, 9],
+    });
+    const slack7 = rows().find((d) => d.destination === 'marketing' && d.run_id === 7)!;
+    expect(slack7).toMatchObject({ state: 'sent', attempts: 2 });
+  });
+
+  it('two workers on one store: one request per destination and run', async () => {
+    const [a, b] = [worker('normal'), worker('normal')];
+    const outputs = await Promise.all([a.output, b.output]);
+    for (const output of outputs) expect(output).toContain('done');
+    // Both did work (the race was real), yet nothing arrived twice.
+    expect(outputs.every((o) => o.includes('"result":"sent"'))).toBe(true);
+    expect(perDestination()).toEqual({
+      email: [7, 8, 9],
+      slack: [7, 8, 9],
+      slackUploads: 3,
+      teams: [7, 8, 9],
+      webhook: [7, 8, 9],
+    });
+    expect(rows().every((d) => d.state === 'sent' && d.attempts === 1)).toBe(true);
+  });
+});

@@ -1,0 +1,333 @@
+import { execFileSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import nodemailer from 'nodemailer';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../src/clock.js';
+import { createSlackSender } from '../../src/delivery/channels/slack.js';
+import { createTeamsSender } from '../../src/delivery/channels/teams.js';
+import type { ChannelSender } from '../../src/delivery/channels/types.js';
+import { createWebhookSender } from '../../src/delivery/channels/webhook.js';
+import { type EmailContent, mailerFromTransport, type ReportEmailConfig } from '../../src/delivery/email.js';
+import { type DeliveryRenderer, Outbox } from '../../src/delivery/outbox.js';
+import { createLogger } from '../../src/log.js';
+import { clearSecrets, registerSecret } from '../../src/secrets.js';
+import { openStore, type Store } from '../../src/store/db.js';
+import { listDeliveries } from '../../src/store/deliveries.js';
+import { listRecipients } from '../../src/store/delivery-recipients.js';
+import { type ChannelPeers, startChannelPeers } from './channel-peers.js';
+import { fakeFile, startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
+
+/**
+ * Each channel end to end through the outbox, against a local server that checks the requests as the
+ * providers document them; the webhook signature is verified by Python's hmac (verify-webhook.py),
+ * an implementation that shares no code with reportd's.
+ */
+const VERIFY = fileURLToPath(new URL('./verify-webhook.py', import.meta.url));
+const WEBHOOK_SECRET = `whsec_${randomBytes(32).toString('base64')}`;
+
+let tmp: ReturnType<typeof tempDir>;
+let smtp: TestSmtp;
+let peers: ChannelPeers;
+let store: Store;
+let clock: FakeClock;
+let logLines: string[];
+beforeEach(async () => {
+  tmp = tempDir();
+  smtp = await startSmtp();
+  peers = await startChannelPeers();
+  store = openStore(join(tmp.dir, 'reportd.sqlite'));
+  clock = new FakeClock();
+  logLines = [];
+  for (const secret of [peers.slackToken, `${peers.url}${peers.teamsPath}`, WEBHOOK_SECRET])
+    registerSecret(secret);
+});
+afterEach(async () => {
+  store.close();
+  await smtp.close();
+  await peers.close();
+  tmp.cleanup();
+  clearSecrets();
+});
+
+const content = (delivery: { query_set_id: number; run_id: number; id: number }): EmailContent => ({
+  brand: 'Northwind <Coffee> & Co',
+  querySet: { id: delivery.query_set_id, name: 'Main set' },
+  run: { id: delivery.run_id, display_name: `Week ${delivery.run_id}` },
+  kpis: [
+    { label: 'Weighted presence', value: '42.1%', delta: '+1.2 pts', arrow: '▲', good: true, bad: false },
+    { label: 'Life', value: '61', delta: '−3', arrow: '▼', good: false, bad: true },
+  ],
+  summary: 'Presence rose on ChatGPT.',
+  files: [{ path: fakeFile(tmp.dir, `r${delivery.id}.pdf`, 4096), format: 'pdf' }],
+});
+const renderer: DeliveryRenderer = { render: async (delivery) => content(delivery) };
+
+function senders(): Map<string, ChannelSender> {
+  return new Map<string, ChannelSender>([
+    [
+      'marketing',
+      createSlackSender({
+        name: 'marketing',
+        token: peers.slackToken,
+        channel: 'C0123ABCD',
+        api_url: `${peers.url}/api/`,
+      }),
+    ],
+    ['leadership', createTeamsSender({ name: 'leadership', webhook_url: `${peers.url}${peers.teamsPath}` })],
+    [
+      'ops',
+      createWebhookSender({
+        name: 'ops',
+        url: `${peers.url}/hook`,
+        secret: WEBHOOK_SECRET,
+        include_files: false,
+      }),
+    ],
+  ]);
+}
+
+function outbox(report: ReportEmailConfig): Outbox {
+  return new Outbox({
+    store,
+    renderer,
+    mailer: mailerFromTransport(nodemailer.createTransport({ url: smtp.url, ignoreTLS: true } as never)),
+    channels: senders(),
+    from: 'Reports <reports@example.com>',
+    reports: [report],
+    clock,
+    logger: createLogger({ level: 'debug', destination: { write: (line: string) => logLines.push(line) } }),
+    backoff: { baseMs: 30_000, capMs: 60_000 },
+  });
+}
+
+const key = { report: 'weekly', querySetId: 101, runId: 7, account: 'acme' };
+const everywhere: ReportEmailConfig = {
+  name: 'weekly',
+  email: { to: ['ceo@example.com'], subject: 'Weekly {{run}}' },
+  channels: ['marketing', 'leadership', 'ops'],
+};
+
+function verifyWithPython(request: ChannelPeers['requests'][number]): string {
+  const input = JSON.stringify({
+    secret: WEBHOOK_SECRET,
+    id: request.headers['webhook-id'],
+    timestamp: request.headers['webhook-timestamp'],
+    signature: request.headers['webhook-signature'],
+    body: request.raw.toString('utf8'),
+  });
+  try {
+    return execFileSync('python3', [VERIFY], { input, encoding: 'utf8' }).trim();
+  } catch (error) {
+    return String((error as { stdout?: string }).stdout ?? '').trim() || 'error';
+  }
+}
+
+describe('channels through the outbox', () => {
+  it('one row per destination: email, Slack (message + upload in its thread), Teams card, signed webhook', async () => {
+    const box = outbox(everywhere);
+    const rows = box.enqueueAll(key);
+    expect(rows.map((r) => [r.delivery.destination, r.created])).toEqual([
+      ['email', true],
+      ['marketing', true],
+      ['leadership', true],
+      ['ops', true],
+    ]);
+    // Enqueueing again adds nothing: the key is (report, destination, set, run).
+    expect(box.enqueueAll(key).map((r) => r.created)).toEqual([false, false, false, false]);
+    const outcomes = await box.drain();
+    expect(outcomes.map((o) => [o.destination, o.result])).toEqual([
+      ['email', 'sent'],
+      ['marketing', 'sent'],
+      ['leadership', 'sent'],
+      ['ops', 'sent'],
+    ]);
+    expect(smtp.messages).toHaveLength(1);
+
+    // Slack: the documented sequence, each method call with the bot token as a Bearer header.
+    const slack = peers.requests
+      .filter((r) => r.route.includes('.') || r.route === 'upload')
+      .map((r) => r.route);
+    expect(slack).toEqual([
+      'chat.postMessage',
+      'files.getUploadURLExternal',
+      'upload',
+      'files.completeUploadExternal',
+    ]);
+    const [ts, message] = [...peers.slackMessages][0]!;
+    expect(message.channel).toBe('C0123ABCD');
+    // API strings are plain_text in the blocks and escaped in the mrkdwn fallback text.
+    expect(message.text).toBe('Northwind &lt;Coffee&gt; &amp; Co — Week 7');
+    expect(JSON.stringify(message.blocks)).toContain('Weighted presence: 42.1% ▲ +1.2 pts');
+    expect((message.blocks as { type: string; text?: { type: string } }[])[0]).toMatchObject({
+      type: 'header',
+      text: { type: 'plain_text' },
+    });
+    expect(peers.slackThreadFiles.get(ts)).toEqual(['weekly-northwind-coffee-co-week-7.pdf']);
+    const complete = peers.accepted('files.completeUploadExternal')[0]!;
+    expect(complete.fields).toMatchObject({ channel_id: 'C0123ABCD', thread_ts: ts });
+
+    // Teams: an Adaptive Card message the peer accepted (it refuses anything else with a 400).
+    const teams = peers.accepted('teams');
+    expect(teams).toHaveLength(1);
+    const card = (teams[0]!.fields.attachments as { content: { version: string; body: unknown[] } }[])[0]!
+      .content;
+    expect(card.version).toBe('1.4');
+    expect(JSON.stringify(card.body)).toContain('"title":"Life","value":"61 ▼ −3"');
+
+    // Webhook: Standard Webhooks headers, verified by Python's hmac; the body says what was delivered.
+    const hook = peers.accepted('hook')[0]!;
+    expect(verifyWithPython(hook)).toBe('valid');
+    const row = listDeliveries(store).find((d) => d.destination === 'ops')!;
+    expect(hook.headers['webhook-id']).toBe(row.message_id);
+    expect(hook.headers['webhook-timestamp']).toBe(String(Math.floor(clock.now() / 1000)));
+    const body = JSON.parse(hook.raw.toString('utf8'));
+    expect(body).toMatchObject({
+      type: 'report.delivered',
+      data: {
+        report: 'weekly',
+        account: 'acme',
+        query_set: { id: 101, name: 'Main set' },
+        run: { id: 7, label: 'Week 7' },
+        kpis: [{ label: 'Weighted presence', value: '42.1%', delta: '+1.2 pts' }, { label: 'Life' }],
+      },
+    });
+    const pdf = content({ query_set_id: 101, run_id: 7, id: 0 }).files[0]!;
+    const bytes = (await import('node:fs')).readFileSync(pdf.path);
+    expect(body.data.files).toEqual([
+      {
+        name: 'weekly-northwind-coffee-co-week-7.pdf',
+        format: 'pdf',
+        size: 4096,
+        sha256: createHash('sha256').update(bytes).digest('hex'),
+      },
+    ]);
+    // A tampered body does not verify: the check above is not one that always passes.
+    expect(
+      verifyWithPython({ ...hook, raw: Buffer.from(hook.raw.toString('utf8').replace('weekly', 'weekly2')) }),
+    ).toBe('invalid');
+    expect(listRecipients(store, row.id)).toMatchObject([{ recipient: 'ops', state: 'accepted' }]);
+  });
+
+  it('Slack 5xx then 200: one message, after the outage, and the email is never resent', async () => {
+    const box = outbox({ ...everywhere, channels: ['marketing'] });
+    peers.failNext.set('chat.postMessage', [{ status: 503, body: 'upstream down' }]);
+    box.enqueueAll(key);
+    const first = await box.drain();
+    expect(first.map((o) => [o.destination, o.result])).toEqual([
+      ['email', 'sent'],
+      ['marketing', 'retry'],
+    ]);
+    expect(peers.slackMessages.size).toBe(0);
+    expect(await box.drain()).toEqual([]); // not before its retry time
+    await clock.advance(60_000);
+    const second = await box.drain();
+    expect(second.map((o) => [o.destination, o.result])).toEqual([['marketing', 'sent']]);
+    expect(peers.slackMessages.size).toBe(1);
+    expect(peers.accepted('files.completeUploadExternal')).toHaveLength(1);
+    expect(smtp.messages).toHaveLength(1);
+  });
+
+  it('a failed Slack upload is retried into the thread of the message already posted, not as a second message', async () => {
+    const box = outbox({ name: 'weekly', channels: ['marketing'] });
+    peers.failNext.set('files.completeUploadExternal', [{ status: 500, body: 'oops' }]);
+    box.enqueueAll(key);
+    expect((await box.drain()).map((o) => o.result)).toEqual(['retry']);
+    expect(listDeliveries(store)[0]!.last_error).toMatch(
+      /message 1700000000\.\d+ posted, file upload: HTTP 500/,
+    );
+    await clock.advance(60_000);
+    expect((await box.drain()).map((o) => o.result)).toEqual(['sent']);
+    expect(peers.accepted('chat.postMessage')).toHaveLength(1);
+    const [ts] = [...peers.slackMessages.keys()];
+    expect(peers.slackThreadFiles.get(ts!)).toEqual(['weekly-northwind-coffee-co-week-7.pdf']);
+  });
+
+  it('a webhook 4xx fails that row only, with the reply; 429 is retried after its Retry-After with the same webhook-id', async () => {
+    const box = outbox({ ...everywhere, channels: ['ops'] });
+    peers.failNext.set('hook', [
+      { status: 429, headers: { 'retry-after': '120' }, body: 'slow down' },
+      { status: 422, body: '{"error":"unknown report weekly"}' },
+    ]);
+    box.enqueueAll(key);
+    expect((await box.drain()).map((o) => [o.destination, o.result])).toEqual([
+      ['email', 'sent'],
+      ['ops', 'retry'],
+    ]);
+    // Our backoff says 30 s; the receiver asked for 120 s.
+    await clock.advance(60_000);
+    expect(await box.drain()).toEqual([]);
+    await clock.advance(61_000);
+    expect((await box.drain()).map((o) => [o.destination, o.result])).toEqual([['ops', 'failed']]);
+    const hooks = peers.requests.filter((r) => r.route === 'hook');
+    expect(hooks).toHaveLength(2);
+    expect(hooks[1]!.headers['webhook-id']).toBe(hooks[0]!.headers['webhook-id']);
+    const rows = listDeliveries(store);
+    expect(rows.find((d) => d.destination === 'email')!.state).toBe('sent');
+    expect(rows.find((d) => d.destination === 'ops')).toMatchObject({
+      state: 'failed',
+      last_error: expect.stringContaining('HTTP 422: {"error":"unknown report weekly"}'),
+    });
+    expect(smtp.messages).toHaveLength(1);
+  });
+
+  it('a webhook redirect is not followed: the row fails naming it, nothing reaches the other host', async () => {
+    const box = outbox({ name: 'weekly', channels: ['ops'] });
+    peers.failNext.set('hook', [{ status: 307, headers: { location: `${peers.url}/elsewhere` }, body: '' }]);
+    box.enqueueAll(key);
+    expect((await box.drain()).map((o) => o.result)).toEqual(['failed']);
+    expect(listDeliveries(store)[0]!.last_error).toContain('HTTP 307');
+    expect(peers.requests.map((r) => r.route)).toEqual(['hook']);
+  });
+
+  it('a Teams payload the webhook refuses fails that row; a wrong Slack token is refused, not retried', async () => {
+    const box = new Outbox({
+      store,
+      renderer,
+      mailer: { send: () => Promise.reject(new Error('no smtp')), close() {} },
+      channels: new Map<string, ChannelSender>([
+        [
+          'marketing',
+          createSlackSender({
+            name: 'marketing',
+            token: 'xoxb-wrong-token-000',
+            channel: 'C1',
+            api_url: `${peers.url}/api`,
+          }),
+        ],
+        ['leadership', createTeamsSender({ name: 'leadership', webhook_url: `${peers.url}/teams/other` })],
+      ]),
+      from: 'reportd',
+      reports: [{ name: 'weekly', channels: ['marketing', 'leadership'] }],
+      clock,
+    });
+    box.enqueueAll(key);
+    const outcomes = await box.drain();
+    expect(outcomes.map((o) => [o.destination, o.result])).toEqual([
+      ['marketing', 'failed'],
+      ['leadership', 'failed'],
+    ]);
+    expect(listDeliveries(store).map((d) => d.last_error)).toEqual(
+      expect.arrayContaining([expect.stringContaining('invalid_auth'), expect.stringContaining('HTTP 404')]),
+    );
+  });
+
+  it('no channel secret reaches a log line or a stored error', async () => {
+    const box = outbox(everywhere);
+    // Every failure path once: a 5xx echoing the request, a network fault, then success.
+    peers.failNext.set('teams', [{ status: 500, body: `bad url ${peers.url}${peers.teamsPath}` }]);
+    peers.failNext.set('chat.postMessage', [{ status: 502, body: `token ${peers.slackToken}` }]);
+    peers.failNext.set('hook', [{ status: 400, body: `secret ${WEBHOOK_SECRET}` }]);
+    box.enqueueAll(key);
+    await box.drain();
+    await clock.advance(60_000);
+    await box.drain();
+    const stored = JSON.stringify(listDeliveries(store).map((d) => [d, listRecipients(store, d.id)]));
+    const text = `${logLines.join('\n')}\n${stored}`;
+    expect(stored).toContain('[redacted]');
+    for (const secret of [peers.slackToken, peers.teamsPath, WEBHOOK_SECRET, WEBHOOK_SECRET.slice(6)]) {
+      expect(text).not.toContain(secret);
+    }
+  });
+});
