@@ -78,7 +78,8 @@ describe('store faults during sync', () => {
 
   it.skipIf(!canMount)('a disk that fills up mid-sync: one line naming the store, exit 1', async () => {
     env = await startSyncEnv({ rate: { requests: 300, windowMs: 1000 } });
-    const dir = mountTmpfs('384k');
+    // Room for the migrated schema (about 220 KB and its WAL), not for a whole pass of payloads and metric rows.
+    const dir = mountTmpfs('1m');
     const store = join(dir, 'reportd.sqlite');
     const result = await runCli(['sync', '--config', configFor(env, store), '--no-progress']);
     expectOneLine(result, new RegExp(`^reportd: store ${store}: .*full.* \\(the disk is full; free space`));
