@@ -5,9 +5,7 @@ import type { Store } from '../store/db.js';
 import type { MetricSelection } from '../store/metric-reads.js';
 import { writeAtomically } from '../write-atomically.js';
 import { toCsv } from './csv.js';
-import { toParquet } from './parquet.js';
 import { type ExportTable, exportTables } from './tables.js';
-import { toXlsx } from './xlsx.js';
 
 /**
  * `reportd export`: the tidy rows and companion tables of the selected sets and runs, from the store
@@ -60,8 +58,12 @@ function checkSelection(store: Store, selection: MetricSelection): void {
   }
 }
 
-function encode(table: ExportTable, format: 'csv' | 'parquet'): string | Uint8Array {
-  return format === 'csv' ? toCsv(table) : toParquet(table);
+/**
+ * The encoder of a format. Parquet and xlsx writers load only when asked for: every command (the daemon
+ * too) registers `export`, and none of the others should pay for exceljs or hyparquet-writer.
+ */
+async function encoderFor(format: 'csv' | 'parquet'): Promise<(table: ExportTable) => string | Uint8Array> {
+  return format === 'csv' ? toCsv : (await import('./parquet.js')).toParquet;
 }
 
 export async function exportMetrics(store: Store, options: ExportOptions): Promise<ExportResult> {
@@ -77,12 +79,14 @@ export async function exportMetrics(store: Store, options: ExportOptions): Promi
   const files: string[] = [];
   if (options.format === 'xlsx') {
     const file = join(outDir, 'metric_values.xlsx');
+    const { toXlsx } = await import('./xlsx.js');
     writeAtomically(file, await toXlsx(tables, options.generatedAt ?? new Date()));
     files.push(file);
   } else {
+    const encode = await encoderFor(options.format);
     for (const table of tables) {
       const file = join(outDir, `${table.name}.${options.format}`);
-      writeAtomically(file, encode(table, options.format));
+      writeAtomically(file, encode(table));
       files.push(file);
     }
   }
