@@ -44,7 +44,8 @@ const oneLine = (text: string) => scrub(text).replace(/\s+/g, ' ').trim().slice(
 /** Who is told about one incident: email addresses (one message) and channel names (one row each). */
 export interface NoticeTargets {
   recipients: string[];
-  channels: string[];
+  /** Channel names; none when left out. */
+  channels?: string[];
 }
 
 function addNotices(store: Store, incidentId: number, kind: NoticeRow['kind'], to: NoticeTargets, at: number) {
@@ -53,7 +54,7 @@ function addNotices(store: Store, incidentId: number, kind: NoticeRow['kind'], t
      VALUES (?, ?, ?, ?, ?, ?, ?)`,
   );
   // One row per destination, so each is claimed, retried and given up on on its own.
-  const destinations = [...(to.recipients.length > 0 ? ['email'] : []), ...new Set(to.channels)];
+  const destinations = [...(to.recipients.length > 0 ? ['email'] : []), ...new Set(to.channels ?? [])];
   for (const destination of destinations) {
     // Random part: ids restart in another store file, and a Message-ID (or webhook-id) must never be reused.
     const messageId = `<reportd-notice-${incidentId}-${kind}-${randomBytes(6).toString('hex')}@reportd.invalid>`;
