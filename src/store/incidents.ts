@@ -48,7 +48,13 @@ export interface NoticeTargets {
   channels?: string[];
 }
 
-function addNotices(store: Store, incidentId: number, kind: NoticeRow['kind'], to: NoticeTargets, at: number) {
+function addNotices(
+  store: Store,
+  incidentId: number,
+  kind: NoticeRow['kind'],
+  to: NoticeTargets,
+  at: number,
+) {
   const insert = store.db.prepare(
     `INSERT OR IGNORE INTO notices (incident_id, kind, destination, recipients, message_id, next_attempt_at, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?)`,

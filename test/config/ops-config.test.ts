@@ -13,7 +13,9 @@ describe('ops config fields', () => {
     const hook =
       'channels:\n  - { name: ops-webhook, type: webhook, url: "https://hooks.example.com/r", secret: whsec_MDEyMzQ1Njc4OWFiY2RlZg== }\n';
     const ok = loadConfig(
-      writeConfig(`${MINIMAL}${SMTP}${hook}notify_on_failure: { email: [ops@example.com], channels: [ops-webhook] }\n`),
+      writeConfig(
+        `${MINIMAL}${SMTP}${hook}notify_on_failure: { email: [ops@example.com], channels: [ops-webhook] }\n`,
+      ),
       {},
     );
     expect(ok.notify_on_failure.channels).toEqual(['ops-webhook']);

@@ -48,9 +48,7 @@ const channels = (p: ChannelPeers) => [
 function start(secret: string) {
   const config = configFromObject(
     {
-      accounts: [
-        { name: 'acme', base_url: sandbox!.baseUrl, api_key: sandbox!.apiKey, api_secret: secret },
-      ],
+      accounts: [{ name: 'acme', base_url: sandbox!.baseUrl, api_key: sandbox!.apiKey, api_secret: secret }],
       store: { path: 'reportd.sqlite' },
       sync: { query_sets: [101], backfill_runs: 1, schedule: '0 0 1 1 *' },
       channels: channels(peers!),
@@ -106,8 +104,9 @@ describe('failure notices through channels', () => {
     expect(JSON.stringify(slack[0]!.fields.blocks)).toContain('acme: API credential refused');
     const teams = peers.accepted('teams');
     expect(teams).toHaveLength(1);
-    const card = (teams[0]!.fields.attachments as { content: { version: string; body: { text: string }[] } }[])[0]!
-      .content;
+    const card = (
+      teams[0]!.fields.attachments as { content: { version: string; body: { text: string }[] } }[]
+    )[0]!.content;
     expect(card.version).toBe('1.4');
     expect(card.body[0]!.text).toBe('acme: API credential refused');
     await daemon.close();

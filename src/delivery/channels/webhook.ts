@@ -36,7 +36,11 @@ export function createWebhookSender(config: WebhookChannelConfig): ChannelSender
   };
   const request = async (delivery: ChannelDelivery, content: EmailContent) => {
     const files = await channelFiles(delivery.report, content);
-    return signed(delivery.id, delivery.at, JSON.stringify(webhookBody(delivery, content, files, config.include_files)));
+    return signed(
+      delivery.id,
+      delivery.at,
+      JSON.stringify(webhookBody(delivery, content, files, config.include_files)),
+    );
   };
   return {
     type: 'webhook',
