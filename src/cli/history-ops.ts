@@ -33,7 +33,12 @@ export function opsHistory(config: Config, store: Store, now: number, limit: num
     clearedAt: i.cleared_at === null ? null : iso(i.cleared_at),
     // Stored scrubbed; scrubbed again here like every stored text `history` shows.
     detail: scrub(i.detail),
-    notices: listNotices(store, i.id).map((n) => ({ kind: n.kind, state: n.state, attempts: n.attempts })),
+    notices: listNotices(store, i.id).map((n) => ({
+      kind: n.kind,
+      destination: n.destination,
+      state: n.state,
+      attempts: n.attempts,
+    })),
   }));
   return { schedules, skipped, incidents };
 }
@@ -52,7 +57,14 @@ export function opsHistoryLines(view: ReturnType<typeof opsHistory>): string[] {
   out.push('', 'Incidents (newest first)');
   if (view.incidents.length === 0) out.push('  none');
   for (const i of view.incidents) {
-    const notices = i.notices.map((n) => `${n.kind} notice ${n.state}`).join(', ') || 'nobody to notify';
+    // Email reads as before; a channel's notice names the channel (one row per destination).
+    const notices =
+      i.notices
+        .map(
+          (n) =>
+            `${n.kind} notice${n.destination === 'email' ? '' : ` to ${printable(n.destination)}`} ${n.state}`,
+        )
+        .join(', ') || 'nobody to notify';
     const when = i.clearedAt ? `${i.openedAt} → ${i.clearedAt}` : `${i.openedAt} → now`;
     out.push(
       `  ${i.state.padEnd(8)} ${printable(i.incident)}  ${when}  ${printable(i.detail)}  (${notices})`,

@@ -55,20 +55,15 @@ export function crossFieldIssues(raw: unknown): ConfigIssue[] {
     if (report.email === undefined && report.channels === undefined) {
       issues.push({ path, message: 'needs email, channels, or both (nothing would receive it)' });
     }
-    const listed: unknown = report.channels;
-    if (Array.isArray(listed)) {
-      listed.forEach((name, i) => {
-        if (typeof name !== 'string') return;
-        const at = `${path}.channels[${i}]`;
-        if (!channelNames.includes(name)) {
-          issues.push({
-            path: at,
-            message: `no channel named "${name}" (channels: ${channelNames.join(', ') || 'none'})`,
-          });
-        } else if (listed.indexOf(name) !== i) {
-          issues.push({ path: at, message: `lists "${name}" twice` });
-        }
-      });
+    issues.push(...channelReferenceIssues(report.channels, `${path}.channels`, channelNames));
+    if (isRecord(report.notify_on_failure)) {
+      issues.push(
+        ...channelReferenceIssues(
+          report.notify_on_failure.channels,
+          `${path}.notify_on_failure.channels`,
+          channelNames,
+        ),
+      );
     }
     if (Array.isArray(report.formats)) {
       const twice = report.formats.filter((format, i, all) => all.indexOf(format) !== i);
@@ -80,6 +75,9 @@ export function crossFieldIssues(raw: unknown): ConfigIssue[] {
   const emailReports = reports.filter((r) => isRecord(r) && r.email !== undefined).length;
   issues.push(...smtpIssues(raw.smtp, emailReports));
   const notify = raw.notify_on_failure;
+  if (isRecord(notify)) {
+    issues.push(...channelReferenceIssues(notify.channels, 'notify_on_failure.channels', channelNames));
+  }
   if (isRecord(notify) && Array.isArray(notify.email) && notify.email.length > 0 && raw.smtp == null) {
     issues.push({ path: 'smtp', message: 'required: notify_on_failure.email sends notices by email' });
   }
@@ -111,6 +109,25 @@ function httpAuthIssues(auth: unknown): ConfigIssue[] {
   } else if (!bearer && !basic) {
     issues.push({ path, message: 'set bearer_token (or bearer_token_file), or username and password' });
   }
+  return issues;
+}
+
+/** Each name in a `channels` list names a `channels[]` entry, once. */
+function channelReferenceIssues(listed: unknown, path: string, channelNames: string[]): ConfigIssue[] {
+  if (!Array.isArray(listed)) return [];
+  const issues: ConfigIssue[] = [];
+  listed.forEach((name, i) => {
+    if (typeof name !== 'string') return;
+    const at = `${path}[${i}]`;
+    if (!channelNames.includes(name)) {
+      issues.push({
+        path: at,
+        message: `no channel named "${name}" (channels: ${channelNames.join(', ') || 'none'})`,
+      });
+    } else if (listed.indexOf(name) !== i) {
+      issues.push({ path: at, message: `lists "${name}" twice` });
+    }
+  });
   return issues;
 }
 

@@ -156,9 +156,8 @@ export const lifecycleFields = {
 };
 
 /**
- * Who hears about failures. Email only for now: `channels` is declared so configs can be written in
- * their final shape, but no channel kind exists yet (Slack, Teams and webhooks come later), so any
- * entry is refused with that said.
+ * Who hears about failures: addresses (one email per notice) and names of `channels[]` entries (one
+ * post per channel per notice). rules.ts checks that each channel name exists, with its path.
  */
 const notifyFields = {
   email: z
@@ -168,13 +167,11 @@ const notifyFields = {
       'Addresses that get one notice per incident and one when it clears (email addresses). Default none.',
     ),
   channels: z
-    .array(z.unknown())
-    .max(0, {
-      message:
-        'no notification channels exist yet (Slack, Teams and webhooks come in a later version); use email',
-    })
+    .array(z.string().min(1))
     .default([])
-    .describe('Reserved for chat and webhook channels, which do not exist yet: must be empty. Default [].'),
+    .describe(
+      'Names of `channels[]` entries that get each notice and its recovery (Slack message, Teams card, signed webhook `incident.opened` / `incident.cleared`). Default none.',
+    ),
 };
 
 export const reportNotify = z

@@ -129,7 +129,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const mailer = options.mailer ?? (config.smtp ? createSmtpMailer(config.smtp) : undefined);
   const renderer = options.renderer ?? (await defaultRenderer(config, store, clock, logger));
   const watch = new IncidentWatch({ config, store, clock, logger });
+  const channels = options.channels ?? channelSenders(config.channels);
   const notices = new NoticeSender({
+    channels,
     store,
     mailer: mailer ?? { send: () => Promise.reject(new Error('no smtp configured')), close() {} },
     from: config.smtp?.from ?? 'reportd',
@@ -142,7 +144,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     mailer: mailer ?? { send: () => Promise.reject(new Error('no smtp configured')), close() {} },
     from: config.smtp?.from ?? 'reportd',
     reports: config.reports,
-    channels: options.channels ?? channelSenders(config.channels),
+    channels,
     templatesDir: config.templates.dir,
     clock,
     logger,

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { backoffCeiling } from '../api/retry-timing.js';
 import type { Clock } from '../clock.js';
+import type { ChannelNotice, ChannelSender } from '../delivery/channels/index.js';
 import type { Mailer } from '../delivery/email.js';
 import { classifySmtpError } from '../delivery/smtp-errors.js';
 import type { Logger } from '../log.js';
@@ -18,7 +19,8 @@ import {
 /**
  * Sends the failure notices the incidents queued (table `notices`), on the same terms as report
  * deliveries: claimed with a lease so two daemons never both send one, retried with the outbox's
- * backoff when the server defers, given up on a permanent refusal or after MAX_ATTEMPTS. Plain text:
+ * backoff when the server defers, given up on a permanent refusal or after MAX_ATTEMPTS. One row per
+ * destination (migration 014): `email`, or a channel posted through its sender's `notice`. Plain text:
  * the text quotes API and SMTP replies, which must not become markup anywhere.
  */
 const MAX_ATTEMPTS = 8;
@@ -35,7 +37,8 @@ const TITLES: Record<IncidentRow['kind'], (i: IncidentRow) => string> = {
 /** A header value from config names and ids: one line, no control characters. */
 const headerSafe = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').slice(0, 200);
 
-export function noticeMessage(notice: NoticeRow, incident: IncidentRow, from: string) {
+/** The title and plain text of a notice, shared by the email and every channel. */
+export function noticeText(notice: NoticeRow, incident: IncidentRow) {
   const title = TITLES[incident.kind](incident);
   const iso = (at: number) => new Date(at).toISOString();
   const cleared = notice.kind === 'cleared';
@@ -53,20 +56,49 @@ export function noticeMessage(notice: NoticeRow, incident: IncidentRow, from: st
         `Since ${iso(incident.opened_at)}. You get one more message when this clears.`,
         'Details: `reportd history` and the status page of the daemon.',
       ];
+  return { title: `${cleared ? 'resolved: ' : ''}${title}`, text: `${lines.join('\n')}\n` };
+}
+
+export function noticeMessage(notice: NoticeRow, incident: IncidentRow, from: string) {
+  const { title, text } = noticeText(notice, incident);
   return {
     from,
     to: JSON.parse(notice.recipients) as string[],
-    subject: headerSafe(`[reportd] ${cleared ? 'resolved: ' : ''}${title}`),
+    subject: headerSafe(`[reportd] ${title}`),
     messageId: notice.message_id,
-    text: `${lines.join('\n')}\n`,
+    text,
   };
 }
+
+/** The notice for a channel sender; its id (`webhook-id`) is the row's Message-ID stem, stable across retries. */
+export function channelNotice(notice: NoticeRow, incident: IncidentRow, at: number): ChannelNotice {
+  const { title, text } = noticeText(notice, incident);
+  return {
+    id: notice.message_id.replace(/^<|@.*$/g, ''),
+    event: notice.kind === 'cleared' ? 'incident.cleared' : 'incident.opened',
+    at,
+    title: headerSafe(title),
+    text,
+    incident: { ...incident },
+  };
+}
+
+/** How one attempt ended, in the terms finishNotice records. */
+type Attempt = { sent: true } | { sent: false; permanent: boolean; reason: string; retryAfterMs?: number };
 
 export class NoticeSender {
   private readonly worker = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
 
   constructor(
-    private readonly options: { store: Store; mailer: Mailer; from: string; clock: Clock; logger: Logger },
+    private readonly options: {
+      store: Store;
+      mailer: Mailer;
+      from: string;
+      clock: Clock;
+      logger: Logger;
+      /** Senders of the configured channels, by name; notices to channels need them. */
+      channels?: ReadonlyMap<string, ChannelSender>;
+    },
   ) {}
 
   nextDueAt(): number | undefined {
@@ -89,27 +121,55 @@ export class NoticeSender {
         });
         continue;
       }
-      try {
-        await this.options.mailer.send(noticeMessage(notice, incident, this.options.from));
-        finishNotice(store, notice.id, this.worker, { state: 'sent', at: clock.now() });
-        logger.info({ incident: incident.key, notice: notice.kind }, 'failure notice sent');
+      const destination = notice.destination;
+      const attempt = await this.attempt(notice, incident, signal);
+      const now = clock.now();
+      if (attempt.sent) {
+        finishNotice(store, notice.id, this.worker, { state: 'sent', at: now });
+        logger.info({ incident: incident.key, notice: notice.kind, destination }, 'failure notice sent');
         sent++;
-      } catch (error) {
-        const failure = classifySmtpError(error);
-        const giveUp = failure.kind === 'permanent' || notice.attempts >= MAX_ATTEMPTS;
-        const now = clock.now();
-        finishNotice(store, notice.id, this.worker, {
-          state: giveUp ? 'failed' : 'pending',
-          at: now,
-          error: failure.reason,
-          nextAttemptAt: giveUp ? undefined : now + backoffCeiling(notice.attempts - 1, BACKOFF),
-        });
-        logger.error(
-          { incident: incident.key, notice: notice.kind, error: failure.reason },
-          'failure notice not sent',
-        );
+        continue;
       }
+      const giveUp = attempt.permanent || notice.attempts >= MAX_ATTEMPTS;
+      // A provider's Retry-After wins over the backoff when it asks for longer.
+      const wait = Math.max(backoffCeiling(notice.attempts - 1, BACKOFF), attempt.retryAfterMs ?? 0);
+      finishNotice(store, notice.id, this.worker, {
+        state: giveUp ? 'failed' : 'pending',
+        at: now,
+        error: attempt.reason,
+        nextAttemptAt: giveUp ? undefined : now + wait,
+      });
+      logger.error(
+        { incident: incident.key, notice: notice.kind, destination, error: attempt.reason },
+        'failure notice not sent',
+      );
     }
     return sent;
+  }
+
+  /** One attempt at one destination: the mailer for `email`, the channel's sender otherwise. */
+  private async attempt(notice: NoticeRow, incident: IncidentRow, signal?: AbortSignal): Promise<Attempt> {
+    if (notice.destination === 'email') {
+      try {
+        await this.options.mailer.send(noticeMessage(notice, incident, this.options.from));
+        return { sent: true };
+      } catch (error) {
+        const failure = classifySmtpError(error);
+        return { sent: false, permanent: failure.kind === 'permanent', reason: failure.reason };
+      }
+    }
+    const sender = this.options.channels?.get(notice.destination);
+    // The channel left the config after the notice was queued: nothing would ever send it.
+    if (!sender) return { sent: false, permanent: true, reason: `no channel named "${notice.destination}"` };
+    const result = await sender.notice(channelNotice(notice, incident, this.options.clock.now()), signal);
+    if (result.state === 'accepted') return { sent: true };
+    return {
+      sent: false,
+      permanent: result.state === 'refused',
+      reason: result.reply,
+      ...(result.state === 'deferred' && result.retryAfterMs !== undefined
+        ? { retryAfterMs: result.retryAfterMs }
+        : {}),
+    };
   }
 }

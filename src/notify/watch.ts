@@ -7,6 +7,7 @@ import {
   type IncidentKind,
   lastFinishedDelivery,
   listOpenIncidents,
+  type NoticeTargets,
   openIncident,
 } from '../store/incidents.js';
 import { getQuerySet } from '../store/query-sets.js';
@@ -23,11 +24,14 @@ export class IncidentWatch {
 
   constructor(private readonly options: { config: Config; store: Store; clock: Clock; logger: Logger }) {}
 
-  /** Top-level recipients, plus the report's own for a report's incident. */
-  recipients(report?: string): string[] {
+  /** Top-level addresses and channels, plus the report's own for a report's incident. */
+  recipients(report?: string): NoticeTargets {
     const { config } = this.options;
-    const own = config.reports.find((r) => r.name === report)?.notify_on_failure?.email ?? [];
-    return [...new Set([...config.notify_on_failure.email, ...own])];
+    const own = config.reports.find((r) => r.name === report)?.notify_on_failure;
+    return {
+      recipients: [...new Set([...config.notify_on_failure.email, ...(own?.email ?? [])])],
+      channels: [...new Set([...config.notify_on_failure.channels, ...(own?.channels ?? [])])],
+    };
   }
 
   private open(key: string, kind: IncidentKind, detail: string, report?: string): boolean {
@@ -37,7 +41,7 @@ export class IncidentWatch {
       report,
       detail,
       at: this.options.clock.now(),
-      recipients: this.recipients(report),
+      ...this.recipients(report),
     });
     if (opened) this.options.logger.warn({ incident: key }, `incident opened: ${detail}`);
     return opened;
@@ -48,7 +52,7 @@ export class IncidentWatch {
       key,
       detail,
       at: this.options.clock.now(),
-      recipients: this.recipients(report),
+      ...this.recipients(report),
     });
     if (cleared) this.options.logger.info({ incident: key }, `incident cleared: ${detail}`);
     return cleared;

@@ -25,6 +25,8 @@ export interface NoticeRow {
   id: number;
   incident_id: number;
   kind: 'opened' | 'cleared';
+  /** `email` (the row's `recipients` get one message) or the name of a configured channel (migration 014). */
+  destination: string;
   recipients: string;
   state: 'pending' | 'sending' | 'sent' | 'failed';
   attempts: number;
@@ -39,22 +41,32 @@ export interface NoticeRow {
 
 const oneLine = (text: string) => scrub(text).replace(/\s+/g, ' ').trim().slice(0, 500);
 
-function addNotice(
+/** Who is told about one incident: email addresses (one message) and channel names (one row each). */
+export interface NoticeTargets {
+  recipients: string[];
+  /** Channel names; none when left out. */
+  channels?: string[];
+}
+
+function addNotices(
   store: Store,
   incidentId: number,
   kind: NoticeRow['kind'],
-  recipients: string[],
+  to: NoticeTargets,
   at: number,
 ) {
-  if (recipients.length === 0) return;
-  // Random part: ids restart in another store file, and a Message-ID must never be reused.
-  const messageId = `<reportd-notice-${incidentId}-${kind}-${randomBytes(6).toString('hex')}@reportd.invalid>`;
-  store.db
-    .prepare(
-      `INSERT OR IGNORE INTO notices (incident_id, kind, recipients, message_id, next_attempt_at, created_at)
-       VALUES (?, ?, ?, ?, ?, ?)`,
-    )
-    .run(incidentId, kind, JSON.stringify(recipients), messageId, at, at);
+  const insert = store.db.prepare(
+    `INSERT OR IGNORE INTO notices (incident_id, kind, destination, recipients, message_id, next_attempt_at, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  );
+  // One row per destination, so each is claimed, retried and given up on on its own.
+  const destinations = [...(to.recipients.length > 0 ? ['email'] : []), ...new Set(to.channels ?? [])];
+  for (const destination of destinations) {
+    // Random part: ids restart in another store file, and a Message-ID (or webhook-id) must never be reused.
+    const messageId = `<reportd-notice-${incidentId}-${kind}-${randomBytes(6).toString('hex')}@reportd.invalid>`;
+    const recipients = destination === 'email' ? to.recipients : [];
+    insert.run(incidentId, kind, destination, JSON.stringify(recipients), messageId, at, at);
+  }
 }
 
 /** Opens the incident unless one with this key is open already. True when this call opened it. */
@@ -66,8 +78,7 @@ export function openIncident(
     report?: string;
     detail: string;
     at: number;
-    recipients: string[];
-  },
+  } & NoticeTargets,
 ): boolean {
   return store.db
     .transaction(() => {
@@ -77,7 +88,7 @@ export function openIncident(
         )
         .run(incident.key, incident.kind, incident.report ?? null, oneLine(incident.detail), incident.at);
       if (result.changes === 0) return false;
-      addNotice(store, Number(result.lastInsertRowid), 'opened', incident.recipients, incident.at);
+      addNotices(store, Number(result.lastInsertRowid), 'opened', incident, incident.at);
       return true;
     })
     .immediate();
@@ -86,7 +97,7 @@ export function openIncident(
 /** Clears the open incident of `key`, if any. True when this call cleared it (and queued the notice). */
 export function clearIncident(
   store: Store,
-  clear: { key: string; detail: string; at: number; recipients: string[] },
+  clear: { key: string; detail: string; at: number } & NoticeTargets,
 ): boolean {
   return store.db
     .transaction(() => {
@@ -98,7 +109,7 @@ export function clearIncident(
         )
         .run(clear.at, oneLine(clear.detail), open.id);
       if (result.changes === 0) return false;
-      addNotice(store, open.id, 'cleared', clear.recipients, clear.at);
+      addNotices(store, open.id, 'cleared', clear, clear.at);
       return true;
     })
     .immediate();

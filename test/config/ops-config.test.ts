@@ -9,14 +9,24 @@ const report = (extra: string) =>
   `${MINIMAL}${SMTP}reports:\n  - name: weekly\n    schedule: { cron: '0 8 * * 1' }\n    email: { to: [cmo@example.com] }\n${extra}`;
 
 describe('ops config fields', () => {
-  it('refuses notification channels, which do not exist yet, saying so', () => {
-    expect(
-      check(`${MINIMAL}${SMTP}notify_on_failure: { email: [ops@example.com], channels: [slack] }\n`),
-    ).toEqual([
-      'notify_on_failure.channels: no notification channels exist yet (Slack, Teams and webhooks come in a later version); use email',
+  it('checks notice channels against channels[], with the path of the wrong name', () => {
+    const hook =
+      'channels:\n  - { name: ops-webhook, type: webhook, url: "https://hooks.example.com/r", secret: whsec_MDEyMzQ1Njc4OWFiY2RlZg== }\n';
+    const ok = loadConfig(
+      writeConfig(
+        `${MINIMAL}${SMTP}${hook}notify_on_failure: { email: [ops@example.com], channels: [ops-webhook] }\n`,
+      ),
+      {},
+    );
+    expect(ok.notify_on_failure.channels).toEqual(['ops-webhook']);
+    expect(check(`${MINIMAL}${SMTP}${hook}notify_on_failure: { channels: [ops-webhook, x] }\n`)).toEqual([
+      'notify_on_failure.channels[1]: no channel named "x" (channels: ops-webhook)',
+    ]);
+    expect(check(report('    notify_on_failure: { channels: [x] }\n'))).toEqual([
+      'reports[0].notify_on_failure.channels[0]: no channel named "x" (channels: none)',
     ]);
     expect(check(report('    notify_on_failure: { channels: [{ webhook: x }] }\n'))).toEqual([
-      'reports[0].notify_on_failure.channels: no notification channels exist yet (Slack, Teams and webhooks come in a later version); use email',
+      'reports[0].notify_on_failure.channels[0]: expected string, got object',
     ]);
   });
 

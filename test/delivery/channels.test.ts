@@ -1,7 +1,5 @@
-import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import nodemailer from 'nodemailer';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/clock.js';
@@ -16,7 +14,7 @@ import { clearSecrets, registerSecret } from '../../src/secrets.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { listDeliveries } from '../../src/store/deliveries.js';
 import { listRecipients } from '../../src/store/delivery-recipients.js';
-import { type ChannelPeers, startChannelPeers } from './channel-peers.js';
+import { type ChannelPeers, startChannelPeers, verifyWebhook } from './channel-peers.js';
 import { fakeFile, startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
 
 /**
@@ -24,7 +22,6 @@ import { fakeFile, startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
  * providers document them; the webhook signature is verified by Python's hmac (verify-webhook.py),
  * an implementation that shares no code with reportd's.
  */
-const VERIFY = fileURLToPath(new URL('./verify-webhook.py', import.meta.url));
 const WEBHOOK_SECRET = `whsec_${randomBytes(32).toString('base64')}`;
 
 let tmp: ReturnType<typeof tempDir>;
@@ -110,18 +107,7 @@ const everywhere: ReportEmailConfig = {
 };
 
 function verifyWithPython(request: ChannelPeers['requests'][number]): string {
-  const input = JSON.stringify({
-    secret: WEBHOOK_SECRET,
-    id: request.headers['webhook-id'],
-    timestamp: request.headers['webhook-timestamp'],
-    signature: request.headers['webhook-signature'],
-    body: request.raw.toString('utf8'),
-  });
-  try {
-    return execFileSync('python3', [VERIFY], { input, encoding: 'utf8' }).trim();
-  } catch (error) {
-    return String((error as { stdout?: string }).stdout ?? '').trim() || 'error';
-  }
+  return verifyWebhook(request, WEBHOOK_SECRET);
 }
 
 describe('channels through the outbox', () => {

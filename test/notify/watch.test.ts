@@ -114,3 +114,41 @@ describe('incident rules', () => {
     expect(listNotices(store)).toEqual([]);
   });
 });
+
+describe('notice destinations', () => {
+  it('a report incident goes to the top-level and the report own channels, each once; others to the top level only', () => {
+    const config = configFromObject(
+      {
+        accounts: [
+          { name: 'acme', base_url: 'https://api.example.com/v2/integration', api_key: 'k', api_secret: 's' },
+        ],
+        smtp: { host: 'mail.example.com', from: 'reports@example.com' },
+        channels: [
+          { name: 'ops', type: 'teams', webhook_url: 'https://teams.example.com/hook/1' },
+          { name: 'owners', type: 'teams', webhook_url: 'https://teams.example.com/hook/2' },
+        ],
+        reports: [
+          {
+            name: 'weekly',
+            schedule: { cron: '0 8 * * 1' },
+            email: { to: ['cmo@example.com'] },
+            notify_on_failure: { email: ['cmo@example.com'], channels: ['owners', 'ops'] },
+          },
+        ],
+        notify_on_failure: { email: ['ops@example.com'], channels: ['ops'] },
+      },
+      tmp.dir,
+    );
+    const w = new IncidentWatch({ config, store, clock: new FakeClock(), logger: silentLogger });
+    expect(w.recipients('weekly')).toEqual({
+      recipients: ['ops@example.com', 'cmo@example.com'],
+      channels: ['ops', 'owners'],
+    });
+    expect(w.recipients()).toEqual({ recipients: ['ops@example.com'], channels: ['ops'] });
+    w.afterSyncPass(pass(['not_authorized']), 'failed');
+    expect(listNotices(store).map((n) => [n.kind, n.destination, JSON.parse(n.recipients)])).toEqual([
+      ['opened', 'email', ['ops@example.com']],
+      ['opened', 'ops', []],
+    ]);
+  });
+});

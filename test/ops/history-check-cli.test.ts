@@ -122,7 +122,7 @@ http: { port: 9464, host: 0.0.0.0, auth: { bearer_token: "\${STATUS_TOKEN}" } }
         openedAt: '2026-03-23T07:00:05.000Z',
         clearedAt: null,
         detail: 'report weekly: a delivery failed for good: recipient or sender refused: 550 No such user',
-        notices: [{ kind: 'opened', state: 'pending', attempts: 0 }],
+        notices: [{ kind: 'opened', destination: 'email', state: 'pending', attempts: 0 }],
       },
     ]);
     expect(result.stdout).toContain(

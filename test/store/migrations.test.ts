@@ -111,3 +111,66 @@ describe('migration 11: one outbox row per destination', () => {
     }
   });
 });
+
+describe('migration 14: one notice row per destination', () => {
+  it('carries every notice over as an email notice and allows one row per (incident, event, destination)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'reportd-m14-'));
+    try {
+      const path = join(dir, 'reportd.sqlite');
+      // A store as the previous release left it (migrations before 14): an incident, its two notices.
+      const old = openStore(path, { migrations: migrations.filter((m) => m.version < 14) });
+      old.db
+        .prepare(
+          `INSERT INTO incidents (key, kind, detail, opened_at, cleared_at) VALUES ('sync', 'sync_failing', 'x', 1, 2)`,
+        )
+        .run();
+      const add = old.db.prepare(
+        `INSERT INTO notices (incident_id, kind, recipients, state, attempts, message_id, next_attempt_at, created_at)
+         VALUES (1, ?, '["ops@example.com"]', ?, ?, ?, 0, 0)`,
+      );
+      add.run('opened', 'sent', 1, '<n1@x>');
+      add.run('cleared', 'pending', 2, '<n2@x>');
+      old.close();
+
+      const store = openStore(path);
+      const { db } = store;
+      expect(
+        db
+          .prepare('SELECT id, kind, destination, recipients, state, attempts, message_id FROM notices')
+          .all(),
+      ).toEqual([
+        {
+          id: 1,
+          kind: 'opened',
+          destination: 'email',
+          recipients: '["ops@example.com"]',
+          state: 'sent',
+          attempts: 1,
+          message_id: '<n1@x>',
+        },
+        {
+          id: 2,
+          kind: 'cleared',
+          destination: 'email',
+          recipients: '["ops@example.com"]',
+          state: 'pending',
+          attempts: 2,
+          message_id: '<n2@x>',
+        },
+      ]);
+      const insert = db.prepare(
+        `INSERT INTO notices (incident_id, kind, destination, recipients, message_id, next_attempt_at, created_at)
+         VALUES (1, 'opened', 'ops-webhook', '[]', ?, 0, 0)`,
+      );
+      insert.run('<n3@x>');
+      expect(() => insert.run('<n4@x>')).toThrow(/UNIQUE/);
+      // The due-notice index came back with the rebuilt table.
+      expect(db.prepare(`SELECT name FROM sqlite_master WHERE name = 'notices_due'`).pluck().get()).toBe(
+        'notices_due',
+      );
+      store.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

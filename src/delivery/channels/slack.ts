@@ -2,7 +2,7 @@ import { type KnownBlock, LogLevel, type Logger as SlackLogger, WebClient } from
 import type { EmailContent } from '../email.js';
 import { channelFiles, kpiLine, title } from './files.js';
 import { retryAfter } from './http-answer.js';
-import type { ChannelDelivery, ChannelResult, ChannelSender } from './types.js';
+import type { ChannelDelivery, ChannelNotice, ChannelResult, ChannelSender } from './types.js';
 
 export interface SlackChannelConfig {
   name: string;
@@ -62,6 +62,20 @@ export function createSlackSender(config: SlackChannelConfig): ChannelSender {
         return slackFailure(error, delivery.at, ts);
       }
     },
+    async notice(notice) {
+      try {
+        const posted = await client.chat.postMessage({
+          channel: config.channel,
+          text: mrkdwnEscape(notice.title),
+          blocks: slackNoticeBlocks(notice),
+          unfurl_links: false,
+          unfurl_media: false,
+        });
+        return { state: 'accepted', reply: `posted ${posted.ts ?? '(no ts)'} in ${config.channel}` };
+      } catch (error) {
+        return slackFailure(error, notice.at, undefined);
+      }
+    },
     async preview(delivery, content) {
       const files = await channelFiles(delivery.report, content);
       return {
@@ -110,6 +124,14 @@ export function slackBlocks(_delivery: ChannelDelivery, content: EmailContent): 
     blocks.push({ type: 'section', text: { type: 'plain_text', text: clip(content.summary, 3000) } });
   }
   return blocks;
+}
+
+/** A failure notice: a header and the text, both `plain_text` (the text quotes API replies). */
+export function slackNoticeBlocks(notice: ChannelNotice): KnownBlock[] {
+  return [
+    { type: 'header', text: { type: 'plain_text', text: clip(notice.title, 150) } },
+    { type: 'section', text: { type: 'plain_text', text: clip(notice.text, 3000) } },
+  ];
 }
 
 /** The client's error codes, as the outbox's states. */

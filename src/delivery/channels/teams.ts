@@ -1,7 +1,7 @@
 import type { EmailContent } from '../email.js';
 import { kpiLine, title } from './files.js';
 import { postJson } from './http-answer.js';
-import type { ChannelSender } from './types.js';
+import type { ChannelNotice, ChannelSender } from './types.js';
 
 export interface TeamsChannelConfig {
   name: string;
@@ -22,6 +22,9 @@ export function createTeamsSender(config: TeamsChannelConfig): ChannelSender {
     type: 'teams',
     send(delivery, content, signal) {
       return postJson(config.webhook_url, JSON.stringify(teamsMessage(content)), {}, delivery.at, signal);
+    },
+    notice(notice, signal) {
+      return postJson(config.webhook_url, JSON.stringify(teamsNotice(notice)), {}, notice.at, signal);
     },
     async preview(_delivery, content) {
       return { method: 'POST', url: '(the channel webhook_url)', body: teamsMessage(content) };
@@ -47,6 +50,26 @@ export function teamsMessage(content: EmailContent) {
     body.push({ type: 'FactSet', facts: content.kpis.map((k) => ({ title: k.label, value: kpiLine(k) })) });
   }
   if (content.summary) body.push({ type: 'TextBlock', text: plain(content.summary), wrap: true });
+  return cardMessage(body);
+}
+
+/** A failure notice as a card: the title (red while open, green once cleared) and the plain text. */
+export function teamsNotice(notice: ChannelNotice) {
+  return cardMessage([
+    {
+      type: 'TextBlock',
+      text: plain(notice.title),
+      size: 'Large',
+      weight: 'Bolder',
+      color: notice.event === 'incident.cleared' ? 'Good' : 'Attention',
+      wrap: true,
+    },
+    { type: 'TextBlock', text: plain(notice.text), wrap: true },
+  ]);
+}
+
+/** The message envelope Teams webhooks take, around one Adaptive Card of `body`. */
+function cardMessage(body: unknown[]) {
   return {
     type: 'message',
     attachments: [

@@ -31,9 +31,34 @@ export type ChannelResult =
   /** Will not pass by retrying (another 4xx, an invalid token, an unknown channel). */
   | { state: 'refused'; reply: string };
 
+/**
+ * A failure notice (notify/notices.ts): no report, run or files, only what happened. `title` and
+ * `text` are plain text that quotes API and SMTP replies, so every sender treats them as untrusted.
+ */
+export interface ChannelNotice {
+  /** Stable per notice row (its Message-ID's stem): Standard Webhooks' `webhook-id`. */
+  id: string;
+  event: 'incident.opened' | 'incident.cleared';
+  at: number;
+  title: string;
+  text: string;
+  incident: {
+    id: number;
+    key: string;
+    kind: string;
+    report: string | null;
+    detail: string;
+    opened_at: number;
+    cleared_at: number | null;
+    cleared_detail: string | null;
+  };
+}
+
 export interface ChannelSender {
   readonly type: 'slack' | 'teams' | 'webhook';
   send(delivery: ChannelDelivery, content: EmailContent, signal?: AbortSignal): Promise<ChannelResult>;
+  /** Posts a failure notice (one message, no files), answering in the same terms as `send`. */
+  notice(notice: ChannelNotice, signal?: AbortSignal): Promise<ChannelResult>;
   /** The request(s) `send` would make, for `reportd deliver --dry-run` (secrets left out). */
   preview(delivery: ChannelDelivery, content: EmailContent): Promise<unknown>;
 }

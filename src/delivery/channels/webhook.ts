@@ -3,7 +3,7 @@ import { webhookKey } from '../../config/channels.js';
 import type { EmailContent } from '../email.js';
 import { type ChannelFile, channelFiles } from './files.js';
 import { postJson } from './http-answer.js';
-import type { ChannelDelivery, ChannelSender } from './types.js';
+import type { ChannelDelivery, ChannelNotice, ChannelSender } from './types.js';
 
 export interface WebhookChannelConfig {
   name: string;
@@ -22,25 +22,35 @@ export interface WebhookChannelConfig {
 export function createWebhookSender(config: WebhookChannelConfig): ChannelSender {
   const key = webhookKey(config.secret);
   if (!key) throw new Error(`channel ${config.name}: the secret is not a whsec_ secret`);
-  const request = async (delivery: ChannelDelivery, content: EmailContent) => {
-    const files = await channelFiles(delivery.report, content);
-    const body = JSON.stringify(webhookBody(delivery, content, files, config.include_files));
-    const timestamp = String(Math.floor(delivery.at / 1000));
+  const signed = (id: string, at: number, body: string) => {
+    const timestamp = String(Math.floor(at / 1000));
     return {
       url: config.url,
       headers: {
-        'webhook-id': delivery.id,
+        'webhook-id': id,
         'webhook-timestamp': timestamp,
-        'webhook-signature': signWebhook(key, delivery.id, timestamp, body),
+        'webhook-signature': signWebhook(key, id, timestamp, body),
       },
       body,
     };
+  };
+  const request = async (delivery: ChannelDelivery, content: EmailContent) => {
+    const files = await channelFiles(delivery.report, content);
+    return signed(
+      delivery.id,
+      delivery.at,
+      JSON.stringify(webhookBody(delivery, content, files, config.include_files)),
+    );
   };
   return {
     type: 'webhook',
     async send(delivery, content, signal) {
       const { url, headers, body } = await request(delivery, content);
       return postJson(url, body, headers, delivery.at, signal);
+    },
+    notice(notice, signal) {
+      const { url, headers, body } = signed(notice.id, notice.at, JSON.stringify(webhookNoticeBody(notice)));
+      return postJson(url, body, headers, notice.at, signal);
     },
     async preview(delivery, content) {
       const { url, headers, body } = await request(delivery, content);
@@ -83,6 +93,30 @@ export function webhookBody(
         sha256: f.sha256,
         ...(includeFiles ? { content_base64: f.bytes.toString('base64') } : {}),
       })),
+    },
+  };
+}
+
+/** `incident.opened` / `incident.cleared`, in the same `{type, timestamp, data}` shape. */
+export function webhookNoticeBody(notice: ChannelNotice) {
+  const iso = (at: number | null) => (at === null ? null : new Date(at).toISOString());
+  const { incident } = notice;
+  return {
+    type: notice.event,
+    timestamp: new Date(notice.at).toISOString(),
+    data: {
+      title: notice.title,
+      text: notice.text,
+      incident: {
+        id: incident.id,
+        key: incident.key,
+        kind: incident.kind,
+        report: incident.report,
+        detail: incident.detail,
+        opened_at: iso(incident.opened_at),
+        cleared_at: iso(incident.cleared_at),
+        cleared_detail: incident.cleared_detail,
+      },
     },
   };
 }
