@@ -29,6 +29,7 @@ export function resolveConfig(parsed: Parsed, baseDir: string, secrets: SecretFi
     },
     ...smtp,
     reports: parsed.reports,
+    alerts: parsed.alerts,
     http: parsed.http,
     log: parsed.log,
   };

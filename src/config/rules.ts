@@ -1,4 +1,5 @@
 import type { ConfigIssue } from '../errors/index.js';
+import { alertIssues } from './alert-rules.js';
 
 /**
  * Rules that span several fields. They run on the raw (interpolated) document even when the schema
@@ -10,9 +11,15 @@ export function crossFieldIssues(raw: unknown): ConfigIssue[] {
   if (!isRecord(raw)) return issues;
   const accounts = Array.isArray(raw.accounts) ? raw.accounts : [];
   const reports = Array.isArray(raw.reports) ? raw.reports : [];
+  const alerts = Array.isArray(raw.alerts) ? raw.alerts : [];
 
   const accountNames = names(accounts, 'accounts', issues, 'account');
-  names(reports, 'reports', issues, 'report');
+  const reportNames = names(reports, 'reports', issues, 'report');
+  names(alerts, 'alerts', issues, 'alert');
+  issues.push(...alertIssues(alerts, reportNames));
+  alerts.forEach((alert, index) => {
+    if (isRecord(alert)) issues.push(...accountReferenceIssues(alert.account, `alerts[${index}].account`, accountNames));
+  });
 
   accounts.forEach((account, index) => {
     if (!isRecord(account)) return;
@@ -43,7 +50,7 @@ export function crossFieldIssues(raw: unknown): ConfigIssue[] {
     }
   });
 
-  issues.push(...smtpIssues(raw.smtp, reports.length));
+  issues.push(...smtpIssues(raw.smtp, reports.length + alerts.length));
   return issues;
 }
 

@@ -1,5 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} is the config file's own interpolation syntax.
 import { z } from 'zod';
+import { alert } from './alert-section.js';
 import { account, cron, positiveSeconds, querySets, report, smtp } from './sections.js';
 
 /**
@@ -119,6 +120,10 @@ export const configSchema = z
       .describe('The browser that prints PDFs.'),
     smtp: smtp.optional(),
     reports: z.array(report).default([]).describe('Reports to email. Default none.'),
+    alerts: z
+      .array(alert)
+      .default([])
+      .describe('Alerts evaluated after every sync pass that stored a new run, emailed once. Default none.'),
     http: z
       .strictObject({
         port: z

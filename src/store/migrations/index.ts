@@ -4,6 +4,7 @@ import m003 from './003-request-log-ends.js';
 import m004 from './004-delivery-recipients.js';
 import m005 from './005-settled-and-leases.js';
 import m006 from './006-metric-values.js';
+import m012 from './012-alerts.js';
 
 /**
  * Migrations are TypeScript modules (not .sql files) so the build needs no copy step and they ship
@@ -16,4 +17,4 @@ export interface Migration {
   sql: string;
 }
 
-export const migrations: readonly Migration[] = [m001, m002, m003, m004, m005, m006];
+export const migrations: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m012];
