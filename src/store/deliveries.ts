@@ -38,13 +38,19 @@ export interface DeliveryRow {
   created_at: number;
   updated_at: number;
   sent_at: number | null;
+  /** What the row carries (migration 12): a report, or an alert's message; the worker builds by it. */
+  kind?: DeliveryKind;
 }
+
+export type DeliveryKind = 'report' | 'alert';
 
 export interface DeliveryKey {
   report: string;
   querySetId: number;
   runId: number;
   account?: string | null;
+  /** Default `report`. An alert row's `report` is the alert's name (names never collide in the config). */
+  kind?: DeliveryKind;
 }
 
 export interface EnqueueResult {
@@ -87,8 +93,8 @@ export function enqueueDelivery(
       const info = db
         .prepare(
           `INSERT INTO deliveries (report, query_set_id, run_id, generation, account, message_id,
-             next_attempt_at, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+             next_attempt_at, created_at, updated_at, kind)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(
           key.report,
@@ -100,6 +106,7 @@ export function enqueueDelivery(
           now,
           now,
           now,
+          key.kind ?? 'report',
         );
       const id = Number(info.lastInsertRowid);
       return { delivery: getDelivery(store, id)!, created: true };
