@@ -117,7 +117,12 @@ export function evaluateRules(rules: readonly AlertRuleConfig[], history: readon
   return out;
 }
 
-function metricRule(index: number, rule: AlertRuleConfig, history: readonly RunFacts[], out: Evaluation): void {
+function metricRule(
+  index: number,
+  rule: AlertRuleConfig,
+  history: readonly RunFacts[],
+  out: Evaluation,
+): void {
   const ref = parseMetric(rule.metric!, rule.per);
   if (!ref) return;
   const dimension = rule.per ?? '';
@@ -126,7 +131,10 @@ function metricRule(index: number, rule: AlertRuleConfig, history: readonly RunF
   const current = pick(history.at(-1)!);
   const name = `${ref.endpoint}.${ref.field}`;
   if (current.length === 0) {
-    out.skipped.push({ rule: index, reason: `${name}: no data in run ${history.at(-1)!.label} (endpoint unavailable)` });
+    out.skipped.push({
+      rule: index,
+      reason: `${name}: no data in run ${history.at(-1)!.label} (endpoint unavailable)`,
+    });
     return;
   }
   for (const row of current) {
@@ -134,9 +142,15 @@ function metricRule(index: number, rule: AlertRuleConfig, history: readonly RunF
     const valueIn = (run: RunFacts) => pick(run).find((r) => (r.dimension_id ?? null) === member)?.value;
     const memberLabel = row.dimension_label ?? row.dimension_id ?? undefined;
     const what = memberLabel ? `${name} (${memberLabel})` : name;
-    const before = rule.change && rule.baseline === 'mean_of_last_4' ? meanBefore(history, valueIn, 4) : valueIn(history.at(-2)!);
+    const before =
+      rule.change && rule.baseline === 'mean_of_last_4'
+        ? meanBefore(history, valueIn, 4)
+        : valueIn(history.at(-2)!);
     if (before === undefined) {
-      out.skipped.push({ rule: index, reason: `${what}: no data in run ${history.at(-2)!.label} (endpoint unavailable)` });
+      out.skipped.push({
+        rule: index,
+        reason: `${what}: no data in run ${history.at(-2)!.label} (endpoint unavailable)`,
+      });
       continue;
     }
     const after = row.value;
@@ -165,7 +179,9 @@ function metricRule(index: number, rule: AlertRuleConfig, history: readonly RunF
           : (pointsChange / Math.abs(display(before, unit))) * 100
         : pointsChange;
       if (Number.isNaN(measured) || !holds(measured, condition)) continue;
-      const relative = condition.relative ? ` (${measured >= 0 ? '+' : '−'}${Math.abs(measured).toFixed(1)}%)` : '';
+      const relative = condition.relative
+        ? ` (${measured >= 0 ? '+' : '−'}${Math.abs(measured).toFixed(1)}%)`
+        : '';
       const against = rule.baseline === 'mean_of_last_4' ? 'the mean of the last 4 runs' : 'the previous run';
       out.firings.push({
         ...base,
@@ -203,14 +219,23 @@ function newError(index: number, history: readonly RunFacts[], out: Evaluation):
   const earlier = history.slice(0, -1);
   if (current.errors === undefined || earlier.at(-1)?.errors === undefined) {
     const run = current.errors === undefined ? current : earlier.at(-1)!;
-    out.skipped.push({ rule: index, reason: `gravity.error-register: no data in run ${run.label} (endpoint unavailable)` });
+    out.skipped.push({
+      rule: index,
+      reason: `gravity.error-register: no data in run ${run.label} (endpoint unavailable)`,
+    });
     return;
   }
   const seen = new Set(earlier.flatMap((run) => (run.errors ?? []).map((e) => e.id)));
   const fresh = new Map<string, NonNullable<Firing['errors']>[number]>();
   for (const entry of current.errors) {
     if (seen.has(entry.id)) continue;
-    const item = fresh.get(entry.id) ?? { id: entry.id, title: entry.title, correct: entry.correct, claims: [], engines: [] };
+    const item = fresh.get(entry.id) ?? {
+      id: entry.id,
+      title: entry.title,
+      correct: entry.correct,
+      claims: [],
+      engines: [],
+    };
     if (entry.claim && !item.claims.includes(entry.claim)) item.claims.push(entry.claim);
     if (entry.engine && !item.engines.includes(entry.engine)) item.engines.push(entry.engine);
     fresh.set(entry.id, item);
@@ -228,7 +253,10 @@ function newError(index: number, history: readonly RunFacts[], out: Evaluation):
 function overtakes(index: number, previous: RunFacts, current: RunFacts, out: Evaluation): void {
   if (!previous.shares || !current.shares) {
     const run = current.shares ? previous : current;
-    out.skipped.push({ rule: index, reason: `overview.competitive-context: no data in run ${run.label} (endpoint unavailable)` });
+    out.skipped.push({
+      rule: index,
+      reason: `overview.competitive-context: no data in run ${run.label} (endpoint unavailable)`,
+    });
     return;
   }
   const brandShare = (run: RunFacts) => run.shares!.find((s) => s.isBrand);
@@ -254,7 +282,10 @@ function overtakes(index: number, previous: RunFacts, current: RunFacts, out: Ev
 function classification(index: number, previous: RunFacts, current: RunFacts, out: Evaluation): void {
   if (previous.classification === undefined || current.classification === undefined) {
     const run = current.classification === undefined ? current : previous;
-    out.skipped.push({ rule: index, reason: `presence.weighted: no classification in run ${run.label} (endpoint unavailable)` });
+    out.skipped.push({
+      rule: index,
+      reason: `presence.weighted: no classification in run ${run.label} (endpoint unavailable)`,
+    });
     return;
   }
   if (previous.classification === current.classification) return;

@@ -1,6 +1,11 @@
-import type { Store } from '../store/db.js';
 import { validPayload } from '../store/alerts.js';
-import { companionRows, type DerivedSnapshot, derivedSnapshots, metricValuesOf } from '../store/metric-reads.js';
+import type { Store } from '../store/db.js';
+import {
+  companionRows,
+  type DerivedSnapshot,
+  derivedSnapshots,
+  metricValuesOf,
+} from '../store/metric-reads.js';
 import type { RunFacts } from './evaluate.js';
 
 /**
@@ -50,11 +55,11 @@ export function runFacts(store: Store, snapshot: DerivedSnapshot): RunFacts {
   const rows = metricValuesOf(store, [snapshot]);
   const label =
     rows[0]?.run ??
-    ((store.db
+    (store.db
       .prepare('SELECT display_name FROM runs WHERE account = ? AND query_set_id = ? AND id = ?')
       .pluck()
       .get(snapshot.account, snapshot.query_set_id, snapshot.run_id) as string | undefined) ??
-      String(snapshot.run_id));
+    String(snapshot.run_id);
   const facts: RunFacts = { runId: snapshot.run_id, label, rows };
   if (validPayload(store, snapshot.snapshot_id, 'gravity.error-register') !== undefined) {
     facts.errors = companionRows(store, 'metric_error_register', [snapshot]).map((row) => ({

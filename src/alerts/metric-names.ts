@@ -63,9 +63,14 @@ export const ALERTABLE: Readonly<Record<string, AlertableEndpoint>> = {
   'scout.citation-occurrences': { fields: [], per: { category: ['citations'] } },
   'market.data': {
     fields: [
-      ...['dStar', 'tBar', 'totalResponses', 'responsesWithBrands', 'responsesWithoutBrands', 'uniqueBrands'].map(
-        (f) => `${f}.current`,
-      ),
+      ...[
+        'dStar',
+        'tBar',
+        'totalResponses',
+        'responsesWithBrands',
+        'responsesWithoutBrands',
+        'uniqueBrands',
+      ].map((f) => `${f}.current`),
       'fairShare',
       'fairShareMetric.current',
     ],

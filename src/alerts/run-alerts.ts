@@ -42,7 +42,11 @@ export function alertAccount(alert: AlertConfig, accounts: readonly { name: stri
   return alert.account ?? (accounts.length === 1 ? accounts[0]!.name : undefined);
 }
 
-export function historiesOf(store: Store, alert: AlertConfig, accounts: readonly { name: string }[]): SetHistory[] {
+export function historiesOf(
+  store: Store,
+  alert: AlertConfig,
+  accounts: readonly { name: string }[],
+): SetHistory[] {
   const account = alertAccount(alert, accounts);
   if (!account) return [];
   return setHistories(store, {
@@ -58,7 +62,10 @@ export function evaluateSet(
   history: SetHistory,
   runId?: number,
 ): { content: AlertContent; skipped: Evaluation['skipped'] } | undefined {
-  const end = runId === undefined ? history.snapshots.length : history.snapshots.findIndex((s) => s.run_id === runId) + 1;
+  const end =
+    runId === undefined
+      ? history.snapshots.length
+      : history.snapshots.findIndex((s) => s.run_id === runId) + 1;
   if (end <= 0) return undefined;
   // The baseline needs at most 4 earlier runs; the chart shows every stored run up to this one.
   const facts = history.snapshots.slice(0, end).map((snapshot) => runFacts(store, snapshot));
@@ -91,18 +98,27 @@ export function runAlertPass(options: AlertPassOptions): EnqueueResult[] {
       const key = { alert: alert.name, account: history.account, querySetId: history.querySetId };
       const run = { runId: newest.run_id, createdAt: newest.run_created_at };
       const cursor = getAlertCursor(store, alert.name, history.account, history.querySetId);
-      const log = logger.child({ alert: alert.name, account: history.account, querySetId: history.querySetId, runId: newest.run_id });
+      const log = logger.child({
+        alert: alert.name,
+        account: history.account,
+        querySetId: history.querySetId,
+        runId: newest.run_id,
+      });
       if (!cursor) {
         setAlertCursor(store, key, run, now);
         log.info('first evaluation of this alert for this set: recorded the newest run, nothing sent');
         continue;
       }
       const newer =
-        newestRunFirst({ id: newest.run_id, created_at: newest.run_created_at }, { id: cursor.run_id, created_at: cursor.run_created_at }) < 0;
+        newestRunFirst(
+          { id: newest.run_id, created_at: newest.run_created_at },
+          { id: cursor.run_id, created_at: cursor.run_created_at },
+        ) < 0;
       if (!newer) continue;
       const evaluated = evaluateSet(store, alert, history);
       if (!evaluated) continue;
-      for (const skip of evaluated.skipped) log.warn({ rule: skip.rule }, `alert rule not evaluated: ${skip.reason}`);
+      for (const skip of evaluated.skipped)
+        log.warn({ rule: skip.rule }, `alert rule not evaluated: ${skip.reason}`);
       const { content } = evaluated;
       if (content.firings.length > 0) {
         store.db.transaction(() => {
@@ -117,7 +133,8 @@ export function runAlertPass(options: AlertPassOptions): EnqueueResult[] {
           const extra = ['alert', senderAddress(options.from), ...envelopeRecipients(alert.email)];
           results.push(
             enqueueDelivery(store, deliveryKey, now, {
-              messageIdFor: (generation) => defaultMessageId(deliveryKey, generation, extra, senderDomain(options.from)),
+              messageIdFor: (generation) =>
+                defaultMessageId(deliveryKey, generation, extra, senderDomain(options.from)),
             }),
           );
         })();

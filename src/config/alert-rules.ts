@@ -31,7 +31,8 @@ export function alertIssues(alerts: unknown[], reportNames: readonly string[]): 
 function ruleIssues(rule: Raw, path: string): ConfigIssue[] {
   const hasMetric = rule.metric !== undefined;
   const hasEvent = rule.event !== undefined;
-  if (hasMetric === hasEvent) return [{ path, message: 'set metric (with change or value) or event, one of them' }];
+  if (hasMetric === hasEvent)
+    return [{ path, message: 'set metric (with change or value) or event, one of them' }];
   if (hasEvent) {
     const extra = ['change', 'value', 'per', 'baseline'].filter((key) => rule[key] !== undefined);
     return extra.map((key) => ({ path: `${path}.${key}`, message: 'only with metric, not with event' }));

@@ -14,14 +14,17 @@ export const CONDITION = /^\s*(<=|>=|<|>)\s*([-+]?\d+(?:\.\d+)?)\s*(%?)\s*$/;
 const condition = (what: string, percentAllowed: boolean) =>
   z
     .string()
-    .refine((text) => {
-      const match = CONDITION.exec(text);
-      return match !== null && (percentAllowed || match[3] === '');
-    }, {
-      error: percentAllowed
-        ? `expected an operator and a number, e.g. "<= -5" (points) or "<= -10%" (relative)`
-        : `expected an operator and a number, e.g. "< 45"`,
-    })
+    .refine(
+      (text) => {
+        const match = CONDITION.exec(text);
+        return match !== null && (percentAllowed || match[3] === '');
+      },
+      {
+        error: percentAllowed
+          ? `expected an operator and a number, e.g. "<= -5" (points) or "<= -10%" (relative)`
+          : `expected an operator and a number, e.g. "< 45"`,
+      },
+    )
     .describe(what);
 
 export const alertRule = z
@@ -45,11 +48,15 @@ export const alertRule = z
       .string()
       .min(1)
       .optional()
-      .describe('Break the metric down by a dimension of the metrics layer (engine, intent, competitor…): one check per member. Default: the metric as a whole.'),
+      .describe(
+        'Break the metric down by a dimension of the metrics layer (engine, intent, competitor…): one check per member. Default: the metric as a whole.',
+      ),
     baseline: z
       .enum(['previous', 'mean_of_last_4'])
       .default('previous')
-      .describe('What a `change` compares with: the previous run, or the mean of the 4 runs before this one (fewer when fewer are stored). Default previous.'),
+      .describe(
+        'What a `change` compares with: the previous run, or the mean of the 4 runs before this one (fewer when fewer are stored). Default previous.',
+      ),
     event: z
       .enum(['new_error', 'competitor_overtakes', 'classification_change'])
       .optional()
@@ -64,7 +71,9 @@ export const alert = z
     name: z
       .string()
       .min(1)
-      .describe('Unique name of the alert (not also a report name: both key the outbox), used in logs and `history`. Required.'),
+      .describe(
+        'Unique name of the alert (not also a report name: both key the outbox), used in logs and `history`. Required.',
+      ),
     account: z
       .string()
       .min(1)
@@ -76,7 +85,10 @@ export const alert = z
       .strictObject({
         to: z.array(emailAddress).min(1).describe('Recipients (email addresses). Required, at least one.'),
         cc: z.array(emailAddress).default([]).describe('Copy recipients (email addresses). Default none.'),
-        bcc: z.array(emailAddress).default([]).describe('Blind copy recipients (email addresses). Default none.'),
+        bcc: z
+          .array(emailAddress)
+          .default([])
+          .describe('Blind copy recipients (email addresses). Default none.'),
         subject: z
           .string()
           .min(1)

@@ -18,7 +18,8 @@ export function crossFieldIssues(raw: unknown): ConfigIssue[] {
   names(alerts, 'alerts', issues, 'alert');
   issues.push(...alertIssues(alerts, reportNames));
   alerts.forEach((alert, index) => {
-    if (isRecord(alert)) issues.push(...accountReferenceIssues(alert.account, `alerts[${index}].account`, accountNames));
+    if (isRecord(alert))
+      issues.push(...accountReferenceIssues(alert.account, `alerts[${index}].account`, accountNames));
   });
 
   accounts.forEach((account, index) => {

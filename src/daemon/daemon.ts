@@ -1,4 +1,6 @@
 import { setMaxListeners } from 'node:events';
+import { alertMessageBuilder } from '../alerts/deliver-alert.js';
+import { runAlertPass } from '../alerts/run-alerts.js';
 import { sharedBudget } from '../api/budget.js';
 import { type Clock, systemClock } from '../clock.js';
 import type { Config } from '../config/index.js';
@@ -72,7 +74,7 @@ export interface Daemon {
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const { config } = options;
   // Checked before anything opens or listens, so a refusal leaves nothing to clean up.
-  if (!options.mailer && config.reports.length > 0 && !config.smtp) {
+  if (!options.mailer && config.reports.length + config.alerts.length > 0 && !config.smtp) {
     throw new DaemonStartError('reports are configured but smtp is not');
   }
   checkSchedules(config);
@@ -128,6 +130,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     clock,
     logger,
     maxHoldMs: maxHoldFor(config.chromium.render_timeout_seconds * 1000),
+    messageFor: alertMessageBuilder(store, config),
     ...options.outbox,
     onOutcome(outcome) {
       metrics.deliveryAttempts.inc({ result: outcome.result });
@@ -199,6 +202,15 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       for (const report of newRunReports) {
         queued += enqueueNewRuns(outbox, store, report, config.accounts).filter((r) => r.created).length;
       }
+      // Alerts read what this pass stored; a failed pass may still have stored new runs.
+      queued += runAlertPass({
+        store,
+        alerts: config.alerts,
+        accounts: config.accounts,
+        from: config.smtp?.from ?? 'reportd',
+        now: clock.now(),
+        logger,
+      }).filter((r) => r.created).length;
       if (queued > 0) kick();
       if (outcome === 'failed') throw new Error(summary.errors[0]?.message ?? 'sync pass failed');
     },

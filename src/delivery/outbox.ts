@@ -1,3 +1,4 @@
+import type Mail from 'nodemailer/lib/mailer/index.js';
 import { backoffCeiling } from '../api/retry-timing.js';
 import { type Clock, systemClock } from '../clock.js';
 import { type Logger, silentLogger } from '../log.js';
@@ -97,6 +98,14 @@ export interface OutboxOptions {
    * accepted, a busy lock or a full disk is waited out, never answered by sending again.
    */
   recordRetryMs?: number;
+  /**
+   * Builds the message of rows whose `kind` is not `report` (alerts): the message and its envelope
+   * recipients, or why it cannot be built (the row then fails, named in `history`).
+   */
+  messageFor?: (
+    row: DeliveryRow,
+    date: Date,
+  ) => { message: Mail.Options; recipients: string[] } | { error: string };
   /** Told about every finished attempt (metrics). */
   onOutcome?: (outcome: DeliveryOutcome) => void;
 }
@@ -234,6 +243,17 @@ export class Outbox {
   ): Promise<DeliveryOutcome> {
     const { store } = this.options;
     const base = { id: row.id, report: row.report };
+    if (row.kind !== undefined && row.kind !== 'report') {
+      // Not a report (an alert): its message is built from what the store holds, nothing is rendered.
+      const built = this.options.messageFor?.(row, new Date(this.clock.now()));
+      if (!built || 'error' in built) {
+        const error = built?.error ?? `no message builder for ${row.kind} deliveries`;
+        markFailed(store, row.id, this.worker, this.clock.now(), error);
+        log.error({ error }, 'delivery failed');
+        return { ...base, result: 'failed', error };
+      }
+      return this.send(row, built.message, built.recipients, log);
+    }
     const report = this.options.reports.find((r) => r.name === row.report);
     if (!report) {
       const error = `report "${row.report}" is no longer in the config`;
@@ -276,7 +296,20 @@ export class Outbox {
       markRetry(store, row.id, this.worker, this.clock.now(), 'interrupted by shutdown', this.clock.now());
       return { ...base, result: 'released', renderMs };
     }
-    ensureRecipients(store, row.id, envelopeRecipients(report.email), this.clock.now());
+    return this.send(row, message, envelopeRecipients(report.email), log, renderMs);
+  }
+
+  /** Marks `sending`, hands the message to SMTP for the recipients still owed it, records the answers. */
+  private async send(
+    row: DeliveryRow,
+    message: Mail.Options,
+    envelopeTo: string[],
+    log: Logger,
+    renderMs?: number,
+  ): Promise<DeliveryOutcome> {
+    const { store } = this.options;
+    const base = { id: row.id, report: row.report };
+    ensureRecipients(store, row.id, envelopeTo, this.clock.now());
     const recipients = unsettledRecipients(store, row.id);
     if (!markSending(store, row.id, this.worker, this.clock.now(), this.sendLeaseMs)) {
       log.warn('lost the claim before sending (lease ran out and another worker took it); not sending');
