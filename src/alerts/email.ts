@@ -25,7 +25,7 @@ export interface AlertMailOptions {
   }[];
 }
 
-const escape = (text: string) => Handlebars.escapeExpression(text);
+const escapeHtml = (text: string) => Handlebars.escapeExpression(text);
 
 export function composeAlertEmail(options: AlertMailOptions): Mail.Options {
   const { alert, content } = options;
@@ -42,15 +42,15 @@ export function composeAlertEmail(options: AlertMailOptions): Mail.Options {
   const text: string[] = [intro, ''];
   const html: string[] = [
     `<html><body style="font-family:Arial,sans-serif;font-size:14px;color:#222">`,
-    `<p>${escape(intro)}</p>`,
+    `<p>${escapeHtml(intro)}</p>`,
   ];
   for (const firing of content.firings) {
     text.push(`* ${firing.headline}`);
-    html.push(`<h3 style="font-size:15px;margin:16px 0 4px">${escape(firing.headline)}</h3>`);
+    html.push(`<h3 style="font-size:15px;margin:16px 0 4px">${escapeHtml(firing.headline)}</h3>`);
     if (firing.before !== undefined && firing.after !== undefined && firing.change !== undefined) {
       const line = `Before ${firing.before}, after ${firing.after}, change ${firing.change}`;
       text.push(`  ${line}`);
-      html.push(`<p style="margin:0 0 6px">${escape(line)}</p>`);
+      html.push(`<p style="margin:0 0 6px">${escapeHtml(line)}</p>`);
     }
     for (const error of firing.errors ?? []) {
       const claims = error.claims.map((c) => `"${c}"`).join('; ') || '(no claim text)';
@@ -60,7 +60,7 @@ export function composeAlertEmail(options: AlertMailOptions): Mail.Options {
         `  Engines repeating it: ${error.engines.join(', ') || 'not named'}`,
       );
       html.push(
-        `<p style="margin:0 0 6px">Claim: <em>${escape(claims)}</em><br>Correct answer: ${escape(error.correct)}<br>Engines repeating it: ${escape(error.engines.join(', ') || 'not named')}</p>`,
+        `<p style="margin:0 0 6px">Claim: <em>${escapeHtml(claims)}</em><br>Correct answer: ${escapeHtml(error.correct)}<br>Engines repeating it: ${escapeHtml(error.engines.join(', ') || 'not named')}</p>`,
       );
     }
     if (firing.series && firing.series.length > 1) {
@@ -71,7 +71,7 @@ export function composeAlertEmail(options: AlertMailOptions): Mail.Options {
     }
   }
   text.push('', next);
-  html.push(`<p style="color:#555;margin-top:16px">${escape(next)}</p></body></html>`);
+  html.push(`<p style="color:#555;margin-top:16px">${escapeHtml(next)}</p></body></html>`);
   return {
     from: options.from,
     to: alert.email.to,
@@ -91,9 +91,9 @@ function barChart(series: readonly { label: string; value: number }[], metric: s
   const rows = series.map((point, i) => {
     const width = Math.max(1, Math.round((Math.abs(point.value) / max) * 200));
     const color = i === series.length - 1 ? '#c0392b' : '#7f8c9a';
-    return `<tr><td style="padding:1px 6px 1px 0;font-size:12px;white-space:nowrap">${escape(point.label)}</td><td style="padding:1px 0"><table role="presentation" cellpadding="0" cellspacing="0"><tr><td width="${width}" height="10" bgcolor="${color}" style="background:${color};width:${width}px;height:10px;font-size:0;line-height:0">&nbsp;</td><td style="padding-left:6px;font-size:12px">${point.value.toFixed(1)}</td></tr></table></td></tr>`;
+    return `<tr><td style="padding:1px 6px 1px 0;font-size:12px;white-space:nowrap">${escapeHtml(point.label)}</td><td style="padding:1px 0"><table role="presentation" cellpadding="0" cellspacing="0"><tr><td width="${width}" height="10" bgcolor="${color}" style="background:${color};width:${width}px;height:10px;font-size:0;line-height:0">&nbsp;</td><td style="padding-left:6px;font-size:12px">${point.value.toFixed(1)}</td></tr></table></td></tr>`;
   });
-  return `<table role="presentation" aria-label="${escape(metric)} over stored runs" cellpadding="0" cellspacing="0" style="margin:4px 0 10px">${rows.join('')}</table>`;
+  return `<table role="presentation" aria-label="${escapeHtml(metric)} over stored runs" cellpadding="0" cellspacing="0" style="margin:4px 0 10px">${rows.join('')}</table>`;
 }
 
 function nextReportLine(options: AlertMailOptions): string {
