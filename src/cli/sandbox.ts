@@ -60,6 +60,11 @@ export function register(program: Command): void {
       'publish a new run of each set this often, with a presence drop and a new error register entry (SIGUSR2 publishes one at once)',
     )
     .action(async (flags: SandboxFlags) => {
+      // Checked before listening: a refused flag must not leave a server running.
+      const everyMs =
+        flags.publishEvery === undefined
+          ? undefined
+          : parseNumber('--publish-every', flags.publishEvery, 1, MAX_TIMER_SECONDS) * 1000;
       const sandbox = await startSandbox({
         port: parseNumber('--port', flags.port, 0, 65_535),
         host: flags.host,
@@ -87,10 +92,6 @@ export function register(program: Command): void {
           );
         }
       };
-      const everyMs =
-        flags.publishEvery === undefined
-          ? undefined
-          : parseNumber('--publish-every', flags.publishEvery, 1, MAX_TIMER_SECONDS) * 1000;
       const timer = everyMs === undefined ? undefined : setInterval(publish, everyMs);
       process.on('SIGUSR2', publish);
       out.write(`Press Ctrl+C to stop; kill -USR2 ${process.pid} publishes new runs now.\n`);

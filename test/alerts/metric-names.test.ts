@@ -26,9 +26,10 @@ describe('alertable metric names', () => {
       });
       for (const row of payloadRows(endpoint.key, await response.json())) {
         if (row.dimension === 'measurement') continue; // history series: a rule compares runs instead
-        const entry = (derived[row.endpoint] ??= { fields: new Set(), per: {} });
+        const entry = derived[row.endpoint] ?? { fields: new Set<string>(), per: {} };
+        derived[row.endpoint] = entry;
         if (row.dimension === '') entry.fields.add(row.field);
-        else (entry.per[row.dimension] ??= new Set()).add(row.field);
+        else entry.per[row.dimension] = new Set([...(entry.per[row.dimension] ?? []), row.field]);
       }
     }
     const normalise = (fields: Iterable<string>) => [...fields].sort();
