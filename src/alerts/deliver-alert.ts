@@ -26,6 +26,10 @@ export function alertMessageBuilder(store: Store, config: Config): NonNullable<O
       date,
       reports: config.reports,
     });
-    return { message, recipients: envelopeRecipients(alert.email) };
+    return {
+      message,
+      recipients: envelopeRecipients(alert.email),
+      attachReport: alert.attach.includes('pdf'),
+    };
   };
 }

@@ -81,6 +81,13 @@ export const alert = z
       .describe('Name of the account to watch. Optional with one account; required when there are several.'),
     query_sets: querySets.describe('Query sets to watch: `all` or a list of query set ids. Default all.'),
     rules: z.array(alertRule).min(1).describe('Conditions; at least one.'),
+    attach: z
+      .array(z.literal('pdf', { error: 'the only attachment is pdf' }))
+      .max(1)
+      .default([])
+      .describe(
+        "Files to attach: `[pdf]` adds the set's report for the run, rendered like a report's. Default none (a short email).",
+      ),
     email: z
       .strictObject({
         to: z.array(emailAddress).min(1).describe('Recipients (email addresses). Required, at least one.'),

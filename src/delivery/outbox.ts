@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import { backoffCeiling } from '../api/retry-timing.js';
 import { type Clock, systemClock } from '../clock.js';
@@ -105,7 +106,7 @@ export interface OutboxOptions {
   messageFor?: (
     row: DeliveryRow,
     date: Date,
-  ) => { message: Mail.Options; recipients: string[] } | { error: string };
+  ) => { message: Mail.Options; recipients: string[]; attachReport?: boolean } | { error: string };
   /** Told about every finished attempt (metrics). */
   onOutcome?: (outcome: DeliveryOutcome) => void;
 }
@@ -252,7 +253,38 @@ export class Outbox {
         log.error({ error }, 'delivery failed');
         return { ...base, result: 'failed', error };
       }
-      return this.send(row, built.message, built.recipients, log);
+      if (!built.attachReport) return this.send(row, built.message, built.recipients, log);
+      // `attach: [pdf]`: the set's report is rendered for the run, with the report path's retries.
+      const started = this.clock.now();
+      let files: EmailContent['files'];
+      try {
+        const renderSignal = signal ? AbortSignal.any([signal, heartbeat.signal]) : heartbeat.signal;
+        files = (await this.options.renderer.render(row, renderSignal)).files;
+      } catch (error) {
+        if (signal?.aborted) {
+          markRetry(
+            store,
+            row.id,
+            this.worker,
+            this.clock.now(),
+            'interrupted by shutdown',
+            this.clock.now(),
+          );
+          return { ...base, result: 'released' };
+        }
+        if (heartbeat.gaveUp === 'lost') return { ...base, result: 'lost' };
+        return this.retryOrFail(row, `render failed: ${(error as Error).message}`, log);
+      }
+      const attachments = files
+        .filter((file) => file.format === 'pdf')
+        .map((file) => ({ filename: basename(file.path), path: file.path, contentType: 'application/pdf' }));
+      return this.send(
+        row,
+        { ...built.message, attachments },
+        built.recipients,
+        log,
+        this.clock.now() - started,
+      );
     }
     const report = this.options.reports.find((r) => r.name === row.report);
     if (!report) {

@@ -10,7 +10,7 @@ import { runCli } from '../helpers/cli.js';
  * The alerts from the command line, as a cron-driven install uses them: `reportd sync` evaluates
  * after its pass (the first pass only records; a backfill of several runs evaluates only the newest),
  * `reportd alerts` previews without queueing, and `reportd deliver --pending` sends what is queued
- * to a real SMTP server and exits.
+ * to a real SMTP server and exits (here with `attach: [pdf]`: the set's report rendered by Chromium).
  */
 
 let tmp: ReturnType<typeof tempDir>;
@@ -35,6 +35,7 @@ alerts:
       - { metric: presence.gross, change: "<= -5" }
       - { event: new_error }
     email: { to: [cmo@example.com] }
+    attach: [pdf]
 `,
   );
 });
