@@ -1,6 +1,5 @@
 import { extname, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
-import { alertMessageBuilder } from '../alerts/deliver-alert.js';
 import { systemClock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import { loadConfig } from '../config/load.js';
@@ -79,7 +78,7 @@ export function register(program: Command): void {
         reports: config.reports,
         templatesDir: config.templates.dir,
         logger,
-        messageFor: alertMessageBuilder(store, config),
+        // Alert rows are only sent by --pending and the daemon; a report delivery never meets one.
       });
       const interrupt = onInterrupt();
       try {
@@ -105,6 +104,8 @@ async function deliverPending(config: Config): Promise<void> {
   const store = openStore(config.store.path);
   const renderer = createReportRenderer({ config, store, clock: systemClock, logger, idleMs: 0 });
   const mailer = createSmtpMailer(config.smtp);
+  // Loaded here, not at start-up: only --pending sends alert rows.
+  const { alertMessageBuilder } = await import('../alerts/deliver-alert.js');
   const outbox = new Outbox({
     store,
     renderer,
