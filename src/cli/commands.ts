@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { register as alerts } from './alerts.js';
 import { register as check } from './check.js';
 import { register as daemon } from './daemon.js';
 import { register as deliver } from './deliver.js';
@@ -17,6 +18,7 @@ import { register as sync } from './sync.js';
 type Register = (program: Command) => void;
 
 const commands: Register[] = [
+  alerts,
   check,
   daemon,
   deliver,

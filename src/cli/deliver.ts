@@ -21,7 +21,8 @@ import { asStoreFault } from '../store/store-fault.js';
 import { type ConfigOptions, configOption } from './options.js';
 
 interface DeliverFlags extends ConfigOptions {
-  report: string;
+  report?: string;
+  pending?: boolean;
   force?: boolean;
   eml?: string;
   dryRun?: boolean;
@@ -43,7 +44,13 @@ export function register(program: Command): void {
     .command('deliver')
     .description('render and email a report now for the latest complete run of its query sets')
     .addOption(configOption)
-    .requiredOption('--report <name>', 'the report (reports[].name in the config)')
+    .option('--report <name>', 'the report (reports[].name in the config)')
+    .addOption(
+      new Option(
+        '--pending',
+        'send whatever the outbox holds that is due (reports and alerts), then exit',
+      ).conflicts(['report', 'force', 'eml']),
+    )
     .option('--force', 'send again even if this run was already delivered')
     .addOption(
       new Option(
@@ -59,6 +66,9 @@ export function register(program: Command): void {
     )
     .action(async (flags: DeliverFlags) => {
       const config = loadConfig(flags.config);
+      if (flags.pending) return deliverPending(config);
+      if (flags.report === undefined)
+        throw new UsageError('give --report NAME, or --pending to send what is queued');
       const report = config.reports.find((r) => r.name === flags.report);
       if (!report) {
         const names = config.reports.map((r) => r.name).join(', ') || 'none';
@@ -84,6 +94,7 @@ export function register(program: Command): void {
         reports: config.reports,
         templatesDir: config.templates.dir,
         logger,
+        // Alert rows are only sent by --pending and the daemon; a report delivery never meets one.
       });
       const interrupt = onInterrupt();
       try {
@@ -97,6 +108,50 @@ export function register(program: Command): void {
         store.close();
       }
     });
+}
+
+/**
+ * `reportd deliver --pending`: drains the outbox once (report and alert rows that are due), prints one
+ * line per row, and exits; non-zero when a row was not sent (it stays queued or failed, see `history`).
+ */
+async function deliverPending(config: Config): Promise<void> {
+  if (!config.smtp) throw new UsageError('smtp is not configured');
+  const logger = createLogger({ level: config.log.level });
+  const store = openStore(config.store.path);
+  const renderer = createReportRenderer({ config, store, clock: systemClock, logger, idleMs: 0 });
+  const mailer = createSmtpMailer(config.smtp);
+  // Loaded here, not at start-up: only --pending sends alert rows.
+  const { alertMessageBuilder } = await import('../alerts/deliver-alert.js');
+  const outbox = new Outbox({
+    store,
+    renderer,
+    mailer,
+    from: config.smtp.from,
+    reports: config.reports,
+    templatesDir: config.templates.dir,
+    logger,
+    messageFor: alertMessageBuilder(store, config),
+  });
+  const interrupt = onInterrupt();
+  try {
+    const outcomes = await outbox.drain(interrupt.signal);
+    const problems: string[] = [];
+    for (const outcome of outcomes) {
+      const row = getDelivery(store, outcome.id)!;
+      const label = `${row.kind ?? 'report'} ${row.report}, query set ${row.query_set_id}, run ${row.run_id}`;
+      if (outcome.result === 'sent') process.stdout.write(`sent: ${label} (${row.message_id})\n`);
+      else problems.push(`${label}: ${outcome.error ?? row.last_error ?? outcome.result}`);
+    }
+    if (outcomes.length === 0) process.stdout.write('nothing due in the outbox\n');
+    if (problems.length) throw new DeliveryFailedError(problems.join('; '));
+  } catch (error) {
+    throw asStoreFault(error, store.path);
+  } finally {
+    interrupt.dispose();
+    await renderer.close();
+    mailer.close();
+    store.close();
+  }
 }
 
 /** Enqueues the newest complete runs of `report` and sends each now; throws when one was not sent. */

@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
+import { MAX_TIMER_SECONDS } from '../config/sections.js';
 import { UsageError } from '../errors/index.js';
+import { MOVEMENT_DROP_POINTS, SANDBOX_IDS } from '../sandbox/dataset.js';
 import { startSandbox } from '../sandbox/server.js';
 
 /**
@@ -16,7 +18,11 @@ interface SandboxFlags {
   key: string;
   secret: string;
   hostile?: boolean;
+  publishEvery?: string;
 }
+
+/** The company's sets that have runs: where `--publish-every` and SIGUSR2 publish. */
+const PUBLISHING_SETS = [SANDBOX_IDS.sets.main, SANDBOX_IDS.sets.secondary, SANDBOX_IDS.sets.lumen];
 
 /** `120/60` → 120 requests per 60 seconds. */
 export function parseRate(text: string): { requests: number; windowMs: number } {
@@ -49,7 +55,16 @@ export function register(program: Command): void {
     .option('--key <key>', 'API key the sandbox accepts', 'sandbox-key')
     .option('--secret <secret>', 'API secret the sandbox accepts', 'sandbox-secret')
     .option('--hostile', 'put hostile strings (formula, script tag) into the data set')
+    .option(
+      '--publish-every <seconds>',
+      'publish a new run of each set this often, with a presence drop and a new error register entry (SIGUSR2 publishes one at once)',
+    )
     .action(async (flags: SandboxFlags) => {
+      // Checked before listening: a refused flag must not leave a server running.
+      const everyMs =
+        flags.publishEvery === undefined
+          ? undefined
+          : parseNumber('--publish-every', flags.publishEvery, 1, MAX_TIMER_SECONDS) * 1000;
       const sandbox = await startSandbox({
         port: parseNumber('--port', flags.port, 0, 65_535),
         host: flags.host,
@@ -68,11 +83,24 @@ export function register(program: Command): void {
       out.write(
         `  try:        curl -s -H 'X-Api-Key: ${sandbox.apiKey}' -H 'X-Api-Secret: ${sandbox.apiSecret}' ${sandbox.baseUrl}/brands/list\n`,
       );
-      out.write(`Press Ctrl+C to stop.\n`);
+      // New runs that trip the example alert rules, on a timer and/or on `kill -USR2 <pid>`.
+      const publish = () => {
+        for (const id of PUBLISHING_SETS) {
+          const run = sandbox.publishRun(id, { movement: true });
+          out.write(
+            `published run ${run.id} (${run.display_name}) of query set ${id}: presence −${MOVEMENT_DROP_POINTS} pts, a new error register entry\n`,
+          );
+        }
+      };
+      const timer = everyMs === undefined ? undefined : setInterval(publish, everyMs);
+      process.on('SIGUSR2', publish);
+      out.write(`Press Ctrl+C to stop; kill -USR2 ${process.pid} publishes new runs now.\n`);
       await new Promise<void>((resolve) => {
         const stop = () => {
           process.off('SIGINT', stop);
           process.off('SIGTERM', stop);
+          process.off('SIGUSR2', publish);
+          if (timer) clearInterval(timer);
           resolve();
         };
         process.once('SIGINT', stop);

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { runAlertPass } from '../alerts/run-alerts.js';
 import { loadConfig } from '../config/load.js';
 import { ReportdError } from '../errors/index.js';
 import { createLogger } from '../log.js';
@@ -42,6 +43,7 @@ export function register(program: Command): void {
       const stop = () => controller.abort(new ReportdError('interrupted'));
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
+      const logger = createLogger({ level: config.log.level });
       const progress = flags.progress === false ? undefined : progressPrinter(process.stderr);
       try {
         const summary = await runSync({
@@ -49,7 +51,7 @@ export function register(program: Command): void {
           accounts: config.accounts,
           settings: config.sync,
           signal: controller.signal,
-          logger: createLogger({ level: config.log.level }),
+          logger,
           onProgress: progress?.update,
           // Said even with --no-progress: otherwise a waiting sync looks hung.
           onWait: (message) => process.stderr.write(`reportd: ${printable(message)}\n`),
@@ -63,6 +65,21 @@ export function register(program: Command): void {
           );
         }
         process.stdout.write(`${summaryLine(summary)}\n`);
+        // Alerts are evaluated here too, so a cron-driven `reportd sync` + `reportd deliver --pending`
+        // behaves like the daemon. Only queued: sending is the outbox's job.
+        const queued = runAlertPass({
+          store,
+          alerts: config.alerts,
+          accounts: config.accounts,
+          from: config.smtp?.from ?? 'reportd',
+          now: Date.now(),
+          logger,
+        }).filter((r) => r.created);
+        if (queued.length > 0) {
+          process.stdout.write(
+            `alerts: ${queued.length} message(s) queued; \`reportd deliver --pending\` or the daemon sends them\n`,
+          );
+        }
         const failure = failureReason(summary);
         if (failure) {
           const error = new SyncIncompleteError(failure);

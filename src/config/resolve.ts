@@ -30,6 +30,7 @@ export function resolveConfig(parsed: Parsed, baseDir: string, secrets: SecretFi
     ...smtp,
     channels: parsed.channels.map((entry, index) => resolveChannel(entry, secrets.channels.get(index), at)),
     reports: parsed.reports,
+    alerts: parsed.alerts,
     notify_on_failure: parsed.notify_on_failure,
     http: resolveHttp(parsed.http, secrets, at),
     log: parsed.log,

@@ -1,4 +1,5 @@
 import type { ConfigIssue } from '../errors/index.js';
+import { alertIssues } from './alert-rules.js';
 import { CHANNEL_SECRETS, type ChannelType, webhookKey } from './channels.js';
 
 /**
@@ -12,10 +13,17 @@ export function crossFieldIssues(raw: unknown): ConfigIssue[] {
   const accounts = Array.isArray(raw.accounts) ? raw.accounts : [];
   const reports = Array.isArray(raw.reports) ? raw.reports : [];
   const channels = Array.isArray(raw.channels) ? raw.channels : [];
+  const alerts = Array.isArray(raw.alerts) ? raw.alerts : [];
 
   const accountNames = names(accounts, 'accounts', issues, 'account');
-  names(reports, 'reports', issues, 'report');
+  const reportNames = names(reports, 'reports', issues, 'report');
   const channelNames = names(channels, 'channels', issues, 'channel');
+  names(alerts, 'alerts', issues, 'alert');
+  issues.push(...alertIssues(alerts, reportNames));
+  alerts.forEach((alert, index) => {
+    if (isRecord(alert))
+      issues.push(...accountReferenceIssues(alert.account, `alerts[${index}].account`, accountNames));
+  });
   channels.forEach((entry, index) => {
     issues.push(...channelSecretIssues(entry, `channels[${index}]`));
   });
@@ -72,8 +80,9 @@ export function crossFieldIssues(raw: unknown): ConfigIssue[] {
     }
   });
 
+  // Alerts send by email only (for now), so each one needs smtp like an emailed report.
   const emailReports = reports.filter((r) => isRecord(r) && r.email !== undefined).length;
-  issues.push(...smtpIssues(raw.smtp, emailReports));
+  issues.push(...smtpIssues(raw.smtp, emailReports + alerts.length));
   const notify = raw.notify_on_failure;
   if (isRecord(notify)) {
     issues.push(...channelReferenceIssues(notify.channels, 'notify_on_failure.channels', channelNames));

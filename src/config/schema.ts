@@ -1,5 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} is the config file's own interpolation syntax.
 import { z } from 'zod';
+import { alert } from './alert-section.js';
 import { channel } from './channels.js';
 import {
   account,
@@ -146,6 +147,10 @@ export const configSchema = z
       .default([])
       .describe('Reports to deliver by email and/or channels. Default none.'),
     notify_on_failure: notifyOnFailure,
+    alerts: z
+      .array(alert)
+      .default([])
+      .describe('Alerts evaluated after every sync pass that stored a new run, emailed once. Default none.'),
     http: z
       .strictObject({
         port: z

@@ -22,7 +22,7 @@ const timezone = z.string().superRefine((zone, ctx) => {
   if (problem) ctx.addIssue({ code: 'custom', message: problem });
 });
 
-const emailAddress = z.string().regex(EMAIL_ADDRESS, {
+export const emailAddress = z.string().regex(EMAIL_ADDRESS, {
   message: 'expected an email address like ops@example.com or "Ops <ops@example.com>"',
 });
 

@@ -1,4 +1,6 @@
 import { setMaxListeners } from 'node:events';
+import { alertMessageBuilder } from '../alerts/deliver-alert.js';
+import { runAlertPass } from '../alerts/run-alerts.js';
 import { sharedBudget } from '../api/budget.js';
 import { type Clock, systemClock } from '../clock.js';
 import type { Config } from '../config/index.js';
@@ -83,8 +85,8 @@ export interface Daemon {
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const { config } = options;
   // Checked before anything opens or listens, so a refusal leaves nothing to clean up.
-  if (!options.mailer && config.reports.some((r) => r.email) && !config.smtp) {
-    throw new DaemonStartError('reports send email but smtp is not configured');
+  if (!options.mailer && (config.reports.some((r) => r.email) || config.alerts.length > 0) && !config.smtp) {
+    throw new DaemonStartError('reports or alerts send email but smtp is not configured');
   }
   // A missing or wrong browser is said in one line now, not at the first delivery hours later (where
   // it would only be retried until the attempts run out).
@@ -149,6 +151,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     clock,
     logger,
     maxHoldMs: maxHoldFor(config.chromium.render_timeout_seconds * 1000),
+    messageFor: alertMessageBuilder(store, config),
     ...options.outbox,
     onOutcome(outcome) {
       metrics.deliveryAttempts.inc({ result: outcome.result });
@@ -238,6 +241,15 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         if (lifecycleState(report, 'UTC', clock.now()) !== 'active') continue;
         queued += enqueueNewRuns(outbox, store, report, config.accounts).filter((r) => r.created).length;
       }
+      // Alerts read what this pass stored; a failed pass may still have stored new runs.
+      queued += runAlertPass({
+        store,
+        alerts: config.alerts,
+        accounts: config.accounts,
+        from: config.smtp?.from ?? 'reportd',
+        now: clock.now(),
+        logger,
+      }).filter((r) => r.created).length;
       if (queued > 0) kick();
       if (outcome === 'failed') throw new Error(summary.errors[0]?.message ?? 'sync pass failed');
     },

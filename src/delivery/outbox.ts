@@ -1,3 +1,5 @@
+import { basename } from 'node:path';
+import type Mail from 'nodemailer/lib/mailer/index.js';
 import { backoffCeiling } from '../api/retry-timing.js';
 import { type Clock, systemClock } from '../clock.js';
 import { type Logger, silentLogger } from '../log.js';
@@ -102,6 +104,14 @@ export interface OutboxOptions {
    * accepted, a busy lock or a full disk is waited out, never answered by sending again.
    */
   recordRetryMs?: number;
+  /**
+   * Builds the message of rows whose `kind` is not `report` (alerts): the message and its envelope
+   * recipients, or why it cannot be built (the row then fails, named in `history`).
+   */
+  messageFor?: (
+    row: DeliveryRow,
+    date: Date,
+  ) => { message: Mail.Options; recipients: string[]; attachReport?: boolean } | { error: string };
   /** Told about every finished attempt (metrics). */
   onOutcome?: (outcome: DeliveryOutcome) => void;
 }
@@ -270,6 +280,48 @@ export class Outbox {
   ): Promise<DeliveryOutcome> {
     const { store } = this.options;
     const base = { id: row.id, report: row.report, destination: row.destination };
+    if (row.kind !== undefined && row.kind !== 'report') {
+      // Not a report (an alert): its message is built from what the store holds, nothing is rendered.
+      const built = this.options.messageFor?.(row, new Date(this.clock.now()));
+      if (!built || 'error' in built) {
+        const error = built?.error ?? `no message builder for ${row.kind} deliveries`;
+        markFailed(store, row.id, this.worker, this.clock.now(), error);
+        log.error({ error }, 'delivery failed');
+        return { ...base, result: 'failed', error };
+      }
+      if (!built.attachReport) return this.send(row, built.message, built.recipients, log);
+      // `attach: [pdf]`: the set's report is rendered for the run, with the report path's retries.
+      const started = this.clock.now();
+      let files: EmailContent['files'];
+      try {
+        const renderSignal = signal ? AbortSignal.any([signal, heartbeat.signal]) : heartbeat.signal;
+        files = (await this.options.renderer.render(row, renderSignal)).files;
+      } catch (error) {
+        if (signal?.aborted) {
+          markRetry(
+            store,
+            row.id,
+            this.worker,
+            this.clock.now(),
+            'interrupted by shutdown',
+            this.clock.now(),
+          );
+          return { ...base, result: 'released' };
+        }
+        if (heartbeat.gaveUp === 'lost') return { ...base, result: 'lost' };
+        return this.retryOrFail(row, `render failed: ${(error as Error).message}`, log);
+      }
+      const attachments = files
+        .filter((file) => file.format === 'pdf')
+        .map((file) => ({ filename: basename(file.path), path: file.path, contentType: 'application/pdf' }));
+      return this.send(
+        row,
+        { ...built.message, attachments },
+        built.recipients,
+        log,
+        this.clock.now() - started,
+      );
+    }
     const report = this.options.reports.find((r) => r.name === row.report);
     const isEmail = row.destination === EMAIL_DESTINATION;
     const sender = isEmail ? undefined : this.options.channels?.get(row.destination);
@@ -325,7 +377,20 @@ export class Outbox {
     }
     if (sender) return this.sendToChannel(row, sender, content, log, renderMs);
     if (!message || !report.email) throw new Error('unreachable: an email row without its message');
-    ensureRecipients(store, row.id, envelopeRecipients(report.email), this.clock.now());
+    return this.send(row, message, envelopeRecipients(report.email), log, renderMs);
+  }
+
+  /** Marks `sending`, hands the message to SMTP for the recipients still owed it, records the answers. */
+  private async send(
+    row: DeliveryRow,
+    message: Mail.Options,
+    envelopeTo: string[],
+    log: Logger,
+    renderMs?: number,
+  ): Promise<DeliveryOutcome> {
+    const { store } = this.options;
+    const base = { id: row.id, report: row.report, destination: row.destination };
+    ensureRecipients(store, row.id, envelopeTo, this.clock.now());
     const recipients = unsettledRecipients(store, row.id);
     if (!markSending(store, row.id, this.worker, this.clock.now(), this.sendLeaseMs)) {
       log.warn('lost the claim before sending (lease ran out and another worker took it); not sending');

@@ -45,7 +45,10 @@ export function createReportRenderer(options: {
   return {
     async render(delivery: DeliveryRow, signal?: AbortSignal) {
       signal?.throwIfAborted();
-      const report = config.reports.find((r) => r.name === delivery.report);
+      const report =
+        delivery.kind === 'alert'
+          ? alertAttachments(config, delivery.report)
+          : config.reports.find((r) => r.name === delivery.report);
       if (!report) throw new Error(`report "${delivery.report}" is no longer in the config`);
       const account = delivery.account ?? undefined;
       const snapshot = findSnapshot(store, {
@@ -106,6 +109,16 @@ export function createReportRenderer(options: {
     },
     close: () => browser.close(),
   };
+}
+
+/** An alert with `attach: [pdf]` renders the set's report like a report with those formats. */
+/** An alert's `attach: [pdf]` as the report-shaped settings the renderer takes (default paper and locale). */
+function alertAttachments(
+  config: Config,
+  name: string,
+): (Pick<Config['reports'][number], 'name' | 'formats'> & Partial<Config['reports'][number]>) | undefined {
+  const alert = config.alerts.find((a) => a.name === name);
+  return alert && alert.attach.length > 0 ? { name: alert.name, formats: alert.attach } : undefined;
 }
 
 /** Settles like `work`, or rejects with the abort reason as soon as `signal` aborts. */

@@ -1,6 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { alertMessageBuilder } from '../alerts/deliver-alert.js';
+import { runAlertPass } from '../alerts/run-alerts.js';
 import { configFromObject } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { composeEmail, writeEml } from '../delivery/email.js';
@@ -10,6 +12,7 @@ import { writeMetricValuesCsv } from '../export/export.js';
 import { type Logger, silentLogger } from '../log.js';
 import { PdfRenderer } from '../report/pdf.js';
 import { renderReport } from '../report/render.js';
+import { SANDBOX_IDS } from '../sandbox/dataset.js';
 import { startSandbox } from '../sandbox/server.js';
 import { openStore, type Store } from '../store/db.js';
 import { reportableSql } from '../store/payloads.js';
@@ -31,6 +34,8 @@ export interface DemoResult {
   email: string;
   /** `metric_values.csv`: every number of the synced snapshots as tidy rows. */
   metrics: string;
+  /** `visibility-drop.eml`: the alert the published movement run caused. */
+  alertEmail: string;
 }
 
 /**
@@ -38,6 +43,20 @@ export interface DemoResult {
  * ends in well under a minute. The budget logic is the real one; only the window is shorter.
  */
 const DEMO_RATE = { requests: 120, windowSeconds: 5 };
+const DEMO_FROM = 'AI Visibility Reports <reports@example.com>';
+/** The example config's alert (config/reportd.example.yaml), on the set the demo publishes to. */
+const DEMO_ALERT = {
+  name: 'visibility-drop',
+  query_sets: [SANDBOX_IDS.sets.main],
+  rules: [
+    { metric: 'presence.gross', change: '<= -5' },
+    { metric: 'life.kpi', value: '< 45' },
+    { event: 'new_error' as const },
+    { event: 'competitor_overtakes' as const },
+    { event: 'classification_change' as const },
+  ],
+  email: { to: ['cmo@example.com'] },
+};
 const DEMO_REPORT = {
   name: 'weekly-executive',
   email: { to: ['ceo@example.com'], cc: [], bcc: [], subject: 'AI visibility — {{brand}} — {{run}}' },
@@ -71,6 +90,32 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     if (sync.errors.length > 0) {
       throw new ReportdError(`demo sync failed: ${sync.errors[0]?.message ?? 'unknown problem'}`);
     }
+    // The alert's first look records the history; then the sandbox publishes a run with a presence
+    // drop and a new false claim, and a second pass stores it: that run is what the alert is about.
+    const alertPass = () =>
+      runAlertPass({
+        store: store!,
+        alerts: config.alerts,
+        accounts: config.accounts,
+        from: DEMO_FROM,
+        now: Date.now(),
+      });
+    alertPass();
+    sandbox.publishRun(SANDBOX_IDS.sets.main, { movement: true });
+    const second = await runSync({
+      store,
+      accounts: config.accounts,
+      settings: config.sync,
+      logger: options.logger ?? silentLogger,
+    });
+    if (second.errors.length > 0) {
+      throw new ReportdError(`demo sync failed: ${second.errors[0]?.message ?? 'unknown problem'}`);
+    }
+    const [queued] = alertPass();
+    if (!queued) throw new ReportdError('demo: the published run tripped no alert rule');
+    const built = alertMessageBuilder(store, config)(queued.delivery, new Date());
+    if ('error' in built) throw new ReportdError(`demo: ${built.error}`);
+    const alertEmail = await writeEml(built.message, join(outDir, `${DEMO_ALERT.name}.eml`));
     const filesBySet = new Map<number, string[]>();
     for (const querySetId of setsWithSnapshots(store)) {
       filesBySet.set(
@@ -88,7 +133,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     if (!first) throw new ReportdError('demo: the sandbox published no run to report on');
     const email = await writeDemoEmail(store, first[0], first[1], outDir);
     const metrics = writeMetricValuesCsv(store, outDir);
-    return { sync, files: [...filesBySet.values()].flat(), email, metrics };
+    return { sync, files: [...filesBySet.values()].flat(), email, metrics, alertEmail };
   } finally {
     await renderer.close();
     store?.close();
@@ -119,6 +164,8 @@ function demoConfig(
       // Two runs a set: enough for the workbook's run history, few enough for a one-minute demo.
       sync: { backfill_runs: 2 },
       output: { dir: outDir },
+      smtp: { host: 'localhost', from: DEMO_FROM },
+      alerts: [DEMO_ALERT],
     },
     work,
   );
@@ -144,7 +191,7 @@ async function writeDemoEmail(
   const snapshot = findSnapshot(store, { querySetId });
   if (!snapshot) throw new ReportdError(`demo: no complete snapshot of query set ${querySetId}`);
   const message = await composeEmail({
-    from: 'AI Visibility Reports <reports@example.com>',
+    from: DEMO_FROM,
     report: DEMO_REPORT,
     messageId: `<demo-${snapshot.querySet.id}-${snapshot.run.id}@reportd.local>`,
     // The weekly executive email carries the PDF; analysts get the workbook from the folder.

@@ -52,6 +52,18 @@ export interface SetRecord {
   errors: readonly GravityErrorDef[];
   sources: readonly SourceDef[];
   runs: RunRecord[];
+  /** Presence points taken off from a run index on (a published "movement", see `publishRun`). */
+  drops: Map<number, number>;
+}
+
+/** Points a movement run takes off gross and weighted presence: past the example rule's −5. */
+export const MOVEMENT_DROP_POINTS = 9;
+
+/** Presence points dropped by movements up to run index `i` (they last: a drop is not undone). */
+export function presenceDrop(set: SetRecord, i: number): number {
+  let total = 0;
+  for (const [index, points] of set.drops) if (index <= i) total += points;
+  return total;
 }
 
 const FIRST_RUN_ID = 4821;
@@ -98,6 +110,7 @@ export class SandboxDataset {
         ),
         sources: sourcesOf(def, brand),
         runs: [],
+        drops: new Map(),
       });
     }
     pending.sort((a, b) => a.at - b.at || a.def.id - b.def.id);
@@ -137,12 +150,23 @@ export class SandboxDataset {
     return set && set.def.companyId === COMPANY_ID ? set : undefined;
   }
 
-  /** Appends the next published run (next global id, next period) to a set of the company. */
-  publishRun(querySetId: number): { id: number; display_name: string; created_at: string } {
+  /**
+   * Appends the next published run (next global id, next period) to a set of the company. With
+   * `movement`, that run carries what alerts watch for: presence (gross and weighted) drops by
+   * `MOVEMENT_DROP_POINTS` and a new entry opens in the error register.
+   */
+  publishRun(
+    querySetId: number,
+    options: { movement?: boolean } = {},
+  ): { id: number; display_name: string; created_at: string } {
     const set = this.set(querySetId);
     if (!set) throw new Error(`sandbox: query set ${querySetId} is not in the sandbox company`);
     const run = runRecord(set.def, set.brand, set.runs.length, this.nextRunId++);
     set.runs.push(run);
+    if (options.movement) {
+      set.drops.set(run.index, MOVEMENT_DROP_POINTS);
+      set.errors = [...set.errors, movementError(set, run.index)];
+    }
     return { id: run.id, display_name: run.display_name, created_at: run.created_at };
   }
 
@@ -158,6 +182,19 @@ export class SandboxDataset {
       date: dayMonthYear(latest?.publishedAt ?? set.def.createdAt, set.brand.offset),
     };
   }
+}
+
+/** The error register entry a movement run opens: a new false claim by the set's first engine. */
+function movementError(set: SetRecord, index: number): GravityErrorDef {
+  const engine = set.def.engineIds[0] ?? 3;
+  return {
+    id: `GE-${9000 + index}`,
+    title: 'Store closures invented',
+    correct: `${set.brand.name} keeps all its shops open; nothing has been announced.`,
+    note: null,
+    wrong: [{ engine, text: `${set.brand.name} is closing all of its shops this year.` }],
+    openedAt: index,
+  };
 }
 
 function hostileName(c: CompetitorDef): CompetitorDef {

@@ -58,7 +58,11 @@ export interface Sandbox {
   resetStats(): void;
   /** Forget which requests were attempted, so their next attempt can fault again (sandbox extra). */
   resetFaults(): void;
-  publishRun(querySetId: number): { id: number; display_name: string; created_at: string };
+  /** Publishes the next run of a set; `movement` makes it trip the example alert rules. */
+  publishRun(
+    querySetId: number,
+    options?: { movement?: boolean },
+  ): { id: number; display_name: string; created_at: string };
   close(): Promise<void>;
 }
 
@@ -170,7 +174,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       stats.byErrorCode = {};
     },
     resetFaults: () => faults.reset(),
-    publishRun: (querySetId) => ds.publishRun(querySetId),
+    publishRun: (querySetId, options) => ds.publishRun(querySetId, options),
     close() {
       closing ??= new Promise<void>((resolve) => {
         shutdown.abort();

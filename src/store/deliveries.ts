@@ -42,10 +42,14 @@ export interface DeliveryRow {
   sent_at: number | null;
   /** A channel sender's checkpoint within this delivery (Slack: the message already posted). */
   channel_state: string | null;
+  /** What the row carries (migration 12): a report, or an alert's message; the worker builds by it. */
+  kind?: DeliveryKind;
 }
 
 /** The destination of email rows; every other destination is a channel name. */
 export const EMAIL_DESTINATION = 'email';
+
+export type DeliveryKind = 'report' | 'alert';
 
 export interface DeliveryKey {
   report: string;
@@ -54,6 +58,8 @@ export interface DeliveryKey {
   querySetId: number;
   runId: number;
   account?: string | null;
+  /** Default `report`. An alert row's `report` is the alert's name (names never collide in the config). */
+  kind?: DeliveryKind;
 }
 
 export interface EnqueueResult {
@@ -91,8 +97,8 @@ export function enqueueDelivery(
       const info = db
         .prepare(
           `INSERT INTO deliveries (report, destination, query_set_id, run_id, generation, account, message_id,
-             next_attempt_at, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+             next_attempt_at, created_at, updated_at, kind)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(
           key.report,
@@ -105,6 +111,7 @@ export function enqueueDelivery(
           now,
           now,
           now,
+          key.kind ?? 'report',
         );
       const id = Number(info.lastInsertRowid);
       return { delivery: getDelivery(store, id)!, created: true };

@@ -1,4 +1,5 @@
 import * as m from '../dataset/metrics.js';
+import { presenceDrop } from '../dataset.js';
 import { round } from '../rng.js';
 import {
   byId,
@@ -17,6 +18,12 @@ function classification(weighted: number, fairShare: number): string {
   if (ratio >= 2) return 'leader';
   if (ratio >= 1) return 'above fair share';
   return 'below fair share';
+}
+
+/** A presence value after the movements published so far (never below 0). */
+function dropped(value: number, ctx: MetricContext, i: number): number {
+  const drop = presenceDrop(ctx.set, i);
+  return drop === 0 ? value : Math.max(0, round(value - drop, 1));
 }
 
 function positionsByEngine(ctx: MetricContext) {
@@ -48,10 +55,10 @@ function positionsByEngine(ctx: MetricContext) {
 }
 
 export const presenceHandlers: Record<string, MetricHandler> = {
-  gross: (ctx) => seriesCard(ctx, (i) => m.grossPresence(ctx.set.def, i)),
+  gross: (ctx) => seriesCard(ctx, (i) => dropped(m.grossPresence(ctx.set.def, i), ctx, i)),
   weighted: (ctx) => {
     const def = ctx.set.def;
-    const card = seriesCard(ctx, (i) => m.weightedPresence(def, i));
+    const card = seriesCard(ctx, (i) => dropped(m.weightedPresence(def, i), ctx, i));
     const fairShare = m.fairShare(def, ctx.end);
     return {
       ...card,

@@ -1,0 +1,299 @@
+import { type MetricUnit, RULES } from '../api/field-units.js';
+import type { AlertRuleConfig } from '../config/alert-section.js';
+import { CONDITION } from '../config/alert-section.js';
+import { formatDelta, formatValue, polarityOf } from '../report/format.js';
+import { parseMetric } from './metric-names.js';
+
+/**
+ * Alert rules over the facts of a set's stored runs (oldest first, the run under evaluation last).
+ * Pure: no store, no clock, so every rule kind is tested on hand-made runs, and `reportd alerts`
+ * shows exactly what the sync pass would send.
+ *
+ * Units: a change on a `fraction` metric is compared and shown in points, like a `percent` one
+ * (0.42 → 0.35 is −7 pts); a `value` threshold on a fraction metric is read on the 0..100 scale.
+ */
+
+export interface FactRow {
+  endpoint: string;
+  field: string;
+  dimension: string;
+  dimension_id: string | null;
+  dimension_label: string | null;
+  value: number;
+  unit: MetricUnit;
+}
+
+export interface ErrorEntry {
+  id: string;
+  title: string;
+  correct: string;
+  claim: string | null;
+  engine: string | null;
+}
+
+export interface RunFacts {
+  runId: number;
+  label: string;
+  rows: readonly FactRow[];
+  /** Error register entries; undefined when that endpoint was unavailable for the run. */
+  errors?: readonly ErrorEntry[];
+  /** Competitive shares; undefined when unavailable. */
+  shares?: readonly { name: string; share: number; isBrand: boolean }[];
+  /** `presence.weighted`'s classification; undefined when unavailable. */
+  classification?: string;
+}
+
+export interface Firing {
+  rule: number;
+  kind: 'change' | 'value' | 'new_error' | 'competitor_overtakes' | 'classification_change';
+  /** One line saying what fired, plain text (escaped where it becomes HTML). */
+  headline: string;
+  metric?: string;
+  member?: string;
+  before?: string;
+  after?: string;
+  change?: string;
+  /** The metric over the stored runs, on its display scale (points for shares), for the chart. */
+  series?: { label: string; value: number }[];
+  errors?: { id: string; title: string; correct: string; claims: string[]; engines: string[] }[];
+}
+
+export interface Skipped {
+  rule: number;
+  reason: string;
+}
+
+export interface Evaluation {
+  firings: Firing[];
+  skipped: Skipped[];
+}
+
+type Op = '<' | '<=' | '>' | '>=';
+interface Condition {
+  op: Op;
+  threshold: number;
+  relative: boolean;
+}
+
+export function parseCondition(text: string): Condition {
+  const match = CONDITION.exec(text);
+  if (!match) throw new Error(`not a condition: ${text}`);
+  return { op: match[1] as Op, threshold: Number(match[2]), relative: match[3] === '%' };
+}
+
+function holds(value: number, { op, threshold }: Condition): boolean {
+  // Rounded to the shown precision first, so "−5.0 pts" meets "<= -5" even when it is −4.9999999.
+  const v = Math.round(value * 1e6) / 1e6;
+  if (op === '<') return v < threshold;
+  if (op === '<=') return v <= threshold;
+  if (op === '>') return v > threshold;
+  return v >= threshold;
+}
+
+/** A number on the scale people read and thresholds are written in (points for shares). */
+function display(value: number, unit: MetricUnit): number {
+  return unit === 'fraction' ? value * 100 : value;
+}
+
+function ruleOf(unit: MetricUnit) {
+  return unit === 'unknown' ? RULES.decimal : RULES[unit];
+}
+
+export function evaluateRules(rules: readonly AlertRuleConfig[], history: readonly RunFacts[]): Evaluation {
+  const out: Evaluation = { firings: [], skipped: [] };
+  const current = history.at(-1);
+  const previous = history.at(-2);
+  if (!current) return out;
+  if (!previous) {
+    out.skipped.push(...rules.map((_, rule) => ({ rule, reason: 'no earlier stored run to compare with' })));
+    return out;
+  }
+  rules.forEach((rule, index) => {
+    if (rule.event === 'new_error') newError(index, history, out);
+    else if (rule.event === 'competitor_overtakes') overtakes(index, previous, current, out);
+    else if (rule.event === 'classification_change') classification(index, previous, current, out);
+    else if (rule.metric) metricRule(index, rule, history, out);
+  });
+  return out;
+}
+
+function metricRule(
+  index: number,
+  rule: AlertRuleConfig,
+  history: readonly RunFacts[],
+  out: Evaluation,
+): void {
+  const ref = parseMetric(rule.metric!, rule.per);
+  if (!ref) return;
+  const dimension = rule.per ?? '';
+  const pick = (run: RunFacts) =>
+    run.rows.filter((r) => r.endpoint === ref.endpoint && r.field === ref.field && r.dimension === dimension);
+  const current = pick(history.at(-1)!);
+  const name = `${ref.endpoint}.${ref.field}`;
+  if (current.length === 0) {
+    out.skipped.push({
+      rule: index,
+      reason: `${name}: no data in run ${history.at(-1)!.label} (endpoint unavailable)`,
+    });
+    return;
+  }
+  for (const row of current) {
+    const member = row.dimension_id ?? null;
+    const valueIn = (run: RunFacts) => pick(run).find((r) => (r.dimension_id ?? null) === member)?.value;
+    const memberLabel = row.dimension_label ?? row.dimension_id ?? undefined;
+    const what = memberLabel ? `${name} (${memberLabel})` : name;
+    const before =
+      rule.change && rule.baseline === 'mean_of_last_4'
+        ? meanBefore(history, valueIn, 4)
+        : valueIn(history.at(-2)!);
+    if (before === undefined) {
+      out.skipped.push({
+        rule: index,
+        reason: `${what}: no data in run ${history.at(-2)!.label} (endpoint unavailable)`,
+      });
+      continue;
+    }
+    const after = row.value;
+    const unit = row.unit;
+    const numberRule = ruleOf(unit);
+    const series = history.flatMap((run) => {
+      const v = valueIn(run);
+      return v === undefined ? [] : [{ label: run.label, value: display(v, unit) }];
+    });
+    const delta = formatDelta(after - before, numberRule, polarityOf(ref.endpoint, ref.field));
+    const base = {
+      rule: index,
+      metric: name,
+      ...(memberLabel ? { member: memberLabel } : {}),
+      before: formatValue(before, numberRule),
+      after: formatValue(after, numberRule),
+      change: delta.text,
+      series,
+    };
+    if (rule.change) {
+      const condition = parseCondition(rule.change);
+      const pointsChange = display(after, unit) - display(before, unit);
+      const measured = condition.relative
+        ? before === 0
+          ? Number.NaN
+          : (pointsChange / Math.abs(display(before, unit))) * 100
+        : pointsChange;
+      if (Number.isNaN(measured) || !holds(measured, condition)) continue;
+      const relative = condition.relative
+        ? ` (${measured >= 0 ? '+' : '−'}${Math.abs(measured).toFixed(1)}%)`
+        : '';
+      const against = rule.baseline === 'mean_of_last_4' ? 'the mean of the last 4 runs' : 'the previous run';
+      out.firings.push({
+        ...base,
+        kind: 'change',
+        headline: `${what} changed ${delta.text}${relative} against ${against}: ${base.before} → ${base.after} (rule: change ${rule.change})`,
+      });
+    } else if (rule.value) {
+      const condition = parseCondition(rule.value);
+      // Crossing only: a level that was already past the threshold last run is old news.
+      if (!holds(display(after, unit), condition) || holds(display(before, unit), condition)) continue;
+      out.firings.push({
+        ...base,
+        kind: 'value',
+        headline: `${what} crossed ${rule.value}: ${base.before} → ${base.after}`,
+      });
+    }
+  }
+}
+
+function meanBefore(
+  history: readonly RunFacts[],
+  valueIn: (run: RunFacts) => number | undefined,
+  count: number,
+): number | undefined {
+  const values = history
+    .slice(0, -1)
+    .slice(-count)
+    .map(valueIn)
+    .filter((v): v is number => v !== undefined);
+  return values.length === 0 ? undefined : values.reduce((a, b) => a + b, 0) / values.length;
+}
+
+function newError(index: number, history: readonly RunFacts[], out: Evaluation): void {
+  const current = history.at(-1)!;
+  const earlier = history.slice(0, -1);
+  if (current.errors === undefined || earlier.at(-1)?.errors === undefined) {
+    const run = current.errors === undefined ? current : earlier.at(-1)!;
+    out.skipped.push({
+      rule: index,
+      reason: `gravity.error-register: no data in run ${run.label} (endpoint unavailable)`,
+    });
+    return;
+  }
+  const seen = new Set(earlier.flatMap((run) => (run.errors ?? []).map((e) => e.id)));
+  const fresh = new Map<string, NonNullable<Firing['errors']>[number]>();
+  for (const entry of current.errors) {
+    if (seen.has(entry.id)) continue;
+    const item = fresh.get(entry.id) ?? {
+      id: entry.id,
+      title: entry.title,
+      correct: entry.correct,
+      claims: [],
+      engines: [],
+    };
+    if (entry.claim && !item.claims.includes(entry.claim)) item.claims.push(entry.claim);
+    if (entry.engine && !item.engines.includes(entry.engine)) item.engines.push(entry.engine);
+    fresh.set(entry.id, item);
+  }
+  for (const item of fresh.values()) {
+    out.firings.push({
+      rule: index,
+      kind: 'new_error',
+      headline: `New error in the Gravity register: ${item.title}${item.claims[0] ? ` — "${item.claims[0]}"` : ''}`,
+      errors: [item],
+    });
+  }
+}
+
+function overtakes(index: number, previous: RunFacts, current: RunFacts, out: Evaluation): void {
+  if (!previous.shares || !current.shares) {
+    const run = current.shares ? previous : current;
+    out.skipped.push({
+      rule: index,
+      reason: `overview.competitive-context: no data in run ${run.label} (endpoint unavailable)`,
+    });
+    return;
+  }
+  const brandShare = (run: RunFacts) => run.shares!.find((s) => s.isBrand);
+  const brandBefore = brandShare(previous);
+  const brandNow = brandShare(current);
+  if (!brandBefore || !brandNow) return;
+  for (const competitor of current.shares) {
+    // An aggregate "Other competitors (n)" entry is not a competitor that can overtake anyone.
+    if (competitor.isBrand || /^other competitors/i.test(competitor.name)) continue;
+    const before = previous.shares.find((s) => s.name === competitor.name);
+    if (!before || before.share > brandBefore.share || competitor.share <= brandNow.share) continue;
+    const pct = (v: number) => formatValue(v, RULES.fraction);
+    out.firings.push({
+      rule: index,
+      kind: 'competitor_overtakes',
+      headline: `${competitor.name} overtook ${brandNow.name}: share ${pct(competitor.share)} vs ${pct(brandNow.share)} (was ${pct(before.share)} vs ${pct(brandBefore.share)})`,
+      before: pct(before.share),
+      after: pct(competitor.share),
+    });
+  }
+}
+
+function classification(index: number, previous: RunFacts, current: RunFacts, out: Evaluation): void {
+  if (previous.classification === undefined || current.classification === undefined) {
+    const run = current.classification === undefined ? current : previous;
+    out.skipped.push({
+      rule: index,
+      reason: `presence.weighted: no classification in run ${run.label} (endpoint unavailable)`,
+    });
+    return;
+  }
+  if (previous.classification === current.classification) return;
+  out.firings.push({
+    rule: index,
+    kind: 'classification_change',
+    headline: `Classification changed: ${previous.classification} → ${current.classification}`,
+    before: previous.classification,
+    after: current.classification,
+  });
+}

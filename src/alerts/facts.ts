@@ -1,0 +1,82 @@
+import { validPayload } from '../store/alerts.js';
+import type { Store } from '../store/db.js';
+import {
+  companionRows,
+  type DerivedSnapshot,
+  derivedSnapshots,
+  metricValuesOf,
+} from '../store/metric-reads.js';
+import type { RunFacts } from './evaluate.js';
+
+/**
+ * A set's stored runs as the facts the rules read: the tidy rows of the metrics layer, the error
+ * register's claims, and the two things the rows do not hold (competitive shares with their
+ * `isBrand` flag, the presence classification), read from the valid payloads.
+ */
+
+export interface SetHistory {
+  account: string;
+  querySetId: number;
+  querySet: string;
+  brand: string;
+  snapshots: DerivedSnapshot[];
+}
+
+/** Derived (reportable) snapshots of each selected set, oldest run first. */
+export function setHistories(
+  store: Store,
+  selection: { account?: string; querySetIds?: readonly number[] },
+): SetHistory[] {
+  const bySet = new Map<string, DerivedSnapshot[]>();
+  for (const snapshot of derivedSnapshots(store, selection)) {
+    const key = `${snapshot.account}\u0000${snapshot.query_set_id}`;
+    bySet.set(key, [...(bySet.get(key) ?? []), snapshot]);
+  }
+  return [...bySet.values()].map((snapshots) => {
+    const first = snapshots[0]!;
+    const names = store.db
+      .prepare(
+        `SELECT q.name AS querySet, COALESCE(b.name, q.name) AS brand FROM query_sets q
+         LEFT JOIN brands b ON b.account = q.account AND b.id = q.brand_id
+         WHERE q.account = ? AND q.id = ?`,
+      )
+      .get(first.account, first.query_set_id) as { querySet: string; brand: string } | undefined;
+    return {
+      account: first.account,
+      querySetId: first.query_set_id,
+      querySet: names?.querySet ?? String(first.query_set_id),
+      brand: names?.brand ?? String(first.query_set_id),
+      snapshots,
+    };
+  });
+}
+
+export function runFacts(store: Store, snapshot: DerivedSnapshot): RunFacts {
+  const rows = metricValuesOf(store, [snapshot]);
+  const label =
+    rows[0]?.run ??
+    (store.db
+      .prepare('SELECT display_name FROM runs WHERE account = ? AND query_set_id = ? AND id = ?')
+      .pluck()
+      .get(snapshot.account, snapshot.query_set_id, snapshot.run_id) as string | undefined) ??
+    String(snapshot.run_id);
+  const facts: RunFacts = { runId: snapshot.run_id, label, rows };
+  if (validPayload(store, snapshot.snapshot_id, 'gravity.error-register') !== undefined) {
+    facts.errors = companionRows(store, 'metric_error_register', [snapshot]).map((row) => ({
+      id: String(row.error_id),
+      title: String(row.title),
+      correct: String(row.correct),
+      claim: row.claim == null ? null : String(row.claim),
+      engine: row.engine == null ? null : String(row.engine),
+    }));
+  }
+  const context = validPayload(store, snapshot.snapshot_id, 'overview.competitive-context') as
+    | { shares?: { name: string; share: number; isBrand: boolean }[] }
+    | undefined;
+  if (context?.shares) facts.shares = context.shares;
+  const weighted = validPayload(store, snapshot.snapshot_id, 'presence.weighted') as
+    | { classification?: string }
+    | undefined;
+  if (typeof weighted?.classification === 'string') facts.classification = weighted.classification;
+  return facts;
+}

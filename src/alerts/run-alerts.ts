@@ -1,0 +1,149 @@
+import type { AlertConfig } from '../config/alert-section.js';
+import { envelopeRecipients, senderAddress, senderDomain } from '../delivery/envelope.js';
+import { type Logger, silentLogger } from '../log.js';
+import { getAlertCursor, saveFiring, setAlertCursor } from '../store/alerts.js';
+import type { Store } from '../store/db.js';
+import { defaultMessageId, type EnqueueResult, enqueueDelivery } from '../store/deliveries.js';
+import { newestRunFirst } from '../store/query-sets.js';
+import { type Evaluation, evaluateRules } from './evaluate.js';
+import { runFacts, type SetHistory, setHistories } from './facts.js';
+
+/**
+ * What runs after every sync pass (daemon and `reportd sync`): each alert looks at the newest stored
+ * reportable run of each set it watches. The first look at a set only records that run (a fresh install
+ * or a new alert does not mail history); a newer run is compared with the run stored before it, so a
+ * backfill of several runs evaluates only the newest. Everything that fired for one (alert, set, run)
+ * becomes one stored firing and one outbox row (kind `alert`); the cursor moves after both, and the
+ * outbox's UNIQUE key makes a crash in between harmless (the next pass finds the row already queued).
+ */
+
+export interface AlertContent {
+  alert: string;
+  account: string;
+  querySetId: number;
+  querySet: string;
+  brand: string;
+  run: { id: number; label: string };
+  previousRun: { id: number; label: string };
+  firings: Evaluation['firings'];
+}
+
+export interface AlertPassOptions {
+  store: Store;
+  alerts: readonly AlertConfig[];
+  accounts: readonly { name: string }[];
+  /** The sender (`smtp.from`), part of each Message-ID like a report's. */
+  from: string;
+  now: number;
+  logger?: Logger;
+}
+
+export function alertAccount(alert: AlertConfig, accounts: readonly { name: string }[]): string | undefined {
+  return alert.account ?? (accounts.length === 1 ? accounts[0]!.name : undefined);
+}
+
+export function historiesOf(
+  store: Store,
+  alert: AlertConfig,
+  accounts: readonly { name: string }[],
+): SetHistory[] {
+  const account = alertAccount(alert, accounts);
+  if (!account) return [];
+  return setHistories(store, {
+    account,
+    ...(alert.query_sets === 'all' ? {} : { querySetIds: alert.query_sets }),
+  });
+}
+
+/** Evaluates the newest run of a set's history (or `runId`) against the runs stored before it. */
+export function evaluateSet(
+  store: Store,
+  alert: AlertConfig,
+  history: SetHistory,
+  runId?: number,
+): { content: AlertContent; skipped: Evaluation['skipped'] } | undefined {
+  const end =
+    runId === undefined
+      ? history.snapshots.length
+      : history.snapshots.findIndex((s) => s.run_id === runId) + 1;
+  if (end <= 0) return undefined;
+  // The baseline needs at most 4 earlier runs; the chart shows every stored run up to this one.
+  const facts = history.snapshots.slice(0, end).map((snapshot) => runFacts(store, snapshot));
+  const evaluation = evaluateRules(alert.rules, facts);
+  const current = facts.at(-1)!;
+  const previous = facts.at(-2);
+  return {
+    content: {
+      alert: alert.name,
+      account: history.account,
+      querySetId: history.querySetId,
+      querySet: history.querySet,
+      brand: history.brand,
+      run: { id: current.runId, label: current.label },
+      previousRun: previous ? { id: previous.runId, label: previous.label } : { id: 0, label: '' },
+      firings: evaluation.firings,
+    },
+    skipped: evaluation.skipped,
+  };
+}
+
+export function runAlertPass(options: AlertPassOptions): EnqueueResult[] {
+  const { store, now } = options;
+  const logger = (options.logger ?? silentLogger).child({ component: 'alerts' });
+  const results: EnqueueResult[] = [];
+  for (const alert of options.alerts) {
+    for (const history of historiesOf(store, alert, options.accounts)) {
+      const newest = history.snapshots.at(-1);
+      if (!newest) continue;
+      const key = { alert: alert.name, account: history.account, querySetId: history.querySetId };
+      const run = { runId: newest.run_id, createdAt: newest.run_created_at };
+      const cursor = getAlertCursor(store, alert.name, history.account, history.querySetId);
+      const log = logger.child({
+        alert: alert.name,
+        account: history.account,
+        querySetId: history.querySetId,
+        runId: newest.run_id,
+      });
+      if (!cursor) {
+        setAlertCursor(store, key, run, now);
+        log.info('first evaluation of this alert for this set: recorded the newest run, nothing sent');
+        continue;
+      }
+      const newer =
+        newestRunFirst(
+          { id: newest.run_id, created_at: newest.run_created_at },
+          { id: cursor.run_id, created_at: cursor.run_created_at },
+        ) < 0;
+      if (!newer) continue;
+      const evaluated = evaluateSet(store, alert, history);
+      if (!evaluated) continue;
+      for (const skip of evaluated.skipped)
+        log.warn({ rule: skip.rule }, `alert rule not evaluated: ${skip.reason}`);
+      const { content } = evaluated;
+      if (content.firings.length > 0) {
+        store.db.transaction(() => {
+          saveFiring(store, { ...key, runId: newest.run_id }, content, now);
+          const deliveryKey = {
+            report: alert.name,
+            querySetId: history.querySetId,
+            runId: newest.run_id,
+            account: history.account,
+            kind: 'alert' as const,
+          };
+          const extra = ['alert', senderAddress(options.from), ...envelopeRecipients(alert.email)];
+          results.push(
+            enqueueDelivery(store, deliveryKey, now, {
+              messageIdFor: (generation) =>
+                defaultMessageId(deliveryKey, generation, extra, senderDomain(options.from)),
+            }),
+          );
+        })();
+        log.info({ fired: content.firings.length }, 'alert fired: one message queued');
+      } else {
+        log.info('alert evaluated: nothing fired');
+      }
+      setAlertCursor(store, key, run, now);
+    }
+  }
+  return results;
+}

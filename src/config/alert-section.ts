@@ -1,0 +1,116 @@
+import { z } from 'zod';
+import { emailAddress, querySets } from './sections.js';
+import { SUBJECT_VARIABLES, subjectTemplateProblem } from './subject-template.js';
+
+/**
+ * `alerts:` in the config (issue 13). The shape is checked here; what the names mean (an endpoint, a
+ * field, a dimension the metrics layer has) is checked in alert-rules.ts, where the path of the
+ * offending rule and the nearest known name can be given.
+ */
+
+/** `<= -5`, `< 45`, `>= 10%`: an operator and a number, `%` for a change relative to the baseline. */
+export const CONDITION = /^\s*(<=|>=|<|>)\s*([-+]?\d+(?:\.\d+)?)\s*(%?)\s*$/;
+
+const condition = (what: string, percentAllowed: boolean) =>
+  z
+    .string()
+    .refine(
+      (text) => {
+        const match = CONDITION.exec(text);
+        return match !== null && (percentAllowed || match[3] === '');
+      },
+      {
+        error: percentAllowed
+          ? `expected an operator and a number, e.g. "<= -5" (points) or "<= -10%" (relative)`
+          : `expected an operator and a number, e.g. "< 45"`,
+      },
+    )
+    .describe(what);
+
+export const alertRule = z
+  .strictObject({
+    metric: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'What to watch: an endpoint key and, after a dot, a field (`presence.gross` means its `current`; `presence.by-engine.weighted` with `per: engine`). Set this or `event`.',
+      ),
+    change: condition(
+      'Fires when the change from the previous run (or the baseline) meets this: `<= -5` in the metric unit (points for percent and fraction metrics), `<= -10%` relative to the baseline. Set this or `value` with `metric`.',
+      true,
+    ).optional(),
+    value: condition(
+      'Fires when the value crosses into this range, e.g. `< 45`: only on the run where it crosses (the previous run was outside). Fraction metrics are compared in points (0..100).',
+      false,
+    ).optional(),
+    per: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'Break the metric down by a dimension of the metrics layer (engine, intent, competitor…): one check per member. Default: the metric as a whole.',
+      ),
+    baseline: z
+      .enum(['previous', 'mean_of_last_4'])
+      .default('previous')
+      .describe(
+        'What a `change` compares with: the previous run, or the mean of the 4 runs before this one (fewer when fewer are stored). Default previous.',
+      ),
+    event: z
+      .enum(['new_error', 'competitor_overtakes', 'classification_change'])
+      .optional()
+      .describe(
+        '`new_error`: an entry of the Gravity error register not seen in any earlier stored run; `competitor_overtakes`: a competitor share passes the brand share; `classification_change`: the presence classification changed (e.g. leader → challenger). Set this or `metric`.',
+      ),
+  })
+  .describe('One condition; every rule that fires for one run of a set goes into one message.');
+
+export const alert = z
+  .strictObject({
+    name: z
+      .string()
+      .min(1)
+      .describe(
+        'Unique name of the alert (not also a report name: both key the outbox), used in logs and `history`. Required.',
+      ),
+    account: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Name of the account to watch. Optional with one account; required when there are several.'),
+    query_sets: querySets.describe('Query sets to watch: `all` or a list of query set ids. Default all.'),
+    rules: z.array(alertRule).min(1).describe('Conditions; at least one.'),
+    attach: z
+      .array(z.literal('pdf', { error: 'the only attachment is pdf' }))
+      .max(1)
+      .default([])
+      .describe(
+        "Files to attach: `[pdf]` adds the set's report for the run, rendered like a report's. Default none (a short email).",
+      ),
+    email: z
+      .strictObject({
+        to: z.array(emailAddress).min(1).describe('Recipients (email addresses). Required, at least one.'),
+        cc: z.array(emailAddress).default([]).describe('Copy recipients (email addresses). Default none.'),
+        bcc: z
+          .array(emailAddress)
+          .default([])
+          .describe('Blind copy recipients (email addresses). Default none.'),
+        subject: z
+          .string()
+          .min(1)
+          .superRefine((template, ctx) => {
+            const problem = subjectTemplateProblem(template);
+            if (problem) ctx.addIssue({ code: 'custom', message: problem });
+          })
+          .default('Alert — {{report}} — {{brand}} — {{run}}')
+          .describe(
+            `Subject line, a Handlebars template with ${SUBJECT_VARIABLES.map((v) => `{{${v}}}`).join(', ')} ({{report}} is the alert name). Default "Alert — {{report}} — {{brand}} — {{run}}".`,
+          ),
+      })
+      .describe('Who receives the alert. Required.'),
+  })
+  .describe('An alert: rules on the metrics of each new run, mailed once per (alert, query set, run).');
+
+export type AlertConfig = z.output<typeof alert>;
+export type AlertRuleConfig = z.output<typeof alertRule>;

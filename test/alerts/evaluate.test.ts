@@ -1,0 +1,279 @@
+import { describe, expect, it } from 'vitest';
+import { evaluateRules, type FactRow, type RunFacts } from '../../src/alerts/evaluate.js';
+import { alert } from '../../src/config/alert-section.js';
+
+/**
+ * Each rule kind on hand-made runs (oldest first, the run under evaluation last). The evaluation is
+ * pure (no clock, no store), so these are the "fake clock" tests of the issue: what fires depends on
+ * the runs given, never on when the test runs.
+ */
+
+const rules = (list: unknown[]) =>
+  alert.parse({ name: 'a', rules: list, email: { to: ['cmo@example.com'] } }).rules;
+
+const row = (
+  endpoint: string,
+  field: string,
+  value: number,
+  unit: FactRow['unit'],
+  dim?: [string, string, string],
+): FactRow => ({
+  endpoint,
+  field,
+  dimension: dim?.[0] ?? '',
+  dimension_id: dim?.[1] ?? null,
+  dimension_label: dim?.[2] ?? null,
+  value,
+  unit,
+});
+
+const run = (runId: number, rows: FactRow[], extra: Partial<RunFacts> = {}): RunFacts => ({
+  runId,
+  label: `Week ${runId}`,
+  rows,
+  ...extra,
+});
+
+const gross = (id: number, value: number) => run(id, [row('presence.gross', 'current', value, 'percent')]);
+
+describe('change rules', () => {
+  it('fire on a drop in points against the previous run, with before/after and the change in the unit', () => {
+    const result = evaluateRules(rules([{ metric: 'presence.gross', change: '<= -5' }]), [
+      gross(1, 40),
+      gross(2, 34.5),
+    ]);
+    expect(result.firings).toHaveLength(1);
+    const firing = result.firings[0]!;
+    expect(firing).toMatchObject({
+      kind: 'change',
+      metric: 'presence.gross.current',
+      before: '40.0%',
+      after: '34.5%',
+      change: '−5.5 pts',
+    });
+    expect(firing.headline).toContain('presence.gross.current changed −5.5 pts');
+    expect(firing.series).toEqual([
+      { label: 'Week 1', value: 40 },
+      { label: 'Week 2', value: 34.5 },
+    ]);
+  });
+
+  it('stay quiet when the change does not meet the condition', () => {
+    expect(
+      evaluateRules(rules([{ metric: 'presence.gross', change: '<= -5' }]), [gross(1, 40), gross(2, 36)])
+        .firings,
+    ).toEqual([]);
+    expect(
+      evaluateRules(rules([{ metric: 'presence.gross', change: '<= -5' }]), [gross(1, 40), gross(2, 50)])
+        .firings,
+    ).toEqual([]);
+  });
+
+  it('compare fraction metrics in points like percent ones', () => {
+    const share = (id: number, v: number) => run(id, [row('presence.weighted', 'fairShare', v, 'fraction')]);
+    const result = evaluateRules(rules([{ metric: 'presence.weighted.fairShare', change: '<= -5' }]), [
+      share(1, 0.42),
+      share(2, 0.35),
+    ]);
+    expect(result.firings).toHaveLength(1);
+    expect(result.firings[0]).toMatchObject({ before: '42.0%', after: '35.0%', change: '−7.0 pts' });
+    // −0.04 as a fraction is −4 points: not past −5.
+    expect(
+      evaluateRules(rules([{ metric: 'presence.weighted.fairShare', change: '<= -5' }]), [
+        share(1, 0.42),
+        share(2, 0.38),
+      ]).firings,
+    ).toEqual([]);
+  });
+
+  it('read "%" as a change relative to the baseline, and mean_of_last_4 as the mean of the four runs before', () => {
+    const weighted = (id: number, v: number) => run(id, [row('presence.weighted', 'current', v, 'percent')]);
+    const history = [
+      weighted(1, 60),
+      weighted(2, 50),
+      weighted(3, 50),
+      weighted(4, 50),
+      weighted(5, 50),
+      weighted(6, 44),
+    ];
+    // Against the previous run: −12% relative. Against the mean of runs 2..5 (50): the same; run 1 is outside the window.
+    const relative = rules([{ metric: 'presence.weighted', change: '<= -10%', baseline: 'mean_of_last_4' }]);
+    const fired = evaluateRules(relative, history).firings;
+    expect(fired).toHaveLength(1);
+    expect(fired[0]!.headline).toContain('(−12.0%) against the mean of the last 4 runs');
+    // A mean that includes a high run moves the baseline: runs 3..6 = 60,60,60,50 → mean 57.5; 52 is −9.6%.
+    const other = [
+      weighted(1, 10),
+      weighted(2, 60),
+      weighted(3, 60),
+      weighted(4, 60),
+      weighted(5, 50),
+      weighted(6, 52),
+    ];
+    expect(evaluateRules(relative, other).firings).toEqual([]);
+    expect(evaluateRules(rules([{ metric: 'presence.weighted', change: '<= -10%' }]), other).firings).toEqual(
+      [],
+    );
+  });
+});
+
+describe('value rules fire on crossing only', () => {
+  const kpi = (id: number, v: number) => run(id, [row('life.kpi', 'current', v, 'score')]);
+  const below45 = rules([{ metric: 'life.kpi', value: '< 45' }]);
+
+  it('fire on the run that crosses the level', () => {
+    const result = evaluateRules(below45, [kpi(1, 47), kpi(2, 44)]);
+    expect(result.firings).toHaveLength(1);
+    expect(result.firings[0]).toMatchObject({ kind: 'value', before: '47.0', after: '44.0' });
+    expect(result.firings[0]!.headline).toBe('life.kpi.current crossed < 45: 47.0 → 44.0');
+  });
+
+  it('stay quiet while the level stays crossed, and when it moves back', () => {
+    expect(evaluateRules(below45, [kpi(1, 47), kpi(2, 44), kpi(3, 40)]).firings).toEqual([]);
+    expect(evaluateRules(below45, [kpi(1, 40), kpi(2, 46)]).firings).toEqual([]);
+  });
+
+  it('read a level on a fraction metric in points', () => {
+    const fair = (id: number, v: number) => run(id, [row('presence.weighted', 'fairShare', v, 'fraction')]);
+    const result = evaluateRules(rules([{ metric: 'presence.weighted.fairShare', value: '< 30' }]), [
+      fair(1, 0.31),
+      fair(2, 0.29),
+    ]);
+    expect(result.firings).toHaveLength(1);
+    expect(result.firings[0]).toMatchObject({ before: '31.0%', after: '29.0%' });
+  });
+});
+
+describe('per: engine', () => {
+  const engines = (id: number, chatgpt: number, gemini: number) =>
+    run(id, [
+      row('presence.by-engine', 'weighted', chatgpt, 'percent', ['engine', '3', 'ChatGPT']),
+      row('presence.by-engine', 'weighted', gemini, 'percent', ['engine', '5', 'Gemini']),
+      row('presence.by-engine', 'gross', 1, 'percent', ['engine', '3', 'ChatGPT']),
+    ]);
+
+  it('checks each engine alone and names the one that moved', () => {
+    const result = evaluateRules(
+      rules([{ metric: 'presence.by-engine.weighted', per: 'engine', change: '<= -8' }]),
+      [engines(1, 50, 40), engines(2, 41, 39)],
+    );
+    expect(result.firings).toHaveLength(1);
+    expect(result.firings[0]).toMatchObject({
+      member: 'ChatGPT',
+      before: '50.0%',
+      after: '41.0%',
+      change: '−9.0 pts',
+    });
+    expect(result.firings[0]!.headline).toContain('presence.by-engine.weighted (ChatGPT)');
+  });
+});
+
+describe('missing data', () => {
+  it('an endpoint unavailable in either run fires nothing and says why', () => {
+    const rule = rules([{ metric: 'presence.gross', change: '<= -5' }]);
+    const empty = run(2, []);
+    const now = evaluateRules(rule, [gross(1, 40), empty]);
+    expect(now.firings).toEqual([]);
+    expect(now.skipped).toEqual([
+      { rule: 0, reason: 'presence.gross.current: no data in run Week 2 (endpoint unavailable)' },
+    ]);
+    const before = evaluateRules(rule, [run(1, []), gross(2, 10)]);
+    expect(before.firings).toEqual([]);
+    expect(before.skipped[0]!.reason).toBe(
+      'presence.gross.current: no data in run Week 1 (endpoint unavailable)',
+    );
+    const events = evaluateRules(
+      rules([{ event: 'new_error' }, { event: 'competitor_overtakes' }, { event: 'classification_change' }]),
+      [run(1, [], { errors: [] }), run(2, [])],
+    );
+    expect(events.firings).toEqual([]);
+    expect(events.skipped.map((s) => s.rule)).toEqual([0, 1, 2]);
+  });
+
+  it('a single stored run has nothing to compare with', () => {
+    const result = evaluateRules(rules([{ metric: 'presence.gross', change: '<= -5' }]), [gross(1, 40)]);
+    expect(result.firings).toEqual([]);
+    expect(result.skipped[0]!.reason).toBe('no earlier stored run to compare with');
+  });
+});
+
+describe('events', () => {
+  const entry = (id: string, claim: string, engine: string) => ({
+    id,
+    title: `Title ${id}`,
+    correct: `Correct ${id}`,
+    claim,
+    engine,
+  });
+
+  it('new_error: an entry never seen in an earlier run, with its claim, correct answer and engines', () => {
+    const history = [
+      run(1, [], { errors: [entry('GE-1', 'old claim', 'ChatGPT')] }),
+      run(2, [], { errors: [entry('GE-1', 'old claim', 'ChatGPT')] }),
+      run(3, [], {
+        errors: [
+          entry('GE-1', 'old claim', 'ChatGPT'),
+          entry('GE-9', 'Northwind sells tea', 'ChatGPT'),
+          entry('GE-9', 'Northwind sells tea', 'Gemini'),
+        ],
+      }),
+    ];
+    const result = evaluateRules(rules([{ event: 'new_error' }]), history);
+    expect(result.firings).toHaveLength(1);
+    expect(result.firings[0]!.errors).toEqual([
+      {
+        id: 'GE-9',
+        title: 'Title GE-9',
+        correct: 'Correct GE-9',
+        claims: ['Northwind sells tea'],
+        engines: ['ChatGPT', 'Gemini'],
+      },
+    ]);
+    expect(result.firings[0]!.headline).toBe(
+      'New error in the Gravity register: Title GE-9 — "Northwind sells tea"',
+    );
+    // An entry that disappeared and came back was seen before: not new.
+    const back = [
+      run(1, [], { errors: [entry('GE-9', 'x', 'ChatGPT')] }),
+      run(2, [], { errors: [] }),
+      run(3, [], { errors: [entry('GE-9', 'x', 'ChatGPT')] }),
+    ];
+    expect(evaluateRules(rules([{ event: 'new_error' }]), back).firings).toEqual([]);
+  });
+
+  it('competitor_overtakes: a competitor that was at or below the brand and is now above it', () => {
+    const shares = (brand: number, acme: number) => [
+      { name: 'Northwind', share: brand, isBrand: true },
+      { name: 'Acme', share: acme, isBrand: false },
+      { name: 'Other competitors (4)', share: 0.5, isBrand: false },
+    ];
+    const result = evaluateRules(rules([{ event: 'competitor_overtakes' }]), [
+      run(1, [], { shares: shares(0.25, 0.2) }),
+      run(2, [], { shares: shares(0.22, 0.24) }),
+    ]);
+    expect(result.firings.map((f) => f.headline)).toEqual([
+      'Acme overtook Northwind: share 24.0% vs 22.0% (was 20.0% vs 25.0%)',
+    ]);
+    // Already ahead last run: not news again.
+    expect(
+      evaluateRules(rules([{ event: 'competitor_overtakes' }]), [
+        run(1, [], { shares: shares(0.2, 0.25) }),
+        run(2, [], { shares: shares(0.2, 0.26) }),
+      ]).firings,
+    ).toEqual([]);
+  });
+
+  it('classification_change: leader → challenger fires, the same class does not', () => {
+    const result = evaluateRules(rules([{ event: 'classification_change' }]), [
+      run(1, [], { classification: 'leader' }),
+      run(2, [], { classification: 'challenger' }),
+    ]);
+    expect(result.firings.map((f) => f.headline)).toEqual(['Classification changed: leader → challenger']);
+    expect(
+      evaluateRules(rules([{ event: 'classification_change' }]), [
+        run(1, [], { classification: 'leader' }),
+        run(2, [], { classification: 'leader' }),
+      ]).firings,
+    ).toEqual([]);
+  });
+});
