@@ -1,6 +1,7 @@
 import type { AlertConfig } from '../config/alert-section.js';
 import { envelopeRecipients, senderAddress, senderDomain } from '../delivery/envelope.js';
 import { type Logger, silentLogger } from '../log.js';
+import { lifecycleState } from '../schedule/lifecycle.js';
 import { getAlertCursor, saveFiring, setAlertCursor } from '../store/alerts.js';
 import type { Store } from '../store/db.js';
 import { defaultMessageId, type EnqueueResult, enqueueDelivery } from '../store/deliveries.js';
@@ -107,6 +108,14 @@ export function runAlertPass(options: AlertPassOptions): EnqueueResult[] {
       if (!cursor) {
         setAlertCursor(store, key, run, now);
         log.info('first evaluation of this alert for this set: recorded the newest run, nothing sent');
+        continue;
+      }
+      // Paused, not yet active or ended (dates in UTC, as for `trigger: new_run` reports): the run is
+      // recorded as seen, so resuming the alert does not mail what happened while it was off.
+      const state = lifecycleState(alert, 'UTC', now);
+      if (state !== 'active') {
+        setAlertCursor(store, key, run, now);
+        log.info({ state }, `alert is ${state}: recorded the newest run, nothing sent`);
         continue;
       }
       const newer =

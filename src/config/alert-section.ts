@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { emailAddress, querySets } from './sections.js';
+import { emailAddress, lifecycleFields, querySets } from './sections.js';
 import { SUBJECT_VARIABLES, subjectTemplateProblem } from './subject-template.js';
 
 /**
@@ -81,6 +81,10 @@ export const alert = z
       .describe('Name of the account to watch. Optional with one account; required when there are several.'),
     query_sets: querySets.describe('Query sets to watch: `all` or a list of query set ids. Default all.'),
     rules: z.array(alertRule).min(1).describe('Conditions; at least one.'),
+    // Missed slots do not apply to alerts (they follow new runs, not a clock): no max_delay.
+    enabled: lifecycleFields.enabled,
+    active_from: lifecycleFields.active_from,
+    active_until: lifecycleFields.active_until,
     attach: z
       .array(z.literal('pdf', { error: 'the only attachment is pdf' }))
       .max(1)
