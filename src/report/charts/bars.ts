@@ -267,7 +267,7 @@ export function stackedBars(
       const right = x(sum);
       const label =
         value >= 7
-          ? text((left + right) / 2, middle, pct(value), { size: 9, fill: '#fff', anchor: 'middle' })
+          ? text((left + right) / 2, middle, pct(value), { size: 9, fill: '#FFFFFF', anchor: 'middle' })
           : '';
       return `<rect x="${n(left)}" y="${n(middle - barHeight / 2)}" width="${n(right - left)}" height="${n(barHeight)}" fill="${color(part.color)}"/>${label}`;
     });
