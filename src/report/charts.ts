@@ -9,6 +9,7 @@ import { currentLocale, t } from './locale/locale.js';
 
 // Bars are drawn by hand (charts/bars.ts): ECharts SSR cost 20–60 ms a chart for simple geometry.
 export { engineBars, groupedBars, shareBars, stackedBars, stackedHistory } from './charts/bars.js';
+export { type LineSeries, trendChart } from './charts/lines.js';
 export { escapeXml, sparkline } from './charts/svg.js';
 
 type Extent = { min: number; max: number };
@@ -26,46 +27,6 @@ const numberAxis = {
   type: 'value',
   axisLabel: { ...axisStyle.axisLabel, formatter: plain },
 };
-
-export interface LineSeries {
-  name: string;
-  values: readonly number[];
-  color: string;
-}
-
-/** History trend: one line per series over the runs, values labelled at the last point. */
-export function trendChart(
-  labels: readonly string[],
-  series: readonly LineSeries[],
-  options: { percent?: boolean; width?: number; height?: number } = {},
-): string {
-  const percent = options.percent ?? true;
-  return renderEChart(
-    {
-      grid: { left: 44, right: 56, top: 16, bottom: 46 },
-      legend: { ...legendStyle, data: series.map((s) => s.name) },
-      xAxis: { ...axisStyle, type: 'category', data: labels.map((l) => clip(l, 14)), boundaryGap: false },
-      yAxis: percent ? { ...percentAxis, scale: true } : { ...numberAxis, scale: true },
-      series: series.map((s) => ({
-        name: s.name,
-        type: 'line',
-        data: [...s.values],
-        color: s.color,
-        symbol: 'circle',
-        symbolSize: 5,
-        lineStyle: { width: 2 },
-        endLabel: {
-          show: true,
-          formatter: (p: { value: number }) => (percent ? pct(p.value) : plain(p.value)),
-          color: s.color,
-          fontSize: 10,
-        },
-      })),
-    },
-    options.width ?? 680,
-    options.height ?? 220,
-  );
-}
 
 /** Engine × intent heatmap, each cell labelled with its value; empty cells stay blank. */
 export function heatmap(

@@ -12,17 +12,18 @@ const pct = (value: number) => currentLocale().percent(value, 1);
 const pct0 = (value: number) => currentLocale().percent(value, 0);
 const plain = (value: number) => currentLocale().number(value, Number.isInteger(value) ? 0 : 1);
 const HEX = /^#[0-9A-Fa-f]{6}$/;
-const color = (value: string, fallback: string = THEME.neutral) => (HEX.test(value) ? value : fallback);
-const n = (value: number) => Number(value.toFixed(1));
+export const color = (value: string, fallback: string = THEME.neutral) =>
+  HEX.test(value) ? value : fallback;
+export const n = (value: number) => Number(value.toFixed(1));
 
-interface Grid {
+export interface Grid {
   left: number;
   right: number;
   top: number;
   bottom: number;
 }
 
-function text(
+export function text(
   x: number,
   y: number,
   content: string,
@@ -55,7 +56,11 @@ export function niceTicks(max: number, split = 5): number[] {
 }
 
 /** The legend centred on the bottom line, a rounded square and the name per entry. */
-function legend(items: readonly { name: string; color: string }[], width: number, height: number): string {
+export function legend(
+  items: readonly { name: string; color: string }[],
+  width: number,
+  height: number,
+): string {
   const gap = 10;
   const widths = items.map((item) => 10 + 5 + textWidth(item.name, 10));
   const total = widths.reduce((sum, w) => sum + w, 0) + gap * Math.max(0, items.length - 1);
@@ -72,7 +77,7 @@ function legend(items: readonly { name: string; color: string }[], width: number
     .join('');
 }
 
-const open = (width: number, height: number) =>
+export const open = (width: number, height: number) =>
   `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img">`;
 
 /** Vertical value axis: grid lines with their labels on the left. */
