@@ -100,28 +100,44 @@ export function register(program: Command): void {
       const formats = parseFormats(flags.format);
       const document = documentFlags(flags);
       const config = loadConfig(flags.config);
-      const store = openStore(config.store.path, { mustExist: true });
+      // Chromium's launch (and puppeteer's import) is the longest step of a cold render: started
+      // first thing, it runs while the store opens, the snapshots are read and the first HTML is built.
+      const starting = formats.includes('pdf') ? startRenderer(config) : undefined;
+      starting?.catch(() => undefined); // awaited below; said there, once, if the launch cannot start
+      let store: ReturnType<typeof openStore>;
+      try {
+        store = openStore(config.store.path, { mustExist: true });
+      } catch (error) {
+        await starting?.then(
+          (started) => started.close(),
+          () => undefined,
+        );
+        throw error;
+      }
       let renderer: PdfRenderer | undefined;
       const onSignal = (signal: NodeJS.Signals) => {
-        void (renderer?.close() ?? Promise.resolve()).finally(() => {
-          store.close();
-          process.exit(signal === 'SIGINT' ? 130 : 143);
-        });
+        // Through `starting`: a signal during the launch still closes the browser being launched.
+        const closing = starting?.then((started) => started.close()) ?? Promise.resolve();
+        void closing
+          .catch(() => undefined)
+          .finally(() => {
+            store.close();
+            process.exit(signal === 'SIGINT' ? 130 : 143);
+          });
       };
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);
       try {
         // Every snapshot is looked up before anything renders: a typo fails fast and writes nothing.
-        const items = selectSnapshots(store, selection);
-        if (formats.includes('pdf')) {
-          const { findChromium } = await import('../report/chromium.js');
-          // Said once, before any work, rather than once per snapshot.
-          const executablePath = findChromium({ configPath: config.chromium.path });
-          const { PdfRenderer } = await import('../report/pdf.js');
-          // This command owns shutdown: close the browser first, then exit.
-          renderer = new PdfRenderer({ ...pdfRendererOptions(config), executablePath, handleSignals: false });
-          renderer.warmUp(); // Chromium starts while the first snapshot's HTML is built
+        let items: ReturnType<typeof selectSnapshots>;
+        try {
+          items = selectSnapshots(store, selection);
+        } catch (error) {
+          // The selection's error is the one said; the browser launched meanwhile is closed below.
+          renderer = await starting?.catch(() => undefined);
+          throw error;
         }
+        renderer = await starting;
         let failed = 0;
         let fatal: unknown;
         await renderBatch(
@@ -161,4 +177,17 @@ export function register(program: Command): void {
         store.close();
       }
     });
+}
+
+/**
+ * The command's PDF renderer, its browser already launching. A missing Chromium is said once, before
+ * any work, rather than once per snapshot. This command owns shutdown: it closes the browser, then exits.
+ */
+async function startRenderer(config: ReturnType<typeof loadConfig>): Promise<PdfRenderer> {
+  const { findChromium } = await import('../report/chromium.js');
+  const executablePath = findChromium({ configPath: config.chromium.path });
+  const { PdfRenderer } = await import('../report/pdf.js');
+  const renderer = new PdfRenderer({ ...pdfRendererOptions(config), executablePath, handleSignals: false });
+  renderer.warmUp();
+  return renderer;
 }

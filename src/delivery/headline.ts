@@ -1,12 +1,13 @@
-import { formatDelta, formatValue, polarityOf, ruleFor } from '../report/format.js';
-import { type MessageKey, reportLocale, t, withLocale } from '../report/locale/locale.js';
+import type { KpiView } from '../report/model/common.js';
+import type { ReportModel } from '../report/model/index.js';
+import type { Available } from '../report/model/payloads.js';
 import type { StoredSnapshot } from '../store/snapshots.js';
 import type { EmailContent, ReportFile } from './email.js';
 
 /**
- * The few numbers an executive reads in the email body before (or instead of) opening the PDF. Built
- * straight from the stored payloads with the report's own number rules (src/report/format.ts), so the
- * email and the PDF never disagree on how a value shows.
+ * The few numbers an executive reads in the email body before (or instead of) opening the PDF. Taken
+ * from the view model the PDF was drawn from (one source: the same validation, number rules, locale
+ * and labels), so the email and the PDF never disagree, and the payloads are not read a second time.
  */
 export interface HeadlineKpi {
   label: string;
@@ -17,74 +18,60 @@ export interface HeadlineKpi {
   bad: boolean;
 }
 
-/** Stored payloads of one snapshot: endpoint key → JSON (null when it could not be fetched). */
-export type PayloadMap = Record<string, { data: unknown; error: string | null } | undefined>;
-
-/** Labelled with the endpoint's title (`endpoint.<key>` in the catalogs). */
-const HEADLINES: readonly { key: string; field?: string }[] = [
-  { key: 'presence.weighted' },
-  { key: 'presence.gross' },
-  { key: 'life.kpi' },
-  { key: 'gravity.gravity-plus' },
-  { key: 'gravity.gravity-minus' },
-  { key: 'gravity.open-errors', field: 'count' },
+/** The headline cards in the order the email shows them; a card the PDF marks unavailable is left out. */
+const HEADLINES: readonly ((model: ReportModel) => Available<{ kpi: KpiView }> | undefined)[] = [
+  (model) => model.presence.weighted,
+  (model) => model.presence.gross,
+  (model) => model.life.kpis.find((card) => card.available && card.kpi.key === 'life.kpi'),
+  (model) => model.gravity.plus,
+  (model) => model.gravity.minus,
+  (model) => model.gravity.openErrors,
 ];
 
-const record = (value: unknown): Record<string, unknown> | undefined =>
-  value !== null && typeof value === 'object' && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
-
-/**
- * KPIs whose payload is present and numeric; a missing card is left out rather than shown as a dash.
- * Labels and numbers are in `locale` (a `REPORT_LOCALES` tag, en-US by default).
- */
-export function headlineKpis(payloads: PayloadMap, locale?: string): HeadlineKpi[] {
-  return withLocale(reportLocale(locale), () => collectKpis(payloads));
-}
-
-function collectKpis(payloads: PayloadMap): HeadlineKpi[] {
-  const out: HeadlineKpi[] = [];
-  for (const { key, field = 'current' } of HEADLINES) {
-    const card = record(payloads[key]?.data);
-    const current = card?.[field];
-    if (typeof current !== 'number' || !Number.isFinite(current)) continue;
-    const rule = ruleFor(key);
-    const delta = formatDelta(card?.delta, rule, polarityOf(key));
-    out.push({
-      label: t(`endpoint.${key}` as MessageKey),
-      value: formatValue(current, rule),
-      delta: delta.text,
-      arrow: delta.arrow,
-      good: delta.tone === 'good',
-      bad: delta.tone === 'bad',
-    });
-  }
-  return out;
+/** KPIs the PDF shows as numbers, in the model's locale; a missing card is left out, not shown as a dash. */
+export function headlineKpis(model: ReportModel): HeadlineKpi[] {
+  return HEADLINES.flatMap((pick) => {
+    const card = pick(model);
+    if (!card?.available) return [];
+    const { label, value, delta } = card.kpi;
+    return [
+      {
+        label,
+        value,
+        delta: delta.text,
+        arrow: delta.arrow,
+        good: delta.tone === 'good',
+        bad: delta.tone === 'bad',
+      },
+    ];
+  });
 }
 
 /** The overview summary as one short paragraph (the PDF has the full text). */
-export function headlineSummary(payloads: PayloadMap, maxChars = 600): string | undefined {
-  const content = record(payloads['overview.summary']?.data)?.content;
-  if (typeof content !== 'string') return undefined;
-  const text = content.replace(/\s+/g, ' ').trim();
+export function headlineSummary(model: ReportModel, maxChars = 600): string | undefined {
+  const summary = model.overview.summary;
+  if (!summary.available) return undefined;
+  const text = summary.paragraphs.flat().join(' ').replace(/\s+/g, ' ').trim();
   if (!text) return undefined;
   return text.length <= maxChars ? text : `${text.slice(0, maxChars - 1).trimEnd()}…`;
 }
 
-/** What the email says about a snapshot and which files it carries: one builder for every sender. */
+/**
+ * What the email says about a snapshot and which files it carries: one builder for every sender. The
+ * model is the one the render built (`renderSnapshotDocuments`), so the locale is already in it.
+ */
 export function emailContentFor(
   snapshot: StoredSnapshot,
+  model: ReportModel,
   files: ReportFile[],
-  locale?: string,
 ): EmailContent {
   return {
     // A brand with no name still needs a subject that says what the report is about.
     brand: snapshot.brand.name || `query set ${snapshot.querySet.id}`,
     querySet: { id: snapshot.querySet.id, name: snapshot.querySet.name },
     run: { id: snapshot.run.id, display_name: snapshot.run.display_name },
-    kpis: headlineKpis(snapshot.payloads, locale),
-    summary: headlineSummary(snapshot.payloads),
+    kpis: headlineKpis(model),
+    summary: headlineSummary(model),
     files,
   };
 }

@@ -4,19 +4,19 @@ import type { Config } from '../config/index.js';
 import { type Logger, silentLogger } from '../log.js';
 import { safeFileName } from '../report/file-names.js';
 import type { PdfRenderer } from '../report/pdf.js';
-import { documentSettings, renderReport } from '../report/render.js';
+import { documentSettings, renderSnapshotDocuments } from '../report/render.js';
 import { pdfRendererOptions } from '../report/renderer-config.js';
 import type { Store } from '../store/db.js';
 import type { DeliveryRow } from '../store/deliveries.js';
 import { isReportable } from '../store/payloads.js';
-import { findSnapshot } from '../store/snapshots.js';
+import { findSnapshot, listSnapshots } from '../store/snapshots.js';
 import { formatOf, type ReportFile } from './email.js';
 import { emailContentFor } from './headline.js';
 import type { DeliveryRenderer } from './outbox.js';
 
 /**
  * The production renderer of deliveries: the report module writes the files (PDF through one warm
- * Chromium, XLSX), the stored payloads give the email's headline. Chromium is closed after `idleMs`
+ * Chromium, XLSX), and the view model it drew them from gives the email's headline. Chromium is closed after `idleMs`
  * without a render, because a daemon that mails once a week should not hold a browser all week. The
  * idle wait runs on the injected clock, so a test can prove it on a fake one.
  */
@@ -61,22 +61,20 @@ export function createReportRenderer(options: {
           `run ${delivery.run_id} of query set ${delivery.query_set_id} is not stored complete`,
         );
       }
-      // Teams webhooks carry no files: the card needs only the headline, which comes from the store,
-      // so no browser is started and no folder written for it.
-      if (config.channels.some((c) => c.name === delivery.destination && c.type === 'teams')) {
-        return emailContentFor(snapshot, [], report.locale);
-      }
-      const pdf = browser.acquire();
-      let paths: string[];
+      // The snapshot read above is the one rendered, and the model the render builds gives the email
+      // its headline: one read of the payloads per delivery, one source for the numbers.
+      const history = listSnapshots(store, { querySetId: snapshot.querySet.id, account: snapshot.account });
+      let rendered: Awaited<ReturnType<typeof renderSnapshotDocuments>>;
+      // Teams webhooks carry no files: the card needs only the headline, so no browser is started and
+      // no document written for it (the model alone is built).
+      const teams = config.channels.some((c) => c.name === delivery.destination && c.type === 'teams');
+      const pdf = teams ? undefined : browser.acquire();
       try {
         // Shutdown must not wait for a render (up to render_timeout_seconds): the outbox hands the row
         // back on abort, and closing the renderer right after kills the page still printing.
-        paths = await untilAborted(
-          renderReport(store, {
-            querySetId: delivery.query_set_id,
-            runId: delivery.run_id,
-            account,
-            formats: report.formats,
+        rendered = await untilAborted(
+          renderSnapshotDocuments(snapshot, history, {
+            formats: teams ? [] : report.formats,
             // One folder per report and (set, run): file names come from API labels, which need not
             // be unique, and nodemailer reads attachments at send time, so a shared folder could let
             // a concurrent delivery (a second daemon, `reportd deliver`) swap another run's file in.
@@ -93,25 +91,24 @@ export function createReportRenderer(options: {
             ),
             templatesDir: config.templates.dir,
             ...documentSettings(report),
-            renderer: await pdf,
+            renderer: pdf ? await pdf : undefined,
             generatedAt: new Date(clock.now()),
           }),
           signal,
         );
       } finally {
-        browser.release();
+        if (pdf) browser.release();
       }
-      const files: ReportFile[] = paths.flatMap((path) => {
+      const files: ReportFile[] = rendered.paths.flatMap((path) => {
         const format = formatOf(path);
         return format ? [{ path, format }] : [];
       });
-      return emailContentFor(snapshot, files, report.locale);
+      return emailContentFor(snapshot, rendered.model, files);
     },
     close: () => browser.close(),
   };
 }
 
-/** An alert with `attach: [pdf]` renders the set's report like a report with those formats. */
 /** An alert's `attach: [pdf]` as the report-shaped settings the renderer takes (default paper and locale). */
 function alertAttachments(
   config: Config,

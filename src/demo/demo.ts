@@ -11,12 +11,12 @@ import { ReportdError } from '../errors/index.js';
 import { writeMetricValuesCsv } from '../export/export.js';
 import { type Logger, silentLogger } from '../log.js';
 import { PdfRenderer } from '../report/pdf.js';
-import { renderReport } from '../report/render.js';
+import { type RenderedSnapshot, renderReportDocuments } from '../report/render.js';
 import { SANDBOX_IDS } from '../sandbox/dataset.js';
 import { startSandbox } from '../sandbox/server.js';
 import { openStore, type Store } from '../store/db.js';
 import { reportableSql } from '../store/payloads.js';
-import { findSnapshot } from '../store/snapshots.js';
+import type { StoredSnapshot } from '../store/snapshots.js';
 import { runSync } from '../sync/sync.js';
 import type { SyncProgress, SyncSummary } from '../sync/types.js';
 
@@ -116,11 +116,10 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     const built = alertMessageBuilder(store, config)(queued.delivery, new Date());
     if ('error' in built) throw new ReportdError(`demo: ${built.error}`);
     const alertEmail = await writeEml(built.message, join(outDir, `${DEMO_ALERT.name}.eml`));
-    const filesBySet = new Map<number, string[]>();
+    const rendered: (RenderedSnapshot & { snapshot: StoredSnapshot })[] = [];
     for (const querySetId of setsWithSnapshots(store)) {
-      filesBySet.set(
-        querySetId,
-        await renderReport(store, {
+      rendered.push(
+        await renderReportDocuments(store, {
           querySetId,
           formats: ['pdf', 'xlsx'],
           outDir,
@@ -129,11 +128,11 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
         }),
       );
     }
-    const [first] = filesBySet;
+    const [first] = rendered;
     if (!first) throw new ReportdError('demo: the sandbox published no run to report on');
-    const email = await writeDemoEmail(store, first[0], first[1], outDir);
+    const email = await writeDemoEmail(first, outDir);
     const metrics = writeMetricValuesCsv(store, outDir);
-    return { sync, files: [...filesBySet.values()].flat(), email, metrics, alertEmail };
+    return { sync, files: rendered.flatMap((set) => set.paths), email, metrics, alertEmail };
   } finally {
     await renderer.close();
     store?.close();
@@ -183,21 +182,20 @@ function setsWithSnapshots(store: Store): number[] {
 
 /** The message the weekly report would send for the first set, written as a file instead of mailed. */
 async function writeDemoEmail(
-  store: Store,
-  querySetId: number,
-  files: string[],
+  first: RenderedSnapshot & { snapshot: StoredSnapshot },
   outDir: string,
 ): Promise<string> {
-  const snapshot = findSnapshot(store, { querySetId });
-  if (!snapshot) throw new ReportdError(`demo: no complete snapshot of query set ${querySetId}`);
+  const { snapshot, model, paths } = first;
   const message = await composeEmail({
     from: DEMO_FROM,
     report: DEMO_REPORT,
     messageId: `<demo-${snapshot.querySet.id}-${snapshot.run.id}@reportd.local>`,
     // The weekly executive email carries the PDF; analysts get the workbook from the folder.
+    // The headline comes from the model the PDF was drawn from: the payloads are not read again.
     content: emailContentFor(
       snapshot,
-      files.filter((file) => file.endsWith('.pdf')).map((path) => ({ path, format: 'pdf' as const })),
+      model,
+      paths.filter((file) => file.endsWith('.pdf')).map((path) => ({ path, format: 'pdf' as const })),
     ),
   });
   return writeEml(message, join(outDir, `${DEMO_REPORT.name}.eml`));

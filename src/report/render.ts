@@ -7,7 +7,7 @@ import { VERSION } from '../version.js';
 import { writeAtomically } from '../write-atomically.js';
 import { safeFileName } from './file-names.js';
 import { renderReportHtml } from './html.js';
-import { buildReportModel } from './model/index.js';
+import { buildReportModel, type ReportModel } from './model/index.js';
 import type { PageSetup } from './page.js';
 import type { PdfRenderer, PdfRendererOptions } from './pdf.js';
 import { reportTemplatesFor } from './templates.js';
@@ -72,6 +72,14 @@ export function reportBaseName(snapshot: Pick<StoredSnapshot, 'brand' | 'querySe
  * set and run.
  */
 export async function renderReport(store: Store, options: RenderReportOptions): Promise<string[]> {
+  return (await renderReportDocuments(store, options)).paths;
+}
+
+/** `renderReport`, also handing back the snapshot read and the view model its documents were drawn from. */
+export async function renderReportDocuments(
+  store: Store,
+  options: RenderReportOptions,
+): Promise<RenderedSnapshot & { snapshot: StoredSnapshot }> {
   const snapshot = findSnapshot(store, {
     querySetId: options.querySetId,
     runId: options.runId,
@@ -85,7 +93,7 @@ export async function renderReport(store: Store, options: RenderReportOptions): 
     );
   }
   const history = listSnapshots(store, { querySetId: snapshot.querySet.id, account: snapshot.account });
-  return renderSnapshot(snapshot, history, options);
+  return { snapshot, ...(await renderSnapshotDocuments(snapshot, history, options)) };
 }
 
 /** Renders one snapshot (with the set's history, newest first) without touching the store. */
@@ -94,6 +102,22 @@ export async function renderSnapshot(
   history: StoredSnapshot[],
   options: RenderSnapshotOptions,
 ): Promise<string[]> {
+  return (await renderSnapshotDocuments(snapshot, history, options)).paths;
+}
+
+/** The files written for a snapshot and the view model they were drawn from. */
+export interface RenderedSnapshot {
+  paths: string[];
+  /** Built once per render: the delivery's email headline reads it instead of the payloads again. */
+  model: ReportModel;
+}
+
+/** `renderSnapshot`, also handing back the view model (the email headline is built from it). */
+export async function renderSnapshotDocuments(
+  snapshot: StoredSnapshot,
+  history: StoredSnapshot[],
+  options: RenderSnapshotOptions,
+): Promise<RenderedSnapshot> {
   const formats = [...new Set(options.formats)];
   const meta = {
     generatedAt: options.generatedAt ?? new Date(),
@@ -106,13 +130,11 @@ export async function renderSnapshot(
   const base = join(outDir, options.baseName ?? reportBaseName(snapshot));
   const written: string[] = [];
 
+  // Always built (a few ms): an xlsx-only delivery still needs it for the email's headline.
+  const model = buildReportModel(snapshot, history, meta);
   const needsHtml = formats.includes('pdf') || formats.includes('html');
   const doc = needsHtml
-    ? renderReportHtml(
-        buildReportModel(snapshot, history, meta),
-        reportTemplatesFor(options.templatesDir),
-        options.page,
-      )
+    ? renderReportHtml(model, reportTemplatesFor(options.templatesDir), options.page)
     : undefined;
 
   for (const format of formats) {
@@ -133,5 +155,5 @@ export async function renderSnapshot(
     }
     written.push(file);
   }
-  return written;
+  return { paths: written, model };
 }

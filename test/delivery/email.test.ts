@@ -4,6 +4,7 @@ import { simpleParser } from 'mailparser';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { attachmentName, composeEmail, writeEml } from '../../src/delivery/email.js';
 import { headlineKpis, headlineSummary } from '../../src/delivery/headline.js';
+import { buildReportModel, type ReportSnapshot } from '../../src/report/model/index.js';
 import { fakeFile, tempDir } from './smtp-helpers.js';
 
 let tmp: ReturnType<typeof tempDir>;
@@ -13,7 +14,20 @@ beforeEach(() => {
 afterEach(() => tmp.cleanup());
 
 const payloads = {
-  'presence.weighted': { data: { current: 42.25, delta: 2.1, history: [], historyLabels: [] }, error: null },
+  'presence.weighted': {
+    data: {
+      current: 42.25,
+      delta: 2.1,
+      history: [],
+      historyLabels: [],
+      fairShare: 18,
+      dStar: 1.2,
+      classification: 'leader',
+    },
+    error: null,
+  },
+  // Not a number: the model marks the card unavailable, so the email leaves it out as the PDF does.
+  'presence.gross': { data: { current: 'n/a', delta: 0, history: [], historyLabels: [] }, error: null },
   'gravity.gravity-minus': { data: { current: 12, delta: 3, history: [], historyLabels: [] }, error: null },
   'gravity.open-errors': {
     data: { count: 4, delta: -1, resolvedSinceBaseline: 2, history: [], historyLabels: [] },
@@ -22,15 +36,29 @@ const payloads = {
   'overview.summary': { data: { content: 'Presence rose   in\nthe <b>coffee</b> segment.' }, error: null },
 };
 
+const snapshot: ReportSnapshot = {
+  id: 1,
+  account: 'default',
+  brand: { id: 1, name: 'Café' },
+  querySet: { id: 101, name: 'Main set', details: null },
+  run: { id: 7, display_name: 'W14', created_at: '2026-04-06T08:00:00Z' },
+  state: 'complete',
+  completedAt: '2026-04-06T09:00:00Z',
+  payloads,
+};
+/** The headline is read from the view model the PDF is drawn from, as the delivery renderer does. */
+const modelIn = (locale?: string) =>
+  buildReportModel(snapshot, [snapshot], { generatedAt: new Date(0), version: 'test', locale });
+
 describe('report email', () => {
   it('headline KPIs use the report number rules and say which way is good', () => {
-    const kpis = headlineKpis(payloads);
+    const kpis = headlineKpis(modelIn());
     expect(kpis.map((k) => [k.label, k.value, k.delta, k.good, k.bad])).toEqual([
       ['Weighted presence', '42.3%', '+2.1 pts', true, false],
       ['Gravity−', '12.0%', '+3.0 pts', false, true],
       ['Open errors', '4', '−1', true, false],
     ]);
-    expect(headlineSummary(payloads)).toBe('Presence rose in the <b>coffee</b> segment.');
+    expect(headlineSummary(modelIn())).toBe('Presence rose in the <b>coffee</b> segment.');
   });
 
   it('composes subject, escaped HTML, a text part and safely named attachments; writes an .eml', async () => {
@@ -50,8 +78,8 @@ describe('report email', () => {
         brand: 'Café <Ünïcode> & Co',
         querySet: { id: 101, name: 'Main set' },
         run: { id: 7, display_name: '../../etc/passwd W14' },
-        kpis: headlineKpis(payloads),
-        summary: headlineSummary(payloads),
+        kpis: headlineKpis(modelIn()),
+        summary: headlineSummary(modelIn()),
         files: [
           { path: fakeFile(tmp.dir, 'a.pdf'), format: 'pdf' },
           { path: fakeFile(tmp.dir, 'a.xlsx'), format: 'xlsx' },
@@ -90,7 +118,7 @@ describe('report email', () => {
         brand: 'Kaffee & <Co>',
         querySet: { id: 12345, name: 'Hauptset' },
         run: { id: 67890, display_name: 'KW 14' },
-        kpis: headlineKpis(payloads, 'de-DE'),
+        kpis: headlineKpis(modelIn('de-DE')),
         files: [
           { path: fakeFile(tmp.dir, 'b.pdf'), format: 'pdf' },
           { path: fakeFile(tmp.dir, 'b.xlsx'), format: 'xlsx' },

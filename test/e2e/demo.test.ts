@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
@@ -70,6 +70,23 @@ describe('reportd demo (the README quick start)', () => {
     expect(mail.text).toContain('Claim: "Northwind Coffee is closing all of its shops this year."');
     expect(mail.html).toContain('over stored runs');
     expect(mail.attachments).toHaveLength(0);
+  });
+
+  it("the email's headline numbers are the ones printed in the PDF it carries", async () => {
+    const mail = await simpleParser(readFileSync(join(out, 'weekly-executive.eml')));
+    const pdf = mail.attachments.find((a) => a.contentType === 'application/pdf')!;
+    // Outside `out`: the demo's folder keeps exactly the files the demo wrote.
+    const attached = join(mkdtempSync(join(tmpdir(), 'reportd-demo-mail-')), 'attached.pdf');
+    writeFileSync(attached, pdf.content);
+    const text = execFileSync('pdftotext', ['-layout', attached, '-'], { encoding: 'utf8' });
+    // "Weighted presence: 42.3% (▲ +2.1 pts)": label, value and change, one line per KPI.
+    const kpis = [...(mail.text ?? '').matchAll(/^(.+): (\S+) \((?:[▲▼] )?(\S+(?: \S+)?)\)$/gmu)];
+    expect(kpis.length).toBeGreaterThanOrEqual(3);
+    for (const [, label, value, delta] of kpis) {
+      expect(text).toContain(label!);
+      expect(text).toContain(value!);
+      expect(text).toContain(delta!);
+    }
   });
 
   it('writes metric_values.csv with the numbers of every set, and points at export and the SQL view', () => {
