@@ -126,7 +126,8 @@ export async function renderSnapshotDocuments(
     timeZone: options.timeZone,
   };
   const outDir = resolve(options.outDir);
-  mkdirSync(outDir, { recursive: true });
+  // A model-only call (a Teams card) writes nothing, not even its folder.
+  if (formats.length > 0) mkdirSync(outDir, { recursive: true });
   const base = join(outDir, options.baseName ?? reportBaseName(snapshot));
   const written: string[] = [];
 
