@@ -91,7 +91,8 @@ export function createReportRenderer(options: {
             ),
             templatesDir: config.templates.dir,
             ...documentSettings(report),
-            renderer: pdf ? await pdf : undefined,
+            // The launch is waited for under the same abort as the render: shutdown cuts either.
+            renderer: pdf ? await untilAborted(pdf, signal) : undefined,
             generatedAt: new Date(clock.now()),
           }),
           signal,
@@ -122,6 +123,12 @@ function alertAttachments(
 function untilAborted<T>(work: Promise<T>, signal?: AbortSignal): Promise<T> {
   if (!signal) return work;
   return new Promise<T>((resolve, reject) => {
+    // An abort that came first (during the browser's launch) never fires its event again.
+    if (signal.aborted) {
+      work.catch(() => {});
+      reject(signal.reason);
+      return;
+    }
     const onAbort = () => reject(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
     // `work` keeps a handler either way, so its late rejection (the browser closed) is not unhandled.
