@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { alertMessageBuilder } from '../alerts/deliver-alert.js';
+import { alertMessageBuilder, channelAlertBuilder } from '../alerts/deliver-alert.js';
 import { runAlertPass } from '../alerts/run-alerts.js';
 import { sharedBudget } from '../api/budget.js';
 import { type Clock, systemClock } from '../clock.js';
@@ -152,6 +152,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     logger,
     maxHoldMs: maxHoldFor(config.chromium.render_timeout_seconds * 1000),
     messageFor: alertMessageBuilder(store, config),
+    channelAlertFor: channelAlertBuilder(store, config),
     ...options.outbox,
     onOutcome(outcome) {
       metrics.deliveryAttempts.inc({ result: outcome.result });
