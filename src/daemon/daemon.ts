@@ -85,7 +85,7 @@ export interface Daemon {
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const { config } = options;
   // Checked before anything opens or listens, so a refusal leaves nothing to clean up.
-  if (!options.mailer && (config.reports.some((r) => r.email) || config.alerts.length > 0) && !config.smtp) {
+  if (!options.mailer && [...config.reports, ...config.alerts].some((r) => r.email) && !config.smtp) {
     throw new DaemonStartError('reports or alerts send email but smtp is not configured');
   }
   // A missing or wrong browser is said in one line now, not at the first delivery hours later (where

@@ -119,10 +119,13 @@ alerts:
 
     const slack = peers.accepted('chat.postMessage');
     expect(slack).toHaveLength(1);
-    const blocks = JSON.stringify(slack[0]!.fields.blocks);
-    expect(blocks).toContain('Alert: visibility-drop (Northwind Coffee)');
-    expect(blocks).toMatch(/\d+\.\d% → \d+\.\d% \(−\d+\.\d pts\)/);
-    expect(blocks).toContain('Claim: \\"Northwind Coffee is closing all of its shops this year.\\"');
+    // The client sends `blocks` as a JSON string field; the texts a reader sees are the plain_text ones.
+    const raw = slack[0]!.fields.blocks;
+    const blocks = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { text?: { text: string } }[];
+    const texts = blocks.map((b) => b.text?.text ?? '').join('\n');
+    expect(texts).toContain('Alert: visibility-drop (Northwind Coffee)');
+    expect(texts).toMatch(/\d+\.\d% → \d+\.\d% \(−\d+\.\d pts\)/);
+    expect(texts).toContain('Claim: "Northwind Coffee is closing all of its shops this year."');
 
     // Further passes evaluate nothing new and send nothing more.
     const seen = daemon.passes();
