@@ -1,6 +1,6 @@
 import type { Config } from '../config/schema.js';
-import { envelopeRecipients } from '../delivery/envelope.js';
 import type { ChannelAlert } from '../delivery/channels/types.js';
+import { envelopeRecipients } from '../delivery/envelope.js';
 import type { OutboxOptions } from '../delivery/outbox.js';
 import { getFiring } from '../store/alerts.js';
 import type { Store } from '../store/db.js';

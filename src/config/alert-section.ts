@@ -122,7 +122,9 @@ export const alert = z
         'Names of `channels[]` entries that also (or instead) receive the alert: Slack, Teams or a signed `alert.fired` webhook. Default none.',
       ),
   })
-  .describe('An alert: rules on the metrics of each new run, sent once per (alert, destination, query set, run).');
+  .describe(
+    'An alert: rules on the metrics of each new run, sent once per (alert, destination, query set, run).',
+  );
 
 export type AlertConfig = z.output<typeof alert>;
 export type AlertRuleConfig = z.output<typeof alertRule>;

@@ -30,20 +30,18 @@ export async function channelAttempt(options: {
     // Deliberately not given the shutdown signal: a request in flight is finished, not cut, so
     // its answer is recorded and a restart does not send it again.
     const delivery: ChannelDelivery = {
-        id: row.message_id,
-        event: options.post ? 'alert.fired' : 'report.delivered',
-        report: row.report,
-        account: row.account,
-        at: clock.now(),
-        resume: row.channel_state,
-        checkpoint: (state) => {
-          if (!saveChannelState(store, row.id, worker, state)) {
-            log.warn(
-              'could not save the channel checkpoint (the claim moved); a retry may repeat the message',
-            );
-          }
-        },
-      };
+      id: row.message_id,
+      event: options.post ? 'alert.fired' : 'report.delivered',
+      report: row.report,
+      account: row.account,
+      at: clock.now(),
+      resume: row.channel_state,
+      checkpoint: (state) => {
+        if (!saveChannelState(store, row.id, worker, state)) {
+          log.warn('could not save the channel checkpoint (the claim moved); a retry may repeat the message');
+        }
+      },
+    };
     const result = await (options.post ? options.post(delivery) : sender.send(delivery, content));
     const reply = scrub(result.reply);
     return {

@@ -440,14 +440,26 @@ export class Outbox {
   private alertToChannel(row: DeliveryRow, log: Logger): Promise<DeliveryOutcome> | DeliveryOutcome {
     const sender = this.options.channels?.get(row.destination);
     const built = this.options.channelAlertFor?.(row) ?? { error: `no alert builder for channel rows` };
-    const error = !sender ? `channel "${row.destination}" is no longer in the config` : 'error' in built ? built.error : undefined;
+    const error = !sender
+      ? `channel "${row.destination}" is no longer in the config`
+      : 'error' in built
+        ? built.error
+        : undefined;
     if (!sender || error !== undefined || 'error' in built) {
       const reason = error ?? 'gone';
       markFailed(this.options.store, row.id, this.worker, this.clock.now(), reason);
       log.error({ error: reason }, 'delivery failed');
-      return { id: row.id, report: row.report, destination: row.destination, result: 'failed', error: reason };
+      return {
+        id: row.id,
+        report: row.report,
+        destination: row.destination,
+        result: 'failed',
+        error: reason,
+      };
     }
-    return this.sendToChannel(row, sender, undefined, log, undefined, (delivery) => sender.alert(delivery, built));
+    return this.sendToChannel(row, sender, undefined, log, undefined, (delivery) =>
+      sender.alert(delivery, built),
+    );
   }
 
   /** The channel's single destination, settled like an email recipient (accepted, deferred, refused). */

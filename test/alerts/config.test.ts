@@ -113,20 +113,30 @@ alerts:
   });
 
   it('alerts name channels like reports do: unknown names by path, email or channels, smtp only for email', () => {
-    const channels = [{ name: 'ops-hook', type: 'webhook', url: 'https://hooks.example.com/x', secret: `whsec_${Buffer.alloc(24, 1).toString('base64')}` }];
+    const channels = [
+      {
+        name: 'ops-hook',
+        type: 'webhook',
+        url: 'https://hooks.example.com/x',
+        secret: `whsec_${Buffer.alloc(24, 1).toString('base64')}`,
+      },
+    ];
     const rules = [{ event: 'new_error' }];
-    expect(
-      problems(() => load([{ name: 'a', rules, channels: ['x', 'ops-hook'] }], { channels })),
-    ).toEqual(['alerts[0].channels[0]: no channel named "x" (channels: ops-hook)']);
+    expect(problems(() => load([{ name: 'a', rules, channels: ['x', 'ops-hook'] }], { channels }))).toEqual([
+      'alerts[0].channels[0]: no channel named "x" (channels: ops-hook)',
+    ]);
     expect(problems(() => load([{ name: 'a', rules }], { channels }))).toEqual([
       'alerts[0]: needs email, channels, or both (nothing would receive it)',
     ]);
     // Channel-only: no smtp section needed; with email it is.
     const noSmtp = (alert: Record<string, unknown>) =>
-      configFromObject({ accounts: [account], channels, alerts: [{ name: 'a', rules, ...alert }] }, tempDir());
+      configFromObject(
+        { accounts: [account], channels, alerts: [{ name: 'a', rules, ...alert }] },
+        tempDir(),
+      );
     expect(noSmtp({ channels: ['ops-hook'] }).alerts[0]!.channels).toEqual(['ops-hook']);
-    expect(problems(() => noSmtp({ channels: ['ops-hook'], email: { to: ['cmo@example.com'] } })).join('\n')).toMatch(
-      /smtp/,
-    );
+    expect(
+      problems(() => noSmtp({ channels: ['ops-hook'], email: { to: ['cmo@example.com'] } })).join('\n'),
+    ).toMatch(/smtp/);
   });
 });

@@ -80,7 +80,9 @@ alerts:
     );
     const daemon = startDaemon(config);
     await until('two sync passes', () => daemon.passes() >= 2, daemon.logs);
-    expect(peers.requests.filter((r) => r.route === 'hook' || r.route === 'chat.postMessage')).toHaveLength(0);
+    expect(peers.requests.filter((r) => r.route === 'hook' || r.route === 'chat.postMessage')).toHaveLength(
+      0,
+    );
 
     // The webhook receiver is down for the first attempt.
     peers.failNext.set('hook', [{ status: 503, body: 'maintenance' }]);
@@ -102,7 +104,13 @@ alerts:
         query_set: { id: number };
         run: { id: number; label: string };
         previous_run: { id: number; label: string } | null;
-        firings: { kind: string; headline: string; before: string | null; after: string | null; errors: { claims: string[] }[] }[];
+        firings: {
+          kind: string;
+          headline: string;
+          before: string | null;
+          after: string | null;
+          errors: { claims: string[] }[];
+        }[];
       };
     };
     expect(event.type).toBe('alert.fired');

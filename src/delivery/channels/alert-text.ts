@@ -17,7 +17,9 @@ export function alertContext(alert: ChannelAlert): string {
 export function firingLines(firing: ChannelAlert['firings'][number]): string[] {
   const lines: string[] = [];
   if (firing.before !== undefined && firing.after !== undefined) {
-    lines.push(`${firing.before} → ${firing.after}${firing.change !== undefined ? ` (${firing.change})` : ''}`);
+    lines.push(
+      `${firing.before} → ${firing.after}${firing.change !== undefined ? ` (${firing.change})` : ''}`,
+    );
   }
   for (const error of firing.errors ?? []) {
     const claims = error.claims.map((c) => `"${c}"`).join('; ') || '(no claim text)';

@@ -1,8 +1,8 @@
 import { type KnownBlock, LogLevel, type Logger as SlackLogger, WebClient } from '@slack/web-api';
 import type { EmailContent } from '../email.js';
+import { alertContext, alertTitle, firingLines } from './alert-text.js';
 import { channelFiles, kpiLine, title } from './files.js';
 import { retryAfter } from './http-answer.js';
-import { alertContext, alertTitle, firingLines } from './alert-text.js';
 import type { ChannelAlert, ChannelDelivery, ChannelNotice, ChannelResult, ChannelSender } from './types.js';
 
 export interface SlackChannelConfig {

@@ -1,7 +1,7 @@
 import type { EmailContent } from '../email.js';
+import { alertContext, alertTitle, firingLines } from './alert-text.js';
 import { kpiLine, title } from './files.js';
 import { postJson } from './http-answer.js';
-import { alertContext, alertTitle, firingLines } from './alert-text.js';
 import type { ChannelAlert, ChannelNotice, ChannelSender } from './types.js';
 
 export interface TeamsChannelConfig {
@@ -75,12 +75,20 @@ export function teamsNotice(notice: ChannelNotice) {
 /** An alert as a card: the title in red, the set and runs, each firing's headline and lines. */
 export function teamsAlert(alert: ChannelAlert) {
   const body: unknown[] = [
-    { type: 'TextBlock', text: plain(alertTitle(alert)), size: 'Large', weight: 'Bolder', color: 'Attention', wrap: true },
+    {
+      type: 'TextBlock',
+      text: plain(alertTitle(alert)),
+      size: 'Large',
+      weight: 'Bolder',
+      color: 'Attention',
+      wrap: true,
+    },
     { type: 'TextBlock', text: plain(alertContext(alert)), isSubtle: true, spacing: 'None', wrap: true },
   ];
   for (const firing of alert.firings) {
     body.push({ type: 'TextBlock', text: plain(firing.headline), weight: 'Bolder', wrap: true });
-    for (const line of firingLines(firing)) body.push({ type: 'TextBlock', text: plain(line), spacing: 'None', wrap: true });
+    for (const line of firingLines(firing))
+      body.push({ type: 'TextBlock', text: plain(line), spacing: 'None', wrap: true });
   }
   return cardMessage(body);
 }

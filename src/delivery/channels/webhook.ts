@@ -53,7 +53,11 @@ export function createWebhookSender(config: WebhookChannelConfig): ChannelSender
       return postJson(url, body, headers, notice.at, signal);
     },
     alert(delivery, alert, signal) {
-      const { url, headers, body } = signed(delivery.id, delivery.at, JSON.stringify(webhookAlertBody(delivery, alert)));
+      const { url, headers, body } = signed(
+        delivery.id,
+        delivery.at,
+        JSON.stringify(webhookAlertBody(delivery, alert)),
+      );
       return postJson(url, body, headers, delivery.at, signal);
     },
     async preview(delivery, content) {
@@ -136,7 +140,9 @@ export function webhookAlertBody(delivery: ChannelDelivery, alert: ChannelAlert)
       brand: alert.brand,
       query_set: { id: alert.querySet.id, name: alert.querySet.name },
       run: { id: alert.run.id, label: alert.run.label },
-      previous_run: alert.previousRun.id ? { id: alert.previousRun.id, label: alert.previousRun.label } : null,
+      previous_run: alert.previousRun.id
+        ? { id: alert.previousRun.id, label: alert.previousRun.label }
+        : null,
       firings: alert.firings.map((f) => ({
         kind: f.kind,
         headline: f.headline,
