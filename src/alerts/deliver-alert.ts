@@ -1,8 +1,10 @@
 import type { Config } from '../config/schema.js';
+import type { ChannelAlert } from '../delivery/channels/types.js';
 import { envelopeRecipients } from '../delivery/envelope.js';
 import type { OutboxOptions } from '../delivery/outbox.js';
 import { getFiring } from '../store/alerts.js';
 import type { Store } from '../store/db.js';
+import type { DeliveryRow } from '../store/deliveries.js';
 import { composeAlertEmail } from './email.js';
 import type { AlertContent } from './run-alerts.js';
 
@@ -11,12 +13,8 @@ export function alertMessageBuilder(store: Store, config: Config): NonNullable<O
   return (row, date) => {
     const alert = config.alerts.find((a) => a.name === row.report);
     if (!alert) return { error: `alert "${row.report}" is no longer in the config` };
-    const content = getFiring(store, {
-      alert: row.report,
-      account: row.account ?? '',
-      querySetId: row.query_set_id,
-      runId: row.run_id,
-    }) as AlertContent | undefined;
+    if (!alert.email) return { error: `alert "${row.report}" no longer has an email section` };
+    const content = storedFiring(store, row);
     if (!content) return { error: `nothing stored for alert "${row.report}" on run ${row.run_id}` };
     const message = composeAlertEmail({
       alert,
@@ -31,5 +29,42 @@ export function alertMessageBuilder(store: Store, config: Config): NonNullable<O
       recipients: envelopeRecipients(alert.email),
       attachReport: alert.attach.includes('pdf'),
     };
+  };
+}
+
+function storedFiring(store: Store, row: DeliveryRow): AlertContent | undefined {
+  return getFiring(store, {
+    alert: row.report,
+    account: row.account ?? '',
+    querySetId: row.query_set_id,
+    runId: row.run_id,
+  }) as AlertContent | undefined;
+}
+
+/** The outbox's builder for `alert` rows bound for a channel: the stored firing, for the channel's sender. */
+export function channelAlertBuilder(
+  store: Store,
+  config: Config,
+): NonNullable<OutboxOptions['channelAlertFor']> {
+  return (row) => {
+    const alert = config.alerts.find((a) => a.name === row.report);
+    if (!alert) return { error: `alert "${row.report}" is no longer in the config` };
+    if (!alert.channels?.includes(row.destination))
+      return { error: `channel "${row.destination}" is no longer in the config of alert "${row.report}"` };
+    const content = storedFiring(store, row);
+    if (!content) return { error: `nothing stored for alert "${row.report}" on run ${row.run_id}` };
+    return toChannelAlert(content);
+  };
+}
+
+export function toChannelAlert(content: AlertContent): ChannelAlert {
+  return {
+    alert: content.alert,
+    account: content.account,
+    brand: content.brand,
+    querySet: { id: content.querySetId, name: content.querySet },
+    run: content.run,
+    previousRun: content.previousRun,
+    firings: content.firings,
   };
 }

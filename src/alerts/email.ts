@@ -29,8 +29,11 @@ const escapeHtml = (text: string) => Handlebars.escapeExpression(text);
 
 export function composeAlertEmail(options: AlertMailOptions): Mail.Options {
   const { alert, content } = options;
+  // Only alerts with an email section get email rows (run-alerts.ts); the outbox checks before calling.
+  const email = alert.email;
+  if (!email) throw new Error(`alert "${alert.name}" has no email section`);
   const subject = headerText(
-    Handlebars.compile(alert.email.subject, { noEscape: true })({
+    Handlebars.compile(email.subject, { noEscape: true })({
       brand: content.brand,
       query_set: content.querySet,
       run: content.run.label,
@@ -74,9 +77,9 @@ export function composeAlertEmail(options: AlertMailOptions): Mail.Options {
   html.push(`<p style="color:#555;margin-top:16px">${escapeHtml(next)}</p></body></html>`);
   return {
     from: options.from,
-    to: alert.email.to,
-    cc: alert.email.cc.length ? alert.email.cc : undefined,
-    bcc: alert.email.bcc.length ? alert.email.bcc : undefined,
+    to: email.to,
+    cc: email.cc.length ? email.cc : undefined,
+    bcc: email.bcc.length ? email.bcc : undefined,
     subject,
     messageId: options.messageId,
     date: options.date,

@@ -1,10 +1,16 @@
 import type { AlertConfig } from '../config/alert-section.js';
+import { channelDeliveryId } from '../delivery/channel-attempt.js';
 import { envelopeRecipients, senderAddress, senderDomain } from '../delivery/envelope.js';
 import { type Logger, silentLogger } from '../log.js';
 import { lifecycleState } from '../schedule/lifecycle.js';
 import { getAlertCursor, saveFiring, setAlertCursor } from '../store/alerts.js';
 import type { Store } from '../store/db.js';
-import { defaultMessageId, type EnqueueResult, enqueueDelivery } from '../store/deliveries.js';
+import {
+  defaultMessageId,
+  EMAIL_DESTINATION,
+  type EnqueueResult,
+  enqueueDelivery,
+} from '../store/deliveries.js';
 import { newestRunFirst } from '../store/query-sets.js';
 import { type Evaluation, evaluateRules } from './evaluate.js';
 import { runFacts, type SetHistory, setHistories } from './facts.js';
@@ -132,22 +138,33 @@ export function runAlertPass(options: AlertPassOptions): EnqueueResult[] {
       if (content.firings.length > 0) {
         store.db.transaction(() => {
           saveFiring(store, { ...key, runId: newest.run_id }, content, now);
-          const deliveryKey = {
-            report: alert.name,
-            querySetId: history.querySetId,
-            runId: newest.run_id,
-            account: history.account,
-            kind: 'alert' as const,
-          };
-          const extra = ['alert', senderAddress(options.from), ...envelopeRecipients(alert.email)];
-          results.push(
-            enqueueDelivery(store, deliveryKey, now, {
-              messageIdFor: (generation) =>
-                defaultMessageId(deliveryKey, generation, extra, senderDomain(options.from)),
-            }),
-          );
+          // One row per destination (email first, then each channel), each settled and retried alone.
+          const destinations = [...(alert.email ? [EMAIL_DESTINATION] : []), ...(alert.channels ?? [])];
+          for (const destination of destinations) {
+            const deliveryKey = {
+              report: alert.name,
+              destination,
+              querySetId: history.querySetId,
+              runId: newest.run_id,
+              account: history.account,
+              kind: 'alert' as const,
+            };
+            const extra = [
+              'alert',
+              senderAddress(options.from),
+              ...(alert.email ? envelopeRecipients(alert.email) : []),
+            ];
+            results.push(
+              enqueueDelivery(store, deliveryKey, now, {
+                messageIdFor: (generation) =>
+                  destination === EMAIL_DESTINATION
+                    ? defaultMessageId(deliveryKey, generation, extra, senderDomain(options.from))
+                    : channelDeliveryId(deliveryKey, generation, ['alert']),
+              }),
+            );
+          }
         })();
-        log.info({ fired: content.firings.length }, 'alert fired: one message queued');
+        log.info({ fired: content.firings.length }, 'alert fired: one message per destination queued');
       } else {
         log.info('alert evaluated: nothing fired');
       }

@@ -121,7 +121,7 @@ async function deliverPending(config: Config): Promise<void> {
   const renderer = createReportRenderer({ config, store, clock: systemClock, logger, idleMs: 0 });
   const mailer = createSmtpMailer(config.smtp);
   // Loaded here, not at start-up: only --pending sends alert rows.
-  const { alertMessageBuilder } = await import('../alerts/deliver-alert.js');
+  const { alertMessageBuilder, channelAlertBuilder } = await import('../alerts/deliver-alert.js');
   const outbox = new Outbox({
     store,
     renderer,
@@ -130,7 +130,9 @@ async function deliverPending(config: Config): Promise<void> {
     reports: config.reports,
     templatesDir: config.templates.dir,
     logger,
+    channels: channelSenders(config.channels),
     messageFor: alertMessageBuilder(store, config),
+    channelAlertFor: channelAlertBuilder(store, config),
   });
   const interrupt = onInterrupt();
   try {

@@ -112,9 +112,19 @@ export const alert = z
             `Subject line, a Handlebars template with ${SUBJECT_VARIABLES.map((v) => `{{${v}}}`).join(', ')} ({{report}} is the alert name). Default "Alert — {{report}} — {{brand}} — {{run}}".`,
           ),
       })
-      .describe('Who receives the alert. Required.'),
+      .optional()
+      .describe('Who receives the alert by email. Optional; an alert needs `email`, `channels` or both.'),
+    channels: z
+      .array(z.string().min(1))
+      .min(1)
+      .optional()
+      .describe(
+        'Names of `channels[]` entries that also (or instead) receive the alert: Slack, Teams or a signed `alert.fired` webhook. Default none.',
+      ),
   })
-  .describe('An alert: rules on the metrics of each new run, mailed once per (alert, query set, run).');
+  .describe(
+    'An alert: rules on the metrics of each new run, sent once per (alert, destination, query set, run).',
+  );
 
 export type AlertConfig = z.output<typeof alert>;
 export type AlertRuleConfig = z.output<typeof alertRule>;

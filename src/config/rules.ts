@@ -21,8 +21,13 @@ export function crossFieldIssues(raw: unknown): ConfigIssue[] {
   names(alerts, 'alerts', issues, 'alert');
   issues.push(...alertIssues(alerts, reportNames));
   alerts.forEach((alert, index) => {
-    if (isRecord(alert))
-      issues.push(...accountReferenceIssues(alert.account, `alerts[${index}].account`, accountNames));
+    if (!isRecord(alert)) return;
+    const path = `alerts[${index}]`;
+    issues.push(...accountReferenceIssues(alert.account, `${path}.account`, accountNames));
+    if (alert.email === undefined && alert.channels === undefined) {
+      issues.push({ path, message: 'needs email, channels, or both (nothing would receive it)' });
+    }
+    issues.push(...channelReferenceIssues(alert.channels, `${path}.channels`, channelNames));
   });
   channels.forEach((entry, index) => {
     issues.push(...channelSecretIssues(entry, `channels[${index}]`));
@@ -80,9 +85,9 @@ export function crossFieldIssues(raw: unknown): ConfigIssue[] {
     }
   });
 
-  // Alerts send by email only (for now), so each one needs smtp like an emailed report.
-  const emailReports = reports.filter((r) => isRecord(r) && r.email !== undefined).length;
-  issues.push(...smtpIssues(raw.smtp, emailReports + alerts.length));
+  // smtp is needed when a report or an alert emails; channel-only ones do without it.
+  const emails = [...reports, ...alerts].filter((r) => isRecord(r) && r.email !== undefined).length;
+  issues.push(...smtpIssues(raw.smtp, emails));
   const notify = raw.notify_on_failure;
   if (isRecord(notify)) {
     issues.push(...channelReferenceIssues(notify.channels, 'notify_on_failure.channels', channelNames));

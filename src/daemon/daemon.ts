@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { alertMessageBuilder } from '../alerts/deliver-alert.js';
+import { alertMessageBuilder, channelAlertBuilder } from '../alerts/deliver-alert.js';
 import { runAlertPass } from '../alerts/run-alerts.js';
 import { sharedBudget } from '../api/budget.js';
 import { type Clock, systemClock } from '../clock.js';
@@ -85,7 +85,7 @@ export interface Daemon {
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const { config } = options;
   // Checked before anything opens or listens, so a refusal leaves nothing to clean up.
-  if (!options.mailer && (config.reports.some((r) => r.email) || config.alerts.length > 0) && !config.smtp) {
+  if (!options.mailer && [...config.reports, ...config.alerts].some((r) => r.email) && !config.smtp) {
     throw new DaemonStartError('reports or alerts send email but smtp is not configured');
   }
   // A missing or wrong browser is said in one line now, not at the first delivery hours later (where
@@ -152,6 +152,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     logger,
     maxHoldMs: maxHoldFor(config.chromium.render_timeout_seconds * 1000),
     messageFor: alertMessageBuilder(store, config),
+    channelAlertFor: channelAlertBuilder(store, config),
     ...options.outbox,
     onOutcome(outcome) {
       metrics.deliveryAttempts.inc({ result: outcome.result });

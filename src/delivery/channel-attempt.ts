@@ -5,7 +5,7 @@ import { scrub } from '../secrets.js';
 import type { Store } from '../store/db.js';
 import { type DeliveryKey, type DeliveryRow, saveChannelState } from '../store/deliveries.js';
 import type { RecipientOutcome } from '../store/delivery-recipients.js';
-import type { ChannelSender } from './channels/types.js';
+import type { ChannelDelivery, ChannelResult, ChannelSender } from './channels/types.js';
 import type { EmailContent } from './email.js';
 
 /**
@@ -21,30 +21,28 @@ export async function channelAttempt(options: {
   sender: ChannelSender;
   content: EmailContent;
   log: Logger;
+  /** Posts something other than the report (an alert); defaults to `sender.send(delivery, content)`. */
+  post?: (delivery: ChannelDelivery) => Promise<ChannelResult>;
 }): Promise<{ outcome: RecipientOutcome; retryAfterMs?: number }> {
   const { store, clock, worker, row, sender, content, log } = options;
   const recipient = row.destination;
   try {
     // Deliberately not given the shutdown signal: a request in flight is finished, not cut, so
     // its answer is recorded and a restart does not send it again.
-    const result = await sender.send(
-      {
-        id: row.message_id,
-        event: 'report.delivered',
-        report: row.report,
-        account: row.account,
-        at: clock.now(),
-        resume: row.channel_state,
-        checkpoint: (state) => {
-          if (!saveChannelState(store, row.id, worker, state)) {
-            log.warn(
-              'could not save the channel checkpoint (the claim moved); a retry may repeat the message',
-            );
-          }
-        },
+    const delivery: ChannelDelivery = {
+      id: row.message_id,
+      event: options.post ? 'alert.fired' : 'report.delivered',
+      report: row.report,
+      account: row.account,
+      at: clock.now(),
+      resume: row.channel_state,
+      checkpoint: (state) => {
+        if (!saveChannelState(store, row.id, worker, state)) {
+          log.warn('could not save the channel checkpoint (the claim moved); a retry may repeat the message');
+        }
       },
-      content,
-    );
+    };
+    const result = await (options.post ? options.post(delivery) : sender.send(delivery, content));
     const reply = scrub(result.reply);
     return {
       outcome: { recipient, state: result.state, reply },

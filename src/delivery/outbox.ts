@@ -27,7 +27,7 @@ import {
   unsettledRecipients,
 } from '../store/delivery-recipients.js';
 import { channelAttempt, channelDeliveryId } from './channel-attempt.js';
-import type { ChannelSender } from './channels/types.js';
+import type { ChannelAlert, ChannelSender } from './channels/types.js';
 import { isGoneLocalWorker, workerName } from './claim-holder.js';
 import {
   composeEmail,
@@ -112,6 +112,8 @@ export interface OutboxOptions {
     row: DeliveryRow,
     date: Date,
   ) => { message: Mail.Options; recipients: string[]; attachReport?: boolean } | { error: string };
+  /** The alert of an `alert` row bound for a channel (its destination), or why it cannot be built. */
+  channelAlertFor?: (row: DeliveryRow) => ChannelAlert | { error: string };
   /** Told about every finished attempt (metrics). */
   onOutcome?: (outcome: DeliveryOutcome) => void;
 }
@@ -282,6 +284,7 @@ export class Outbox {
     const base = { id: row.id, report: row.report, destination: row.destination };
     if (row.kind !== undefined && row.kind !== 'report') {
       // Not a report (an alert): its message is built from what the store holds, nothing is rendered.
+      if (row.destination !== EMAIL_DESTINATION) return this.alertToChannel(row, log);
       const built = this.options.messageFor?.(row, new Date(this.clock.now()));
       if (!built || 'error' in built) {
         const error = built?.error ?? `no message builder for ${row.kind} deliveries`;
@@ -433,13 +436,40 @@ export class Outbox {
     return this.settle(row, outcomes, retryAt, log, renderMs);
   }
 
+  /** An alert row bound for a channel: the stored firing through the channel's `alert`, nothing rendered. */
+  private alertToChannel(row: DeliveryRow, log: Logger): Promise<DeliveryOutcome> | DeliveryOutcome {
+    const sender = this.options.channels?.get(row.destination);
+    const built = this.options.channelAlertFor?.(row) ?? { error: `no alert builder for channel rows` };
+    const error = !sender
+      ? `channel "${row.destination}" is no longer in the config`
+      : 'error' in built
+        ? built.error
+        : undefined;
+    if (!sender || error !== undefined || 'error' in built) {
+      const reason = error ?? 'gone';
+      markFailed(this.options.store, row.id, this.worker, this.clock.now(), reason);
+      log.error({ error: reason }, 'delivery failed');
+      return {
+        id: row.id,
+        report: row.report,
+        destination: row.destination,
+        result: 'failed',
+        error: reason,
+      };
+    }
+    return this.sendToChannel(row, sender, undefined, log, undefined, (delivery) =>
+      sender.alert(delivery, built),
+    );
+  }
+
   /** The channel's single destination, settled like an email recipient (accepted, deferred, refused). */
   private async sendToChannel(
     row: DeliveryRow,
     sender: ChannelSender,
-    content: EmailContent,
+    content: EmailContent | undefined,
     log: Logger,
     renderMs?: number,
+    post?: Parameters<typeof channelAttempt>[0]['post'],
   ): Promise<DeliveryOutcome> {
     const { store } = this.options;
     const base = { id: row.id, report: row.report, destination: row.destination };
@@ -454,8 +484,9 @@ export class Outbox {
       worker: this.worker,
       row,
       sender,
-      content,
+      content: content as EmailContent,
       log,
+      ...(post ? { post } : {}),
     });
     // The provider's Retry-After is a floor under our own backoff, never a way to retry sooner.
     const retryAt =

@@ -36,7 +36,7 @@ describe('alerts config', () => {
       ]),
     );
     expect(config.alerts[0]!.rules).toHaveLength(7);
-    expect(config.alerts[0]!.email.subject).toBe('Alert — {{report}} — {{brand}} — {{run}}');
+    expect(config.alerts[0]!.email?.subject).toBe('Alert — {{report}} — {{brand}} — {{run}}');
   });
 
   it('names the path and the nearest name for an unknown metric, field or dimension', () => {
@@ -110,5 +110,33 @@ alerts:
       'alerts[0].rules[2].metric: no metric "presence.wieghted" (did you mean presence.weighted?)',
     );
     expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('alerts name channels like reports do: unknown names by path, email or channels, smtp only for email', () => {
+    const channels = [
+      {
+        name: 'ops-hook',
+        type: 'webhook',
+        url: 'https://hooks.example.com/x',
+        secret: `whsec_${Buffer.alloc(24, 1).toString('base64')}`,
+      },
+    ];
+    const rules = [{ event: 'new_error' }];
+    expect(problems(() => load([{ name: 'a', rules, channels: ['x', 'ops-hook'] }], { channels }))).toEqual([
+      'alerts[0].channels[0]: no channel named "x" (channels: ops-hook)',
+    ]);
+    expect(problems(() => load([{ name: 'a', rules }], { channels }))).toEqual([
+      'alerts[0]: needs email, channels, or both (nothing would receive it)',
+    ]);
+    // Channel-only: no smtp section needed; with email it is.
+    const noSmtp = (alert: Record<string, unknown>) =>
+      configFromObject(
+        { accounts: [account], channels, alerts: [{ name: 'a', rules, ...alert }] },
+        tempDir(),
+      );
+    expect(noSmtp({ channels: ['ops-hook'] }).alerts[0]!.channels).toEqual(['ops-hook']);
+    expect(
+      problems(() => noSmtp({ channels: ['ops-hook'], email: { to: ['cmo@example.com'] } })).join('\n'),
+    ).toMatch(/smtp/);
   });
 });

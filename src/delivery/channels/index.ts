@@ -4,7 +4,13 @@ import { createTeamsSender } from './teams.js';
 import type { ChannelSender } from './types.js';
 import { createWebhookSender } from './webhook.js';
 
-export type { ChannelDelivery, ChannelNotice, ChannelResult, ChannelSender } from './types.js';
+export type {
+  ChannelAlert,
+  ChannelDelivery,
+  ChannelNotice,
+  ChannelResult,
+  ChannelSender,
+} from './types.js';
 
 /** The sender of a configured channel. */
 export function createChannelSender(channel: ChannelConfig): ChannelSender {

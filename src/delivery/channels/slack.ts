@@ -1,8 +1,9 @@
 import { type KnownBlock, LogLevel, type Logger as SlackLogger, WebClient } from '@slack/web-api';
 import type { EmailContent } from '../email.js';
+import { alertContext, alertTitle, firingLines } from './alert-text.js';
 import { channelFiles, kpiLine, title } from './files.js';
 import { retryAfter } from './http-answer.js';
-import type { ChannelDelivery, ChannelNotice, ChannelResult, ChannelSender } from './types.js';
+import type { ChannelAlert, ChannelDelivery, ChannelNotice, ChannelResult, ChannelSender } from './types.js';
 
 export interface SlackChannelConfig {
   name: string;
@@ -76,6 +77,21 @@ export function createSlackSender(config: SlackChannelConfig): ChannelSender {
         return slackFailure(error, notice.at, undefined);
       }
     },
+    async alert(delivery, alert) {
+      // One message and no files, so there is no half-done state to checkpoint.
+      try {
+        const posted = await client.chat.postMessage({
+          channel: config.channel,
+          text: mrkdwnEscape(alertTitle(alert)),
+          blocks: slackAlertBlocks(alert),
+          unfurl_links: false,
+          unfurl_media: false,
+        });
+        return { state: 'accepted', reply: `posted ${posted.ts ?? '(no ts)'} in ${config.channel}` };
+      } catch (error) {
+        return slackFailure(error, delivery.at, undefined);
+      }
+    },
     async preview(delivery, content) {
       const files = await channelFiles(delivery.report, content);
       return {
@@ -132,6 +148,20 @@ export function slackNoticeBlocks(notice: ChannelNotice): KnownBlock[] {
     { type: 'header', text: { type: 'plain_text', text: clip(notice.title, 150) } },
     { type: 'section', text: { type: 'plain_text', text: clip(notice.text, 3000) } },
   ];
+}
+
+/** An alert: a header, the set and runs, one section per firing; all `plain_text` (API strings). */
+export function slackAlertBlocks(alert: ChannelAlert): KnownBlock[] {
+  const blocks: KnownBlock[] = [
+    { type: 'header', text: { type: 'plain_text', text: clip(alertTitle(alert), 150) } },
+    { type: 'context', elements: [{ type: 'plain_text', text: clip(alertContext(alert), 2000) }] },
+  ];
+  // Slack takes at most 50 blocks; the email and webhook carry every firing.
+  for (const firing of alert.firings.slice(0, 45)) {
+    const text = [firing.headline, ...firingLines(firing)].join('\n');
+    blocks.push({ type: 'section', text: { type: 'plain_text', text: clip(text, 3000) } });
+  }
+  return blocks;
 }
 
 /** The client's error codes, as the outbox's states. */

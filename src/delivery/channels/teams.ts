@@ -1,7 +1,8 @@
 import type { EmailContent } from '../email.js';
+import { alertContext, alertTitle, firingLines } from './alert-text.js';
 import { kpiLine, title } from './files.js';
 import { postJson } from './http-answer.js';
-import type { ChannelNotice, ChannelSender } from './types.js';
+import type { ChannelAlert, ChannelNotice, ChannelSender } from './types.js';
 
 export interface TeamsChannelConfig {
   name: string;
@@ -25,6 +26,9 @@ export function createTeamsSender(config: TeamsChannelConfig): ChannelSender {
     },
     notice(notice, signal) {
       return postJson(config.webhook_url, JSON.stringify(teamsNotice(notice)), {}, notice.at, signal);
+    },
+    alert(delivery, alert, signal) {
+      return postJson(config.webhook_url, JSON.stringify(teamsAlert(alert)), {}, delivery.at, signal);
     },
     async preview(_delivery, content) {
       return { method: 'POST', url: '(the channel webhook_url)', body: teamsMessage(content) };
@@ -66,6 +70,27 @@ export function teamsNotice(notice: ChannelNotice) {
     },
     { type: 'TextBlock', text: plain(notice.text), wrap: true },
   ]);
+}
+
+/** An alert as a card: the title in red, the set and runs, each firing's headline and lines. */
+export function teamsAlert(alert: ChannelAlert) {
+  const body: unknown[] = [
+    {
+      type: 'TextBlock',
+      text: plain(alertTitle(alert)),
+      size: 'Large',
+      weight: 'Bolder',
+      color: 'Attention',
+      wrap: true,
+    },
+    { type: 'TextBlock', text: plain(alertContext(alert)), isSubtle: true, spacing: 'None', wrap: true },
+  ];
+  for (const firing of alert.firings) {
+    body.push({ type: 'TextBlock', text: plain(firing.headline), weight: 'Bolder', wrap: true });
+    for (const line of firingLines(firing))
+      body.push({ type: 'TextBlock', text: plain(line), spacing: 'None', wrap: true });
+  }
+  return cardMessage(body);
 }
 
 /** The message envelope Teams webhooks take, around one Adaptive Card of `body`. */

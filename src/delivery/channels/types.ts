@@ -61,4 +61,34 @@ export interface ChannelSender {
   notice(notice: ChannelNotice, signal?: AbortSignal): Promise<ChannelResult>;
   /** The request(s) `send` would make, for `reportd deliver --dry-run` (secrets left out). */
   preview(delivery: ChannelDelivery, content: EmailContent): Promise<unknown>;
+  /** Posts an alert's firings (one message, no files), answering in the same terms as `send`. */
+  alert: ChannelAlertSender['alert'];
+}
+
+/**
+ * An alert for a channel (issue 13 through issue 14's senders): what fired for one run of a set. The
+ * strings come from the API and the metrics layer, so every sender treats them as untrusted.
+ */
+export interface ChannelAlert {
+  alert: string;
+  account: string;
+  brand: string;
+  querySet: { id: number; name: string };
+  run: { id: number; label: string };
+  previousRun: { id: number; label: string };
+  firings: readonly {
+    kind: string;
+    headline: string;
+    metric?: string;
+    member?: string;
+    before?: string;
+    after?: string;
+    change?: string;
+    errors?: readonly { id: string; title: string; correct: string; claims: string[]; engines: string[] }[];
+  }[];
+}
+
+/** Senders that post alerts (`alert.fired`); every configured channel type does. */
+export interface ChannelAlertSender {
+  alert(delivery: ChannelDelivery, alert: ChannelAlert, signal?: AbortSignal): Promise<ChannelResult>;
 }

@@ -3,7 +3,7 @@ import { webhookKey } from '../../config/channels.js';
 import type { EmailContent } from '../email.js';
 import { type ChannelFile, channelFiles } from './files.js';
 import { postJson } from './http-answer.js';
-import type { ChannelDelivery, ChannelNotice, ChannelSender } from './types.js';
+import type { ChannelAlert, ChannelDelivery, ChannelNotice, ChannelSender } from './types.js';
 
 export interface WebhookChannelConfig {
   name: string;
@@ -51,6 +51,14 @@ export function createWebhookSender(config: WebhookChannelConfig): ChannelSender
     notice(notice, signal) {
       const { url, headers, body } = signed(notice.id, notice.at, JSON.stringify(webhookNoticeBody(notice)));
       return postJson(url, body, headers, notice.at, signal);
+    },
+    alert(delivery, alert, signal) {
+      const { url, headers, body } = signed(
+        delivery.id,
+        delivery.at,
+        JSON.stringify(webhookAlertBody(delivery, alert)),
+      );
+      return postJson(url, body, headers, delivery.at, signal);
     },
     async preview(delivery, content) {
       const { url, headers, body } = await request(delivery, content);
@@ -117,6 +125,34 @@ export function webhookNoticeBody(notice: ChannelNotice) {
         cleared_at: iso(incident.cleared_at),
         cleared_detail: incident.cleared_detail,
       },
+    },
+  };
+}
+
+/** `alert.fired`, in the same `{type, timestamp, data}` shape; every firing, as the evaluator stored it. */
+export function webhookAlertBody(delivery: ChannelDelivery, alert: ChannelAlert) {
+  return {
+    type: 'alert.fired' as const,
+    timestamp: new Date(delivery.at).toISOString(),
+    data: {
+      alert: alert.alert,
+      account: alert.account,
+      brand: alert.brand,
+      query_set: { id: alert.querySet.id, name: alert.querySet.name },
+      run: { id: alert.run.id, label: alert.run.label },
+      previous_run: alert.previousRun.id
+        ? { id: alert.previousRun.id, label: alert.previousRun.label }
+        : null,
+      firings: alert.firings.map((f) => ({
+        kind: f.kind,
+        headline: f.headline,
+        metric: f.metric ?? null,
+        member: f.member ?? null,
+        before: f.before ?? null,
+        after: f.after ?? null,
+        change: f.change ?? null,
+        errors: f.errors ?? [],
+      })),
     },
   };
 }
