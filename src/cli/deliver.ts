@@ -3,9 +3,9 @@ import { type Command, Option } from 'commander';
 import { systemClock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import { loadConfig } from '../config/load.js';
-import { enqueueLatest, type LatestRun, latestRuns } from '../delivery/due.js';
+import { enqueueDue, type LatestRun, latestRuns } from '../delivery/due.js';
 import { createSmtpMailer } from '../delivery/email.js';
-import { writeReportEml } from '../delivery/eml.js';
+import { writeDigestEml, writeReportEml } from '../delivery/eml.js';
 import { Outbox } from '../delivery/outbox.js';
 import { createReportRenderer } from '../delivery/render-delivery.js';
 import { ReportdError, UsageError } from '../errors/index.js';
@@ -13,6 +13,7 @@ import { createLogger } from '../log.js';
 import { safeFileName } from '../report/file-names.js';
 import { openStore, type Store } from '../store/db.js';
 import { getDelivery, makeDueNow } from '../store/deliveries.js';
+import { coveredRuns } from '../store/digest-deliveries.js';
 import { listRecipients, type RecipientRow, summary } from '../store/delivery-recipients.js';
 import { asStoreFault } from '../store/store-fault.js';
 import { type ConfigOptions, configOption } from './options.js';
@@ -92,7 +93,12 @@ async function deliverNow(
   flags: DeliverFlags,
   signal: AbortSignal,
 ): Promise<void> {
-  const results = enqueueLatest(outbox, store, report, config.accounts, { force: flags.force });
+  const results = enqueueDue(outbox, store, report, config.accounts, { force: flags.force });
+  if (results.length === 0 && latestRuns(store, report, config.accounts).length > 0) {
+    // A digest with nothing new whose exact runs were never one message (they went out per set).
+    process.stdout.write(`already delivered: report ${report.name} has no run it has not emailed; use --force to send again\n`);
+    return;
+  }
   if (results.length === 0) {
     throw new UsageError(
       `no complete snapshot of report "${report.name}"'s query sets is stored (run \`reportd sync\` first)`,
@@ -100,13 +106,18 @@ async function deliverNow(
   }
   const problems: string[] = [];
   for (let { delivery, created } of results) {
-    const label = `report ${report.name}, query set ${delivery.query_set_id}, run ${delivery.run_id}`;
+    const digestRuns = coveredRuns(delivery);
+    const label = digestRuns
+      ? `report ${report.name}, digest of ${digestRuns.map((r) => `query set ${r.querySetId} run ${r.runId}`).join(', ')}`
+      : `report ${report.name}, query set ${delivery.query_set_id}, run ${delivery.run_id}`;
     if (signal.aborted) {
       problems.push(`${label}: not sent (interrupted)`);
       continue;
     }
     // Only a `sent` run counts as delivered: a failed one is sent again as a new generation.
-    if (!created && delivery.state === 'failed') {
+    if (!created && delivery.state === 'failed' && digestRuns) {
+      ({ delivery, created } = outbox.enqueueDigest(report.name, digestRuns, { force: true }));
+    } else if (!created && delivery.state === 'failed') {
       ({ delivery, created } = outbox.enqueue(
         {
           report: report.name,
@@ -209,6 +220,12 @@ async function previewEml(config: Config, report: Config['reports'][number], fil
       throw new UsageError(
         `no complete snapshot of report "${report.name}"'s query sets is stored (run \`reportd sync\` first)`,
       );
+    }
+    if (report.mode !== 'per_set') {
+      // A digest is one message: one file, whatever the number of sets.
+      const path = await writeDigestEml({ config, store, report: report.name, runs, file, renderer, logger });
+      process.stdout.write(`${resolve(path)}\n`);
+      return;
     }
     for (const run of runs) {
       const path = await writeReportEml({

@@ -1,5 +1,6 @@
 import type { Store } from '../store/db.js';
 import type { EnqueueResult } from '../store/deliveries.js';
+import { coveredBefore, findDigest, pairKey } from '../store/digest-deliveries.js';
 import { listQuerySets } from '../store/query-sets.js';
 import { findSnapshot } from '../store/snapshots.js';
 import type { Outbox } from './outbox.js';
@@ -14,6 +15,8 @@ export interface DueReport {
   name: string;
   account?: string;
   query_sets: 'all' | readonly number[];
+  /** `digest` (default): one message across the sets; `per_set`: one message per set and run. */
+  mode?: 'digest' | 'per_set';
 }
 
 export interface LatestRun {
@@ -55,6 +58,44 @@ export function latestRuns(
     });
   }
   return out;
+}
+
+/**
+ * What a due slot (a cron fire, `reportd deliver`) puts in the outbox: one digest of the newest runs,
+ * or, with `mode: per_set`, one row per set (see `enqueueLatest`).
+ */
+export function enqueueDue(
+  outbox: Outbox,
+  store: Store,
+  report: DueReport,
+  accounts: readonly { name: string }[],
+  options: { force?: boolean } = {},
+): EnqueueResult[] {
+  if (report.mode === 'per_set') return enqueueLatest(outbox, store, report, accounts, options);
+  const runs = latestRuns(store, report, accounts);
+  if (runs.length === 0) return [];
+  const result = enqueueDigestOf(outbox, store, report.name, runs, options);
+  return result ? [result] : [];
+}
+
+/**
+ * The digest of `runs`, when at least one of them was not emailed yet by this report (or `force`). A
+ * slot with nothing new gives the newest existing row (not created), so callers can say "already
+ * delivered"; undefined when there is none (every run was sent per set before the switch to digest).
+ */
+export function enqueueDigestOf(
+  outbox: Outbox,
+  store: Store,
+  report: string,
+  runs: readonly LatestRun[],
+  options: { force?: boolean } = {},
+): EnqueueResult | undefined {
+  const covered = coveredBefore(store, report);
+  const fresh = runs.some((run) => !covered.has(pairKey(run)));
+  const pairs = runs.map((r) => ({ account: r.account, querySetId: r.querySetId, runId: r.runId }));
+  if (fresh || options.force) return outbox.enqueueDigest(report, pairs, options);
+  const same = findDigest(store, report, pairs);
+  return same ? { delivery: same, created: false } : undefined;
 }
 
 /** Enqueues the newest complete run of each set (already-delivered runs stay as they are unless `force`). */

@@ -17,6 +17,7 @@ import {
   markSending,
   nextDeliveryDue,
 } from '../store/deliveries.js';
+import { type CoveredRun, digestMessageId, enqueueDigest } from '../store/digest-deliveries.js';
 import {
   ensureRecipients,
   type RecipientOutcome,
@@ -153,6 +154,17 @@ export class Outbox {
     return enqueueDelivery(this.options.store, key, this.clock.now(), {
       ...options,
       messageIdFor: (generation) => defaultMessageId(key, generation, extra, domain),
+    });
+  }
+
+  /** The digest row for `report` covering exactly `runs` (digest-deliveries.ts). */
+  enqueueDigest(report: string, runs: readonly CoveredRun[], options: { force?: boolean } = {}): EnqueueResult {
+    const config = this.options.reports.find((r) => r.name === report);
+    const extra = [senderAddress(this.options.from), ...(config ? envelopeRecipients(config.email) : [])];
+    const domain = senderDomain(this.options.from);
+    return enqueueDigest(this.options.store, report, runs, this.clock.now(), {
+      ...options,
+      messageIdFor: (covers, generation) => digestMessageId(report, covers, generation, extra, domain),
     });
   }
 

@@ -2,15 +2,18 @@ import { join } from 'node:path';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import { type Logger, silentLogger } from '../log.js';
+import { periodOf } from '../report/digest/html.js';
+import { renderDigest } from '../report/digest/render.js';
 import { safeFileName } from '../report/file-names.js';
 import { PdfRenderer } from '../report/pdf.js';
 import { documentSettings, renderReport } from '../report/render.js';
 import type { Store } from '../store/db.js';
 import type { DeliveryRow } from '../store/deliveries.js';
+import { coveredBefore, coveredRuns, pairKey } from '../store/digest-deliveries.js';
 import { isReportable } from '../store/payloads.js';
 import { findSnapshot } from '../store/snapshots.js';
 import { formatOf, type ReportFile } from './email.js';
-import { emailContentFor } from './headline.js';
+import { digestEmailContent, emailContentFor } from './headline.js';
 import type { DeliveryRenderer } from './outbox.js';
 
 /**
@@ -47,6 +50,46 @@ export function createReportRenderer(options: {
       signal?.throwIfAborted();
       const report = config.reports.find((r) => r.name === delivery.report);
       if (!report) throw new Error(`report "${delivery.report}" is no longer in the config`);
+      const digestRuns = coveredRuns(delivery);
+      if (digestRuns) {
+        // Marked "no new run since …": runs an earlier message of this report already carried.
+        const before = coveredBefore(store, report.name, delivery);
+        const runs = digestRuns.map((run) => ({ ...run, repeated: before.has(pairKey(run)) }));
+        const snapshots = runs.map((run) => {
+          const found = findSnapshot(store, {
+            querySetId: run.querySetId,
+            runId: run.runId,
+            account: run.account ?? undefined,
+          });
+          if (!found || !isReportable(found.state)) {
+            throw new Error(`run ${run.runId} of query set ${run.querySetId} is not stored complete`);
+          }
+          return { snapshot: found, repeated: run.repeated };
+        });
+        const pdf = browser.acquire();
+        let paths: string[];
+        try {
+          paths = await untilAborted(
+            renderDigest(store, {
+              report: report.name,
+              runs,
+              formats: report.formats,
+              // One folder per digest, for the reason given below for per-set rows.
+              outDir: join(config.output.dir, safeFileName([report.name]), `digest-${delivery.run_id}`),
+              templatesDir: config.templates.dir,
+              ...documentSettings(report),
+              contents: { sections: report.sections, detail: report.detail },
+              renderer: pdf,
+              generatedAt: new Date(clock.now()),
+            }),
+            signal,
+          );
+        } finally {
+          browser.release();
+        }
+        const period = periodOf(snapshots.map((s) => s.snapshot.run.display_name));
+        return digestEmailContent(snapshots, reportFiles(paths), period, report.locale);
+      }
       const account = delivery.account ?? undefined;
       const snapshot = findSnapshot(store, {
         querySetId: delivery.query_set_id,
@@ -79,6 +122,7 @@ export function createReportRenderer(options: {
             ),
             templatesDir: config.templates.dir,
             ...documentSettings(report),
+            contents: { sections: report.sections, detail: report.detail },
             renderer: pdf,
             generatedAt: new Date(clock.now()),
           }),
@@ -87,14 +131,17 @@ export function createReportRenderer(options: {
       } finally {
         browser.release();
       }
-      const files: ReportFile[] = paths.flatMap((path) => {
-        const format = formatOf(path);
-        return format ? [{ path, format }] : [];
-      });
-      return emailContentFor(snapshot, files, report.locale);
+      return emailContentFor(snapshot, reportFiles(paths), report.locale);
     },
     close: () => browser.close(),
   };
+}
+
+function reportFiles(paths: readonly string[]): ReportFile[] {
+  return paths.flatMap((path) => {
+    const format = formatOf(path);
+    return format ? [{ path, format }] : [];
+  });
 }
 
 /** Settles like `work`, or rejects with the abort reason as soon as `signal` aborts. */

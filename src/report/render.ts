@@ -6,7 +6,7 @@ import { findSnapshot, listSnapshots, type StoredSnapshot } from '../store/snaps
 import { VERSION } from '../version.js';
 import { writeAtomically } from '../write-atomically.js';
 import { safeFileName } from './file-names.js';
-import { renderReportHtml } from './html.js';
+import { type ReportContents, renderReportHtml } from './html.js';
 import { buildReportModel } from './model/index.js';
 import type { PageSetup } from './page.js';
 import { PdfRenderer, type PdfRendererOptions } from './pdf.js';
@@ -33,6 +33,8 @@ export interface RenderSnapshotOptions {
   timeZone?: string;
   /** Paper and orientation of the PDF; A4 portrait by default. */
   page?: PageSetup;
+  /** Sections and detail (`reports[].sections`, `reports[].detail`); everything in full by default. */
+  contents?: Omit<ReportContents, 'movers'>;
 }
 
 export interface RenderReportOptions extends RenderSnapshotOptions {
@@ -111,6 +113,7 @@ export async function renderSnapshot(
         buildReportModel(snapshot, history, meta),
         loadReportTemplates(options.templatesDir),
         options.page,
+        options.contents,
       )
     : undefined;
 

@@ -38,6 +38,8 @@ export interface DeliveryRow {
   created_at: number;
   updated_at: number;
   sent_at: number | null;
+  /** A digest's exact (account, set, run) list as canonical JSON (digest-deliveries.ts); null for a per-set row. */
+  covers: string | null;
 }
 
 export interface DeliveryKey {

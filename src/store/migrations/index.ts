@@ -6,6 +6,7 @@ import m005 from './005-settled-and-leases.js';
 import m006 from './006-metric-values.js';
 import m008 from './008-schedule-events.js';
 import m009 from './009-incidents.js';
+import m013 from './013-digest-covers.js';
 
 /**
  * Migrations are TypeScript modules (not .sql files) so the build needs no copy step and they ship
@@ -18,4 +19,4 @@ export interface Migration {
   sql: string;
 }
 
-export const migrations: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m008, m009];
+export const migrations: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m008, m009, m013];
