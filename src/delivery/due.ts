@@ -1,5 +1,5 @@
 import type { Store } from '../store/db.js';
-import type { EnqueueResult } from '../store/deliveries.js';
+import { type EnqueueResult, findDelivery } from '../store/deliveries.js';
 import { coveredBefore, findDigest, pairKey } from '../store/digest-deliveries.js';
 import { listQuerySets } from '../store/query-sets.js';
 import { findSnapshot } from '../store/snapshots.js';
@@ -93,8 +93,12 @@ export function enqueueDigestOf(
   const covered = coveredBefore(store, report);
   const fresh = runs.some((run) => !covered.has(pairKey(run)));
   const pairs = runs.map((r) => ({ account: r.account, querySetId: r.querySetId, runId: r.runId }));
-  if (fresh || options.force) return outbox.enqueueDigest(report, pairs, options);
-  const same = findDigest(store, report, pairs);
+  const only = runs.length === 1 ? runs[0] : undefined;
+  // One set: the digest of one (set, run) is that run's per-set row, the same key as ever, so a
+  // report over one set keeps its outbox rows, history and Message-IDs (its PDF gains the outline).
+  const key = only && { report, querySetId: only.querySetId, runId: only.runId, account: only.account };
+  if (fresh || options.force) return key ? outbox.enqueue(key, options) : outbox.enqueueDigest(report, pairs, options);
+  const same = key ? findDelivery(store, key) : findDigest(store, report, pairs);
   return same ? { delivery: same, created: false } : undefined;
 }
 

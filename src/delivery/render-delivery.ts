@@ -123,6 +123,8 @@ export function createReportRenderer(options: {
             templatesDir: config.templates.dir,
             ...documentSettings(report),
             contents: { sections: report.sections, detail: report.detail },
+            // A digest over one set is today's report plus its bookmarks.
+            outline: report.mode !== 'per_set',
             renderer: pdf,
             generatedAt: new Date(clock.now()),
           }),

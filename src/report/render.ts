@@ -35,6 +35,8 @@ export interface RenderSnapshotOptions {
   page?: PageSetup;
   /** Sections and detail (`reports[].sections`, `reports[].detail`); everything in full by default. */
   contents?: Omit<ReportContents, 'movers'>;
+  /** PDF bookmarks from the headings (set for a digest-mode report over one set). */
+  outline?: boolean;
 }
 
 export interface RenderReportOptions extends RenderSnapshotOptions {
@@ -124,7 +126,7 @@ export async function renderSnapshot(
     } else if (format === 'pdf' && doc) {
       const renderer = options.renderer ?? new PdfRenderer(options.chromium);
       try {
-        writeAtomically(file, await renderer.render(doc.html, { ...doc, page: options.page }));
+        writeAtomically(file, await renderer.render(doc.html, { ...doc, page: options.page, outline: options.outline }));
       } finally {
         if (!options.renderer) await renderer.close();
       }

@@ -142,6 +142,7 @@ export const de: Catalog = {
   'digest.movers': 'Größte Veränderungen im Portfolio',
   'digest.noMovers': 'Noch kein früherer Lauf zum Vergleich.',
   'digest.noNewRun': 'Kein neuer Lauf seit {run}.',
+  'digest.sentBy': 'Gesendet von reportd für den Bericht „{report}“.',
   'digest.period': 'Zeitraum',
   'digest.subject': 'KI-Sichtbarkeits-Digest — {report} — {period}',
   'digest.emailIntro': 'Kennzahlen von {count, plural, one {# Abfrageset} other {# Abfragesets}}; das angehängte PDF enthält jedes Set vollständig.',

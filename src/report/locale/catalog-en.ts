@@ -145,6 +145,7 @@ export const en = {
   'digest.movers': 'Biggest changes across the portfolio',
   'digest.noMovers': 'No earlier run to compare with yet.',
   'digest.noNewRun': 'No new run since {run}.',
+  'digest.sentBy': 'Sent by reportd for the report “{report}”.',
   'digest.period': 'Period',
   'digest.subject': 'AI visibility digest — {report} — {period}',
   'digest.emailIntro': 'Headline figures of {count, plural, one {# query set} other {# query sets}}; the attached PDF has every set in full.',

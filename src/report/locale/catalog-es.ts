@@ -141,6 +141,7 @@ export const es: Catalog = {
   'digest.movers': 'Mayores cambios de la cartera',
   'digest.noMovers': 'Aún no hay una ejecución anterior para comparar.',
   'digest.noNewRun': 'Ninguna ejecución nueva desde {run}.',
+  'digest.sentBy': 'Enviado por reportd para el informe «{report}».',
   'digest.period': 'Periodo',
   'digest.subject': 'Resumen de visibilidad IA — {report} — {period}',
   'digest.emailIntro': 'Cifras clave de {count, plural, one {# conjunto de consultas} other {# conjuntos de consultas}}; el PDF adjunto contiene cada conjunto completo.',

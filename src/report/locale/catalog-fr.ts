@@ -141,6 +141,7 @@ export const fr: Catalog = {
   'digest.movers': 'Plus fortes variations du portefeuille',
   'digest.noMovers': 'Pas encore d’exécution antérieure à comparer.',
   'digest.noNewRun': 'Aucune nouvelle exécution depuis {run}.',
+  'digest.sentBy': 'Envoyé par reportd pour le rapport « {report} ».',
   'digest.period': 'Période',
   'digest.subject': 'Synthèse de visibilité IA — {report} — {period}',
   'digest.emailIntro': 'Chiffres clés de {count, plural, one {# ensemble de requêtes} other {# ensembles de requêtes}} ; le PDF joint contient chaque ensemble en entier.',
