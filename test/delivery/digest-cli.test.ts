@@ -105,7 +105,7 @@ describe('digest delivery', () => {
     expect(text).toContain(`Page ${pages} of ${pages}`);
     const contents = execFileSync('pdftotext', ['-f', '2', '-l', '2', '-layout', pdf, '-'], { encoding: 'utf8' });
     for (const entry of setEntries) {
-      const line = contents.split('\n').find((l) => l.includes(entry.title.split(' — ')[1]!.slice(0, 20)));
+      const line = contents.split('\n').find((l) => l.includes(entry.title.split(' — ').at(-1)!.slice(0, 15)));
       expect(line?.trim().split(/\s+/).at(-1)).toBe(String(entry.page));
     }
 
@@ -120,7 +120,8 @@ describe('digest delivery', () => {
     expect(next.code).toBe(0);
     expect(env.smtp.messages).toHaveLength(2);
     const second = textOf(pdfOf(1, 'second.pdf'));
-    expect(second.match(/No new run since/g)).toHaveLength(2);
+    // Two sets without a new run, each marked on the portfolio page and under its own heading.
+    expect(second.match(/No new run since Week \d+/g)).toHaveLength(4);
     expect(env.smtp.messages[1]!.text.match(/No new run since/g)).toHaveLength(2);
 
     const forced = await reportd('deliver', '--report', 'portfolio', '--force');
@@ -128,7 +129,7 @@ describe('digest delivery', () => {
     expect(env.smtp.messages).toHaveLength(3);
     expect(env.smtp.messages[2]!.messageId).not.toBe(env.smtp.messages[1]!.messageId);
     // A forced resend is the same message again: the set that had a new run is still not "no new run".
-    expect(textOf(pdfOf(2, 'forced.pdf')).match(/No new run since/g)).toHaveLength(2);
+    expect(textOf(pdfOf(2, 'forced.pdf')).match(/No new run since/g)).toHaveLength(4);
 
     const history = JSON.parse((await reportd('history', '--json')).stdout);
     const digests = history.deliveries.filter((d: { report: string }) => d.report === 'portfolio');
