@@ -122,7 +122,7 @@ describe('digest delivery', () => {
     const second = textOf(pdfOf(1, 'second.pdf'));
     // Two sets without a new run, each marked on the portfolio page and under its own heading.
     expect(second.match(/No new run since Week \d+/g)).toHaveLength(4);
-    expect(env.smtp.messages[1]!.text.match(/No new run since/g)).toHaveLength(2);
+    expect((env.smtp.messages[1]!.text ?? "").match(/No new run since/g)).toHaveLength(2);
 
     const forced = await reportd('deliver', '--report', 'portfolio', '--force');
     expect(forced.code).toBe(0);
