@@ -7,8 +7,9 @@ import { findSnapshot, listSnapshots, type StoredSnapshot } from '../../store/sn
 import { VERSION } from '../../version.js';
 import { writeAtomically } from '../../write-atomically.js';
 import { safeFileName } from '../file-names.js';
-import { type ReportContents, renderReportHtml } from '../html.js';
+import { type ReportContents, type ReportHtml, renderReportHtml } from '../html.js';
 import { buildReportModel } from '../model/index.js';
+import type { PageSetup } from '../page.js';
 import { PdfRenderer } from '../pdf.js';
 import { topLevelBookmarkPages } from '../pdf-outline.js';
 import { type RenderSnapshotOptions, reportBaseName } from '../render.js';
@@ -100,7 +101,14 @@ export async function renderDigest(store: Store, options: RenderDigestOptions): 
   for (const format of [...new Set(options.formats)]) {
     const file = `${base}.${format}`;
     if (format === 'html') writeAtomically(file, digestHtml().html);
-    else if (format === 'pdf') writeAtomically(file, await printPdf(options, digestHtml, loaded.length, !single));
+    else if (format === 'pdf') {
+      const renderer = options.renderer ?? new PdfRenderer(options.chromium);
+      try {
+        writeAtomically(file, await printDigestPdf(renderer, digestHtml, loaded.length, !single, options.page));
+      } finally {
+        if (!options.renderer) await renderer.close();
+      }
+    }
     else if (format === 'xlsx') {
       // One workbook per set, the same sets as the PDF (a combined workbook is future work).
       for (const l of loaded) {
@@ -120,24 +128,20 @@ export async function renderDigest(store: Store, options: RenderDigestOptions): 
  * the second prints the contents page with those numbers. One render when there is no contents page
  * (one set) or the first render's outline could not be read (the contents then have no numbers).
  */
-async function printPdf(
-  options: RenderDigestOptions,
-  html: (pages?: { portfolio: number; sets: number[] }) => { html: string; headerTemplate: string; footerTemplate: string },
+export async function printDigestPdf(
+  renderer: PdfRenderer,
+  html: (pages?: { portfolio: number; sets: number[] }) => ReportHtml,
   setCount: number,
   withContents: boolean,
+  page?: PageSetup,
 ): Promise<Buffer> {
-  const renderer = options.renderer ?? new PdfRenderer(options.chromium);
-  try {
-    const first = html();
-    const draft = await renderer.render(first.html, { ...first, page: options.page, outline: true });
-    if (!withContents) return draft;
-    const tops = topLevelBookmarkPages(draft);
-    if (!tops || tops.length !== HEADINGS_BEFORE_SETS + setCount) return draft;
-    const final = html({ portfolio: tops[2]!, sets: tops.slice(HEADINGS_BEFORE_SETS) });
-    return await renderer.render(final.html, { ...final, page: options.page, outline: true });
-  } finally {
-    if (!options.renderer) await renderer.close();
-  }
+  const first = html();
+  const draft = await renderer.render(first.html, { ...first, page, outline: true });
+  if (!withContents) return draft;
+  const tops = topLevelBookmarkPages(draft);
+  if (!tops || tops.length !== HEADINGS_BEFORE_SETS + setCount) return draft;
+  const final = html({ portfolio: tops[2]!, sets: tops.slice(HEADINGS_BEFORE_SETS) });
+  return renderer.render(final.html, { ...final, page, outline: true });
 }
 
 /** The metric rows of a snapshot's run and of the run before it (none when it has no earlier run). */
