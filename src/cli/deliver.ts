@@ -13,8 +13,8 @@ import { createLogger } from '../log.js';
 import { safeFileName } from '../report/file-names.js';
 import { openStore, type Store } from '../store/db.js';
 import { getDelivery, makeDueNow } from '../store/deliveries.js';
-import { coveredRuns } from '../store/digest-deliveries.js';
 import { listRecipients, type RecipientRow, summary } from '../store/delivery-recipients.js';
+import { coveredRuns } from '../store/digest-deliveries.js';
 import { asStoreFault } from '../store/store-fault.js';
 import { type ConfigOptions, configOption } from './options.js';
 
@@ -96,7 +96,9 @@ async function deliverNow(
   const results = enqueueDue(outbox, store, report, config.accounts, { force: flags.force });
   if (results.length === 0 && latestRuns(store, report, config.accounts).length > 0) {
     // A digest with nothing new whose exact runs were never one message (they went out per set).
-    process.stdout.write(`already delivered: report ${report.name} has no run it has not emailed; use --force to send again\n`);
+    process.stdout.write(
+      `already delivered: report ${report.name} has no run it has not emailed; use --force to send again\n`,
+    );
     return;
   }
   if (results.length === 0) {

@@ -230,7 +230,9 @@ export const report = z
       .array(z.enum(REPORT_SECTIONS))
       .min(1)
       .default([...REPORT_SECTIONS])
-      .describe(`Sections of each set's report, in this order: any of ${REPORT_SECTIONS.join(', ')}. Default all.`),
+      .describe(
+        `Sections of each set's report, in this order: any of ${REPORT_SECTIONS.join(', ')}. Default all.`,
+      ),
     detail: z
       .enum(['full', 'summary'])
       .default('full')

@@ -97,7 +97,8 @@ export function enqueueDigestOf(
   // One set: the digest of one (set, run) is that run's per-set row, the same key as ever, so a
   // report over one set keeps its outbox rows, history and Message-IDs (its PDF gains the outline).
   const key = only && { report, querySetId: only.querySetId, runId: only.runId, account: only.account };
-  if (fresh || options.force) return key ? outbox.enqueue(key, options) : outbox.enqueueDigest(report, pairs, options);
+  if (fresh || options.force)
+    return key ? outbox.enqueue(key, options) : outbox.enqueueDigest(report, pairs, options);
   const same = key ? findDelivery(store, key) : findDigest(store, report, pairs);
   return same ? { delivery: same, created: false } : undefined;
 }

@@ -109,7 +109,12 @@ export async function composeEmail(options: ComposeOptions): Promise<Mail.Option
     const mime = MIME[file.format];
     if (!mime) continue;
     const filename = content.digest
-      ? attachmentName(report.name, '', `${content.digest.period}${file.format === 'xlsx' ? ` ${basename(file.path, '.xlsx')}` : ''}`, file.format)
+      ? attachmentName(
+          report.name,
+          '',
+          `${content.digest.period}${file.format === 'xlsx' ? ` ${basename(file.path, '.xlsx')}` : ''}`,
+          file.format,
+        )
       : attachmentName(report.name, content.brand, content.run.display_name, file.format);
     const size = (await stat(file.path)).size;
     // The cap is on the sum: mail servers limit whole messages, and base64 adds a third on top.

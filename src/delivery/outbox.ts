@@ -17,13 +17,13 @@ import {
   markSending,
   nextDeliveryDue,
 } from '../store/deliveries.js';
-import { type CoveredRun, digestMessageId, enqueueDigest } from '../store/digest-deliveries.js';
 import {
   ensureRecipients,
   type RecipientOutcome,
   type RecipientRow,
   unsettledRecipients,
 } from '../store/delivery-recipients.js';
+import { type CoveredRun, digestMessageId, enqueueDigest } from '../store/digest-deliveries.js';
 import { isGoneLocalWorker, workerName } from './claim-holder.js';
 import {
   composeEmail,
@@ -158,7 +158,11 @@ export class Outbox {
   }
 
   /** The digest row for `report` covering exactly `runs` (digest-deliveries.ts). */
-  enqueueDigest(report: string, runs: readonly CoveredRun[], options: { force?: boolean } = {}): EnqueueResult {
+  enqueueDigest(
+    report: string,
+    runs: readonly CoveredRun[],
+    options: { force?: boolean } = {},
+  ): EnqueueResult {
     const config = this.options.reports.find((r) => r.name === report);
     const extra = [senderAddress(this.options.from), ...(config ? envelopeRecipients(config.email) : [])];
     const domain = senderDomain(this.options.from);

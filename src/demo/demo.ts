@@ -5,11 +5,11 @@ import { configFromObject } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { composeEmail, writeEml } from '../delivery/email.js';
 import { digestEmailContent } from '../delivery/headline.js';
-import { periodOf } from '../report/digest/html.js';
-import { renderDigest } from '../report/digest/render.js';
 import { ReportdError } from '../errors/index.js';
 import { writeMetricValuesCsv } from '../export/export.js';
 import { type Logger, silentLogger } from '../log.js';
+import { periodOf } from '../report/digest/html.js';
+import { renderDigest } from '../report/digest/render.js';
 import { PdfRenderer } from '../report/pdf.js';
 import { renderReport } from '../report/render.js';
 import { startSandbox } from '../sandbox/server.js';
@@ -87,7 +87,13 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       );
     }
     if (filesBySet.size === 0) throw new ReportdError('demo: the sandbox published no run to report on');
-    const { email, digest } = await writeDemoEmail(store, [...filesBySet.keys()], outDir, renderer, options.locale);
+    const { email, digest } = await writeDemoEmail(
+      store,
+      [...filesBySet.keys()],
+      outDir,
+      renderer,
+      options.locale,
+    );
     const metrics = writeMetricValuesCsv(store, outDir);
     return { sync, files: [...[...filesBySet.values()].flat(), ...digest], email, metrics };
   } finally {

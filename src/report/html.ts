@@ -12,6 +12,7 @@ import {
   stackedHistory,
   trendChart,
 } from './charts.js';
+import type { MoverView } from './digest/mover-view.js';
 import { reportLocale, t, withLocale } from './locale/locale.js';
 import type { KpiView } from './model/common.js';
 import { SOURCE_KINDS } from './model/gravity.js';
@@ -19,7 +20,6 @@ import type { ReportModel } from './model/index.js';
 import { STANCES } from './model/life.js';
 import type { Available } from './model/payloads.js';
 import { DEFAULT_PAGE, type PageSetup, pageView } from './page.js';
-import type { MoverView } from './digest/mover-view.js';
 import { REPORT_SECTIONS, type ReportSection } from './sections.js';
 import { loadReportTemplates, type ReportTemplates } from './templates.js';
 

@@ -126,7 +126,10 @@ export async function renderSnapshot(
     } else if (format === 'pdf' && doc) {
       const renderer = options.renderer ?? new PdfRenderer(options.chromium);
       try {
-        writeAtomically(file, await renderer.render(doc.html, { ...doc, page: options.page, outline: options.outline }));
+        writeAtomically(
+          file,
+          await renderer.render(doc.html, { ...doc, page: options.page, outline: options.outline }),
+        );
       } finally {
         if (!options.renderer) await renderer.close();
       }

@@ -25,11 +25,13 @@ export function coversKey(runs: readonly CoveredRun[]): string {
 /** The runs a digest row covers (in key order); undefined for a per-set row. */
 export function coveredRuns(row: Pick<DeliveryRow, 'covers'>): CoveredRun[] | undefined {
   if (row.covers === null) return undefined;
-  return (JSON.parse(row.covers) as [string | null, number, number][]).map(([account, querySetId, runId]) => ({
-    account,
-    querySetId,
-    runId,
-  }));
+  return (JSON.parse(row.covers) as [string | null, number, number][]).map(
+    ([account, querySetId, runId]) => ({
+      account,
+      querySetId,
+      runId,
+    }),
+  );
 }
 
 /** Like `defaultMessageId` for a digest: derived from what it is, so a rebuilt store reproduces it. */
@@ -64,9 +66,7 @@ export function enqueueDigest(
   return db
     .transaction((): EnqueueResult => {
       const latest = db
-        .prepare(
-          'SELECT * FROM deliveries WHERE report = ? AND covers = ? ORDER BY generation DESC LIMIT 1',
-        )
+        .prepare('SELECT * FROM deliveries WHERE report = ? AND covers = ? ORDER BY generation DESC LIMIT 1')
         .get(report, covers) as DeliveryRow | undefined;
       if (latest && !options.force) return { delivery: latest, created: false };
       const generation = latest ? latest.generation + 1 : 0;
@@ -81,7 +81,10 @@ export function enqueueDigest(
             )
             .get(report) as { n: number }
         ).n;
-      const messageId = (options.messageIdFor ?? ((c, g) => digestMessageId(report, c, g)))(covers, generation);
+      const messageId = (options.messageIdFor ?? ((c, g) => digestMessageId(report, c, g)))(
+        covers,
+        generation,
+      );
       const info = db
         .prepare(
           `INSERT INTO deliveries (report, query_set_id, run_id, generation, account, message_id,
@@ -117,7 +120,9 @@ export function coveredBefore(
   >[];
   const seen = new Set<string>();
   for (const row of rows) {
-    const runs = coveredRuns(row) ?? [{ account: row.account, querySetId: row.query_set_id, runId: row.run_id }];
+    const runs = coveredRuns(row) ?? [
+      { account: row.account, querySetId: row.query_set_id, runId: row.run_id },
+    ];
     for (const run of runs) seen.add(pairKey(run));
   }
   return seen;
@@ -132,7 +137,11 @@ export function pairKey(run: { querySetId: number; runId: number }): string {
 }
 
 /** The newest generation of the digest covering exactly `runs`, if any. */
-export function findDigest(store: Store, report: string, runs: readonly CoveredRun[]): DeliveryRow | undefined {
+export function findDigest(
+  store: Store,
+  report: string,
+  runs: readonly CoveredRun[],
+): DeliveryRow | undefined {
   return store.db
     .prepare('SELECT * FROM deliveries WHERE report = ? AND covers = ? ORDER BY generation DESC LIMIT 1')
     .get(report, coversKey(runs)) as DeliveryRow | undefined;

@@ -30,7 +30,9 @@ const pagesOf = (file: string) =>
   Number(/Pages:\s+(\d+)/.exec(execFileSync('pdfinfo', [file], { encoding: 'utf8' }))![1]);
 /** Top-level bookmarks and their children's titles, as qpdf reads them. */
 const outlineOf = (file: string) => {
-  const json = JSON.parse(execFileSync('qpdf', ['--json', '--json-key=outlines', file], { encoding: 'utf8' }));
+  const json = JSON.parse(
+    execFileSync('qpdf', ['--json', '--json-key=outlines', file], { encoding: 'utf8' }),
+  );
   type Item = { title: string; kids: Item[]; destpageposfrom1: number };
   return (json.outlines as Item[]).map((item) => ({
     title: item.title,
@@ -70,7 +72,9 @@ describe('digest delivery', () => {
     const first = await reportd('deliver', '--report', 'portfolio');
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
-    expect(first.stdout).toMatch(/^sent: report portfolio, digest of query set 101 run \d+, query set 102 run \d+, query set 201 run \d+ to ceo@example\.com/);
+    expect(first.stdout).toMatch(
+      /^sent: report portfolio, digest of query set 101 run \d+, query set 102 run \d+, query set 201 run \d+ to ceo@example\.com/,
+    );
     expect(env.smtp.messages).toHaveLength(1);
     const message = env.smtp.messages[0]!;
     expect(message.attachments.map((a) => a.filename?.split('.').pop())).toEqual(['pdf']);
@@ -93,7 +97,9 @@ describe('digest delivery', () => {
 
     // Bookmarks: cover, contents, portfolio, then one per set with its sections beneath it.
     const outline = outlineOf(pdf);
-    const setEntries = outline.filter((entry) => Object.values(SETS).some((name) => entry.title.includes(name)));
+    const setEntries = outline.filter((entry) =>
+      Object.values(SETS).some((name) => entry.title.includes(name)),
+    );
     expect(setEntries).toHaveLength(3);
     for (const entry of setEntries) {
       expect(entry.kids).toEqual(
@@ -103,9 +109,13 @@ describe('digest delivery', () => {
     // Page numbers run through the document and the contents page gives each set's first page.
     const pages = pagesOf(pdf);
     expect(text).toContain(`Page ${pages} of ${pages}`);
-    const contents = execFileSync('pdftotext', ['-f', '2', '-l', '2', '-layout', pdf, '-'], { encoding: 'utf8' });
+    const contents = execFileSync('pdftotext', ['-f', '2', '-l', '2', '-layout', pdf, '-'], {
+      encoding: 'utf8',
+    });
     for (const entry of setEntries) {
-      const line = contents.split('\n').find((l) => l.includes(entry.title.split(' — ').at(-1)!.slice(0, 15)));
+      const line = contents
+        .split('\n')
+        .find((l) => l.includes(entry.title.split(' — ').at(-1)!.slice(0, 15)));
       expect(line?.trim().split(/\s+/).at(-1)).toBe(String(entry.page));
     }
 
@@ -122,7 +132,7 @@ describe('digest delivery', () => {
     const second = textOf(pdfOf(1, 'second.pdf'));
     // Two sets without a new run, each marked on the portfolio page and under its own heading.
     expect(second.match(/No new run since Week \d+/g)).toHaveLength(4);
-    expect((env.smtp.messages[1]!.text ?? "").match(/No new run since/g)).toHaveLength(2);
+    expect((env.smtp.messages[1]!.text ?? '').match(/No new run since/g)).toHaveLength(2);
 
     const forced = await reportd('deliver', '--report', 'portfolio', '--force');
     expect(forced.code).toBe(0);
@@ -133,7 +143,9 @@ describe('digest delivery', () => {
 
     const history = JSON.parse((await reportd('history', '--json')).stdout);
     const digests = history.deliveries.filter((d: { report: string }) => d.report === 'portfolio');
-    expect(digests.map((d: { covers: unknown[]; generation: number }) => [d.covers.length, d.generation])).toEqual([
+    expect(
+      digests.map((d: { covers: unknown[]; generation: number }) => [d.covers.length, d.generation]),
+    ).toEqual([
       [3, 1],
       [3, 0],
       [3, 0],

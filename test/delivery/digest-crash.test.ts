@@ -61,7 +61,8 @@ describe('digest across kill -9', () => {
     for (;;) {
       const mine = rows().find((r) => r.state === 'rendering' && r.claimed_by?.includes(`:${child.pid}:`));
       if (mine) break;
-      if (child.exitCode !== null) throw new Error(`deliver ended before rendering: ${JSON.stringify(await done)}`);
+      if (child.exitCode !== null)
+        throw new Error(`deliver ended before rendering: ${JSON.stringify(await done)}`);
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
     child.kill('SIGKILL');
@@ -71,7 +72,9 @@ describe('digest across kill -9', () => {
 
     const next = await env.reportd(config, 'deliver', '--report', 'portfolio');
     expect(next.code).toBe(0);
-    expect(next.stdout).toMatch(/^sent: report portfolio, digest of query set 101 run \d+, query set 102 run \d+, query set 201 run \d+/);
+    expect(next.stdout).toMatch(
+      /^sent: report portfolio, digest of query set 101 run \d+, query set 102 run \d+, query set 201 run \d+/,
+    );
     expect(env.smtp.messages).toHaveLength(1);
     expect(rows()).toHaveLength(1);
     expect(rows()[0]).toMatchObject({ state: 'sent' });

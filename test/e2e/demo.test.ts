@@ -68,7 +68,8 @@ describe('reportd demo (the README quick start)', () => {
     const digest = readdirSync(out).find((f) => f.startsWith('weekly-executive') && f.endsWith('.pdf'))!;
     const text = execFileSync('pdftotext', [join(out, digest), '-'], { encoding: 'utf8' });
     expect(text).toContain('Portfolio');
-    for (const set of ['Core buying journeys', 'Office & wholesale', 'Everyday tea']) expect(text).toContain(set);
+    for (const set of ['Core buying journeys', 'Office & wholesale', 'Everyday tea'])
+      expect(text).toContain(set);
   });
 
   it('writes metric_values.csv with the numbers of every set, and points at export and the SQL view', () => {

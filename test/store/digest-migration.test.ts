@@ -24,7 +24,9 @@ describe('migration 13 (digest covers)', () => {
     enqueueDelivery(before, { report: 'weekly', querySetId: 102, runId: 8, account: 'acme' }, 1000);
     before.db.prepare(`UPDATE deliveries SET state = 'sent', sent_at = 2000 WHERE query_set_id = 101`).run();
     before.db
-      .prepare(`INSERT INTO delivery_recipients (delivery_id, recipient, state, updated_at) VALUES (1, 'a@x', 'accepted', 2000)`)
+      .prepare(
+        `INSERT INTO delivery_recipients (delivery_id, recipient, state, updated_at) VALUES (1, 'a@x', 'accepted', 2000)`,
+      )
       .run();
     const rowsBefore = before.db.prepare('SELECT * FROM deliveries ORDER BY id').all();
     before.close();
@@ -32,7 +34,10 @@ describe('migration 13 (digest covers)', () => {
     const after = openStore(path);
     const raw = new Database(path, { readonly: true });
     try {
-      const rowsAfter = raw.prepare('SELECT * FROM deliveries ORDER BY id').all() as Record<string, unknown>[];
+      const rowsAfter = raw.prepare('SELECT * FROM deliveries ORDER BY id').all() as Record<
+        string,
+        unknown
+      >[];
       expect(rowsAfter.map(({ covers, ...rest }) => rest)).toEqual(rowsBefore);
       expect(rowsAfter.map((r) => r.covers)).toEqual([null, null]);
       expect(raw.prepare('SELECT COUNT(*) FROM delivery_recipients').pluck().get()).toBe(1);
@@ -51,7 +56,12 @@ describe('migration 13 (digest covers)', () => {
       const forced = enqueueDigest(after, 'weekly', runs, 3000, { force: true });
       expect(forced.delivery).toMatchObject({ run_id: 1, generation: 1 });
       expect(forced.delivery.message_id).not.toBe(first.delivery.message_id);
-      const other = enqueueDigest(after, 'weekly', [{ account: 'acme', querySetId: 101, runId: 10 }, runs[0]!], 3000);
+      const other = enqueueDigest(
+        after,
+        'weekly',
+        [{ account: 'acme', querySetId: 101, runId: 10 }, runs[0]!],
+        3000,
+      );
       expect(other.delivery).toMatchObject({ run_id: 2, generation: 0 });
       expect(listDeliveries(after, 10)).toHaveLength(5);
     } finally {

@@ -1,6 +1,6 @@
 import Handlebars from 'handlebars';
-import { sparkline } from '../charts.js';
 import { THEME } from '../charts/svg.js';
+import { sparkline } from '../charts.js';
 import { type ReportContents, setView } from '../html.js';
 import { reportLocale, t, withLocale } from '../locale/locale.js';
 import type { ReportModel } from '../model/index.js';
@@ -88,7 +88,11 @@ export function renderDigestHtml(input: DigestInput, templates: ReportTemplates)
                     spark: svg(
                       sparkline(
                         card.kpi.history,
-                        card.kpi.delta.tone === 'bad' ? THEME.bad : card.kpi.delta.tone === 'good' ? THEME.good : THEME.primary,
+                        card.kpi.delta.tone === 'bad'
+                          ? THEME.bad
+                          : card.kpi.delta.tone === 'good'
+                            ? THEME.good
+                            : THEME.primary,
                       ),
                     ),
                   },
@@ -109,7 +113,10 @@ export function renderDigestHtml(input: DigestInput, templates: ReportTemplates)
         heading: heading(set.model),
         tocPage: input.pages ? String(input.pages.sets[i] ?? '') : '',
         noNewRun: set.repeated ? t('digest.noNewRun', { run: set.model.cover.run }) : undefined,
-        view: setView(set.model, templates.css, page, { ...input.contents, movers: set.moves.map(moverView) }),
+        view: setView(set.model, templates.css, page, {
+          ...input.contents,
+          movers: set.moves.map(moverView),
+        }),
       })),
     };
     return {

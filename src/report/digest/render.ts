@@ -104,16 +104,21 @@ export async function renderDigest(store: Store, options: RenderDigestOptions): 
     else if (format === 'pdf') {
       const renderer = options.renderer ?? new PdfRenderer(options.chromium);
       try {
-        writeAtomically(file, await printDigestPdf(renderer, digestHtml, loaded.length, !single, options.page));
+        writeAtomically(
+          file,
+          await printDigestPdf(renderer, digestHtml, loaded.length, !single, options.page),
+        );
       } finally {
         if (!options.renderer) await renderer.close();
       }
-    }
-    else if (format === 'xlsx') {
+    } else if (format === 'xlsx') {
       // One workbook per set, the same sets as the PDF (a combined workbook is future work).
       for (const l of loaded) {
         const book = `${join(outDir, reportBaseName(l.snapshot))}.xlsx`;
-        writeAtomically(book, await renderWorkbook(l.snapshot, l.history, { ...meta, account: l.snapshot.account }));
+        writeAtomically(
+          book,
+          await renderWorkbook(l.snapshot, l.history, { ...meta, account: l.snapshot.account }),
+        );
         written.push(book);
       }
       continue;

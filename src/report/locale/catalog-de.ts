@@ -145,7 +145,8 @@ export const de: Catalog = {
   'digest.sentBy': 'Gesendet von reportd für den Bericht „{report}“.',
   'digest.period': 'Zeitraum',
   'digest.subject': 'KI-Sichtbarkeits-Digest — {report} — {period}',
-  'digest.emailIntro': 'Kennzahlen von {count, plural, one {# Abfrageset} other {# Abfragesets}}; das angehängte PDF enthält jedes Set vollständig.',
+  'digest.emailIntro':
+    'Kennzahlen von {count, plural, one {# Abfrageset} other {# Abfragesets}}; das angehängte PDF enthält jedes Set vollständig.',
   'email.subject': 'KI-Sichtbarkeit — {brand} — {run}',
   'email.headline': 'Kennzahl',
   'email.attached': 'Im Anhang: {files}.',

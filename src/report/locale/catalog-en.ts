@@ -148,7 +148,8 @@ export const en = {
   'digest.sentBy': 'Sent by reportd for the report “{report}”.',
   'digest.period': 'Period',
   'digest.subject': 'AI visibility digest — {report} — {period}',
-  'digest.emailIntro': 'Headline figures of {count, plural, one {# query set} other {# query sets}}; the attached PDF has every set in full.',
+  'digest.emailIntro':
+    'Headline figures of {count, plural, one {# query set} other {# query sets}}; the attached PDF has every set in full.',
   'email.subject': 'AI visibility — {brand} — {run}',
   'email.headline': 'Headline',
   'email.attached': 'Attached: {files}.',

@@ -144,7 +144,8 @@ export const es: Catalog = {
   'digest.sentBy': 'Enviado por reportd para el informe «{report}».',
   'digest.period': 'Periodo',
   'digest.subject': 'Resumen de visibilidad IA — {report} — {period}',
-  'digest.emailIntro': 'Cifras clave de {count, plural, one {# conjunto de consultas} other {# conjuntos de consultas}}; el PDF adjunto contiene cada conjunto completo.',
+  'digest.emailIntro':
+    'Cifras clave de {count, plural, one {# conjunto de consultas} other {# conjuntos de consultas}}; el PDF adjunto contiene cada conjunto completo.',
   'email.subject': 'Visibilidad en IA — {brand} — {run}',
   'email.headline': 'Indicador',
   'email.attached': 'Adjuntos: {files}.',

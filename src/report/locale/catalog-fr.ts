@@ -144,7 +144,8 @@ export const fr: Catalog = {
   'digest.sentBy': 'Envoyé par reportd pour le rapport « {report} ».',
   'digest.period': 'Période',
   'digest.subject': 'Synthèse de visibilité IA — {report} — {period}',
-  'digest.emailIntro': 'Chiffres clés de {count, plural, one {# ensemble de requêtes} other {# ensembles de requêtes}} ; le PDF joint contient chaque ensemble en entier.',
+  'digest.emailIntro':
+    'Chiffres clés de {count, plural, one {# ensemble de requêtes} other {# ensembles de requêtes}} ; le PDF joint contient chaque ensemble en entier.',
   'email.subject': 'Visibilité IA — {brand} — {run}',
   'email.headline': 'Indicateur',
   'email.attached': 'Pièces jointes : {files}.',
