@@ -12,7 +12,8 @@ import {
   stackedHistory,
   trendChart,
 } from './charts.js';
-import type { MoverView } from './digest/mover-view.js';
+import { moverView } from './digest/mover-view.js';
+import type { PortfolioMove } from './digest/movers.js';
 import { reportLocale, t, withLocale } from './locale/locale.js';
 import type { KpiView } from './model/common.js';
 import { SOURCE_KINDS } from './model/gravity.js';
@@ -235,8 +236,8 @@ function withStanceBars<R extends { stance: { value: number | null }[] }>(
 export interface ReportContents {
   sections?: readonly ReportSection[];
   detail?: 'full' | 'summary';
-  /** The set's biggest moves, formatted (the brief's "top movers"); none when absent. */
-  movers?: readonly MoverView[];
+  /** The set's biggest moves (the brief's "top movers"); none when absent. */
+  movers?: readonly PortfolioMove[];
 }
 
 /** The set's view with its `show` flags and the brief's extra rows (templates/report/partials/sections.hbs). */
@@ -250,7 +251,7 @@ export function setView(model: ReportModel, css: string, page: PageSetup, conten
   return {
     ...reportView(model, css, page),
     show,
-    brief: { movers: contents.movers ?? [], errors },
+    brief: { movers: (contents.movers ?? []).map(moverView), errors },
   };
 }
 

@@ -5,6 +5,7 @@ import type { Store } from '../store/db.js';
 import { findSnapshot, listSnapshots, type StoredSnapshot } from '../store/snapshots.js';
 import { VERSION } from '../version.js';
 import { writeAtomically } from '../write-atomically.js';
+import { biggestMoves, movesOf } from './digest/movers.js';
 import { safeFileName } from './file-names.js';
 import { type ReportContents, renderReportHtml } from './html.js';
 import { buildReportModel } from './model/index.js';
@@ -34,7 +35,7 @@ export interface RenderSnapshotOptions {
   /** Paper and orientation of the PDF; A4 portrait by default. */
   page?: PageSetup;
   /** Sections and detail (`reports[].sections`, `reports[].detail`); everything in full by default. */
-  contents?: Omit<ReportContents, 'movers'>;
+  contents?: ReportContents;
   /** PDF bookmarks from the headings (set for a digest-mode report over one set). */
   outline?: boolean;
 }
@@ -88,6 +89,12 @@ export async function renderReport(store: Store, options: RenderReportOptions): 
     );
   }
   const history = listSnapshots(store, { querySetId: snapshot.querySet.id, account: snapshot.account });
+  // The brief's "top movers" come from the metric rows, which only the store has.
+  if (options.contents?.detail === 'summary') {
+    const rows = movesOf(store, snapshot);
+    const movers = biggestMoves(rows.previous, rows.current, 5);
+    return renderSnapshot(snapshot, history, { ...options, contents: { ...options.contents, movers } });
+  }
   return renderSnapshot(snapshot, history, options);
 }
 

@@ -115,7 +115,7 @@ export function renderDigestHtml(input: DigestInput, templates: ReportTemplates)
         noNewRun: set.repeated ? t('digest.noNewRun', { run: set.model.cover.run }) : undefined,
         view: setView(set.model, templates.css, page, {
           ...input.contents,
-          movers: set.moves.map(moverView),
+          movers: set.moves,
         }),
       })),
     };

@@ -1,4 +1,6 @@
-import type { MetricValueRow } from '../../store/metric-reads.js';
+import type { Store } from '../../store/db.js';
+import { derivedSnapshots, type MetricValueRow, metricValuesOf } from '../../store/metric-reads.js';
+import type { StoredSnapshot } from '../../store/snapshots.js';
 
 /**
  * "Biggest changes across the portfolio": the metric rows (metrics layer) of each set's covered run
@@ -53,4 +55,16 @@ export function biggestMoves(
     });
   }
   return moves.sort((a, b) => b.score - a.score).slice(0, limit);
+}
+
+/** The metric rows of a snapshot's run and of the run before it (none when it has no earlier run). */
+export function movesOf(
+  store: Store,
+  snapshot: StoredSnapshot,
+): { previous: MetricValueRow[]; current: MetricValueRow[] } {
+  const derived = derivedSnapshots(store, { account: snapshot.account, querySetIds: [snapshot.querySet.id] });
+  const at = derived.findIndex((d) => d.run_id === snapshot.run.id);
+  if (at < 0) return { previous: [], current: [] };
+  const previous = at > 0 ? metricValuesOf(store, [derived[at - 1]!]) : [];
+  return { previous, current: metricValuesOf(store, [derived[at]!]) };
 }

@@ -1,9 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Store } from '../../store/db.js';
-import { derivedSnapshots, type MetricValueRow, metricValuesOf } from '../../store/metric-reads.js';
 import { isReportable } from '../../store/payloads.js';
-import { findSnapshot, listSnapshots, type StoredSnapshot } from '../../store/snapshots.js';
+import { findSnapshot, listSnapshots } from '../../store/snapshots.js';
 import { VERSION } from '../../version.js';
 import { writeAtomically } from '../../write-atomically.js';
 import { safeFileName } from '../file-names.js';
@@ -16,7 +15,7 @@ import { type RenderSnapshotOptions, reportBaseName } from '../render.js';
 import { loadReportTemplates } from '../templates.js';
 import { renderWorkbook } from '../xlsx.js';
 import { type DigestSet, periodOf, renderDigestHtml } from './html.js';
-import { biggestMoves } from './movers.js';
+import { biggestMoves, movesOf } from './movers.js';
 
 /**
  * Renders a digest: one PDF (and HTML) across the covered runs of a report's sets, and the sets'
@@ -82,7 +81,7 @@ export async function renderDigest(store: Store, options: RenderDigestOptions): 
   );
   const digestHtml = (pages?: { portfolio: number; sets: number[] }) =>
     single
-      ? renderReportHtml(sets[0]!.model, templates, options.page, { ...contents, movers: [] })
+      ? renderReportHtml(sets[0]!.model, templates, options.page, { ...contents, movers: sets[0]!.moves })
       : renderDigestHtml(
           {
             report: options.report,
@@ -147,16 +146,4 @@ export async function printDigestPdf(
   if (!tops || tops.length !== HEADINGS_BEFORE_SETS + setCount) return draft;
   const final = html({ portfolio: tops[2]!, sets: tops.slice(HEADINGS_BEFORE_SETS) });
   return renderer.render(final.html, { ...final, page, outline: true });
-}
-
-/** The metric rows of a snapshot's run and of the run before it (none when it has no earlier run). */
-function movesOf(
-  store: Store,
-  snapshot: StoredSnapshot,
-): { previous: MetricValueRow[]; current: MetricValueRow[] } {
-  const derived = derivedSnapshots(store, { account: snapshot.account, querySetIds: [snapshot.querySet.id] });
-  const at = derived.findIndex((d) => d.run_id === snapshot.run.id);
-  if (at < 0) return { previous: [], current: [] };
-  const previous = at > 0 ? metricValuesOf(store, [derived[at - 1]!]) : [];
-  return { previous, current: metricValuesOf(store, [derived[at]!]) };
 }
