@@ -146,3 +146,11 @@ export function findDigest(
     .prepare('SELECT * FROM deliveries WHERE report = ? AND covers = ? ORDER BY generation DESC LIMIT 1')
     .get(report, coversKey(runs)) as DeliveryRow | undefined;
 }
+
+/** What a row delivers, for messages: "query set 101, run 7" or "digest of 101:7, 102:8". */
+export function coverLabel(row: Pick<DeliveryRow, 'covers' | 'query_set_id' | 'run_id'>): string {
+  const runs = coveredRuns(row);
+  return runs
+    ? `digest of ${runs.map((r) => `${r.querySetId}:${r.runId}`).join(', ')}`
+    : `query set ${row.query_set_id}, run ${row.run_id}`;
+}
