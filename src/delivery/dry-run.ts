@@ -57,6 +57,7 @@ export async function dryRunPayloads(options: {
       updated_at: clock.now(),
       sent_at: null,
       channel_state: null,
+      covers: null,
     };
     const content = await renderer.render(row);
     const at = { report: report.name, querySetId: run.querySetId, runId: run.runId };

@@ -1,7 +1,7 @@
 import { formatDelta, formatValue, polarityOf, ruleFor } from '../report/format.js';
 import { type MessageKey, reportLocale, t, withLocale } from '../report/locale/locale.js';
 import type { StoredSnapshot } from '../store/snapshots.js';
-import type { EmailContent, ReportFile } from './email.js';
+import type { DigestEmailSet, EmailContent, ReportFile } from './email.js';
 
 /**
  * The few numbers an executive reads in the email body before (or instead of) opening the PDF. Built
@@ -87,4 +87,26 @@ export function emailContentFor(
     summary: headlineSummary(snapshot.payloads),
     files,
   };
+}
+
+/**
+ * A digest's email: every set's headline KPIs with deltas, the runs' labels collapsed into the period.
+ * The first set stands in for the single-set fields (`{{brand}}`, `{{run}}` in a subject template).
+ */
+export function digestEmailContent(
+  sets: readonly { snapshot: StoredSnapshot; repeated?: boolean }[],
+  files: ReportFile[],
+  period: string,
+  locale?: string,
+): EmailContent {
+  const first = emailContentFor(sets[0]!.snapshot, files, locale);
+  const words = reportLocale(locale);
+  const digestSets: DigestEmailSet[] = sets.map(({ snapshot, repeated }) => ({
+    brand: snapshot.brand.name || `query set ${snapshot.querySet.id}`,
+    querySet: snapshot.querySet.name,
+    run: snapshot.run.display_name,
+    noNewRun: repeated ? words.t('digest.noNewRun', { run: snapshot.run.display_name }) : undefined,
+    kpis: headlineKpis(snapshot.payloads, locale),
+  }));
+  return { ...first, summary: undefined, digest: { sets: digestSets, period } };
 }

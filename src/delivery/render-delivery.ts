@@ -2,16 +2,19 @@ import { join } from 'node:path';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import { type Logger, silentLogger } from '../log.js';
+import { periodOf } from '../report/digest/html.js';
+import { renderDigest } from '../report/digest/render.js';
 import { safeFileName } from '../report/file-names.js';
 import type { PdfRenderer } from '../report/pdf.js';
 import { documentSettings, renderReport } from '../report/render.js';
 import { pdfRendererOptions } from '../report/renderer-config.js';
 import type { Store } from '../store/db.js';
 import type { DeliveryRow } from '../store/deliveries.js';
+import { coveredBefore, coveredRuns, pairKey } from '../store/digest-deliveries.js';
 import { isReportable } from '../store/payloads.js';
 import { findSnapshot } from '../store/snapshots.js';
 import { formatOf, type ReportFile } from './email.js';
-import { emailContentFor } from './headline.js';
+import { digestEmailContent, emailContentFor } from './headline.js';
 import type { DeliveryRenderer } from './outbox.js';
 
 /**
@@ -42,11 +45,60 @@ export function createReportRenderer(options: {
     clock,
     logger,
   );
+  // Teams webhooks carry no files: a card needs only headlines, so no browser and no folder for it.
+  const isTeams = (delivery: DeliveryRow) =>
+    config.channels.some((c) => c.name === delivery.destination && c.type === 'teams');
   return {
     async render(delivery: DeliveryRow, signal?: AbortSignal) {
       signal?.throwIfAborted();
       const report = config.reports.find((r) => r.name === delivery.report);
       if (!report) throw new Error(`report "${delivery.report}" is no longer in the config`);
+      const digestRuns = coveredRuns(delivery);
+      if (digestRuns) {
+        // Marked "no new run since …": runs an earlier message of this report already carried.
+        const before = coveredBefore(store, report.name, delivery);
+        const runs = digestRuns.map((run) => ({ ...run, repeated: before.has(pairKey(run)) }));
+        const snapshots = runs.map((run) => {
+          const found = findSnapshot(store, {
+            querySetId: run.querySetId,
+            runId: run.runId,
+            account: run.account ?? undefined,
+          });
+          if (!found || !isReportable(found.state)) {
+            throw new Error(`run ${run.runId} of query set ${run.querySetId} is not stored complete`);
+          }
+          return { snapshot: found, repeated: run.repeated };
+        });
+        const period = periodOf(snapshots.map((s) => s.snapshot.run.display_name));
+        // Teams carries no files (as below for a set): every set's headline comes from the store.
+        if (isTeams(delivery)) return digestEmailContent(snapshots, [], period, report.locale);
+        const pdf = browser.acquire();
+        let paths: string[];
+        try {
+          paths = await untilAborted(
+            renderDigest(store, {
+              report: report.name,
+              runs,
+              formats: report.formats,
+              // One folder per digest and destination, for the reasons given below for per-set rows.
+              outDir: join(
+                config.output.dir,
+                safeFileName([report.name]),
+                `digest-${delivery.run_id}${destinationSuffix(delivery)}`,
+              ),
+              templatesDir: config.templates.dir,
+              ...documentSettings(report),
+              contents: { sections: report.sections, detail: report.detail },
+              renderer: await pdf,
+              generatedAt: new Date(clock.now()),
+            }),
+            signal,
+          );
+        } finally {
+          browser.release();
+        }
+        return digestEmailContent(snapshots, reportFiles(paths), period, report.locale);
+      }
       const account = delivery.account ?? undefined;
       const snapshot = findSnapshot(store, {
         querySetId: delivery.query_set_id,
@@ -60,7 +112,7 @@ export function createReportRenderer(options: {
       }
       // Teams webhooks carry no files: the card needs only the headline, which comes from the store,
       // so no browser is started and no folder written for it.
-      if (config.channels.some((c) => c.name === delivery.destination && c.type === 'teams')) {
+      if (isTeams(delivery)) {
         return emailContentFor(snapshot, [], report.locale);
       }
       const pdf = browser.acquire();
@@ -82,14 +134,13 @@ export function createReportRenderer(options: {
               safeFileName([report.name]),
               // Each destination of the same run has its own row, possibly rendering in another
               // process at the same moment: its own folder, so one never reads the other's half-written file.
-              `set-${delivery.query_set_id}-run-${delivery.run_id}${
-                delivery.destination && delivery.destination !== 'email'
-                  ? `-${safeFileName([delivery.destination])}`
-                  : ''
-              }`,
+              `set-${delivery.query_set_id}-run-${delivery.run_id}${destinationSuffix(delivery)}`,
             ),
             templatesDir: config.templates.dir,
             ...documentSettings(report),
+            contents: { sections: report.sections, detail: report.detail },
+            // A digest over one set is today's report plus its bookmarks.
+            outline: report.mode !== 'per_set',
             renderer: await pdf,
             generatedAt: new Date(clock.now()),
           }),
@@ -98,14 +149,17 @@ export function createReportRenderer(options: {
       } finally {
         browser.release();
       }
-      const files: ReportFile[] = paths.flatMap((path) => {
-        const format = formatOf(path);
-        return format ? [{ path, format }] : [];
-      });
-      return emailContentFor(snapshot, files, report.locale);
+      return emailContentFor(snapshot, reportFiles(paths), report.locale);
     },
     close: () => browser.close(),
   };
+}
+
+function reportFiles(paths: readonly string[]): ReportFile[] {
+  return paths.flatMap((path) => {
+    const format = formatOf(path);
+    return format ? [{ path, format }] : [];
+  });
 }
 
 /** Settles like `work`, or rejects with the abort reason as soon as `signal` aborts. */
@@ -169,4 +223,14 @@ class IdleBrowser {
     this.current = undefined;
     await Promise.allSettled([current?.then((renderer) => renderer.close()), ...this.closing]);
   }
+}
+
+/**
+ * Each destination of the same run or digest has its own row, possibly rendering in another process
+ * at the same moment: its own folder, so one never reads the other's half-written file.
+ */
+function destinationSuffix(delivery: DeliveryRow): string {
+  return delivery.destination && delivery.destination !== 'email'
+    ? `-${safeFileName([delivery.destination])}`
+    : '';
 }

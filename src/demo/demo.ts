@@ -4,10 +4,12 @@ import { join, resolve } from 'node:path';
 import { configFromObject } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { composeEmail, writeEml } from '../delivery/email.js';
-import { emailContentFor } from '../delivery/headline.js';
+import { digestEmailContent } from '../delivery/headline.js';
 import { ReportdError } from '../errors/index.js';
 import { writeMetricValuesCsv } from '../export/export.js';
 import { type Logger, silentLogger } from '../log.js';
+import { periodOf } from '../report/digest/html.js';
+import { renderDigest } from '../report/digest/render.js';
 import { PdfRenderer } from '../report/pdf.js';
 import { renderReport } from '../report/render.js';
 import { startSandbox } from '../sandbox/server.js';
@@ -40,7 +42,7 @@ export interface DemoResult {
 const DEMO_RATE = { requests: 120, windowSeconds: 5 };
 const DEMO_REPORT = {
   name: 'weekly-executive',
-  email: { to: ['ceo@example.com'], cc: [], bcc: [], subject: 'AI visibility — {{brand}} — {{run}}' },
+  email: { to: ['ceo@example.com'], cc: [], bcc: [] },
   max_attachment_mb: 10,
 };
 
@@ -84,11 +86,16 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
         }),
       );
     }
-    const [first] = filesBySet;
-    if (!first) throw new ReportdError('demo: the sandbox published no run to report on');
-    const email = await writeDemoEmail(store, first[0], first[1], outDir);
+    if (filesBySet.size === 0) throw new ReportdError('demo: the sandbox published no run to report on');
+    const { email, digest } = await writeDemoEmail(
+      store,
+      [...filesBySet.keys()],
+      outDir,
+      renderer,
+      options.locale,
+    );
     const metrics = writeMetricValuesCsv(store, outDir);
-    return { sync, files: [...filesBySet.values()].flat(), email, metrics };
+    return { sync, files: [...[...filesBySet.values()].flat(), ...digest], email, metrics };
   } finally {
     await renderer.close();
     store?.close();
@@ -134,24 +141,47 @@ function setsWithSnapshots(store: Store): number[] {
   return rows.map((row) => row.id);
 }
 
-/** The message the weekly report would send for the first set, written as a file instead of mailed. */
+/**
+ * The weekly report's message, written as a file instead of mailed: a digest of every set (one PDF
+ * with the portfolio page, contents and bookmarks), so a newcomer sees first what a report over
+ * several sets sends.
+ */
 async function writeDemoEmail(
   store: Store,
-  querySetId: number,
-  files: string[],
+  querySetIds: readonly number[],
   outDir: string,
-): Promise<string> {
-  const snapshot = findSnapshot(store, { querySetId });
-  if (!snapshot) throw new ReportdError(`demo: no complete snapshot of query set ${querySetId}`);
+  renderer: PdfRenderer,
+  locale?: string,
+): Promise<{ email: string; digest: string[] }> {
+  const sets = querySetIds.map((querySetId) => {
+    const snapshot = findSnapshot(store, { querySetId });
+    if (!snapshot) throw new ReportdError(`demo: no complete snapshot of query set ${querySetId}`);
+    return { snapshot };
+  });
+  const digest = await renderDigest(store, {
+    report: DEMO_REPORT.name,
+    runs: sets.map(({ snapshot }) => ({
+      account: snapshot.account,
+      querySetId: snapshot.querySet.id,
+      runId: snapshot.run.id,
+    })),
+    formats: ['pdf'],
+    outDir,
+    renderer,
+    locale,
+  });
+  const period = periodOf(sets.map(({ snapshot }) => snapshot.run.display_name));
   const message = await composeEmail({
     from: 'AI Visibility Reports <reports@example.com>',
-    report: DEMO_REPORT,
-    messageId: `<demo-${snapshot.querySet.id}-${snapshot.run.id}@reportd.local>`,
-    // The weekly executive email carries the PDF; analysts get the workbook from the folder.
-    content: emailContentFor(
-      snapshot,
-      files.filter((file) => file.endsWith('.pdf')).map((path) => ({ path, format: 'pdf' as const })),
+    report: { ...DEMO_REPORT, locale },
+    messageId: `<demo-digest-${sets.map(({ snapshot }) => snapshot.run.id).join('-')}@reportd.local>`,
+    // The weekly executive email carries the digest PDF; analysts get the workbooks from the folder.
+    content: digestEmailContent(
+      sets,
+      digest.map((path) => ({ path, format: 'pdf' as const })),
+      period,
+      locale,
     ),
   });
-  return writeEml(message, join(outDir, `${DEMO_REPORT.name}.eml`));
+  return { email: await writeEml(message, join(outDir, `${DEMO_REPORT.name}.eml`)), digest };
 }

@@ -5,8 +5,9 @@ import type { Store } from '../store/db.js';
 import { findSnapshot, listSnapshots, type StoredSnapshot } from '../store/snapshots.js';
 import { VERSION } from '../version.js';
 import { writeAtomically } from '../write-atomically.js';
+import { biggestMoves, movesOf } from './digest/movers.js';
 import { safeFileName } from './file-names.js';
-import { renderReportHtml } from './html.js';
+import { type ReportContents, renderReportHtml } from './html.js';
 import { buildReportModel } from './model/index.js';
 import type { PageSetup } from './page.js';
 import type { PdfRenderer, PdfRendererOptions } from './pdf.js';
@@ -34,6 +35,10 @@ export interface RenderSnapshotOptions {
   page?: PageSetup;
   /** File name without extension; `reportBaseName(snapshot)` when absent (a batch makes names unique). */
   baseName?: string;
+  /** Sections and detail (`reports[].sections`, `reports[].detail`); everything in full by default. */
+  contents?: ReportContents;
+  /** PDF bookmarks from the headings (set for a digest-mode report over one set). */
+  outline?: boolean;
 }
 
 export interface RenderReportOptions extends RenderSnapshotOptions {
@@ -85,6 +90,12 @@ export async function renderReport(store: Store, options: RenderReportOptions): 
     );
   }
   const history = listSnapshots(store, { querySetId: snapshot.querySet.id, account: snapshot.account });
+  // The brief's "top movers" come from the metric rows, which only the store has.
+  if (options.contents?.detail === 'summary') {
+    const rows = movesOf(store, snapshot);
+    const movers = biggestMoves(rows.previous, rows.current, 5);
+    return renderSnapshot(snapshot, history, { ...options, contents: { ...options.contents, movers } });
+  }
   return renderSnapshot(snapshot, history, options);
 }
 
@@ -112,6 +123,7 @@ export async function renderSnapshot(
         buildReportModel(snapshot, history, meta),
         reportTemplatesFor(options.templatesDir),
         options.page,
+        options.contents,
       )
     : undefined;
 
@@ -123,7 +135,10 @@ export async function renderSnapshot(
       // Loaded on first use: an idle daemon, or a run writing only xlsx/html, never loads puppeteer.
       const renderer = options.renderer ?? new (await import('./pdf.js')).PdfRenderer(options.chromium);
       try {
-        writeAtomically(file, await renderer.render(doc.html, { ...doc, page: options.page }));
+        writeAtomically(
+          file,
+          await renderer.render(doc.html, { ...doc, page: options.page, outline: options.outline }),
+        );
       } finally {
         if (!options.renderer) await renderer.close();
       }

@@ -42,6 +42,8 @@ export interface DeliveryRow {
   sent_at: number | null;
   /** A channel sender's checkpoint within this delivery (Slack: the message already posted). */
   channel_state: string | null;
+  /** A digest's exact (account, set, run) list as canonical JSON (digest-deliveries.ts); null for a per-set row. */
+  covers: string | null;
 }
 
 /** The destination of email rows; every other destination is a channel name. */

@@ -7,6 +7,7 @@ import m006 from './006-metric-values.js';
 import m008 from './008-schedule-events.js';
 import m009 from './009-incidents.js';
 import m011 from './011-delivery-destinations.js';
+import m013 from './013-digest-covers.js';
 import m014 from './014-notice-destinations.js';
 
 /**
@@ -20,4 +21,4 @@ export interface Migration {
   sql: string;
 }
 
-export const migrations: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m008, m009, m011, m014];
+export const migrations: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m008, m009, m011, m013, m014];
