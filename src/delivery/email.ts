@@ -47,6 +47,9 @@ export interface DigestEmailSet {
   brand: string;
   querySet: string;
   run: string;
+  /** The (set, run) this headline is of, for channels that name them (the webhook's `digest.sets`). */
+  querySetId: number;
+  runId: number;
   /** "No new run since Week 36." when this run was in an earlier message. */
   noNewRun?: string;
   kpis: HeadlineKpi[];

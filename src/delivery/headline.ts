@@ -105,6 +105,8 @@ export function digestEmailContent(
     brand: snapshot.brand.name || `query set ${snapshot.querySet.id}`,
     querySet: snapshot.querySet.name,
     run: snapshot.run.display_name,
+    querySetId: snapshot.querySet.id,
+    runId: snapshot.run.id,
     noNewRun: repeated ? words.t('digest.noNewRun', { run: snapshot.run.display_name }) : undefined,
     kpis: headlineKpis(snapshot.payloads, locale),
   }));

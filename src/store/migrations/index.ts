@@ -21,4 +21,16 @@ export interface Migration {
   sql: string;
 }
 
-export const migrations: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m008, m009, m011, m013, m014];
+export const migrations: readonly Migration[] = [
+  m001,
+  m002,
+  m003,
+  m004,
+  m005,
+  m006,
+  m008,
+  m009,
+  m011,
+  m013,
+  m014,
+];
