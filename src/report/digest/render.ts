@@ -12,7 +12,7 @@ import type { PageSetup } from '../page.js';
 import { PdfRenderer } from '../pdf.js';
 import { topLevelBookmarkPages } from '../pdf-outline.js';
 import { type RenderSnapshotOptions, reportBaseName } from '../render.js';
-import { loadReportTemplates } from '../templates.js';
+import { reportTemplatesFor } from '../templates.js';
 import { renderWorkbook } from '../xlsx.js';
 import { type DigestSet, periodOf, renderDigestHtml } from './html.js';
 import { biggestMoves, movesOf } from './movers.js';
@@ -68,7 +68,7 @@ export async function renderDigest(store: Store, options: RenderDigestOptions): 
     loaded.flatMap((l) => l.current),
     10,
   );
-  const templates = loadReportTemplates(options.templatesDir);
+  const templates = reportTemplatesFor(options.templatesDir);
   const contents = options.contents ?? {};
   const single = loaded.length === 1 ? loaded[0] : undefined;
   const outDir = resolve(options.outDir);
