@@ -3,7 +3,7 @@ import type { Config } from '../config/index.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/db.js';
 import { type DeliveryRow, EMAIL_DESTINATION } from '../store/deliveries.js';
-import { coversKey } from '../store/digest-deliveries.js';
+import { coversKey, digestMessageId } from '../store/digest-deliveries.js';
 import { channelDeliveryId } from './channel-attempt.js';
 import type { ChannelSender } from './channels/types.js';
 import { latestRuns } from './due.js';
@@ -98,7 +98,8 @@ export async function dryRunPayloads(options: {
       const key = { ...at, account: run.account, destination: name };
       const payload = await sender.preview(
         {
-          id: channelDeliveryId(key, 0),
+          // The id the outbox would give this row (a digest's as Outbox.enqueueDigest makes it).
+          id: row.covers ? digestMessageId(report.name, row.covers, 0, [name]) : channelDeliveryId(key, 0),
           event: 'report.delivered',
           report: report.name,
           account: run.account,
