@@ -1,5 +1,5 @@
 import Handlebars from 'handlebars';
-import { THEME } from '../charts/svg.js';
+import { releaseCharts, THEME } from '../charts/svg.js';
 import { sparkline } from '../charts.js';
 import { type ReportContents, setView } from '../html.js';
 import { reportLocale, t, withLocale } from '../locale/locale.js';
@@ -58,6 +58,21 @@ function moverScore(model: ReportModel): number {
 export function renderDigestHtml(input: DigestInput, templates: ReportTemplates) {
   const page = input.page ?? DEFAULT_PAGE;
   const locale = reportLocale(input.locale, input.timeZone);
+  // A live ECharts instance keeps an animation timer running (the process would never exit):
+  // disposed at the end, as renderReportHtml does for one set.
+  try {
+    return renderWithin(input, templates, page, locale);
+  } finally {
+    releaseCharts();
+  }
+}
+
+function renderWithin(
+  input: DigestInput,
+  templates: ReportTemplates,
+  page: NonNullable<DigestInput['page']>,
+  locale: ReturnType<typeof reportLocale>,
+) {
   return withLocale(locale, () => {
     const first = input.sets[0]!.model.cover;
     const heading = (m: ReportModel) => `${m.cover.brand} — ${m.cover.querySet} · ${m.cover.run}`;
