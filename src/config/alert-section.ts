@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { emailAddress, lifecycleFields, querySets } from './sections.js';
-import { SUBJECT_VARIABLES, subjectTemplateProblem } from './subject-template.js';
+import { lifecycleFields, querySets, recipientFields, subjectTemplate } from './sections.js';
+import { SUBJECT_VARIABLES } from './subject-template.js';
 
 /**
  * `alerts:` in the config (issue 13). The shape is checked here; what the names mean (an endpoint, a
@@ -94,19 +94,8 @@ export const alert = z
       ),
     email: z
       .strictObject({
-        to: z.array(emailAddress).min(1).describe('Recipients (email addresses). Required, at least one.'),
-        cc: z.array(emailAddress).default([]).describe('Copy recipients (email addresses). Default none.'),
-        bcc: z
-          .array(emailAddress)
-          .default([])
-          .describe('Blind copy recipients (email addresses). Default none.'),
-        subject: z
-          .string()
-          .min(1)
-          .superRefine((template, ctx) => {
-            const problem = subjectTemplateProblem(template);
-            if (problem) ctx.addIssue({ code: 'custom', message: problem });
-          })
+        ...recipientFields,
+        subject: subjectTemplate
           .default('Alert — {{report}} — {{brand}} — {{run}}')
           .describe(
             `Subject line, a Handlebars template with ${SUBJECT_VARIABLES.map((v) => `{{${v}}}`).join(', ')} ({{report}} is the alert name). Default "Alert — {{report}} — {{brand}} — {{run}}".`,

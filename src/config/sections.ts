@@ -174,6 +174,21 @@ const notifyFields = {
     ),
 };
 
+/** Who receives an email (reports and alerts alike). */
+export const recipientFields = {
+  to: z.array(emailAddress).min(1).describe('Recipients (email addresses). Required, at least one.'),
+  cc: z.array(emailAddress).default([]).describe('Copy recipients (email addresses). Default none.'),
+  bcc: z.array(emailAddress).default([]).describe('Blind copy recipients (email addresses). Default none.'),
+};
+
+/** A subject line: a Handlebars template whose variables are checked when the config loads. */
+export const subjectTemplate = z
+  .string()
+  .min(1)
+  .superRefine((template, ctx) => {
+    const problem = subjectTemplateProblem(template);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
 export const reportNotify = z
   .strictObject(notifyFields)
   .describe(
@@ -247,19 +262,8 @@ export const report = z
       ),
     email: z
       .strictObject({
-        to: z.array(emailAddress).min(1).describe('Recipients (email addresses). Required, at least one.'),
-        cc: z.array(emailAddress).default([]).describe('Copy recipients (email addresses). Default none.'),
-        bcc: z
-          .array(emailAddress)
-          .default([])
-          .describe('Blind copy recipients (email addresses). Default none.'),
-        subject: z
-          .string()
-          .min(1)
-          .superRefine((template, ctx) => {
-            const problem = subjectTemplateProblem(template);
-            if (problem) ctx.addIssue({ code: 'custom', message: problem });
-          })
+        ...recipientFields,
+        subject: subjectTemplate
           .optional()
           .describe(
             `Subject line, a Handlebars template with ${SUBJECT_VARIABLES.map((v) => `{{${v}}}`).join(', ')} (the query set's name and the run's label, e.g. "Week 37 · 2026"). Default "AI visibility — {{brand}} — {{run}}", in the report's locale.`,
