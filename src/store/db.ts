@@ -2,48 +2,85 @@ import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { ReportdError, UsageError } from '../errors/index.js';
+import { registerSecret } from '../secrets.js';
 import { backfillMetricRows } from './metric-values.js';
-import { migrations as allMigrations, type Migration } from './migrations/index.js';
+import { migrations as allMigrations, type Migration, sqlOf } from './migrations/index.js';
+import { postgresPool, postgresStore } from './postgres-store.js';
+import type { Store } from './sql.js';
+import { sqliteStore } from './sqlite-store.js';
 import { storeFaultHint } from './store-fault.js';
 
-/**
- * The SQLite file that holds snapshots, the catalog, the request history and the delivery outbox.
- * Repositories (one file per table group) take a `Store` and run plain SQL on `db`.
- */
-export interface Store {
-  readonly db: Database.Database;
-  /** Absolute path of the database file. */
-  readonly path: string;
-  close(): void;
-}
+export type { Store } from './sql.js';
+export { inTransaction } from './sql.js';
+
+/** Where the store lives: a SQLite file (the embedded default) or a PostgreSQL database. */
+export type StoreTarget = { path: string } | { url: string };
 
 /** Thrown when the database cannot be opened or migrated (unwritable folder, newer schema…). */
 export class StoreError extends ReportdError {
   override name = 'StoreError' as const;
 }
 
+export interface OpenStoreOptions {
+  migrations?: readonly Migration[];
+  /**
+   * For commands that only read (`render`, `status`, `history`): a missing file is a mistyped
+   * `store.path` or a store never synced, said as such, instead of an empty store created there.
+   */
+  mustExist?: boolean;
+  /**
+   * Derive the metric rows of complete snapshots that have none (stored before the metrics layer,
+   * or by an older mapping) right after migrating. Default true; tests of the backfill turn it off.
+   */
+  deriveMetrics?: boolean;
+  /** PostgreSQL: most connections this process opens at once (default 10). */
+  poolSize?: number;
+}
+
+/** `postgres://` and `postgresql://` URLs name a PostgreSQL database; anything else is a file path. */
+export function isPostgresUrl(text: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(text);
+}
+
 /**
- * Opens (creating it and its folder if needed) and migrates the store. WAL lets readers (`status`,
- * the renderer, the daemon's /readyz) work while a sync writes; synchronous=NORMAL is durable across
- * process crashes in WAL mode (only a power loss can drop the last commits, which the sync refetches);
- * busy_timeout makes a second process wait for the write lock instead of failing at once.
+ * Opens and migrates the store, then derives any metric rows it lacks. A string is a file path or a
+ * `postgres://` URL.
  */
-export function openStore(
-  path: string,
-  options: {
-    migrations?: readonly Migration[];
-    /**
-     * For commands that only read (`render`, `status`, `history`): a missing file is a mistyped
-     * `store.path` or a store never synced, said as such, instead of an empty store created there.
-     */
-    mustExist?: boolean;
-    /**
-     * Derive the metric rows of complete snapshots that have none (stored before the metrics layer,
-     * or by an older mapping) right after migrating. Default true; tests of the backfill turn it off.
-     */
-    deriveMetrics?: boolean;
-  } = {},
-): Store {
+export async function openStore(target: StoreTarget | string, options: OpenStoreOptions = {}): Promise<Store> {
+  const where: StoreTarget =
+    typeof target !== 'string' ? target : isPostgresUrl(target) ? { url: target } : { path: target };
+  const store = 'url' in where ? await openPostgres(where.url, options) : openSqlite(where.path, options);
+  try {
+    await migrate(store, options.migrations ?? allMigrations);
+  } catch (error) {
+    await store.close().catch(() => {});
+    if (error instanceof ReportdError) throw error;
+    throw new StoreError(
+      `cannot migrate store ${store.location}: ${(error as Error).message}${hintOf(error, store.location)}`,
+      { cause: error },
+    );
+  }
+  if (options.deriveMetrics !== false) {
+    try {
+      await backfillMetricRows(store);
+    } catch (error) {
+      await store.close().catch(() => {});
+      throw new StoreError(
+        `cannot derive the metric rows of store ${store.location}: ${(error as Error).message}`,
+        { cause: error },
+      );
+    }
+  }
+  return store;
+}
+
+/**
+ * WAL lets readers (`status`, the renderer, the daemon's /readyz) work while a sync writes;
+ * synchronous=NORMAL is durable across process crashes in WAL mode (only a power loss can drop the
+ * last commits, which the sync refetches); busy_timeout makes a second process wait for the write
+ * lock instead of failing at once.
+ */
+function openSqlite(path: string, options: OpenStoreOptions): Store {
   const file = path === ':memory:' ? path : resolve(path);
   if (options.mustExist && file !== ':memory:' && !existsSync(file)) {
     throw new UsageError(`store ${file} does not exist (check store.path, or run \`reportd sync\` first)`);
@@ -52,54 +89,63 @@ export function openStore(
   try {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     db = new Database(file);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
   } catch (error) {
     throw new StoreError(`cannot open store ${file}: ${(error as Error).message}${hintOf(error, file)}`, {
       cause: error,
     });
   }
+  return sqliteStore(db, file);
+}
+
+/**
+ * The URL's password is registered as a secret before anything can print it; messages name the
+ * database as `postgres://user@host:port/db`. A server that does not answer is one line naming host
+ * and port, found here rather than at the first query of a sync.
+ */
+async function openPostgres(url: string, options: OpenStoreOptions): Promise<Store> {
+  let parsed: URL;
   try {
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    db.pragma('foreign_keys = ON');
-    db.pragma('busy_timeout = 5000');
-    migrate(db, options.migrations ?? allMigrations);
+    parsed = new URL(url);
+  } catch {
+    throw new UsageError('store.url is not a valid postgres:// URL');
+  }
+  if (parsed.password) registerSecret(decodeURIComponent(parsed.password));
+  const host = parsed.hostname || 'localhost';
+  const port = parsed.port || '5432';
+  const database = decodeURIComponent(parsed.pathname.replace(/^\//, '')) || parsed.username || 'postgres';
+  const location = `postgres://${parsed.username ? `${decodeURIComponent(parsed.username)}@` : ''}${host}:${port}/${database}`;
+  const pool = postgresPool(url, { max: options.poolSize });
+  const store = postgresStore(pool, location);
+  try {
+    await store.get('SELECT 1 AS ok');
   } catch (error) {
-    db.close();
-    if (error instanceof ReportdError) throw error;
-    throw new StoreError(`cannot migrate store ${file}: ${(error as Error).message}${hintOf(error, file)}`, {
+    await store.close().catch(() => {});
+    throw new StoreError(`cannot reach PostgreSQL store at ${host}:${port} (database ${database}): ${reasonOf(error)}`, {
       cause: error,
     });
-  }
-  const store = storeOf(db, file);
-  if (options.deriveMetrics !== false) {
-    try {
-      backfillMetricRows(store);
-    } catch (error) {
-      store.close();
-      throw new StoreError(`cannot derive the metric rows of store ${file}: ${(error as Error).message}`, {
-        cause: error,
-      });
-    }
   }
   return store;
 }
 
-function storeOf(db: Database.Database, file: string): Store {
-  let closed = false;
-  return {
-    db,
-    path: file,
-    close() {
-      // Idempotent: the daemon's shutdown and a finally block may both close it.
-      if (closed) return;
-      closed = true;
-      db.close();
-    },
-  };
+/** A driver error in a few words: the code names refused connections and unknown hosts. */
+function reasonOf(error: unknown): string {
+  const code = (error as { code?: string }).code;
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'unknown host';
+  if (code === 'ETIMEDOUT') return 'timed out';
+  if (code === '28P01' || code === '28000') return 'authentication failed (check the user and password in store.url)';
+  if (code === '3D000') return 'the database does not exist';
+  const message = (error as Error).message ?? String(error);
+  return message.split('\n')[0]!;
 }
 
 /** ` (the disk is full; …)` for a fault of the machine or the file, else nothing. */
 function hintOf(error: unknown, file: string): string {
+  if (isPostgresUrl(file)) return '';
   // SQLite says only "unable to open" when WAL cannot create its -shm file beside a read-only store.
   if ((error as { code?: unknown }).code === 'SQLITE_CANTOPEN' && !writable(dirname(file))) {
     return ` (${storeFaultHint({ code: 'SQLITE_READONLY' })}: ${dirname(file)} is not writable)`;
@@ -118,46 +164,51 @@ function writable(dir: string): boolean {
 }
 
 /**
- * Applies each pending migration in its own IMMEDIATE transaction together with its row in
+ * Applies each pending migration in its own write transaction together with its row in
  * schema_migrations, so a crash leaves the schema at a known version and two processes opening the
- * same file at once never apply one twice (the second waits for the lock, then sees the row).
+ * same store at once never apply one twice: the second waits (SQLite's write lock, PostgreSQL's
+ * advisory lock), then sees the row.
  */
-export function migrate(db: Database.Database, list: readonly Migration[]): number[] {
-  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
-    version INTEGER PRIMARY KEY,
-    name TEXT NOT NULL,
-    applied_at TEXT NOT NULL
-  )`);
+export async function migrate(store: Store, list: readonly Migration[]): Promise<number[]> {
+  const lock = { lock: 'reportd:migrations' };
+  await store.transaction(
+    () =>
+      store.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+        version INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
+        applied_at TEXT NOT NULL
+      )`),
+    lock,
+  );
   const sorted = [...list].sort((a, b) => a.version - b.version);
   for (let i = 1; i < sorted.length; i++) {
     if (sorted[i]!.version === sorted[i - 1]!.version) {
       throw new StoreError(`two migrations share version ${sorted[i]!.version}`);
     }
   }
-  const isApplied = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?');
-  const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
-  const newest = db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number | null };
+  const newest = await store.get<{ v: number | null }>('SELECT MAX(version) AS v FROM schema_migrations');
   const known = sorted.at(-1)?.version ?? 0;
-  if ((newest.v ?? 0) > known) {
-    // A newer reportd migrated this file; running old code on it could corrupt data.
+  if ((newest?.v ?? 0) > known) {
+    // A newer reportd migrated this store; running old code on it could corrupt data.
     throw new StoreError(
-      `store schema version ${newest.v} is newer than this reportd knows (${known}); upgrade reportd`,
+      `store schema version ${newest?.v} is newer than this reportd knows (${known}); upgrade reportd`,
     );
   }
   const applied: number[] = [];
   for (const migration of sorted) {
-    const apply = db.transaction(() => {
-      if (isApplied.get(migration.version)) return false;
-      db.exec(migration.sql);
-      record.run(migration.version, migration.name, new Date().toISOString());
+    const done = await store.transaction(async () => {
+      if (await store.get('SELECT 1 AS one FROM schema_migrations WHERE version = ?', [migration.version])) {
+        return false;
+      }
+      await store.exec(sqlOf(migration, store.engine));
+      await store.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [
+        migration.version,
+        migration.name,
+        new Date().toISOString(),
+      ]);
       return true;
-    });
-    if (apply.immediate()) applied.push(migration.version);
+    }, lock);
+    if (done) applied.push(migration.version);
   }
   return applied;
-}
-
-/** Runs `fn` in one write transaction (BEGIN IMMEDIATE, so it never fails half-way on a lock upgrade). */
-export function inTransaction<T>(store: Store, fn: () => T): T {
-  return store.db.transaction(fn).immediate();
 }

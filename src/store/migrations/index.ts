@@ -9,6 +9,7 @@ import m009 from './009-incidents.js';
 import m011 from './011-delivery-destinations.js';
 import m012 from './012-alerts.js';
 import m014 from './014-notice-destinations.js';
+import { postgresDdl } from './postgres-ddl.js';
 
 /**
  * Migrations are TypeScript modules (not .sql files) so the build needs no copy step and they ship
@@ -18,7 +19,15 @@ import m014 from './014-notice-destinations.js';
 export interface Migration {
   version: number;
   name: string;
+  /** SQLite's dialect; PostgreSQL runs it through `postgresDdl` unless `postgres` is given. */
   sql: string;
+  postgres?: string;
+}
+
+/** The text of `migration` for `engine`. */
+export function sqlOf(migration: Migration, engine: 'sqlite' | 'postgres'): string {
+  if (engine === 'sqlite') return migration.sql;
+  return migration.postgres ?? postgresDdl(migration.sql);
 }
 
 export const migrations: readonly Migration[] = [

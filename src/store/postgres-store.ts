@@ -1,0 +1,146 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import pg from 'pg';
+import type { RunResult, SqlParams, Store, TransactionOptions } from './sql.js';
+
+/**
+ * Numbers come back as numbers, as SQLite gives them: COUNT and BIGINT columns (epoch ms, ids) are
+ * int8, which node-postgres returns as strings to avoid precision loss past 2^53 (no value reportd
+ * stores comes near it). JSON columns come back as their text, as SQLite stores them, so
+ * repositories parse them the same way on both engines.
+ */
+const INT8 = 20;
+const NUMERIC = 1700;
+const JSON_OID = 114;
+const JSONB = 3802;
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === INT8 || oid === NUMERIC) return (value: string) => Number(value);
+    if (oid === JSON_OID || oid === JSONB) return (value: string) => value;
+    return pg.types.getTypeParser(oid, format as 'text');
+  },
+} as unknown as pg.CustomTypesConfig;
+
+/** PostgreSQL numbers its placeholders: `?` → `$1, $2…`, outside quoted strings and comments. */
+export function numberPlaceholders(sql: string): string {
+  let out = '';
+  let n = 0;
+  for (let i = 0; i < sql.length; i++) {
+    const c = sql[i]!;
+    if (c === "'" || c === '"') {
+      const end = sql.indexOf(c, i + 1);
+      const stop = end < 0 ? sql.length : end + 1;
+      out += sql.slice(i, stop);
+      i = stop - 1;
+    } else if (c === '-' && sql[i + 1] === '-') {
+      const end = sql.indexOf('\n', i);
+      const stop = end < 0 ? sql.length : end;
+      out += sql.slice(i, stop);
+      i = stop - 1;
+    } else if (c === '?') {
+      out += `$${++n}`;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+/** Deadlocks and serialization failures: PostgreSQL rolled the transaction back; running it again is safe. */
+const RETRYABLE = new Set(['40P01', '40001']);
+
+/**
+ * The `Store` of a PostgreSQL database through a `pg` pool. A transaction holds one pooled client for
+ * its duration; statements issued inside it (found through the async context) run on that client.
+ */
+export function postgresStore(pool: pg.Pool, location: string): Store {
+  const texts = new Map<string, string>();
+  const numbered = (sql: string): string => {
+    let text = texts.get(sql);
+    if (text === undefined) {
+      text = numberPlaceholders(sql);
+      texts.set(sql, text);
+    }
+    return text;
+  };
+  const inside = new AsyncLocalStorage<{ client: pg.PoolClient; savepoints: number }>();
+  const query = (sql: string, params: SqlParams) => {
+    const client = inside.getStore()?.client ?? pool;
+    return client.query(numbered(sql), params.map((value) => (value === undefined ? null : value)));
+  };
+  const lock = (client: pg.PoolClient, name: string) =>
+    client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [name]);
+  let closed = false;
+
+  return {
+    engine: 'postgres',
+    location,
+    async all<T>(sql: string, params: SqlParams = []): Promise<T[]> {
+      return (await query(sql, params)).rows as T[];
+    },
+    async get<T>(sql: string, params: SqlParams = []): Promise<T | undefined> {
+      return (await query(sql, params)).rows[0] as T | undefined;
+    },
+    async run(sql: string, params: SqlParams = []): Promise<RunResult> {
+      return { changes: (await query(sql, params)).rowCount ?? 0 };
+    },
+    async exec(script: string): Promise<void> {
+      const client = inside.getStore()?.client ?? pool;
+      await client.query(script);
+    },
+    async transaction<T>(fn: () => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+      const current = inside.getStore();
+      if (current) {
+        const name = `reportd_${++current.savepoints}`;
+        await current.client.query(`SAVEPOINT ${name}`);
+        if (options.lock) await lock(current.client, options.lock);
+        try {
+          const result = await fn();
+          await current.client.query(`RELEASE SAVEPOINT ${name}`);
+          return result;
+        } catch (error) {
+          await current.client.query(`ROLLBACK TO SAVEPOINT ${name}`);
+          throw error;
+        }
+      }
+      for (let attempt = 1; ; attempt++) {
+        const client = await pool.connect();
+        let broken: Error | undefined;
+        try {
+          await client.query('BEGIN');
+          if (options.lock) await lock(client, options.lock);
+          const result = await inside.run({ client, savepoints: 0 }, fn);
+          await client.query('COMMIT');
+          return result;
+        } catch (error) {
+          try {
+            await client.query('ROLLBACK');
+          } catch (rollbackError) {
+            // The connection itself failed: the pool must not hand it out again.
+            broken = rollbackError as Error;
+          }
+          const code = (error as { code?: string }).code;
+          if (!broken && code && RETRYABLE.has(code) && attempt < 5) continue;
+          throw error;
+        } finally {
+          client.release(broken);
+        }
+      }
+    },
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      await pool.end();
+    },
+  };
+}
+
+/** The pool of a `postgres://` URL, with reportd's number and JSON parsing. */
+export function postgresPool(url: string, options: { max?: number } = {}): pg.Pool {
+  return new pg.Pool({
+    connectionString: url,
+    max: options.max ?? 10,
+    types,
+    // A database that does not answer must fail the command, not hang it.
+    connectionTimeoutMillis: 10_000,
+  });
+}
