@@ -10,19 +10,19 @@ export interface RequestHistory {
    * Times (ms) from which the requests of `budgetKey` still counted after `since` count: their end
    * when `finish` recorded one, else their start (or later). Order does not matter.
    */
-  recent(budgetKey: string, since: number, now: number): number[];
-  /** A request started; the return value is handed back to `finish`. */
-  record(budgetKey: string, at: number): unknown;
+  recent(budgetKey: string, since: number, now: number): Promise<number[]>;
+  /** A request started; the value it resolves to is handed back to `finish`. */
+  record(budgetKey: string, at: number): Promise<unknown>;
   /** The request `record` returned `row` for ended at `at`. Optional: without it, starts count. */
-  finish?(row: unknown, at: number): void;
+  finish?(row: unknown, at: number): Promise<void>;
   /**
    * Optional, for a history several processes write (one store): the times, counted as `recent`
    * counts them, of requests OTHER processes recorded since this history first answered `recent`
    * (older ones the budget already loaded). With `exclusive`, the budget reads them before each grant.
    */
-  others?(budgetKey: string, since: number, now: number): number[];
-  /** Runs `fn` so that no other process reads or records between its reads and its record. */
-  exclusive?<T>(fn: () => T): T;
+  others?(budgetKey: string, since: number, now: number): Promise<number[]>;
+  /** Runs `fn` so that no other process reads or records for `budgetKey` between its reads and its record. */
+  exclusive?<T>(budgetKey: string, fn: () => Promise<T>): Promise<T>;
 }
 
 export interface RateBudgetOptions {
@@ -67,6 +67,8 @@ export class RateBudget {
   private draining = false;
   /** Aborts the drain loop's sleep when nobody waits any more, so no timer outlives the demand. */
   private sleepAbort?: AbortController;
+  /** The history's window, read once before the first grant (the constructor cannot wait for it). */
+  private loaded?: Promise<void>;
 
   constructor(options: RateBudgetOptions) {
     if (!(options.requests >= 1) || !(options.windowMs > 0)) {
@@ -78,13 +80,19 @@ export class RateBudget {
     this.concurrency = Math.max(1, options.concurrency ?? Number.POSITIVE_INFINITY);
     this.clock = options.clock ?? systemClock;
     this.history = options.history;
-    if (this.history) {
+  }
+
+  /** The server still counts what the history remembers; a restart must not forget it. */
+  private load(): Promise<void> {
+    const history = this.history;
+    if (!history) return Promise.resolve();
+    this.loaded ??= (async () => {
       const now = this.clock.now();
-      // The server still counts these; a restart must not forget them.
-      const recent = this.history.recent(this.key, now - this.windowMs, now).filter((t) => t <= now);
-      this.finished = recent.sort((a, b) => a - b);
+      const recent = (await history.recent(this.key, now - this.windowMs, now)).filter((t) => t <= now);
+      this.finished = [...recent, ...this.finished].sort((a, b) => a - b);
       this.trim(now);
-    }
+    })();
+    return this.loaded;
   }
 
   /** Waits for a slot (window and concurrency), FIFO. Rejects with the signal's reason on abort. */
@@ -162,16 +170,25 @@ export class RateBudget {
     if (this.draining) return;
     this.draining = true;
     try {
+      try {
+        await this.load();
+      } catch (error) {
+        // Without the window's past a grant could burst past the server's count: fail the waiters;
+        // the next acquire() tries the history again.
+        this.loaded = undefined;
+        for (const waiter of this.queue.splice(0)) waiter.fail(error);
+        return;
+      }
       while (this.queue.length > 0) {
         if (this.inFlight >= this.concurrency) return; // a release() restarts the loop
-        const { at, now, logged } = this.decide();
+        const { at, now, logged } = await this.decide();
         if (at === Number.POSITIVE_INFINITY) return; // only a release() can free a slot
         if (at > now) {
           this.sleepAbort = new AbortController();
           await this.clock.sleep(at - now, this.sleepAbort.signal).catch(() => {});
           continue;
         }
-        this.grantHead(now, logged);
+        await this.grantHead(now, logged);
       }
     } finally {
       this.draining = false;
@@ -185,11 +202,11 @@ export class RateBudget {
    * with the record of this start, so two processes can never both take the last slot and any number
    * of them stay within the key's limit. `logged` is set when the start was recorded here.
    */
-  private decide(): { at: number; now: number; logged?: { row: unknown } | { error: unknown } } {
+  private async decide(): Promise<{ at: number; now: number; logged?: { row: unknown } | { error: unknown } }> {
     const history = this.history;
-    const step = () => {
+    const step = async () => {
       const now = this.clock.now();
-      const others = history?.others?.(this.key, now - this.windowMs, now) ?? [];
+      const others = (await history?.others?.(this.key, now - this.windowMs, now)) ?? [];
       const finished = others.length ? [...this.finished, ...others].sort((a, b) => a - b) : this.finished;
       const at = nextStartTime(
         {
@@ -202,28 +219,36 @@ export class RateBudget {
         now,
       );
       if (at > now || !history?.exclusive) return { at, now };
-      return { at, now, logged: { row: history.record(this.key, now) } };
+      return { at, now, logged: { row: await history.record(this.key, now) } };
     };
     if (!history?.others || !history.exclusive) return step();
     try {
-      return history.exclusive(step);
+      return await history.exclusive(this.key, step);
     } catch (error) {
       // The store refused (full disk, locked too long): the head fails; never start unrecorded.
       return { at: this.clock.now(), now: this.clock.now(), logged: { error } };
     }
   }
 
-  private grantHead(now: number, recorded?: { row: unknown } | { error: unknown }): void {
-    const waiter = this.queue.shift()!;
+  private async grantHead(now: number, recorded?: { row: unknown } | { error: unknown }): Promise<void> {
+    const waiter = this.queue[0]!;
     let logged: unknown;
     try {
       if (recorded && 'error' in recorded) throw recorded.error;
-      logged = recorded ? recorded.row : this.history?.record(this.key, now);
+      logged = recorded ? recorded.row : await this.history?.record(this.key, now);
     } catch (error) {
       // Starting without a record would let a restart burst; fail this caller instead.
+      if (this.queue[0] === waiter) this.queue.shift();
       waiter.fail(error);
       return;
     }
+    if (this.queue[0] !== waiter) {
+      // The caller gave up (abort) while its start was being recorded: nothing starts; the record
+      // ends now so it counts no longer than a request that ended at once.
+      this.history?.finish?.(logged, this.clock.now())?.catch(() => {});
+      return;
+    }
+    this.queue.shift();
     this.inFlight++;
     let released = false;
     waiter.grant(() => {
@@ -231,12 +256,9 @@ export class RateBudget {
       released = true;
       this.inFlight--;
       const end = this.clock.now();
-      try {
-        this.history?.finish?.(logged, end);
-      } catch {
-        // Only the end is lost: a restart then counts this request from its start or from the
-        // restart itself (see RequestHistory.recent), never not at all. The release must go on.
-      }
+      // Only the end can be lost: a restart then counts this request from its start or from the
+      // restart itself (see RequestHistory.recent), never not at all. The release must go on.
+      this.history?.finish?.(logged, end)?.catch(() => {});
       // Ends come in clock order, so appending keeps the list sorted.
       this.finished.push(end);
       this.trim(end);

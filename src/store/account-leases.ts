@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Store } from './db.js';
+import type { Store } from './sql.js';
 
 /**
  * Which process syncs an account right now (table account_leases, migration 005). Two processes on
@@ -56,12 +56,14 @@ export function acquireAccountLease(
   holder: LeaseHolder,
   now: number,
   ttlMs: number,
-): { acquired: true } | { acquired: false; heldBy: HeldLease } {
-  return store.db
-    .transaction(() => {
-      const row = store.db
-        .prepare('SELECT holder, host, pid, expires_at FROM account_leases WHERE account = ?')
-        .get(account) as LeaseRow | undefined;
+): Promise<{ acquired: true } | { acquired: false; heldBy: HeldLease }> {
+  // The lock makes read-then-write one step across processes on PostgreSQL too (the row may not
+  // exist yet, so a row lock would not do).
+  return store.transaction(
+    async () => {
+      const row = await store.get<LeaseRow>('SELECT holder, host, pid, expires_at FROM account_leases WHERE account = ?', [
+        account,
+      ]);
       const free =
         !row ||
         row.holder === holder.id ||
@@ -73,33 +75,33 @@ export function acquireAccountLease(
           heldBy: { account, host: row.host, pid: row.pid, expiresAt: row.expires_at },
         };
       }
-      store.db
-        .prepare(
-          `INSERT INTO account_leases (account, holder, host, pid, acquired_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)
-           ON CONFLICT (account) DO UPDATE SET holder = excluded.holder, host = excluded.host,
-             pid = excluded.pid, acquired_at = excluded.acquired_at, expires_at = excluded.expires_at`,
-        )
-        .run(account, holder.id, holder.host, holder.pid, now, now + ttlMs);
+      await store.run(
+        `INSERT INTO account_leases (account, holder, host, pid, acquired_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (account) DO UPDATE SET holder = excluded.holder, host = excluded.host,
+           pid = excluded.pid, acquired_at = excluded.acquired_at, expires_at = excluded.expires_at`,
+        [account, holder.id, holder.host, holder.pid, now, now + ttlMs],
+      );
       return { acquired: true as const };
-    })
-    .immediate();
+    },
+    { lock: `reportd:account-lease:${account}` },
+  );
 }
 
-/** Extends the lease if `holder` still has it; false when another process took it over. */
-export function renewAccountLease(
+export async function renewAccountLease(
   store: Store,
   account: string,
   holder: LeaseHolder,
   now: number,
   ttlMs: number,
-): boolean {
-  const { changes } = store.db
-    .prepare('UPDATE account_leases SET expires_at = ? WHERE account = ? AND holder = ?')
-    .run(now + ttlMs, account, holder.id);
+): Promise<boolean> {
+  const { changes } = await store.run('UPDATE account_leases SET expires_at = ? WHERE account = ? AND holder = ?', [
+    now + ttlMs,
+    account,
+    holder.id,
+  ]);
   return changes === 1;
 }
 
-/** Gives the lease back (only if `holder` still has it). */
-export function releaseAccountLease(store: Store, account: string, holder: LeaseHolder): void {
-  store.db.prepare('DELETE FROM account_leases WHERE account = ? AND holder = ?').run(account, holder.id);
+export async function releaseAccountLease(store: Store, account: string, holder: LeaseHolder): Promise<void> {
+  await store.run('DELETE FROM account_leases WHERE account = ? AND holder = ?', [account, holder.id]);
 }

@@ -1,5 +1,5 @@
 import { scrubOrNull } from '../secrets.js';
-import type { Store } from './db.js';
+import type { Store } from './sql.js';
 
 // Error text is scrubbed where it is written: it may quote a server's reply or an exception, and a
 // stored secret would outlive a later rotation (reads only know the secrets registered by then).
@@ -26,62 +26,63 @@ export interface BrandRow {
 const iso = (at: number) => new Date(at).toISOString();
 
 /** Records the account as configured now; a changed base URL or key moves it to a new budget key. */
-export function upsertAccount(
+export async function upsertAccount(
   store: Store,
   account: { name: string; baseUrl: string; budgetKey: string },
-): void {
-  store.db
-    .prepare(
-      `INSERT INTO accounts (name, base_url, budget_key) VALUES (?, ?, ?)
-       ON CONFLICT (name) DO UPDATE SET
-         -- Another server or key means another company: the cached catalog no longer applies.
-         brands_fetched_at = CASE WHEN accounts.base_url = excluded.base_url
-           AND accounts.budget_key = excluded.budget_key THEN accounts.brands_fetched_at END,
-         base_url = excluded.base_url, budget_key = excluded.budget_key`,
-    )
-    .run(account.name, account.baseUrl, account.budgetKey);
+): Promise<void> {
+  await store.run(
+    `INSERT INTO accounts (name, base_url, budget_key) VALUES (?, ?, ?)
+     ON CONFLICT (name) DO UPDATE SET
+       -- Another server or key means another company: the cached catalog no longer applies.
+       brands_fetched_at = CASE WHEN accounts.base_url = excluded.base_url
+         AND accounts.budget_key = excluded.budget_key THEN accounts.brands_fetched_at END,
+       base_url = excluded.base_url, budget_key = excluded.budget_key`,
+    [account.name, account.baseUrl, account.budgetKey],
+  );
 }
 
-export function getAccount(store: Store, name: string): AccountRow | undefined {
-  return store.db.prepare('SELECT * FROM accounts WHERE name = ?').get(name) as AccountRow | undefined;
+const ACCOUNT_COLUMNS = 'name, base_url, budget_key, brands_fetched_at, last_sync_at, last_error, last_error_at';
+
+export function getAccount(store: Store, name: string): Promise<AccountRow | undefined> {
+  return store.get<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE name = ?`, [name]);
 }
 
-export function listAccounts(store: Store): AccountRow[] {
-  return store.db.prepare('SELECT * FROM accounts ORDER BY name').all() as AccountRow[];
+export function listAccounts(store: Store): Promise<AccountRow[]> {
+  return store.all<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts ORDER BY name`);
 }
 
-/** Ends a pass of the account: `error` is the reason it stopped, or null when it went through. */
-export function recordAccountPass(store: Store, name: string, at: number, error: string | null): void {
-  store.db
-    .prepare(
-      `UPDATE accounts SET last_sync_at = ?, last_error = ?,
-         last_error_at = CASE WHEN ? IS NULL THEN last_error_at ELSE ? END WHERE name = ?`,
-    )
-    .run(iso(at), scrubOrNull(error), error, iso(at), name);
+export async function recordAccountPass(store: Store, name: string, at: number, error: string | null): Promise<void> {
+  await store.run(
+    `UPDATE accounts SET last_sync_at = ?, last_error = ?,
+       last_error_at = CASE WHEN CAST(? AS TEXT) IS NULL THEN last_error_at ELSE ? END WHERE name = ?`,
+    [iso(at), scrubOrNull(error), error, iso(at), name],
+  );
 }
 
-/** Replaces the brand list in one transaction and stamps the account's catalog TTL. */
 export function saveBrands(
   store: Store,
   account: string,
   brands: { id: number; name: string }[],
   at: number,
-) {
-  const upsert = store.db.prepare(
-    `INSERT INTO brands (account, id, name) VALUES (?, ?, ?)
-     ON CONFLICT (account, id) DO UPDATE SET name = excluded.name`,
-  );
-  store.db.transaction(() => {
-    for (const brand of brands) upsert.run(account, brand.id, brand.name);
-    store.db.prepare('UPDATE accounts SET brands_fetched_at = ? WHERE name = ?').run(iso(at), account);
-  })();
+): Promise<void> {
+  return store.transaction(async () => {
+    for (const brand of brands) {
+      await store.run(
+        `INSERT INTO brands (account, id, name) VALUES (?, ?, ?)
+         ON CONFLICT (account, id) DO UPDATE SET name = excluded.name`,
+        [account, brand.id, brand.name],
+      );
+    }
+    await store.run('UPDATE accounts SET brands_fetched_at = ? WHERE name = ?', [iso(at), account]);
+  });
 }
 
-export function listBrands(store: Store, account: string): BrandRow[] {
-  return store.db.prepare('SELECT * FROM brands WHERE account = ? ORDER BY id').all(account) as BrandRow[];
+export function listBrands(store: Store, account: string): Promise<BrandRow[]> {
+  return store.all<BrandRow>('SELECT account, id, name, sets_fetched_at FROM brands WHERE account = ? ORDER BY id', [
+    account,
+  ]);
 }
 
-/** True when `fetchedAt` is missing or older than the TTL: the catalog entry must be fetched again. */
 export function isStale(fetchedAt: string | null, ttlMs: number, now: number): boolean {
   return fetchedAt === null || now - Date.parse(fetchedAt) >= ttlMs;
 }

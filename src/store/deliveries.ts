@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { scrub, scrubOrNull } from '../secrets.js';
-import type { Store } from './db.js';
+import type { Store } from './sql.js';
 
 // Error text is scrubbed where it is written: it may quote a server's reply or an exception, and a
 // stored secret would outlive a later rotation (reads only know the secrets registered by then).
@@ -82,41 +82,41 @@ export function enqueueDelivery(
     /** The Message-ID of a generation; by default derived from the key alone (see `defaultMessageId`). */
     messageIdFor?: (generation: number) => string;
   } = {},
-): EnqueueResult {
-  const { db } = store;
-  return db
-    .transaction((): EnqueueResult => {
-      const latest = findDelivery(store, key);
-      if (latest && !options.force) return { delivery: latest, created: false };
-      const generation = latest ? latest.generation + 1 : 0;
-      // The Message-ID is fixed at enqueue and reused by every attempt, so a resend after a crash in
-      // the middle of SMTP carries the same id and receivers can recognise the duplicate. It is derived
-      // from what the delivery is (not random, not the row id), so a store rebuilt from scratch sends
-      // the same run with the same id again.
-      const messageId = (options.messageIdFor ?? ((g: number) => defaultMessageId(key, g)))(generation);
-      const info = db
-        .prepare(
-          `INSERT INTO deliveries (report, destination, query_set_id, run_id, generation, account, message_id,
-             next_attempt_at, created_at, updated_at, kind)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(
-          key.report,
-          key.destination ?? EMAIL_DESTINATION,
-          key.querySetId,
-          key.runId,
-          generation,
-          key.account ?? null,
-          messageId,
-          now,
-          now,
-          now,
-          key.kind ?? 'report',
-        );
-      const id = Number(info.lastInsertRowid);
-      return { delivery: getDelivery(store, id)!, created: true };
-    })
-    .immediate();
+): Promise<EnqueueResult> {
+  return store.transaction(async (): Promise<EnqueueResult> => {
+    const latest = await findDelivery(store, key);
+    if (latest && !options.force) return { delivery: latest, created: false };
+    const generation = latest ? latest.generation + 1 : 0;
+    // The Message-ID is fixed at enqueue and reused by every attempt, so a resend after a crash in
+    // the middle of SMTP carries the same id and receivers can recognise the duplicate. It is derived
+    // from what the delivery is (not random, not the row id), so a store rebuilt from scratch sends
+    // the same run with the same id again.
+    const messageId = (options.messageIdFor ?? ((g: number) => defaultMessageId(key, g)))(generation);
+    // ON CONFLICT: another process (PostgreSQL does not serialise writers) enqueued the same key
+    // between the read and the insert; its row is the one.
+    const inserted = await store.get<DeliveryRow>(
+      `INSERT INTO deliveries (report, destination, query_set_id, run_id, generation, account, message_id,
+         next_attempt_at, created_at, updated_at, kind)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (report, destination, query_set_id, run_id, generation) DO NOTHING
+       RETURNING *`,
+      [
+        key.report,
+        key.destination ?? EMAIL_DESTINATION,
+        key.querySetId,
+        key.runId,
+        generation,
+        key.account ?? null,
+        messageId,
+        now,
+        now,
+        now,
+        key.kind ?? 'report',
+      ],
+    );
+    if (inserted) return { delivery: inserted, created: true };
+    return { delivery: (await findDelivery(store, key))!, created: false };
+  });
 }
 
 /**
@@ -139,34 +139,29 @@ export function defaultMessageId(
   return `<reportd.${hash}@${domain}>`;
 }
 
-export function getDelivery(store: Store, id: number): DeliveryRow | undefined {
-  return store.db.prepare('SELECT * FROM deliveries WHERE id = ?').get(id) as DeliveryRow | undefined;
+export function getDelivery(store: Store, id: number): Promise<DeliveryRow | undefined> {
+  return store.get<DeliveryRow>('SELECT * FROM deliveries WHERE id = ?', [id]);
 }
 
 /** The newest generation for a key (its destination `email` unless said), if any. */
-export function findDelivery(store: Store, key: DeliveryKey): DeliveryRow | undefined {
-  return store.db
-    .prepare(
-      `SELECT * FROM deliveries WHERE report = ? AND destination = ? AND query_set_id = ? AND run_id = ?
-       ORDER BY generation DESC LIMIT 1`,
-    )
-    .get(key.report, key.destination ?? EMAIL_DESTINATION, key.querySetId, key.runId) as
-    | DeliveryRow
-    | undefined;
+export function findDelivery(store: Store, key: DeliveryKey): Promise<DeliveryRow | undefined> {
+  return store.get<DeliveryRow>(
+    `SELECT * FROM deliveries WHERE report = ? AND destination = ? AND query_set_id = ? AND run_id = ?
+     ORDER BY generation DESC LIMIT 1`,
+    [key.report, key.destination ?? EMAIL_DESTINATION, key.querySetId, key.runId],
+  );
 }
 
 /**
  * Saves a channel sender's checkpoint while this worker still holds the row, so the next attempt
  * resumes after what already reached the provider instead of repeating it.
  */
-export function saveChannelState(store: Store, id: number, worker: string, state: string): boolean {
-  return (
-    store.db
-      .prepare(
-        `UPDATE deliveries SET channel_state = ? WHERE id = ? AND claimed_by = ? AND state IN ('rendering', 'sending')`,
-      )
-      .run(state, id, worker).changes === 1
+export async function saveChannelState(store: Store, id: number, worker: string, state: string): Promise<boolean> {
+  const { changes } = await store.run(
+    `UPDATE deliveries SET channel_state = ? WHERE id = ? AND claimed_by = ? AND state IN ('rendering', 'sending')`,
+    [state, id, worker],
   );
+  return changes === 1;
 }
 
 export interface ClaimOptions {
@@ -183,40 +178,47 @@ export interface Claimed {
   recoveredFrom: DeliveryState;
 }
 
+/** Rows a worker may take: pending and due, or held by a worker whose lease ran out. */
+const CLAIMABLE = `attempts < ? AND ((state = 'pending' AND next_attempt_at <= ?)
+  OR (state IN ('rendering', 'sending') AND lease_until < ?))`;
+
 /**
  * Claims the next due row: a pending row whose retry time has come, or a row stuck in rendering or
  * sending whose owner's lease ran out (the owner crashed or hung); with `id`, only that row. The
  * UPDATE re-checks those conditions itself, so of two workers racing for a row exactly one sees
- * `changes === 1`.
+ * `changes === 1`; on PostgreSQL the candidates are read `FOR UPDATE SKIP LOCKED`, so workers of
+ * several daemons take different rows instead of queueing on the same one.
  */
 export function claimNextDelivery(
   store: Store,
   options: ClaimOptions & { id?: number },
-): Claimed | undefined {
-  const { db } = store;
-  const candidates = db
-    .prepare(
+): Promise<Claimed | undefined> {
+  const { worker, now, leaseMs, maxAttempts } = options;
+  return store.transaction(async () => {
+    const candidates = await store.all<{ id: number; state: DeliveryState }>(
       `SELECT id, state FROM deliveries
-       WHERE (@id IS NULL OR id = @id) AND attempts < @maxAttempts
-         AND ((state = 'pending' AND next_attempt_at <= @now)
-          OR (state IN ('rendering', 'sending') AND lease_until < @now))
-       ORDER BY next_attempt_at, id LIMIT 10`,
-    )
-    .all({ ...options, id: options.id ?? null }) as { id: number; state: DeliveryState }[];
-  const claim = db.prepare(
-    `UPDATE deliveries SET state = 'rendering', claimed_by = @worker, lease_until = @now + @leaseMs,
-       attempts = attempts + 1, updated_at = @now
-     WHERE id = @id AND state = @state AND attempts < @maxAttempts
-       AND ((state = 'pending' AND next_attempt_at <= @now)
-         OR (state IN ('rendering', 'sending') AND lease_until < @now))`,
-  );
-  for (const candidate of candidates) {
-    // `state = @state` pins the state we read, so `recoveredFrom` is true of the row we won.
-    if (claim.run({ ...options, id: candidate.id, state: candidate.state }).changes === 1) {
-      return { delivery: getDelivery(store, candidate.id)!, recoveredFrom: candidate.state };
+       WHERE (CAST(? AS INTEGER) IS NULL OR id = ?) AND ${CLAIMABLE}
+       ORDER BY next_attempt_at, id LIMIT 10${skipLocked(store)}`,
+      [options.id ?? null, options.id ?? null, maxAttempts, now, now],
+    );
+    for (const candidate of candidates) {
+      // `state = ?` pins the state we read, so `recoveredFrom` is true of the row we won.
+      const won = await store.get<DeliveryRow>(
+        `UPDATE deliveries SET state = 'rendering', claimed_by = ?, lease_until = ?,
+           attempts = attempts + 1, updated_at = ?
+         WHERE id = ? AND state = ? AND ${CLAIMABLE}
+         RETURNING *`,
+        [worker, now + leaseMs, now, candidate.id, candidate.state, maxAttempts, now, now],
+      );
+      if (won) return { delivery: won, recoveredFrom: candidate.state };
     }
-  }
-  return undefined;
+    return undefined;
+  });
+}
+
+/** ` FOR UPDATE SKIP LOCKED` where the engine has row locks (PostgreSQL); SQLite locks the file. */
+export function skipLocked(store: Store): string {
+  return store.engine === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : '';
 }
 
 /**
@@ -224,45 +226,54 @@ export function claimNextDelivery(
  * host that was killed), so they need not wait out their lease. Conditional on the holder and state
  * read, like every other change here: a row re-claimed meanwhile is left alone.
  */
-export function expireGoneClaims(store: Store, now: number, isGone: (worker: string) => boolean): number {
-  const held = store.db
-    .prepare(
-      `SELECT id, state, claimed_by FROM deliveries
-       WHERE state IN ('rendering', 'sending') AND lease_until >= ? AND claimed_by IS NOT NULL`,
-    )
-    .all(now) as { id: number; state: DeliveryState; claimed_by: string }[];
-  const expire = store.db.prepare(
-    'UPDATE deliveries SET lease_until = ? WHERE id = ? AND state = ? AND claimed_by = ?',
+export async function expireGoneClaims(
+  store: Store,
+  now: number,
+  isGone: (worker: string) => boolean,
+): Promise<number> {
+  const held = await store.all<{ id: number; state: DeliveryState; claimed_by: string }>(
+    `SELECT id, state, claimed_by FROM deliveries
+     WHERE state IN ('rendering', 'sending') AND lease_until >= ? AND claimed_by IS NOT NULL`,
+    [now],
   );
   let expired = 0;
   for (const row of held) {
-    if (isGone(row.claimed_by)) expired += expire.run(now - 1, row.id, row.state, row.claimed_by).changes;
+    if (!isGone(row.claimed_by)) continue;
+    const { changes } = await store.run(
+      'UPDATE deliveries SET lease_until = ? WHERE id = ? AND state = ? AND claimed_by = ?',
+      [now - 1, row.id, row.state, row.claimed_by],
+    );
+    expired += changes;
   }
   return expired;
 }
 
 /** A pending row waiting for its retry time becomes due now (`reportd deliver` means "now"). */
-export function makeDueNow(store: Store, id: number, now: number): boolean {
-  return (
-    store.db
-      .prepare(`UPDATE deliveries SET next_attempt_at = ?, updated_at = ? WHERE id = ? AND state = 'pending'`)
-      .run(now, now, id).changes === 1
+export async function makeDueNow(store: Store, id: number, now: number): Promise<boolean> {
+  const { changes } = await store.run(
+    `UPDATE deliveries SET next_attempt_at = ?, updated_at = ? WHERE id = ? AND state = 'pending'`,
+    [now, now, id],
   );
+  return changes === 1;
 }
 
 /**
  * rendering → sending, only if this worker still owns the row. A worker whose lease ran out (and whose
  * row another worker took) stops here instead of sending a second copy.
  */
-export function markSending(store: Store, id: number, worker: string, now: number, leaseMs: number): boolean {
-  return (
-    store.db
-      .prepare(
-        `UPDATE deliveries SET state = 'sending', lease_until = ?, updated_at = ?
-         WHERE id = ? AND state = 'rendering' AND claimed_by = ?`,
-      )
-      .run(now + leaseMs, now, id, worker).changes === 1
+export async function markSending(
+  store: Store,
+  id: number,
+  worker: string,
+  now: number,
+  leaseMs: number,
+): Promise<boolean> {
+  const { changes } = await store.run(
+    `UPDATE deliveries SET state = 'sending', lease_until = ?, updated_at = ?
+     WHERE id = ? AND state = 'rendering' AND claimed_by = ?`,
+    [now + leaseMs, now, id, worker],
   );
+  return changes === 1;
 }
 
 /**
@@ -272,100 +283,94 @@ export function markSending(store: Store, id: number, worker: string, now: numbe
  * keeps it from sending. Neither `attempts` nor `updated_at` moves: a renewal is the same attempt
  * going on, not a state change, so it neither uses up attempts nor reorders `history`.
  */
-export function renewLease(
+export async function renewLease(
   store: Store,
   options: { id: number; worker: string; now: number; leaseMs: number; sendLeaseMs: number },
-): boolean {
-  return (
-    store.db
-      .prepare(
-        `UPDATE deliveries
-         SET lease_until = @now + CASE state WHEN 'sending' THEN @sendLeaseMs ELSE @leaseMs END
-         WHERE id = @id AND claimed_by = @worker AND state IN ('rendering', 'sending')`,
-      )
-      .run(options).changes === 1
+): Promise<boolean> {
+  const { changes } = await store.run(
+    `UPDATE deliveries SET lease_until = CASE state WHEN 'sending' THEN ? ELSE ? END
+     WHERE id = ? AND claimed_by = ? AND state IN ('rendering', 'sending')`,
+    [options.now + options.sendLeaseMs, options.now + options.leaseMs, options.id, options.worker],
   );
+  return changes === 1;
 }
 
 /**
  * → sent. Deliberately not fenced by owner: the SMTP server accepted the message, so the row is sent
  * whoever holds it now, and a worker that reclaimed it meanwhile fails its own `markSending`.
  */
-export function markSent(store: Store, id: number, now: number, note: string | null): boolean {
-  return (
-    store.db
-      .prepare(
-        `UPDATE deliveries SET state = 'sent', sent_at = ?, updated_at = ?, last_error = ?, lease_until = NULL
-         WHERE id = ? AND state IN ('rendering', 'sending')`,
-      )
-      .run(now, now, scrubOrNull(note), id).changes === 1
+export async function markSent(store: Store, id: number, now: number, note: string | null): Promise<boolean> {
+  const { changes } = await store.run(
+    `UPDATE deliveries SET state = 'sent', sent_at = ?, updated_at = ?, last_error = ?, lease_until = NULL
+     WHERE id = ? AND state IN ('rendering', 'sending')`,
+    [now, now, scrubOrNull(note), id],
   );
+  return changes === 1;
 }
 
 /** → pending with a retry time, after a transient failure. */
-export function markRetry(
+export async function markRetry(
   store: Store,
   id: number,
   worker: string,
   now: number,
   error: string,
   nextAttemptAt: number,
-): boolean {
-  return (
-    store.db
-      .prepare(
-        `UPDATE deliveries SET state = 'pending', last_error = ?, next_attempt_at = ?, updated_at = ?,
-           claimed_by = NULL, lease_until = NULL
-         WHERE id = ? AND state IN ('rendering', 'sending') AND claimed_by = ?`,
-      )
-      .run(scrub(error), nextAttemptAt, now, id, worker).changes === 1
+): Promise<boolean> {
+  const { changes } = await store.run(
+    `UPDATE deliveries SET state = 'pending', last_error = ?, next_attempt_at = ?, updated_at = ?,
+       claimed_by = NULL, lease_until = NULL
+     WHERE id = ? AND state IN ('rendering', 'sending') AND claimed_by = ?`,
+    [scrub(error), nextAttemptAt, now, id, worker],
   );
+  return changes === 1;
 }
 
 /** → failed, for good: a permanent SMTP refusal, a missing report, or attempts used up. */
-export function markFailed(store: Store, id: number, worker: string, now: number, error: string): boolean {
-  return (
-    store.db
-      .prepare(
-        `UPDATE deliveries SET state = 'failed', last_error = ?, updated_at = ?, lease_until = NULL
-         WHERE id = ? AND state IN ('rendering', 'sending') AND claimed_by = ?`,
-      )
-      .run(scrub(error), now, id, worker).changes === 1
+export async function markFailed(
+  store: Store,
+  id: number,
+  worker: string,
+  now: number,
+  error: string,
+): Promise<boolean> {
+  const { changes } = await store.run(
+    `UPDATE deliveries SET state = 'failed', last_error = ?, updated_at = ?, lease_until = NULL
+     WHERE id = ? AND state IN ('rendering', 'sending') AND claimed_by = ?`,
+    [scrub(error), now, id, worker],
   );
+  return changes === 1;
 }
 
 /**
  * Rows that used every attempt without finishing (each attempt crashed or hung past its lease) are
  * failed here rather than retried forever; a crash loop must end in a visible failure.
  */
-export function failExhausted(store: Store, now: number, maxAttempts: number): number {
-  return store.db
-    .prepare(
-      `UPDATE deliveries SET state = 'failed', updated_at = @now,
-         last_error = 'gave up after ' || attempts || ' attempts: ' || COALESCE(last_error, 'the worker stopped or hung each time')
-       WHERE attempts >= @maxAttempts AND ((state = 'pending')
-          OR (state IN ('rendering', 'sending') AND lease_until < @now))`,
-    )
-    .run({ now, maxAttempts }).changes;
+export async function failExhausted(store: Store, now: number, maxAttempts: number): Promise<number> {
+  const { changes } = await store.run(
+    `UPDATE deliveries SET state = 'failed', updated_at = ?,
+       last_error = 'gave up after ' || CAST(attempts AS TEXT) || ' attempts: ' || COALESCE(last_error, 'the worker stopped or hung each time')
+     WHERE attempts >= ? AND ((state = 'pending')
+        OR (state IN ('rendering', 'sending') AND lease_until < ?))`,
+    [now, maxAttempts, now],
+  );
+  return changes;
 }
 
 /** Earliest time something becomes claimable (a retry time or a lease end), for the worker's sleep. */
-export function nextDeliveryDue(store: Store): number | undefined {
-  const row = store.db
-    .prepare(
-      `SELECT MIN(CASE WHEN state = 'pending' THEN next_attempt_at ELSE lease_until END) AS at
-       FROM deliveries WHERE state IN ('pending', 'rendering', 'sending')`,
-    )
-    .get() as { at: number | null };
-  return row.at ?? undefined;
+export async function nextDeliveryDue(store: Store): Promise<number | undefined> {
+  const row = await store.get<{ at: number | null }>(
+    `SELECT MIN(CASE WHEN state = 'pending' THEN next_attempt_at ELSE lease_until END) AS at
+     FROM deliveries WHERE state IN ('pending', 'rendering', 'sending')`,
+  );
+  return row?.at ?? undefined;
 }
 
-export function countDeliveriesByState(store: Store): Record<DeliveryState, number> {
+export async function countDeliveriesByState(store: Store): Promise<Record<DeliveryState, number>> {
   const counts = Object.fromEntries(DELIVERY_STATES.map((s) => [s, 0])) as Record<DeliveryState, number>;
-  const rows = store.db.prepare('SELECT state, COUNT(*) AS n FROM deliveries GROUP BY state').all() as {
-    state: DeliveryState;
-    n: number;
-  }[];
+  const rows = await store.all<{ state: DeliveryState; n: number }>(
+    'SELECT state, COUNT(*) AS n FROM deliveries GROUP BY state',
+  );
   for (const row of rows) counts[row.state] = row.n;
   return counts;
 }
@@ -373,14 +378,10 @@ export function countDeliveriesByState(store: Store): Record<DeliveryState, numb
 /** Rows per (destination, state), for `/metrics`. */
 export function countDeliveriesByDestination(
   store: Store,
-): { destination: string; state: DeliveryState; n: number }[] {
-  return store.db
-    .prepare('SELECT destination, state, COUNT(*) AS n FROM deliveries GROUP BY destination, state')
-    .all() as { destination: string; state: DeliveryState; n: number }[];
+): Promise<{ destination: string; state: DeliveryState; n: number }[]> {
+  return store.all('SELECT destination, state, COUNT(*) AS n FROM deliveries GROUP BY destination, state');
 }
 
-export function listDeliveries(store: Store, limit = 20): DeliveryRow[] {
-  return store.db
-    .prepare('SELECT * FROM deliveries ORDER BY updated_at DESC, id DESC LIMIT ?')
-    .all(limit) as DeliveryRow[];
+export function listDeliveries(store: Store, limit = 20): Promise<DeliveryRow[]> {
+  return store.all<DeliveryRow>('SELECT * FROM deliveries ORDER BY updated_at DESC, id DESC LIMIT ?', [limit]);
 }

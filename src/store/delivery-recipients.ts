@@ -1,5 +1,5 @@
 import { scrubOrNull } from '../secrets.js';
-import type { Store } from './db.js';
+import type { Store } from './sql.js';
 
 /**
  * Per-recipient state of a delivery (migration 4). A recipient is settled once the server accepted it
@@ -23,17 +23,22 @@ export interface RecipientOutcome {
   reply: string | null;
 }
 
-export function listRecipients(store: Store, deliveryId: number): RecipientRow[] {
-  return store.db
-    .prepare('SELECT * FROM delivery_recipients WHERE delivery_id = ? ORDER BY rowid')
-    .all(deliveryId) as RecipientRow[];
+const RECIPIENT_COLUMNS = 'delivery_id, recipient, state, reply, updated_at';
+
+export function listRecipients(store: Store, deliveryId: number): Promise<RecipientRow[]> {
+  return store.all<RecipientRow>(
+    `SELECT ${RECIPIENT_COLUMNS} FROM delivery_recipients WHERE delivery_id = ? ORDER BY rowid`,
+    [deliveryId],
+  );
 }
 
 /** The recipients of many deliveries at once (for `history`), keyed by delivery id. */
-export function recipientsOf(store: Store, deliveryIds: readonly number[]): Map<number, RecipientRow[]> {
+export async function recipientsOf(
+  store: Store,
+  deliveryIds: readonly number[],
+): Promise<Map<number, RecipientRow[]>> {
   const byId = new Map<number, RecipientRow[]>();
-  const select = store.db.prepare('SELECT * FROM delivery_recipients WHERE delivery_id = ? ORDER BY rowid');
-  for (const id of deliveryIds) byId.set(id, select.all(id) as RecipientRow[]);
+  for (const id of deliveryIds) byId.set(id, await listRecipients(store, id));
   return byId;
 }
 
@@ -47,24 +52,25 @@ export function ensureRecipients(
   deliveryId: number,
   recipients: readonly string[],
   now: number,
-) {
-  const insert = store.db.prepare(
-    `INSERT OR IGNORE INTO delivery_recipients (delivery_id, recipient, state, updated_at) VALUES (?, ?, 'pending', ?)`,
-  );
-  store.db.transaction(() => {
-    for (const recipient of recipients) insert.run(deliveryId, recipient, now);
-  })();
+): Promise<void> {
+  return store.transaction(async () => {
+    for (const recipient of recipients) {
+      await store.run(
+        `INSERT INTO delivery_recipients (delivery_id, recipient, state, updated_at) VALUES (?, ?, 'pending', ?)
+         ON CONFLICT DO NOTHING`,
+        [deliveryId, recipient, now],
+      );
+    }
+  });
 }
 
 /** The recipients the next attempt sends to: never tried, or deferred by the server. */
-export function unsettledRecipients(store: Store, deliveryId: number): string[] {
-  return (
-    store.db
-      .prepare(
-        `SELECT recipient FROM delivery_recipients WHERE delivery_id = ? AND state IN ('pending', 'deferred') ORDER BY rowid`,
-      )
-      .all(deliveryId) as { recipient: string }[]
-  ).map((r) => r.recipient);
+export async function unsettledRecipients(store: Store, deliveryId: number): Promise<string[]> {
+  const rows = await store.all<{ recipient: string }>(
+    `SELECT recipient FROM delivery_recipients WHERE delivery_id = ? AND state IN ('pending', 'deferred') ORDER BY rowid`,
+    [deliveryId],
+  );
+  return rows.map((r) => r.recipient);
 }
 
 export interface SettleOptions {
@@ -86,40 +92,38 @@ export interface Settled {
  * `pending` until `retryAt`). Deliberately not fenced by owner: the server has answered, so this is
  * true whoever holds the row now.
  */
-export function settleRecipients(store: Store, options: SettleOptions): Settled {
-  const { db } = store;
-  return db
-    .transaction((): Settled => {
-      const update = db.prepare(
+export function settleRecipients(store: Store, options: SettleOptions): Promise<Settled> {
+  return store.transaction(async (): Promise<Settled> => {
+    for (const o of options.outcomes) {
+      await store.run(
         'UPDATE delivery_recipients SET state = ?, reply = ?, updated_at = ? WHERE delivery_id = ? AND recipient = ?',
+        [o.state, scrubOrNull(o.reply), options.now, options.id, o.recipient],
       );
-      for (const o of options.outcomes) {
-        update.run(o.state, scrubOrNull(o.reply), options.now, options.id, o.recipient);
-      }
-      const recipients = listRecipients(store, options.id);
-      const open = recipients.filter((r) => r.state === 'pending' || r.state === 'deferred');
-      const accepted = recipients.some((r) => r.state === 'accepted');
-      const note = summary(recipients);
-      let state: Settled['state'];
-      if (open.length > 0 && options.retryAt !== null) {
-        state = 'pending';
-        db.prepare(
-          `UPDATE deliveries SET state = 'pending', last_error = ?, next_attempt_at = ?, updated_at = ?,
-             claimed_by = NULL, lease_until = NULL
-           WHERE id = ? AND state IN ('rendering', 'sending')`,
-        ).run(scrubOrNull(note), options.retryAt, options.now, options.id);
-      } else {
-        // Someone left without the message and no attempt left is a failure, even if others got it.
-        state = accepted && open.length === 0 ? 'sent' : 'failed';
-        db.prepare(
-          `UPDATE deliveries SET state = ?, sent_at = CASE WHEN ? = 'sent' THEN ? ELSE sent_at END,
-             last_error = ?, updated_at = ?, lease_until = NULL
-           WHERE id = ? AND state IN ('rendering', 'sending')`,
-        ).run(state, state, options.now, scrubOrNull(note), options.now, options.id);
-      }
-      return { state, recipients };
-    })
-    .immediate();
+    }
+    const recipients = await listRecipients(store, options.id);
+    const open = recipients.filter((r) => r.state === 'pending' || r.state === 'deferred');
+    const accepted = recipients.some((r) => r.state === 'accepted');
+    const note = summary(recipients);
+    let state: Settled['state'];
+    if (open.length > 0 && options.retryAt !== null) {
+      state = 'pending';
+      await store.run(
+        `UPDATE deliveries SET state = 'pending', last_error = ?, next_attempt_at = ?, updated_at = ?,
+           claimed_by = NULL, lease_until = NULL
+         WHERE id = ? AND state IN ('rendering', 'sending')`,
+        [scrubOrNull(note), options.retryAt, options.now, options.id],
+      );
+    } else {
+      // Someone left without the message and no attempt left is a failure, even if others got it.
+      state = accepted && open.length === 0 ? 'sent' : 'failed';
+      await store.run(
+        `UPDATE deliveries SET state = ?, sent_at = ?, last_error = ?, updated_at = ?, lease_until = NULL
+         WHERE id = ? AND state IN ('rendering', 'sending')`,
+        [state, state === 'sent' ? options.now : null, scrubOrNull(note), options.now, options.id],
+      );
+    }
+    return { state, recipients };
+  });
 }
 
 /** One line naming who did not get the message and why; null when everyone did. */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { scrub } from '../secrets.js';
-import type { Store } from './db.js';
+import type { Store } from './sql.js';
 
 /**
  * Incidents and their notices (migration 009). Opening and clearing are idempotent and safe across
@@ -48,24 +48,24 @@ export interface NoticeTargets {
   channels?: string[];
 }
 
-function addNotices(
+async function addNotices(
   store: Store,
   incidentId: number,
   kind: NoticeRow['kind'],
   to: NoticeTargets,
   at: number,
-) {
-  const insert = store.db.prepare(
-    `INSERT OR IGNORE INTO notices (incident_id, kind, destination, recipients, message_id, next_attempt_at, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?)`,
-  );
+): Promise<void> {
   // One row per destination, so each is claimed, retried and given up on on its own.
   const destinations = [...(to.recipients.length > 0 ? ['email'] : []), ...new Set(to.channels ?? [])];
   for (const destination of destinations) {
-    // Random part: ids restart in another store file, and a Message-ID (or webhook-id) must never be reused.
+    // Random part: ids restart in another store, and a Message-ID (or webhook-id) must never be reused.
     const messageId = `<reportd-notice-${incidentId}-${kind}-${randomBytes(6).toString('hex')}@reportd.invalid>`;
     const recipients = destination === 'email' ? to.recipients : [];
-    insert.run(incidentId, kind, destination, JSON.stringify(recipients), messageId, at, at);
+    await store.run(
+      `INSERT INTO notices (incident_id, kind, destination, recipients, message_id, next_attempt_at, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+      [incidentId, kind, destination, JSON.stringify(recipients), messageId, at, at],
+    );
   }
 }
 
@@ -79,75 +79,66 @@ export function openIncident(
     detail: string;
     at: number;
   } & NoticeTargets,
-): boolean {
-  return store.db
-    .transaction(() => {
-      const result = store.db
-        .prepare(
-          `INSERT OR IGNORE INTO incidents (key, kind, report, detail, opened_at) VALUES (?, ?, ?, ?, ?)`,
-        )
-        .run(incident.key, incident.kind, incident.report ?? null, oneLine(incident.detail), incident.at);
-      if (result.changes === 0) return false;
-      addNotices(store, Number(result.lastInsertRowid), 'opened', incident, incident.at);
-      return true;
-    })
-    .immediate();
+): Promise<boolean> {
+  return store.transaction(async () => {
+    const opened = await store.get<{ id: number }>(
+      `INSERT INTO incidents (key, kind, report, detail, opened_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT DO NOTHING RETURNING id`,
+      [incident.key, incident.kind, incident.report ?? null, oneLine(incident.detail), incident.at],
+    );
+    if (!opened) return false;
+    await addNotices(store, opened.id, 'opened', incident, incident.at);
+    return true;
+  });
 }
 
 /** Clears the open incident of `key`, if any. True when this call cleared it (and queued the notice). */
 export function clearIncident(
   store: Store,
   clear: { key: string; detail: string; at: number } & NoticeTargets,
-): boolean {
-  return store.db
-    .transaction(() => {
-      const open = getOpenIncident(store, clear.key);
-      if (!open) return false;
-      const result = store.db
-        .prepare(
-          'UPDATE incidents SET cleared_at = ?, cleared_detail = ? WHERE id = ? AND cleared_at IS NULL',
-        )
-        .run(clear.at, oneLine(clear.detail), open.id);
-      if (result.changes === 0) return false;
-      addNotices(store, open.id, 'cleared', clear, clear.at);
-      return true;
-    })
-    .immediate();
+): Promise<boolean> {
+  return store.transaction(async () => {
+    const open = await getOpenIncident(store, clear.key);
+    if (!open) return false;
+    const result = await store.run(
+      'UPDATE incidents SET cleared_at = ?, cleared_detail = ? WHERE id = ? AND cleared_at IS NULL',
+      [clear.at, oneLine(clear.detail), open.id],
+    );
+    if (result.changes === 0) return false;
+    await addNotices(store, open.id, 'cleared', clear, clear.at);
+    return true;
+  });
 }
 
-export function getOpenIncident(store: Store, key: string): IncidentRow | undefined {
-  return store.db.prepare('SELECT * FROM incidents WHERE key = ? AND cleared_at IS NULL').get(key) as
-    | IncidentRow
-    | undefined;
+export function getOpenIncident(store: Store, key: string): Promise<IncidentRow | undefined> {
+  return store.get<IncidentRow>('SELECT * FROM incidents WHERE key = ? AND cleared_at IS NULL', [key]);
 }
 
-export function listOpenIncidents(store: Store): IncidentRow[] {
-  return store.db
-    .prepare('SELECT * FROM incidents WHERE cleared_at IS NULL ORDER BY opened_at')
-    .all() as IncidentRow[];
+export function listOpenIncidents(store: Store): Promise<IncidentRow[]> {
+  return store.all<IncidentRow>('SELECT * FROM incidents WHERE cleared_at IS NULL ORDER BY opened_at');
 }
 
-export function listIncidents(store: Store, limit: number): IncidentRow[] {
-  return store.db
-    .prepare('SELECT * FROM incidents ORDER BY COALESCE(cleared_at, opened_at) DESC, id DESC LIMIT ?')
-    .all(limit) as IncidentRow[];
+export function listIncidents(store: Store, limit: number): Promise<IncidentRow[]> {
+  return store.all<IncidentRow>(
+    'SELECT * FROM incidents ORDER BY COALESCE(cleared_at, opened_at) DESC, id DESC LIMIT ?',
+    [limit],
+  );
 }
 
-export function getIncident(store: Store, id: number): IncidentRow | undefined {
-  return store.db.prepare('SELECT * FROM incidents WHERE id = ?').get(id) as IncidentRow | undefined;
+export function getIncident(store: Store, id: number): Promise<IncidentRow | undefined> {
+  return store.get<IncidentRow>('SELECT * FROM incidents WHERE id = ?', [id]);
 }
 
 /** The newest delivery of `report` that ended (sent or failed for good), read-only on `deliveries`. */
 export function lastFinishedDelivery(
   store: Store,
   report: string,
-): { id: number; state: 'sent' | 'failed'; last_error: string | null } | undefined {
-  return store.db
-    .prepare(
-      `SELECT id, state, last_error FROM deliveries WHERE report = ? AND state IN ('sent', 'failed')
-       ORDER BY updated_at DESC, id DESC LIMIT 1`,
-    )
-    .get(report) as { id: number; state: 'sent' | 'failed'; last_error: string | null } | undefined;
+): Promise<{ id: number; state: 'sent' | 'failed'; last_error: string | null } | undefined> {
+  return store.get(
+    `SELECT id, state, last_error FROM deliveries WHERE report = ? AND state IN ('sent', 'failed')
+     ORDER BY updated_at DESC, id DESC LIMIT 1`,
+    [report],
+  );
 }
 
 // --- the notices outbox
@@ -158,67 +149,55 @@ export function claimNextNotice(
   worker: string,
   now: number,
   leaseMs: number,
-): NoticeRow | undefined {
-  return store.db
-    .transaction(() => {
-      const row = store.db
-        .prepare(
-          `SELECT * FROM notices
-         WHERE (state = 'pending' AND next_attempt_at <= ?) OR (state = 'sending' AND lease_until <= ?)
-         ORDER BY next_attempt_at, id LIMIT 1`,
-        )
-        .get(now, now) as NoticeRow | undefined;
-      if (!row) return undefined;
-      const claimed = store.db
-        .prepare(
-          `UPDATE notices SET state = 'sending', claimed_by = ?, lease_until = ?, attempts = attempts + 1
-         WHERE id = ? AND state = ? AND COALESCE(lease_until, 0) = COALESCE(?, 0)`,
-        )
-        .run(worker, now + leaseMs, row.id, row.state, row.lease_until);
-      return claimed.changes === 1
-        ? { ...row, state: 'sending' as const, attempts: row.attempts + 1 }
-        : undefined;
-    })
-    .immediate();
+): Promise<NoticeRow | undefined> {
+  return store.transaction(async () => {
+    const row = await store.get<NoticeRow>(
+      `SELECT * FROM notices
+       WHERE (state = 'pending' AND next_attempt_at <= ?) OR (state = 'sending' AND lease_until <= ?)
+       ORDER BY next_attempt_at, id LIMIT 1${store.engine === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : ''}`,
+      [now, now],
+    );
+    if (!row) return undefined;
+    const claimed = await store.run(
+      `UPDATE notices SET state = 'sending', claimed_by = ?, lease_until = ?, attempts = attempts + 1
+       WHERE id = ? AND state = ? AND COALESCE(lease_until, 0) = ?`,
+      [worker, now + leaseMs, row.id, row.state, row.lease_until ?? 0],
+    );
+    return claimed.changes === 1 ? { ...row, state: 'sending' as const, attempts: row.attempts + 1 } : undefined;
+  });
 }
 
-export function finishNotice(
+export async function finishNotice(
   store: Store,
   id: number,
   worker: string,
   end: { state: 'sent' | 'failed' | 'pending'; at: number; error?: string; nextAttemptAt?: number },
-): void {
-  store.db
-    .prepare(
-      `UPDATE notices SET state = @state, last_error = @error, claimed_by = NULL, lease_until = NULL,
-         sent_at = CASE WHEN @state = 'sent' THEN @at ELSE sent_at END,
-         next_attempt_at = COALESCE(@next, next_attempt_at)
-       WHERE id = @id AND claimed_by = @worker AND state = 'sending'`,
-    )
-    .run({
+): Promise<void> {
+  await store.run(
+    `UPDATE notices SET state = ?, last_error = ?, claimed_by = NULL, lease_until = NULL,
+       sent_at = COALESCE(?, sent_at), next_attempt_at = COALESCE(?, next_attempt_at)
+     WHERE id = ? AND claimed_by = ? AND state = 'sending'`,
+    [
+      end.state,
+      end.error === undefined ? null : oneLine(end.error),
+      end.state === 'sent' ? end.at : null,
+      end.nextAttemptAt ?? null,
       id,
       worker,
-      state: end.state,
-      at: end.at,
-      error: end.error === undefined ? null : oneLine(end.error),
-      next: end.nextAttemptAt ?? null,
-    });
+    ],
+  );
 }
 
-export function nextNoticeDue(store: Store): number | undefined {
-  const row = store.db
-    .prepare(
-      `SELECT MIN(CASE WHEN state = 'pending' THEN next_attempt_at ELSE lease_until END) AS due
-       FROM notices WHERE state IN ('pending', 'sending')`,
-    )
-    .get() as { due: number | null };
-  return row.due ?? undefined;
+export async function nextNoticeDue(store: Store): Promise<number | undefined> {
+  const row = await store.get<{ due: number | null }>(
+    `SELECT MIN(CASE WHEN state = 'pending' THEN next_attempt_at ELSE lease_until END) AS due
+     FROM notices WHERE state IN ('pending', 'sending')`,
+  );
+  return row?.due ?? undefined;
 }
 
-export function listNotices(store: Store, incidentId?: number): NoticeRow[] {
-  return (
-    incidentId === undefined
-      ? store.db.prepare('SELECT * FROM notices ORDER BY id').all()
-      : store.db.prepare('SELECT * FROM notices WHERE incident_id = ? ORDER BY id').all(incidentId)
-  ) as NoticeRow[];
+export function listNotices(store: Store, incidentId?: number): Promise<NoticeRow[]> {
+  return incidentId === undefined
+    ? store.all<NoticeRow>('SELECT * FROM notices ORDER BY id')
+    : store.all<NoticeRow>('SELECT * FROM notices WHERE incident_id = ? ORDER BY id', [incidentId]);
 }

@@ -1,5 +1,5 @@
 import type { MetricUnit } from '../api/field-units.js';
-import type { Store } from './db.js';
+import type { Store } from './sql.js';
 import { newestRunFirst } from './query-sets.js';
 
 /**
@@ -62,16 +62,18 @@ export interface DerivedSnapshot {
 }
 
 /** Derived snapshots matching the selection, oldest run first within each set. */
-export function derivedSnapshots(store: Store, selection: MetricSelection = {}): DerivedSnapshot[] {
-  const rows = store.db
-    .prepare(
-      `SELECT s.id AS snapshot_id, s.account, s.query_set_id, s.run_id, r.created_at AS run_created_at
-       FROM metric_derivations d
-       JOIN snapshots s ON s.id = d.snapshot_id
-       JOIN runs r ON r.account = s.account AND r.query_set_id = s.query_set_id AND r.id = s.run_id
-       WHERE (? IS NULL OR s.account = ?)`,
-    )
-    .all(selection.account ?? null, selection.account ?? null) as DerivedSnapshot[];
+export async function derivedSnapshots(
+  store: Store,
+  selection: MetricSelection = {},
+): Promise<DerivedSnapshot[]> {
+  const rows = await store.all<DerivedSnapshot>(
+    `SELECT s.id AS snapshot_id, s.account, s.query_set_id, s.run_id, r.created_at AS run_created_at
+     FROM metric_derivations d
+     JOIN snapshots s ON s.id = d.snapshot_id
+     JOIN runs r ON r.account = s.account AND r.query_set_id = s.query_set_id AND r.id = s.run_id
+     WHERE (CAST(? AS TEXT) IS NULL OR s.account = ?)`,
+    [selection.account ?? null, selection.account ?? null],
+  );
   const sets = selection.querySetIds ? new Set(selection.querySetIds) : undefined;
   const bySet = new Map<string, DerivedSnapshot[]>();
   for (const row of rows) {
@@ -90,65 +92,70 @@ export function derivedSnapshots(store: Store, selection: MetricSelection = {}):
   return chosen.sort((a, b) => a.account.localeCompare(b.account) || a.query_set_id - b.query_set_id);
 }
 
-const ids = (snapshots: readonly DerivedSnapshot[]) => JSON.stringify(snapshots.map((s) => s.snapshot_id));
+const VALUES_OF_SNAPSHOT = `SELECT ${METRIC_VALUE_COLUMNS.join(', ')} FROM metric_values WHERE snapshot_id = ? ORDER BY rowid`;
 
 /** The tidy rows of the selection, in snapshot order (set, then oldest run first), then as derived. */
-export function metricValues(store: Store, selection: MetricSelection = {}): MetricValueRow[] {
-  return metricValuesOf(store, derivedSnapshots(store, selection));
+export async function metricValues(store: Store, selection: MetricSelection = {}): Promise<MetricValueRow[]> {
+  return metricValuesOf(store, await derivedSnapshots(store, selection));
 }
 
-export function metricValuesOf(store: Store, snapshots: readonly DerivedSnapshot[]): MetricValueRow[] {
+export async function metricValuesOf(
+  store: Store,
+  snapshots: readonly DerivedSnapshot[],
+): Promise<MetricValueRow[]> {
   // One indexed query per snapshot: faster than a join on a list of ids, and already in row order.
-  const select = store.db.prepare(
-    `SELECT ${METRIC_VALUE_COLUMNS.join(', ')} FROM metric_values WHERE snapshot_id = ? ORDER BY rowid`,
-  );
-  return snapshots.flatMap((snapshot) => select.all(snapshot.snapshot_id) as MetricValueRow[]);
+  const rows: MetricValueRow[] = [];
+  for (const snapshot of snapshots) {
+    for (const row of await store.all<MetricValueRow>(VALUES_OF_SNAPSHOT, [snapshot.snapshot_id])) rows.push(row);
+  }
+  return rows;
 }
 
 /** As `metricValuesOf`, each row an array in `METRIC_VALUE_COLUMNS` order (for bulk writers). */
-export function metricValueArraysOf(store: Store, snapshots: readonly DerivedSnapshot[]): unknown[][] {
-  const select = store.db
-    .prepare(
-      `SELECT ${METRIC_VALUE_COLUMNS.join(', ')} FROM metric_values WHERE snapshot_id = ? ORDER BY rowid`,
-    )
-    .raw(true);
-  return snapshots.flatMap((snapshot) => select.all(snapshot.snapshot_id) as unknown[][]);
+export async function metricValueArraysOf(
+  store: Store,
+  snapshots: readonly DerivedSnapshot[],
+): Promise<unknown[][]> {
+  const rows = await metricValuesOf(store, snapshots);
+  return rows.map((row) => METRIC_VALUE_COLUMNS.map((column) => row[column]));
 }
 
+/** The columns of each companion table after its snapshot id (migration 006). */
+const COMPANION_COLUMNS = {
+  metric_error_register: ['error_id', 'title', 'correct', 'note', 'engine_id', 'engine', 'claim'],
+  metric_summaries: ['content'],
+  metric_sources: ['source', 'control', 'source_type'],
+} as const;
+
 /** Rows of a companion table (`metric_error_register`, …) for the snapshots, with their run context. */
-export function companionRows(
+export async function companionRows(
   store: Store,
-  table: 'metric_error_register' | 'metric_summaries' | 'metric_sources',
+  table: keyof typeof COMPANION_COLUMNS,
   snapshots: readonly DerivedSnapshot[],
-): Record<string, unknown>[] {
-  const columns = store.db
-    .prepare(`SELECT name FROM pragma_table_info(?) WHERE name <> 'snapshot_id'`)
-    .pluck()
-    .all(table) as string[];
-  return store.db
-    .prepare(
-      `SELECT s.account, s.query_set_id, s.run_id, ${columns.map((c) => `t.${c}`).join(', ')}
-       FROM json_each(?) j JOIN snapshots s ON s.id = j.value JOIN ${table} t ON t.snapshot_id = s.id
-       ORDER BY j.key, t.rowid`,
-    )
-    .all(ids(snapshots)) as Record<string, unknown>[];
+): Promise<Record<string, unknown>[]> {
+  const sql = `SELECT s.account, s.query_set_id, s.run_id, ${COMPANION_COLUMNS[table].map((c) => `t.${c}`).join(', ')}
+    FROM snapshots s JOIN ${table} t ON t.snapshot_id = s.id WHERE s.id = ? ORDER BY t.rowid`;
+  const rows: Record<string, unknown>[] = [];
+  for (const snapshot of snapshots) rows.push(...(await store.all<Record<string, unknown>>(sql, [snapshot.snapshot_id])));
+  return rows;
 }
 
 /** Engines or intents named by the snapshots, one row each (the newest label wins). */
-export function dimensionsOf(
+export async function dimensionsOf(
   store: Store,
   dimension: 'engine' | 'intent',
   snapshots: readonly DerivedSnapshot[],
-): { account: string; id: string; label: string; stage: string | null }[] {
-  const rows = store.db
-    .prepare(
+): Promise<{ account: string; id: string; label: string; stage: string | null }[]> {
+  type Row = { account: string; id: string; label: string; stage: string | null };
+  const byId = new Map<string, Row>();
+  for (const snapshot of snapshots) {
+    const rows = await store.all<Row>(
       `SELECT s.account, d.dimension_id AS id, d.dimension_label AS label, d.stage
-       FROM json_each(?) j JOIN snapshots s ON s.id = j.value
-       JOIN metric_dimensions d ON d.snapshot_id = s.id AND d.dimension = ?
-       ORDER BY j.key`,
-    )
-    .all(ids(snapshots), dimension) as { account: string; id: string; label: string; stage: string | null }[];
-  const byId = new Map<string, (typeof rows)[number]>();
-  for (const row of rows) byId.set(`${row.account}\u0000${row.id}`, row);
+       FROM snapshots s JOIN metric_dimensions d ON d.snapshot_id = s.id AND d.dimension = ?
+       WHERE s.id = ?`,
+      [dimension, snapshot.snapshot_id],
+    );
+    for (const row of rows) byId.set(`${row.account}\u0000${row.id}`, row);
+  }
   return [...byId.values()].sort((a, b) => a.account.localeCompare(b.account) || Number(a.id) - Number(b.id));
 }

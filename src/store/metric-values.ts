@@ -1,7 +1,6 @@
-import type Database from 'better-sqlite3';
 import { payloadRows } from '../api/metric-rows.js';
 import { dimensionRows, errorClaimRows, sourceRows, summaryText } from '../api/metric-texts.js';
-import type { Store } from './db.js';
+import type { Store } from './sql.js';
 import { reportableSql } from './payloads.js';
 
 /**
@@ -25,34 +24,34 @@ interface SnapshotLabels {
   run_created_at: string;
 }
 
-interface Statements {
-  labels: Database.Statement;
-  payloads: Database.Statement;
-  runs: Database.Statement;
-  clear: Database.Statement[];
-  value: Database.Statement;
-  values: Database.Statement;
-  claim: Database.Statement;
-  summary: Database.Statement;
-  source: Database.Statement;
-  dimension: Database.Statement;
-  mark: Database.Statement;
-}
-
-const prepared = new WeakMap<Database.Database, Statements>();
-
 const INSERT_VALUES = `INSERT INTO metric_values (snapshot_id, account, brand_id, brand, query_set_id, query_set,
   run_id, run, run_created_at, endpoint, field, dimension, dimension_id, dimension_label, value, unit) VALUES`;
 const VALUE_TUPLE = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 const COLUMNS = 16;
-/** Rows per multi-row INSERT (16 parameters each, well under SQLite's 32,766). */
+/** Rows per multi-row INSERT (16 parameters each, well under SQLite's 32,766 and PostgreSQL's 65,535). */
 const BATCH = 50;
+// Many rows per statement: a snapshot has ~700 rows, and the per-call cost dominates single inserts.
+const INSERT_BATCH = `${INSERT_VALUES} ${Array(BATCH).fill(VALUE_TUPLE).join(', ')}`;
+const INSERT_ONE = `${INSERT_VALUES} ${VALUE_TUPLE}`;
 
-function statements(db: Database.Database): Statements {
-  let s = prepared.get(db);
-  if (s) return s;
-  s = {
-    labels: db.prepare(
+const DERIVED_TABLES = [
+  'metric_values',
+  'metric_error_register',
+  'metric_summaries',
+  'metric_sources',
+  'metric_dimensions',
+  'metric_derivations',
+];
+
+/**
+ * Derives (again) the rows of one snapshot from its valid payloads; an invalid or missing payload
+ * contributes nothing. Callers decide when: `savePayload` calls it in the transaction that completes
+ * the snapshot, `backfillMetricRows` for snapshots stored before. Returns the number of rows.
+ */
+export function deriveMetricRows(store: Store, snapshotId: number): Promise<number> {
+  return store.transaction(async (): Promise<number> => {
+    for (const table of DERIVED_TABLES) await store.run(`DELETE FROM ${table} WHERE snapshot_id = ?`, [snapshotId]);
+    const labels = await store.get<SnapshotLabels>(
       `SELECT s.account, q.brand_id, b.name AS brand, s.query_set_id, q.name AS query_set, s.run_id,
               r.display_name AS run, r.created_at AS run_created_at
        FROM snapshots s
@@ -60,163 +59,124 @@ function statements(db: Database.Database): Statements {
        JOIN query_sets q ON q.account = s.account AND q.id = s.query_set_id
        LEFT JOIN brands b ON b.account = q.account AND b.id = q.brand_id
        WHERE s.id = ?`,
-    ),
-    payloads: db.prepare(
+      [snapshotId],
+    );
+    if (!labels) return 0;
+    const runIdByLabel = new Map<string, number>();
+    const runs = await store.all<{ id: number; display_name: string }>(
+      'SELECT id, display_name FROM runs WHERE account = ? AND query_set_id = ?',
+      [labels.account, labels.query_set_id],
+    );
+    for (const run of runs) {
+      // Two runs with one label cannot be told apart by label: leave such points without an id.
+      runIdByLabel.set(run.display_name, runIdByLabel.has(run.display_name) ? Number.NaN : run.id);
+    }
+    for (const [label, id] of runIdByLabel) if (Number.isNaN(id)) runIdByLabel.delete(label);
+    const stored = await store.all<{ endpoint_key: string; json: string }>(
       'SELECT endpoint_key, json FROM payloads WHERE snapshot_id = ? AND validation_error IS NULL ORDER BY endpoint_key',
-    ),
-    runs: db.prepare('SELECT id, display_name FROM runs WHERE account = ? AND query_set_id = ?'),
-    clear: [
-      'metric_values',
-      'metric_error_register',
-      'metric_summaries',
-      'metric_sources',
-      'metric_dimensions',
-      'metric_derivations',
-    ].map((table) => db.prepare(`DELETE FROM ${table} WHERE snapshot_id = ?`)),
-    value: db.prepare(`${INSERT_VALUES} ${VALUE_TUPLE}`),
-    // Many rows per statement: a snapshot has ~700 rows, and the per-call cost dominates single inserts.
-    values: db.prepare(`${INSERT_VALUES} ${Array(BATCH).fill(VALUE_TUPLE).join(', ')}`),
-    claim: db.prepare(
-      `INSERT INTO metric_error_register (snapshot_id, error_id, title, correct, note, engine_id, engine, claim)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
-    summary: db.prepare('INSERT INTO metric_summaries (snapshot_id, content) VALUES (?, ?)'),
-    source: db.prepare(
-      'INSERT INTO metric_sources (snapshot_id, source, control, source_type) VALUES (?, ?, ?, ?)',
-    ),
-    dimension: db.prepare(
-      `INSERT INTO metric_dimensions (snapshot_id, dimension, dimension_id, dimension_label, stage)
-       VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-    ),
-    mark: db.prepare(
-      'INSERT INTO metric_derivations (snapshot_id, mapping_version, rows, derived_at) VALUES (?, ?, ?, ?)',
-    ),
-  };
-  prepared.set(db, s);
-  return s;
-}
-
-/**
- * Derives (again) the rows of one snapshot from its valid payloads; an invalid or missing payload
- * contributes nothing. Callers decide when: `savePayload` calls it in the transaction that completes
- * the snapshot, `backfillMetricRows` for snapshots stored before. Returns the number of rows.
- */
-export function deriveMetricRows(store: Store, snapshotId: number): number {
-  const db = store.db;
-  const s = statements(db);
-  return db
-    .transaction((): number => {
-      for (const clear of s.clear) clear.run(snapshotId);
-      const labels = s.labels.get(snapshotId) as SnapshotLabels | undefined;
-      if (!labels) return 0;
-      const runIdByLabel = new Map<string, number>();
-      for (const run of s.runs.all(labels.account, labels.query_set_id) as {
-        id: number;
-        display_name: string;
-      }[]) {
-        // Two runs with one label cannot be told apart by label: leave such points without an id.
-        runIdByLabel.set(run.display_name, runIdByLabel.has(run.display_name) ? Number.NaN : run.id);
+      [snapshotId],
+    );
+    const payloads = stored.map((row) => ({ endpoint: row.endpoint_key, data: JSON.parse(row.json) as unknown }));
+    const l = labels;
+    const context = [l.account, l.brand_id, l.brand, l.query_set_id, l.query_set, l.run_id, l.run, l.run_created_at];
+    let rows = 0;
+    let pending: unknown[] = [];
+    const flush = async (all: boolean) => {
+      while (pending.length >= BATCH * COLUMNS) await store.run(INSERT_BATCH, pending.splice(0, BATCH * COLUMNS));
+      if (!all) return;
+      for (let i = 0; i < pending.length; i += COLUMNS) await store.run(INSERT_ONE, pending.slice(i, i + COLUMNS));
+      pending = [];
+    };
+    for (const { endpoint, data } of payloads) {
+      for (const row of payloadRows(endpoint, data, { runIdByLabel })) {
+        pending.push(
+          snapshotId,
+          ...context,
+          row.endpoint,
+          row.field,
+          row.dimension,
+          row.dimension_id,
+          row.dimension_label,
+          row.value,
+          row.unit,
+        );
+        rows++;
       }
-      for (const [label, id] of runIdByLabel) if (Number.isNaN(id)) runIdByLabel.delete(label);
-      const payloads = (s.payloads.all(snapshotId) as { endpoint_key: string; json: string }[]).map(
-        (row) => ({
-          endpoint: row.endpoint_key,
-          data: JSON.parse(row.json) as unknown,
-        }),
-      );
-      const l = labels;
-      const context = [
-        l.account,
-        l.brand_id,
-        l.brand,
-        l.query_set_id,
-        l.query_set,
-        l.run_id,
-        l.run,
-        l.run_created_at,
-      ];
-      let rows = 0;
-      let pending: unknown[] = [];
-      const flush = (all: boolean) => {
-        while (pending.length >= BATCH * COLUMNS) {
-          s.values.run(pending.splice(0, BATCH * COLUMNS));
-        }
-        if (!all) return;
-        for (let i = 0; i < pending.length; i += COLUMNS) s.value.run(pending.slice(i, i + COLUMNS));
-        pending = [];
-      };
-      for (const { endpoint, data } of payloads) {
-        for (const row of payloadRows(endpoint, data, { runIdByLabel })) {
-          pending.push(
-            snapshotId,
-            ...context,
-            row.endpoint,
-            row.field,
-            row.dimension,
-            row.dimension_id,
-            row.dimension_label,
-            row.value,
-            row.unit,
+      await flush(false);
+      if (endpoint === 'gravity.error-register') {
+        for (const c of errorClaimRows(data)) {
+          await store.run(
+            `INSERT INTO metric_error_register (snapshot_id, error_id, title, correct, note, engine_id, engine, claim)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+            [snapshotId, c.error_id, c.title, c.correct, c.note, c.engine_id, c.engine, c.claim],
           );
-          rows++;
         }
-        flush(false);
-        if (endpoint === 'gravity.error-register') {
-          for (const c of errorClaimRows(data)) {
-            s.claim.run(snapshotId, c.error_id, c.title, c.correct, c.note, c.engine_id, c.engine, c.claim);
-          }
-        } else if (endpoint === 'overview.summary') {
-          const content = summaryText(data);
-          if (content !== null) s.summary.run(snapshotId, content);
-        } else if (endpoint === 'scout.source-landscape') {
-          for (const src of sourceRows(data))
-            s.source.run(snapshotId, src.source, src.control, src.source_type);
+      } else if (endpoint === 'overview.summary') {
+        const content = summaryText(data);
+        if (content !== null) {
+          await store.run('INSERT INTO metric_summaries (snapshot_id, content) VALUES (?, ?)', [snapshotId, content]);
+        }
+      } else if (endpoint === 'scout.source-landscape') {
+        for (const src of sourceRows(data)) {
+          await store.run('INSERT INTO metric_sources (snapshot_id, source, control, source_type) VALUES (?, ?, ?, ?)', [
+            snapshotId,
+            src.source,
+            src.control,
+            src.source_type,
+          ]);
         }
       }
-      flush(true);
-      for (const d of dimensionRows(payloads.map((p) => p.data))) {
-        s.dimension.run(snapshotId, d.dimension, d.dimension_id, d.dimension_label, d.stage);
-      }
-      s.mark.run(snapshotId, MAPPING_VERSION, rows, new Date().toISOString());
-      return rows;
-    })
-    .immediate();
+    }
+    await flush(true);
+    for (const d of dimensionRows(payloads.map((p) => p.data))) {
+      await store.run(
+        `INSERT INTO metric_dimensions (snapshot_id, dimension, dimension_id, dimension_label, stage)
+         VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+        [snapshotId, d.dimension, d.dimension_id, d.dimension_label, d.stage],
+      );
+    }
+    await store.run(
+      'INSERT INTO metric_derivations (snapshot_id, mapping_version, rows, derived_at) VALUES (?, ?, ?, ?)',
+      [snapshotId, MAPPING_VERSION, rows, new Date().toISOString()],
+    );
+    return rows;
+  });
 }
 
 /** Snapshots that carry rows but were never derived (stored before the metrics layer) or by an older mapping. */
-export function snapshotsToDerive(store: Store): number[] {
-  if (!hasMetricTables(store)) return [];
-  return store.db
-    .prepare(
-      `SELECT s.id FROM snapshots s LEFT JOIN metric_derivations d ON d.snapshot_id = s.id
-       WHERE ${reportableSql('s')} AND (d.snapshot_id IS NULL OR d.mapping_version < ?)
-       ORDER BY s.id`,
-    )
-    .pluck()
-    .all(MAPPING_VERSION) as number[];
+export async function snapshotsToDerive(store: Store): Promise<number[]> {
+  if (!(await hasMetricTables(store))) return [];
+  const rows = await store.all<{ id: number }>(
+    `SELECT s.id FROM snapshots s LEFT JOIN metric_derivations d ON d.snapshot_id = s.id
+     WHERE ${reportableSql('s')} AND (d.snapshot_id IS NULL OR d.mapping_version < ?)
+     ORDER BY s.id`,
+    [MAPPING_VERSION],
+  );
+  return rows.map((row) => row.id);
 }
 
 /**
  * Derives every snapshot that needs it, one transaction each: an interrupted backfill keeps the
  * snapshots it finished and the next open derives the rest. Idempotent: a derived snapshot is skipped.
  */
-export function backfillMetricRows(
+export async function backfillMetricRows(
   store: Store,
   onDerived?: (snapshotId: number, rows: number) => void,
-): number {
-  const ids = snapshotsToDerive(store);
+): Promise<number> {
+  const ids = await snapshotsToDerive(store);
   for (const id of ids) {
-    const rows = deriveMetricRows(store, id);
+    const rows = await deriveMetricRows(store, id);
     onDerived?.(id, rows);
   }
   return ids.length;
 }
 
 /** False on a store opened with an older migration list (tests of upgrades): nothing to derive into. */
-function hasMetricTables(store: Store): boolean {
-  return (
-    store.db
-      .prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'metric_derivations'`)
-      .get() !== undefined
+async function hasMetricTables(store: Store): Promise<boolean> {
+  const row = await store.get(
+    store.engine === 'postgres'
+      ? `SELECT 1 AS found FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = 'metric_derivations'`
+      : `SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = 'metric_derivations'`,
   );
+  return row !== undefined;
 }

@@ -1,6 +1,6 @@
 import { metricEndpoints } from '../api/endpoints.js';
 import { scrubOrNull } from '../secrets.js';
-import type { Store } from './db.js';
+import type { Store } from './sql.js';
 import { deriveMetricRows } from './metric-values.js';
 
 // Error text is scrubbed where it is written: it may quote a server's reply or an exception, and a
@@ -53,20 +53,20 @@ export interface SnapshotRef {
 }
 
 /** Returns the snapshot's id and state, creating it `pending` if this run has none yet. */
-export function ensureSnapshot(
+export async function ensureSnapshot(
   store: Store,
   ref: SnapshotRef,
   at: number,
-): { id: number; state: SnapshotState } {
-  store.db
-    .prepare(
-      `INSERT INTO snapshots (account, query_set_id, run_id, state, started_at) VALUES (?, ?, ?, 'pending', ?)
-       ON CONFLICT (account, query_set_id, run_id) DO NOTHING`,
-    )
-    .run(ref.account, ref.querySetId, ref.runId, iso(at));
-  return store.db
-    .prepare('SELECT id, state FROM snapshots WHERE account = ? AND query_set_id = ? AND run_id = ?')
-    .get(ref.account, ref.querySetId, ref.runId) as { id: number; state: SnapshotState };
+): Promise<{ id: number; state: SnapshotState }> {
+  await store.run(
+    `INSERT INTO snapshots (account, query_set_id, run_id, state, started_at) VALUES (?, ?, ?, 'pending', ?)
+     ON CONFLICT (account, query_set_id, run_id) DO NOTHING`,
+    [ref.account, ref.querySetId, ref.runId, iso(at)],
+  );
+  return (await store.get<{ id: number; state: SnapshotState }>(
+    'SELECT id, state FROM snapshots WHERE account = ? AND query_set_id = ? AND run_id = ?',
+    [ref.account, ref.querySetId, ref.runId],
+  ))!;
 }
 
 /**
@@ -75,7 +75,7 @@ export function ensureSnapshot(
  * Returns the snapshot's state after the commit. `maxAttempts` (see `maxPayloadAttempts`) decides
  * when failing payloads have had their retries and the snapshot settles.
  */
-export function savePayload(
+export async function savePayload(
   store: Store,
   snapshotId: number,
   endpointKey: string,
@@ -83,8 +83,7 @@ export function savePayload(
   at: number,
   // sync.max_payload_retries' default (3): what callers that do not sync (tests, tools) assume.
   maxAttempts = maxPayloadAttempts(3),
-): SnapshotState {
-  const db = store.db;
+): Promise<SnapshotState> {
   let json: string;
   let validationError = payload.validationError;
   try {
@@ -95,19 +94,26 @@ export function savePayload(
     json = 'null';
     validationError = `payload cannot be stored: ${(error as Error).message}`;
   }
-  return db
-    .transaction((): SnapshotState => {
-      db.prepare(
-        `INSERT INTO payloads (snapshot_id, endpoint_key, json, fetched_at, validation_error, attempts)
-         VALUES (?, ?, ?, ?, ?, 1)
-         ON CONFLICT (snapshot_id, endpoint_key) DO UPDATE SET json = excluded.json,
-           fetched_at = excluded.fetched_at, validation_error = excluded.validation_error,
-           attempts = payloads.attempts + 1
-         WHERE payloads.validation_error IS NOT NULL`,
-      ).run(snapshotId, endpointKey, json, iso(at), scrubOrNull(validationError));
-      return advanceSnapshot(store, snapshotId, at, maxAttempts);
-    })
-    .immediate();
+  return store.transaction(async () => {
+    // The snapshot's row is locked first: two workers storing its last two payloads at once must not
+    // each read the other's as missing and leave it pending forever (PostgreSQL; SQLite's write
+    // transaction already runs one at a time).
+    await lockSnapshot(store, snapshotId);
+    await store.run(
+      `INSERT INTO payloads (snapshot_id, endpoint_key, json, fetched_at, validation_error, attempts)
+       VALUES (?, ?, ?, ?, ?, 1)
+       ON CONFLICT (snapshot_id, endpoint_key) DO UPDATE SET json = excluded.json,
+         fetched_at = excluded.fetched_at, validation_error = excluded.validation_error,
+         attempts = payloads.attempts + 1
+       WHERE payloads.validation_error IS NOT NULL`,
+      [snapshotId, endpointKey, json, iso(at), scrubOrNull(validationError)],
+    );
+    return advanceSnapshot(store, snapshotId, at, maxAttempts);
+  });
+}
+
+async function lockSnapshot(store: Store, snapshotId: number): Promise<void> {
+  if (store.engine === 'postgres') await store.get('SELECT id FROM snapshots WHERE id = ? FOR UPDATE', [snapshotId]);
 }
 
 /**
@@ -119,8 +125,11 @@ export function settleSnapshot(
   snapshotId: number,
   at: number,
   maxAttempts: number,
-): SnapshotState {
-  return store.db.transaction(() => advanceSnapshot(store, snapshotId, at, maxAttempts)).immediate();
+): Promise<SnapshotState> {
+  return store.transaction(async () => {
+    await lockSnapshot(store, snapshotId);
+    return advanceSnapshot(store, snapshotId, at, maxAttempts);
+  });
 }
 
 /**
@@ -129,33 +138,36 @@ export function settleSnapshot(
  * payload has used its attempts. Whatever must happen when a snapshot becomes reportable (deriving
  * its metric rows) belongs here, in the same transaction.
  */
-function advanceSnapshot(store: Store, snapshotId: number, at: number, maxAttempts: number): SnapshotState {
-  const wasReportable = store.db
-    .prepare(`SELECT ${reportableSql('s')} FROM snapshots s WHERE s.id = ?`)
-    .pluck()
-    .get(snapshotId);
-  const state = computeState(store, snapshotId, maxAttempts);
+async function advanceSnapshot(
+  store: Store,
+  snapshotId: number,
+  at: number,
+  maxAttempts: number,
+): Promise<SnapshotState> {
+  const was = await store.get<{ reportable: unknown }>(
+    `SELECT ${reportableSql('s')} AS reportable FROM snapshots s WHERE s.id = ?`,
+    [snapshotId],
+  );
+  const wasReportable = Boolean(was?.reportable);
+  const state = await computeState(store, snapshotId, maxAttempts);
   // `settled` is kept as `partial` + settled_at (see SnapshotState); settled_at never moves back, so
   // a report already sent from a settled snapshot stays explained by the store.
-  store.db
-    .prepare(
-      `UPDATE snapshots SET state = ?,
-         completed_at = CASE WHEN ? = 'complete' THEN COALESCE(completed_at, ?) END,
-         settled_at = CASE WHEN ? = 'settled' THEN COALESCE(settled_at, ?) ELSE settled_at END
-       WHERE id = ?`,
-    )
-    .run(state === 'settled' ? 'partial' : state, state, iso(at), state, iso(at), snapshotId);
+  await store.run(
+    `UPDATE snapshots SET state = ?,
+       completed_at = CASE WHEN CAST(? AS TEXT) = 'complete' THEN COALESCE(completed_at, ?) END,
+       settled_at = CASE WHEN CAST(? AS TEXT) = 'settled' THEN COALESCE(settled_at, ?) ELSE settled_at END
+     WHERE id = ?`,
+    [state === 'settled' ? 'partial' : state, state, iso(at), state, iso(at), snapshotId],
+  );
   // The tidy rows commit with the mark that makes the snapshot reportable: no reader ever sees a
   // reportable snapshot without its rows, nor rows of one that is not. A settled snapshot contributes
   // the rows of its valid payloads; its drifted endpoints have none.
-  if (isReportable(state) && !wasReportable) deriveMetricRows(store, snapshotId);
+  if (isReportable(state) && !wasReportable) await deriveMetricRows(store, snapshotId);
   return state;
 }
 
-function computeState(store: Store, snapshotId: number, maxAttempts: number): SnapshotState {
-  const rows = store.db
-    .prepare('SELECT endpoint_key, validation_error, attempts FROM payloads WHERE snapshot_id = ?')
-    .all(snapshotId) as { endpoint_key: string; validation_error: string | null; attempts: number }[];
+async function computeState(store: Store, snapshotId: number, maxAttempts: number): Promise<SnapshotState> {
+  const rows = await payloadStates(store, snapshotId);
   const byKey = new Map(rows.map((row) => [row.endpoint_key, row]));
   if (REQUIRED_ENDPOINTS.every((key) => byKey.get(key)?.validation_error === null)) return 'complete';
   const exhausted = REQUIRED_ENDPOINTS.every((key) => {
@@ -171,10 +183,8 @@ function computeState(store: Store, snapshotId: number, maxAttempts: number): Sn
  * `maxAttempts` times (a server bug may be fixed by the next pass; a persistent one must not cost
  * requests forever).
  */
-export function endpointsToFetch(store: Store, snapshotId: number, maxAttempts: number): string[] {
-  const rows = store.db
-    .prepare('SELECT endpoint_key, validation_error, attempts FROM payloads WHERE snapshot_id = ?')
-    .all(snapshotId) as { endpoint_key: string; validation_error: string | null; attempts: number }[];
+export async function endpointsToFetch(store: Store, snapshotId: number, maxAttempts: number): Promise<string[]> {
+  const rows = await payloadStates(store, snapshotId);
   const byKey = new Map(rows.map((row) => [row.endpoint_key, row]));
   return REQUIRED_ENDPOINTS.filter((key) => {
     const row = byKey.get(key);
@@ -182,17 +192,23 @@ export function endpointsToFetch(store: Store, snapshotId: number, maxAttempts: 
   });
 }
 
+function payloadStates(
+  store: Store,
+  snapshotId: number,
+): Promise<{ endpoint_key: string; validation_error: string | null; attempts: number }[]> {
+  return store.all('SELECT endpoint_key, validation_error, attempts FROM payloads WHERE snapshot_id = ?', [snapshotId]);
+}
+
 /** Payloads of a snapshot that are stored but invalid, with their error and attempt count. */
 export function invalidPayloads(
   store: Store,
   snapshotId: number,
-): { endpoint: string; error: string; attempts: number }[] {
-  return store.db
-    .prepare(
-      `SELECT endpoint_key AS endpoint, validation_error AS error, attempts FROM payloads
-       WHERE snapshot_id = ? AND validation_error IS NOT NULL ORDER BY endpoint_key`,
-    )
-    .all(snapshotId) as { endpoint: string; error: string; attempts: number }[];
+): Promise<{ endpoint: string; error: string; attempts: number }[]> {
+  return store.all(
+    `SELECT endpoint_key AS endpoint, validation_error AS error, attempts FROM payloads
+     WHERE snapshot_id = ? AND validation_error IS NOT NULL ORDER BY endpoint_key`,
+    [snapshotId],
+  );
 }
 
 /**
@@ -202,18 +218,13 @@ export function invalidPayloads(
 export function driftedEndpoints(
   store: Store,
   filter: { account?: string; querySetId?: number } = {},
-): { endpoint: string; snapshots: number }[] {
-  return store.db
-    .prepare(
-      `SELECT p.endpoint_key AS endpoint, COUNT(DISTINCT p.snapshot_id) AS snapshots
-       FROM payloads p JOIN snapshots s ON s.id = p.snapshot_id
-       WHERE p.validation_error IS NOT NULL AND (? IS NULL OR s.account = ?) AND (? IS NULL OR s.query_set_id = ?)
-       GROUP BY p.endpoint_key ORDER BY p.endpoint_key`,
-    )
-    .all(
-      filter.account ?? null,
-      filter.account ?? null,
-      filter.querySetId ?? null,
-      filter.querySetId ?? null,
-    ) as { endpoint: string; snapshots: number }[];
+): Promise<{ endpoint: string; snapshots: number }[]> {
+  return store.all(
+    `SELECT p.endpoint_key AS endpoint, COUNT(DISTINCT p.snapshot_id) AS snapshots
+     FROM payloads p JOIN snapshots s ON s.id = p.snapshot_id
+     WHERE p.validation_error IS NOT NULL AND (CAST(? AS TEXT) IS NULL OR s.account = ?)
+       AND (CAST(? AS INTEGER) IS NULL OR s.query_set_id = ?)
+     GROUP BY p.endpoint_key ORDER BY p.endpoint_key`,
+    [filter.account ?? null, filter.account ?? null, filter.querySetId ?? null, filter.querySetId ?? null],
+  );
 }

@@ -1,50 +1,5 @@
-import type BetterSqlite3 from 'better-sqlite3';
 import type { RequestHistory } from '../api/budget.js';
-import type { Store } from './db.js';
-
-type Database = Store['db'];
-type Statement = BetterSqlite3.Statement<unknown[]>;
-
-interface Statements {
-  prune: Statement;
-  recent: Statement;
-  others: Statement;
-  lastRow: Statement;
-  insert: Statement;
-  finish: Statement;
-}
-
-const cache = new WeakMap<Database, Statements>();
-
-/**
- * Statements prepared once per open database: `record` and `finish` run twice per API request, and
- * better-sqlite3 compiles a statement at every `prepare`.
- */
-function statementsFor(db: Database): Statements {
-  let prepared = cache.get(db);
-  if (!prepared) {
-    prepared = {
-      prune: db.prepare(
-        'DELETE FROM request_log WHERE budget_key = ? AND COALESCE(ended_at, started_at) < ?',
-      ),
-      recent: db
-        .prepare(
-          `SELECT CASE WHEN ended_at IS NOT NULL THEN ended_at ELSE max(?, started_at) END AS at
-           FROM request_log WHERE budget_key = ? AND COALESCE(ended_at, started_at) >= ? ORDER BY at`,
-        )
-        .pluck(),
-      others: db.prepare(
-        `SELECT rowid AS row, CASE WHEN ended_at IS NOT NULL THEN ended_at ELSE max(?, started_at) END AS at
-         FROM request_log WHERE budget_key = ? AND rowid > ? AND COALESCE(ended_at, started_at) >= ?`,
-      ),
-      lastRow: db.prepare('SELECT COALESCE(MAX(rowid), 0) FROM request_log').pluck(),
-      insert: db.prepare('INSERT INTO request_log (budget_key, started_at) VALUES (?, ?)'),
-      finish: db.prepare('UPDATE request_log SET ended_at = ? WHERE rowid = ?'),
-    };
-    cache.set(db, prepared);
-  }
-  return prepared;
-}
+import type { Store } from './sql.js';
 
 /** What `record` hands the budget to pass back to `finish`. */
 interface LoggedRequest {
@@ -52,30 +7,35 @@ interface LoggedRequest {
   rowid: number;
 }
 
+/** When a request counts from, as the live budget counts it (see `StoreRequestHistory.recent`). */
+const COUNTS_FROM = 'CASE WHEN ended_at IS NOT NULL THEN ended_at WHEN started_at > ? THEN started_at ELSE ? END';
+
 /**
- * The rate budget's memory of when requests started and ended, in SQLite, so a restarted process
+ * The rate budget's memory of when requests started and ended, in the store, so a restarted process
  * knows what the server still counts in its window and does not burst past it (-145 would cost a
- * whole window).
+ * whole window), and processes sharing a store (two `reportd sync`, a daemon; on PostgreSQL, several
+ * machines) share each key's limit.
  *
  * The store is looked up on every call rather than held: a process-wide budget outlives one pass,
  * and the daemon (or a test) may close and reopen the store between passes.
  * Old rows are pruned as the budget reads and every few hundred writes, keeping the table window-sized.
  */
-export class SqliteRequestHistory implements RequestHistory {
+export class StoreRequestHistory implements RequestHistory {
   private readonly storeOf: () => Store;
   private readonly retainMs: number;
   private writes = 0;
   /**
-   * Per database: the newest row that existed when the budget loaded its window (`recent`), and the
+   * Per store: the newest row that existed when the budget loaded its window (`recent`), and the
    * rows this history recorded since. Every other newer row is another process's request.
    */
-  private readonly seen = new WeakMap<Database, { after: number; own: Set<number> }>();
+  private readonly seen = new WeakMap<Store, { after: number; own: Set<number> }>();
 
-  private seenIn(db: Database): { after: number; own: Set<number> } {
-    let seen = this.seen.get(db);
+  private async seenIn(store: Store): Promise<{ after: number; own: Set<number> }> {
+    let seen = this.seen.get(store);
     if (!seen) {
-      seen = { after: statementsFor(db).lastRow.get() as number, own: new Set() };
-      this.seen.set(db, seen);
+      const row = await store.get<{ last: number }>('SELECT COALESCE(MAX(rowid), 0) AS last FROM request_log');
+      seen = this.seen.get(store) ?? { after: Number(row?.last ?? 0), own: new Set() };
+      this.seen.set(store, seen);
     }
     return seen;
   }
@@ -92,13 +52,16 @@ export class SqliteRequestHistory implements RequestHistory {
    * process has it in flight) reached the server at some unknown time up to now: it counts from `now`.
    * One that started before the window and never ended arrived before it too, and no longer counts.
    */
-  recent(budgetKey: string, since: number, now: number = since): number[] {
-    const db = this.storeOf().db;
-    const statements = statementsFor(db);
-    statements.prune.run(budgetKey, since);
-    const times = statements.recent.all(now, budgetKey, since) as number[];
-    this.seenIn(db);
-    return times;
+  async recent(budgetKey: string, since: number, now: number = since): Promise<number[]> {
+    const store = this.storeOf();
+    await prune(store, budgetKey, since);
+    const rows = await store.all<{ at: number }>(
+      `SELECT ${COUNTS_FROM} AS at FROM request_log
+       WHERE budget_key = ? AND COALESCE(ended_at, started_at) >= ? ORDER BY at`,
+      [now, now, budgetKey, since],
+    );
+    await this.seenIn(store);
+    return rows.map((row) => Number(row.at));
   }
 
   /**
@@ -106,53 +69,66 @@ export class SqliteRequestHistory implements RequestHistory {
    * budget loaded its window, timed as `recent` times them: read before every grant, so processes
    * sharing a store share the key's limit.
    */
-  others(budgetKey: string, since: number, now: number): number[] {
-    const db = this.storeOf().db;
-    const seen = this.seenIn(db);
-    const rows = statementsFor(db).others.all(now, budgetKey, seen.after, since) as {
-      row: number;
-      at: number;
-    }[];
-    return rows.filter((row) => !seen.own.has(row.row)).map((row) => row.at);
+  async others(budgetKey: string, since: number, now: number): Promise<number[]> {
+    const store = this.storeOf();
+    const seen = await this.seenIn(store);
+    const rows = await store.all<{ row: number; at: number }>(
+      `SELECT rowid AS row, ${COUNTS_FROM} AS at
+       FROM request_log WHERE budget_key = ? AND rowid > ? AND COALESCE(ended_at, started_at) >= ?`,
+      [now, now, budgetKey, seen.after, since],
+    );
+    return rows.filter((row) => !seen.own.has(Number(row.row))).map((row) => Number(row.at));
   }
 
-  /** The store's write lock (BEGIN IMMEDIATE) around `fn`: other processes wait for it (busy_timeout). */
-  exclusive<T>(fn: () => T): T {
-    return this.storeOf().db.transaction(fn).immediate();
+  /**
+   * `fn` in one write transaction holding the key's lock: no other process reads or records for this
+   * key between `others` and `record` (SQLite: the write lock, waited for up to busy_timeout;
+   * PostgreSQL: an advisory lock per key, so different keys never wait for each other).
+   */
+  exclusive<T>(budgetKey: string, fn: () => Promise<T>): Promise<T> {
+    return this.storeOf().transaction(fn, { lock: `reportd:budget:${budgetKey}` });
   }
 
   /** Returns the row to `finish()`, with its store: the budget may move to another store meanwhile. */
-  record(budgetKey: string, at: number): LoggedRequest {
+  async record(budgetKey: string, at: number): Promise<LoggedRequest> {
     const store = this.storeOf();
-    const statements = statementsFor(store.db);
-    const { lastInsertRowid } = statements.insert.run(budgetKey, at);
-    const rowid = Number(lastInsertRowid);
-    const own = this.seenIn(store.db).own;
+    const inserted = await store.get<{ rowid: number }>(
+      'INSERT INTO request_log (budget_key, started_at) VALUES (?, ?) RETURNING rowid',
+      [budgetKey, at],
+    );
+    const rowid = Number(inserted!.rowid);
+    const own = (await this.seenIn(store)).own;
     own.add(rowid);
     if (++this.writes % 500 === 0) {
-      statements.prune.run(budgetKey, at - this.retainMs);
+      await prune(store, budgetKey, at - this.retainMs);
       // Rows older than the window are never read again: forget them here too.
       for (const id of own) if (own.size > 10_000 && id < rowid - 10_000) own.delete(id);
     }
     return { store, rowid };
   }
 
-  finish(row: unknown, at: number): void {
+  async finish(row: unknown, at: number): Promise<void> {
     const logged = row as LoggedRequest | undefined;
     if (!logged?.store) return;
-    statementsFor(logged.store.db).finish.run(at, logged.rowid);
+    await logged.store.run('UPDATE request_log SET ended_at = ? WHERE rowid = ?', [at, logged.rowid]);
   }
+}
+
+function prune(store: Store, budgetKey: string, before: number): Promise<unknown> {
+  return store.run('DELETE FROM request_log WHERE budget_key = ? AND COALESCE(ended_at, started_at) < ?', [
+    budgetKey,
+    before,
+  ]);
 }
 
 /**
  * Requests of `budgetKey` that still count after `since` (read-only, for `status`), as `recent`
  * counts them: from their end, or from their start while no end is recorded.
  */
-export function countRequestsSince(store: Store, budgetKey: string, since: number): number {
-  const row = store.db
-    .prepare(
-      'SELECT COUNT(*) AS n FROM request_log WHERE budget_key = ? AND COALESCE(ended_at, started_at) > ?',
-    )
-    .get(budgetKey, since) as { n: number };
-  return row.n;
+export async function countRequestsSince(store: Store, budgetKey: string, since: number): Promise<number> {
+  const row = await store.get<{ n: number }>(
+    'SELECT COUNT(*) AS n FROM request_log WHERE budget_key = ? AND COALESCE(ended_at, started_at) > ?',
+    [budgetKey, since],
+  );
+  return Number(row?.n ?? 0);
 }

@@ -1,5 +1,5 @@
 import { printable } from '../printable.js';
-import type { Store } from './db.js';
+import type { Store } from './sql.js';
 
 /** A slot the scheduler skipped on purpose (migration 008), for `history` and the status page. */
 export interface ScheduleEvent {
@@ -18,24 +18,22 @@ export interface ScheduleEvent {
 export function recordSkippedSlots(
   store: Store,
   skip: { job: string; firstSlotAt: number; at: number; detail: string },
-): void {
-  store.db.transaction(() => {
-    store.db
-      .prepare(
-        `INSERT INTO schedule_events (job, kind, first_slot_at, at, detail) VALUES (?, 'skipped', ?, ?, ?)`,
-      )
-      .run(skip.job, skip.firstSlotAt, skip.at, printable(skip.detail));
-    store.db
-      .prepare(
-        `INSERT INTO job_state (job, last_slot_at) VALUES (?, ?)
-         ON CONFLICT (job) DO UPDATE SET last_slot_at = excluded.last_slot_at`,
-      )
-      .run(skip.job, skip.at);
-  })();
+): Promise<void> {
+  return store.transaction(async () => {
+    await store.run(`INSERT INTO schedule_events (job, kind, first_slot_at, at, detail) VALUES (?, 'skipped', ?, ?, ?)`, [
+      skip.job,
+      skip.firstSlotAt,
+      skip.at,
+      printable(skip.detail),
+    ]);
+    await store.run(
+      `INSERT INTO job_state (job, last_slot_at) VALUES (?, ?)
+       ON CONFLICT (job) DO UPDATE SET last_slot_at = excluded.last_slot_at`,
+      [skip.job, skip.at],
+    );
+  });
 }
 
-export function listScheduleEvents(store: Store, limit: number): ScheduleEvent[] {
-  return store.db
-    .prepare('SELECT * FROM schedule_events ORDER BY at DESC, id DESC LIMIT ?')
-    .all(limit) as ScheduleEvent[];
+export function listScheduleEvents(store: Store, limit: number): Promise<ScheduleEvent[]> {
+  return store.all<ScheduleEvent>('SELECT * FROM schedule_events ORDER BY at DESC, id DESC LIMIT ?', [limit]);
 }

@@ -1,4 +1,4 @@
-import type { Store } from './db.js';
+import type { Store } from './sql.js';
 import { reportableSql, type SnapshotState, stateSql } from './payloads.js';
 import { newestRunFirst } from './query-sets.js';
 
@@ -41,12 +41,12 @@ const SELECT_SNAPSHOTS = `
   JOIN runs r ON r.account = s.account AND r.query_set_id = s.query_set_id AND r.id = s.run_id
   JOIN query_sets q ON q.account = s.account AND q.id = s.query_set_id
   LEFT JOIN brands b ON b.account = q.account AND b.id = q.brand_id
-  WHERE s.query_set_id = ? AND (? IS NULL OR s.account = ?)`;
+  WHERE s.query_set_id = ? AND (CAST(? AS TEXT) IS NULL OR s.account = ?)`;
 
-function selectRows(
+async function selectRows(
   store: Store,
   filter: { querySetId: number; account?: string; runId?: number; completeOnly: boolean },
-): SnapshotJoinRow[] {
+): Promise<SnapshotJoinRow[]> {
   let sql = SELECT_SNAPSHOTS;
   const params: unknown[] = [filter.querySetId, filter.account ?? null, filter.account ?? null];
   if (filter.runId !== undefined) {
@@ -54,7 +54,7 @@ function selectRows(
     params.push(filter.runId);
   }
   if (filter.completeOnly) sql += ` AND ${reportableSql('s')}`;
-  const rows = store.db.prepare(sql).all(...params) as SnapshotJoinRow[];
+  const rows = await store.all<SnapshotJoinRow>(sql, params);
   return rows.sort((a, b) =>
     newestRunFirst(
       { id: a.run_id, created_at: a.run_created_at },
@@ -63,11 +63,12 @@ function selectRows(
   );
 }
 
-function hydrate(store: Store, row: SnapshotJoinRow): StoredSnapshot {
+async function hydrate(store: Store, row: SnapshotJoinRow): Promise<StoredSnapshot> {
   const payloads: StoredSnapshot['payloads'] = {};
-  const payloadRows = store.db
-    .prepare('SELECT endpoint_key, json, validation_error FROM payloads WHERE snapshot_id = ?')
-    .all(row.id) as { endpoint_key: string; json: string; validation_error: string | null }[];
+  const payloadRows = await store.all<{ endpoint_key: string; json: string; validation_error: string | null }>(
+    'SELECT endpoint_key, json, validation_error FROM payloads WHERE snapshot_id = ?',
+    [row.id],
+  );
   for (const payload of payloadRows) {
     payloads[payload.endpoint_key] = { data: JSON.parse(payload.json), error: payload.validation_error };
   }
@@ -92,38 +93,33 @@ function hydrate(store: Store, row: SnapshotJoinRow): StoredSnapshot {
  * The snapshot of one run (in whatever state it is: check `state`), or, without `runId`, the newest
  * reportable (complete or settled) snapshot of the set. `account` narrows the search when several accounts see the same id.
  */
-export function findSnapshot(
+export async function findSnapshot(
   store: Store,
   query: { querySetId: number; runId?: number; account?: string },
-): StoredSnapshot | undefined {
-  const rows = selectRows(store, { ...query, completeOnly: query.runId === undefined });
+): Promise<StoredSnapshot | undefined> {
+  const rows = await selectRows(store, { ...query, completeOnly: query.runId === undefined });
   const row = rows[0];
   return row ? hydrate(store, row) : undefined;
 }
 
-/**
- * Snapshots of a set, newest run first, for history charts. Only reportable ones (complete or
- * settled) unless `includeIncomplete`: a half-fetched snapshot would put holes in a trend.
- */
-export function listSnapshots(
+export async function listSnapshots(
   store: Store,
   query: { querySetId: number; account?: string; includeIncomplete?: boolean },
-): StoredSnapshot[] {
-  return selectRows(store, { ...query, completeOnly: !query.includeIncomplete }).map((row) =>
-    hydrate(store, row),
-  );
+): Promise<StoredSnapshot[]> {
+  const rows = await selectRows(store, { ...query, completeOnly: !query.includeIncomplete });
+  const snapshots: StoredSnapshot[] = [];
+  for (const row of rows) snapshots.push(await hydrate(store, row));
+  return snapshots;
 }
 
-/** Snapshot states of a set by run id, without payloads (for planning and `status`). */
-export function snapshotStates(
+export async function snapshotStates(
   store: Store,
   account: string,
   querySetId: number,
-): Map<number, { id: number; state: SnapshotState }> {
-  const rows = store.db
-    .prepare(
-      `SELECT id, run_id, ${stateSql('snapshots')} AS state FROM snapshots WHERE account = ? AND query_set_id = ?`,
-    )
-    .all(account, querySetId) as { id: number; run_id: number; state: SnapshotState }[];
+): Promise<Map<number, { id: number; state: SnapshotState }>> {
+  const rows = await store.all<{ id: number; run_id: number; state: SnapshotState }>(
+    `SELECT id, run_id, ${stateSql('snapshots')} AS state FROM snapshots WHERE account = ? AND query_set_id = ?`,
+    [account, querySetId],
+  );
   return new Map(rows.map((row) => [row.run_id, { id: row.id, state: row.state }]));
 }

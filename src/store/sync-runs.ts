@@ -1,5 +1,5 @@
 import { scrubOrNull } from '../secrets.js';
-import type { Store } from './db.js';
+import type { Store } from './sql.js';
 
 // Error text is scrubbed where it is written: it may quote a server's reply or an exception, and a
 // stored secret would outlive a later rotation (reads only know the secrets registered by then).
@@ -24,13 +24,12 @@ export interface SyncRunRow {
 
 const iso = (at: number) => new Date(at).toISOString();
 
-export function startSyncRun(store: Store, at: number): number {
-  return Number(
-    store.db.prepare('INSERT INTO sync_runs (started_at) VALUES (?)').run(iso(at)).lastInsertRowid,
-  );
+export async function startSyncRun(store: Store, at: number): Promise<number> {
+  const row = await store.get<{ id: number }>('INSERT INTO sync_runs (started_at) VALUES (?) RETURNING id', [iso(at)]);
+  return Number(row!.id);
 }
 
-export function finishSyncRun(
+export async function finishSyncRun(
   store: Store,
   id: number,
   result: {
@@ -41,13 +40,11 @@ export function finishSyncRun(
     snapshotsCompleted: number;
     error: string | null;
   },
-): void {
-  store.db
-    .prepare(
-      `UPDATE sync_runs SET finished_at = ?, outcome = ?, requests = ?, metric_requests = ?,
-         snapshots_completed = ?, error = ? WHERE id = ?`,
-    )
-    .run(
+): Promise<void> {
+  await store.run(
+    `UPDATE sync_runs SET finished_at = ?, outcome = ?, requests = ?, metric_requests = ?,
+       snapshots_completed = ?, error = ? WHERE id = ?`,
+    [
       iso(result.at),
       result.outcome,
       result.requests,
@@ -55,17 +52,16 @@ export function finishSyncRun(
       result.snapshotsCompleted,
       scrubOrNull(result.error),
       id,
-    );
+    ],
+  );
 }
 
 /** The newest passes first. */
-export function listSyncRuns(store: Store, limit = 20): SyncRunRow[] {
-  return store.db.prepare('SELECT * FROM sync_runs ORDER BY id DESC LIMIT ?').all(limit) as SyncRunRow[];
+export function listSyncRuns(store: Store, limit = 20): Promise<SyncRunRow[]> {
+  return store.all<SyncRunRow>('SELECT * FROM sync_runs ORDER BY id DESC LIMIT ?', [limit]);
 }
 
 /** The newest pass that finished (any outcome), for readiness checks. */
-export function lastFinishedSyncRun(store: Store): SyncRunRow | undefined {
-  return store.db
-    .prepare(`SELECT * FROM sync_runs WHERE outcome != 'running' ORDER BY id DESC LIMIT 1`)
-    .get() as SyncRunRow | undefined;
+export function lastFinishedSyncRun(store: Store): Promise<SyncRunRow | undefined> {
+  return store.get<SyncRunRow>(`SELECT * FROM sync_runs WHERE outcome != 'running' ORDER BY id DESC LIMIT 1`);
 }
