@@ -21,6 +21,8 @@ export default defineConfig({
         test: {
           name: 'sqlite',
           include: ['test/**/*.test.ts'],
+          // Pinned, so a REPORTD_TEST_ENGINE left in the shell cannot move this project off SQLite.
+          env: { REPORTD_TEST_ENGINE: 'sqlite' },
           globalSetup: ['./test/helpers/build-once.ts'],
         },
       },

@@ -27,7 +27,15 @@ export default async function setup(project: TestProject): Promise<() => Promise
     adminUrl = external;
   } else {
     const startedAt = performance.now();
-    cluster = await startPostgresCluster();
+    try {
+      cluster = await startPostgresCluster();
+    } catch (error) {
+      // A missing server is a setup problem, not a bug: vitest prints its one line without frames.
+      const message = error instanceof Error ? error.message : String(error);
+      const setupError = new Error(message);
+      setupError.stack = `Error: ${message}`;
+      throw setupError;
+    }
     adminUrl = cluster.adminUrl;
     const ms = Math.round(performance.now() - startedAt);
     process.stdout.write(`PostgreSQL test cluster on 127.0.0.1:${cluster.port} (started in ${ms} ms)\n`);
