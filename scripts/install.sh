@@ -3,6 +3,9 @@
 #   chromium       renders the PDF reports (found at /usr/bin/chromium; REPORTD_CHROMIUM overrides)
 #   poppler-utils  pdftotext/pdftoppm, used by the tests and to draw the README picture
 #   fonts          DejaVu and Liberation, the fonts the report templates ask for
+#   postgresql     initdb and pg_ctl, for the tests' throwaway PostgreSQL cluster (`npm test` runs the
+#                  store, sync and outbox suites on it too; REPORTD_TEST_DATABASE_URL names a server
+#                  to use instead, REPORTD_PG_BIN other binaries). reportd itself runs on SQLite without it.
 # System packages are installed only when missing, with apt-get as root (or through sudo).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +17,9 @@ fi
 command -v pdftotext >/dev/null 2>&1 || missing+=(poppler-utils)
 [ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing+=(fonts-dejavu-core)
 [ -d /usr/share/fonts/truetype/liberation2 ] || [ -d /usr/share/fonts/truetype/liberation ] || missing+=(fonts-liberation2)
+if [ -z "${REPORTD_TEST_DATABASE_URL:-}" ] && [ -z "${REPORTD_PG_BIN:-}" ] && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+  missing+=(postgresql)
+fi
 
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "reportd install: system packages needed: ${missing[*]}"
