@@ -26,7 +26,7 @@ const sandbox = await startSandbox({ rate: { requests: 2000, windowMs: 1000 } })
 const dir = mkdtempSync(join(tmpdir(), 'reportd-bench-export-'));
 const path = join(dir, 'bench.sqlite');
 try {
-  const store = openStore(path);
+  const store = await openStore(path);
   await runSync({
     store,
     accounts: [
@@ -42,15 +42,12 @@ try {
     ],
     settings: { query_sets: [101], backfill_runs: 1, catalog_ttl_minutes: 60, max_payload_retries: 3 },
   });
-  const template = store.db
-    .prepare(`SELECT id FROM snapshots WHERE state = 'complete'`)
-    .pluck()
-    .get() as number;
-  copySnapshots(store, template, SNAPSHOTS - 1);
+  const template = (await store.get<{ id: number }>(`SELECT id FROM snapshots WHERE state = 'complete'`))!.id;
+  await copySnapshots(store, template, SNAPSHOTS - 1);
 
   const deriveStart = performance.now();
   const deriveCpu = cpuMs();
-  const derived = backfillMetricRows(store);
+  const derived = await backfillMetricRows(store);
   const deriveMs = (performance.now() - deriveStart) / derived;
   const deriveCpuMs = (cpuMs() - deriveCpu) / derived;
 
@@ -72,7 +69,7 @@ try {
         `${(size / 1024 / 1024).toFixed(1)} MB  goal < ${GOALS.exportMs} ms`,
     );
   }
-  store.close();
+  await store.close();
   process.stdout.write(
     [
       `load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores`,

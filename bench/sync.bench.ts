@@ -25,7 +25,7 @@ const all = process.argv.includes('--all');
 
 const sandbox = await startSandbox({ rate: RATE });
 const dir = mkdtempSync(join(tmpdir(), 'reportd-bench-'));
-const store = openStore(join(dir, 'bench.sqlite'));
+const store = await openStore(join(dir, 'bench.sqlite'));
 try {
   const summary = await runSync({
     store,
@@ -70,7 +70,7 @@ try {
   for (const error of summary.errors) process.stderr.write(`  ${error.message}\n`);
   process.exitCode = ok ? 0 : 1;
 } finally {
-  store.close();
+  await store.close();
   await sandbox.close();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -10,11 +10,11 @@ import type { AlertContent } from './run-alerts.js';
 
 /** The outbox's builder for `alert` rows: the stored firing, mailed to the alert's recipients. */
 export function alertMessageBuilder(store: Store, config: Config): NonNullable<OutboxOptions['messageFor']> {
-  return (row, date) => {
+  return async (row, date) => {
     const alert = config.alerts.find((a) => a.name === row.report);
     if (!alert) return { error: `alert "${row.report}" is no longer in the config` };
     if (!alert.email) return { error: `alert "${row.report}" no longer has an email section` };
-    const content = storedFiring(store, row);
+    const content = await storedFiring(store, row);
     if (!content) return { error: `nothing stored for alert "${row.report}" on run ${row.run_id}` };
     const message = composeAlertEmail({
       alert,
@@ -32,13 +32,13 @@ export function alertMessageBuilder(store: Store, config: Config): NonNullable<O
   };
 }
 
-function storedFiring(store: Store, row: DeliveryRow): AlertContent | undefined {
-  return getFiring(store, {
+async function storedFiring(store: Store, row: DeliveryRow): Promise<AlertContent | undefined> {
+  return (await getFiring(store, {
     alert: row.report,
     account: row.account ?? '',
     querySetId: row.query_set_id,
     runId: row.run_id,
-  }) as AlertContent | undefined;
+  })) as AlertContent | undefined;
 }
 
 /** The outbox's builder for `alert` rows bound for a channel: the stored firing, for the channel's sender. */
@@ -46,12 +46,12 @@ export function channelAlertBuilder(
   store: Store,
   config: Config,
 ): NonNullable<OutboxOptions['channelAlertFor']> {
-  return (row) => {
+  return async (row) => {
     const alert = config.alerts.find((a) => a.name === row.report);
     if (!alert) return { error: `alert "${row.report}" is no longer in the config` };
     if (!alert.channels?.includes(row.destination))
       return { error: `channel "${row.destination}" is no longer in the config of alert "${row.report}"` };
-    const content = storedFiring(store, row);
+    const content = await storedFiring(store, row);
     if (!content) return { error: `nothing stored for alert "${row.report}" on run ${row.run_id}` };
     return toChannelAlert(content);
   };

@@ -1,3 +1,4 @@
+import { runLabel, setLabels } from '../store/alert-facts.js';
 import { validPayload } from '../store/alerts.js';
 import type { Store } from '../store/db.js';
 import {
@@ -23,46 +24,39 @@ export interface SetHistory {
 }
 
 /** Derived (reportable) snapshots of each selected set, oldest run first. */
-export function setHistories(
+export async function setHistories(
   store: Store,
   selection: { account?: string; querySetIds?: readonly number[] },
-): SetHistory[] {
+): Promise<SetHistory[]> {
   const bySet = new Map<string, DerivedSnapshot[]>();
-  for (const snapshot of derivedSnapshots(store, selection)) {
+  for (const snapshot of await derivedSnapshots(store, selection)) {
     const key = `${snapshot.account}\u0000${snapshot.query_set_id}`;
     bySet.set(key, [...(bySet.get(key) ?? []), snapshot]);
   }
-  return [...bySet.values()].map((snapshots) => {
+  const histories: SetHistory[] = [];
+  for (const snapshots of bySet.values()) {
     const first = snapshots[0]!;
-    const names = store.db
-      .prepare(
-        `SELECT q.name AS querySet, COALESCE(b.name, q.name) AS brand FROM query_sets q
-         LEFT JOIN brands b ON b.account = q.account AND b.id = q.brand_id
-         WHERE q.account = ? AND q.id = ?`,
-      )
-      .get(first.account, first.query_set_id) as { querySet: string; brand: string } | undefined;
-    return {
+    const names = await setLabels(store, first.account, first.query_set_id);
+    histories.push({
       account: first.account,
       querySetId: first.query_set_id,
-      querySet: names?.querySet ?? String(first.query_set_id),
+      querySet: names?.query_set ?? String(first.query_set_id),
       brand: names?.brand ?? String(first.query_set_id),
       snapshots,
-    };
-  });
+    });
+  }
+  return histories;
 }
 
-export function runFacts(store: Store, snapshot: DerivedSnapshot): RunFacts {
-  const rows = metricValuesOf(store, [snapshot]);
+export async function runFacts(store: Store, snapshot: DerivedSnapshot): Promise<RunFacts> {
+  const rows = await metricValuesOf(store, [snapshot]);
   const label =
     rows[0]?.run ??
-    (store.db
-      .prepare('SELECT display_name FROM runs WHERE account = ? AND query_set_id = ? AND id = ?')
-      .pluck()
-      .get(snapshot.account, snapshot.query_set_id, snapshot.run_id) as string | undefined) ??
+    (await runLabel(store, snapshot.account, snapshot.query_set_id, snapshot.run_id)) ??
     String(snapshot.run_id);
   const facts: RunFacts = { runId: snapshot.run_id, label, rows };
-  if (validPayload(store, snapshot.snapshot_id, 'gravity.error-register') !== undefined) {
-    facts.errors = companionRows(store, 'metric_error_register', [snapshot]).map((row) => ({
+  if ((await validPayload(store, snapshot.snapshot_id, 'gravity.error-register')) !== undefined) {
+    facts.errors = (await companionRows(store, 'metric_error_register', [snapshot])).map((row) => ({
       id: String(row.error_id),
       title: String(row.title),
       correct: String(row.correct),
@@ -70,11 +64,11 @@ export function runFacts(store: Store, snapshot: DerivedSnapshot): RunFacts {
       engine: row.engine == null ? null : String(row.engine),
     }));
   }
-  const context = validPayload(store, snapshot.snapshot_id, 'overview.competitive-context') as
+  const context = (await validPayload(store, snapshot.snapshot_id, 'overview.competitive-context')) as
     | { shares?: { name: string; share: number; isBrand: boolean }[] }
     | undefined;
   if (context?.shares) facts.shares = context.shares;
-  const weighted = validPayload(store, snapshot.snapshot_id, 'presence.weighted') as
+  const weighted = (await validPayload(store, snapshot.snapshot_id, 'presence.weighted')) as
     | { classification?: string }
     | undefined;
   if (typeof weighted?.classification === 'string') facts.classification = weighted.classification;

@@ -4,7 +4,7 @@ import { envelopeRecipients, senderAddress, senderDomain } from '../delivery/env
 import { type Logger, silentLogger } from '../log.js';
 import { lifecycleState } from '../schedule/lifecycle.js';
 import { getAlertCursor, saveFiring, setAlertCursor } from '../store/alerts.js';
-import type { Store } from '../store/db.js';
+import { inTransaction, type Store } from '../store/db.js';
 import {
   defaultMessageId,
   EMAIL_DESTINATION,
@@ -12,7 +12,7 @@ import {
   enqueueDelivery,
 } from '../store/deliveries.js';
 import { newestRunFirst } from '../store/query-sets.js';
-import { type Evaluation, evaluateRules } from './evaluate.js';
+import { type Evaluation, evaluateRules, type RunFacts } from './evaluate.js';
 import { runFacts, type SetHistory, setHistories } from './facts.js';
 
 /**
@@ -49,11 +49,11 @@ export function alertAccount(alert: AlertConfig, accounts: readonly { name: stri
   return alert.account ?? (accounts.length === 1 ? accounts[0]!.name : undefined);
 }
 
-export function historiesOf(
+export async function historiesOf(
   store: Store,
   alert: AlertConfig,
   accounts: readonly { name: string }[],
-): SetHistory[] {
+): Promise<SetHistory[]> {
   const account = alertAccount(alert, accounts);
   if (!account) return [];
   return setHistories(store, {
@@ -63,19 +63,20 @@ export function historiesOf(
 }
 
 /** Evaluates the newest run of a set's history (or `runId`) against the runs stored before it. */
-export function evaluateSet(
+export async function evaluateSet(
   store: Store,
   alert: AlertConfig,
   history: SetHistory,
   runId?: number,
-): { content: AlertContent; skipped: Evaluation['skipped'] } | undefined {
+): Promise<{ content: AlertContent; skipped: Evaluation['skipped'] } | undefined> {
   const end =
     runId === undefined
       ? history.snapshots.length
       : history.snapshots.findIndex((s) => s.run_id === runId) + 1;
   if (end <= 0) return undefined;
   // The baseline needs at most 4 earlier runs; the chart shows every stored run up to this one.
-  const facts = history.snapshots.slice(0, end).map((snapshot) => runFacts(store, snapshot));
+  const facts: RunFacts[] = [];
+  for (const snapshot of history.snapshots.slice(0, end)) facts.push(await runFacts(store, snapshot));
   const evaluation = evaluateRules(alert.rules, facts);
   const current = facts.at(-1)!;
   const previous = facts.at(-2);
@@ -94,17 +95,17 @@ export function evaluateSet(
   };
 }
 
-export function runAlertPass(options: AlertPassOptions): EnqueueResult[] {
+export async function runAlertPass(options: AlertPassOptions): Promise<EnqueueResult[]> {
   const { store, now } = options;
   const logger = (options.logger ?? silentLogger).child({ component: 'alerts' });
   const results: EnqueueResult[] = [];
   for (const alert of options.alerts) {
-    for (const history of historiesOf(store, alert, options.accounts)) {
+    for (const history of await historiesOf(store, alert, options.accounts)) {
       const newest = history.snapshots.at(-1);
       if (!newest) continue;
       const key = { alert: alert.name, account: history.account, querySetId: history.querySetId };
       const run = { runId: newest.run_id, createdAt: newest.run_created_at };
-      const cursor = getAlertCursor(store, alert.name, history.account, history.querySetId);
+      const cursor = await getAlertCursor(store, alert.name, history.account, history.querySetId);
       const log = logger.child({
         alert: alert.name,
         account: history.account,
@@ -112,7 +113,7 @@ export function runAlertPass(options: AlertPassOptions): EnqueueResult[] {
         runId: newest.run_id,
       });
       if (!cursor) {
-        setAlertCursor(store, key, run, now);
+        await setAlertCursor(store, key, run, now);
         log.info('first evaluation of this alert for this set: recorded the newest run, nothing sent');
         continue;
       }
@@ -120,7 +121,7 @@ export function runAlertPass(options: AlertPassOptions): EnqueueResult[] {
       // recorded as seen, so resuming the alert does not mail what happened while it was off.
       const state = lifecycleState(alert, 'UTC', now);
       if (state !== 'active') {
-        setAlertCursor(store, key, run, now);
+        await setAlertCursor(store, key, run, now);
         log.info({ state }, `alert is ${state}: recorded the newest run, nothing sent`);
         continue;
       }
@@ -130,14 +131,14 @@ export function runAlertPass(options: AlertPassOptions): EnqueueResult[] {
           { id: cursor.run_id, created_at: cursor.run_created_at },
         ) < 0;
       if (!newer) continue;
-      const evaluated = evaluateSet(store, alert, history);
+      const evaluated = await evaluateSet(store, alert, history);
       if (!evaluated) continue;
       for (const skip of evaluated.skipped)
         log.warn({ rule: skip.rule }, `alert rule not evaluated: ${skip.reason}`);
       const { content } = evaluated;
       if (content.firings.length > 0) {
-        store.db.transaction(() => {
-          saveFiring(store, { ...key, runId: newest.run_id }, content, now);
+        await inTransaction(store, async () => {
+          await saveFiring(store, { ...key, runId: newest.run_id }, content, now);
           // One row per destination (email first, then each channel), each settled and retried alone.
           const destinations = [...(alert.email ? [EMAIL_DESTINATION] : []), ...(alert.channels ?? [])];
           for (const destination of destinations) {
@@ -155,7 +156,7 @@ export function runAlertPass(options: AlertPassOptions): EnqueueResult[] {
               ...(alert.email ? envelopeRecipients(alert.email) : []),
             ];
             results.push(
-              enqueueDelivery(store, deliveryKey, now, {
+              await enqueueDelivery(store, deliveryKey, now, {
                 messageIdFor: (generation) =>
                   destination === EMAIL_DESTINATION
                     ? defaultMessageId(deliveryKey, generation, extra, senderDomain(options.from))
@@ -163,12 +164,12 @@ export function runAlertPass(options: AlertPassOptions): EnqueueResult[] {
               }),
             );
           }
-        })();
+        });
         log.info({ fired: content.firings.length }, 'alert fired: one message per destination queued');
       } else {
         log.info('alert evaluated: nothing fired');
       }
-      setAlertCursor(store, key, run, now);
+      await setAlertCursor(store, key, run, now);
     }
   }
   return results;

@@ -82,6 +82,14 @@ export class RateBudget {
     this.history = options.history;
   }
 
+  /**
+   * Resolves once the history's window is loaded (the first `acquire` waits for it anyway); for
+   * readers of `usedInWindow` right after a start.
+   */
+  ready(): Promise<void> {
+    return this.load();
+  }
+
   /** The server still counts what the history remembers; a restart must not forget it. */
   private load(): Promise<void> {
     const history = this.history;

@@ -31,7 +31,7 @@ export function register(program: Command): void {
     .addOption(configOption)
     .option('--set <id>', 'only this query set')
     .option('--run <id>', 'this stored run instead of the newest')
-    .action((flags: AlertsFlags) => {
+    .action(async (flags: AlertsFlags) => {
       const config = loadConfig(flags.config);
       const setId = positiveId(flags.set, '--set');
       const runId = positiveId(flags.run, '--run');
@@ -39,13 +39,13 @@ export function register(program: Command): void {
         process.stdout.write(`no alerts in ${flags.config}\n`);
         return;
       }
-      const store = openStore(config.store.path, { mustExist: true });
+      const store = await openStore(config.store, { mustExist: true });
       try {
         let evaluated = 0;
         for (const alert of config.alerts) {
-          for (const history of historiesOf(store, alert, config.accounts)) {
+          for (const history of await historiesOf(store, alert, config.accounts)) {
             if (setId !== undefined && history.querySetId !== setId) continue;
-            const result = evaluateSet(store, alert, history, runId);
+            const result = await evaluateSet(store, alert, history, runId);
             if (!result) continue;
             evaluated++;
             const { content, skipped } = result;
@@ -68,7 +68,7 @@ export function register(program: Command): void {
           process.stdout.write(`no stored snapshot of ${what} (run \`reportd sync\` first)\n`);
         }
       } finally {
-        store.close();
+        await store.close();
       }
     });
 }

@@ -6,6 +6,7 @@ import { register as deliver } from './deliver.js';
 import { register as demo } from './demo.js';
 import { register as exportCommand } from './export.js';
 import { register as history } from './history.js';
+import { register as migrateStore } from './migrate-store.js';
 import { register as render } from './render.js';
 import { register as sandbox } from './sandbox.js';
 import { register as status } from './status.js';
@@ -25,6 +26,7 @@ const commands: Register[] = [
   demo,
   exportCommand,
   history,
+  migrateStore,
   render,
   sandbox,
   status,

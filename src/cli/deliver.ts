@@ -82,7 +82,7 @@ export function register(program: Command): void {
       if (flags.dryRun) return printDryRun(config, report);
       if (report.email && !config.smtp) throw new UsageError(`smtp is not configured in ${flags.config}`);
       const logger = createLogger({ level: config.log.level });
-      const store = openStore(config.store.path);
+      const store = await openStore(config.store);
       const renderer = createReportRenderer({ config, store, clock: systemClock, logger, idleMs: 0 });
       const mailer = config.smtp ? createSmtpMailer(config.smtp) : noMailer;
       const outbox = new Outbox({
@@ -100,12 +100,12 @@ export function register(program: Command): void {
       try {
         await deliverNow(outbox, store, report, config, flags, interrupt.signal);
       } catch (error) {
-        throw asStoreFault(error, store.path);
+        throw asStoreFault(error, store.location);
       } finally {
         interrupt.dispose();
         await renderer.close();
         mailer.close();
-        store.close();
+        await store.close();
       }
     });
 }
@@ -117,7 +117,7 @@ export function register(program: Command): void {
 async function deliverPending(config: Config): Promise<void> {
   if (!config.smtp) throw new UsageError('smtp is not configured');
   const logger = createLogger({ level: config.log.level });
-  const store = openStore(config.store.path);
+  const store = await openStore(config.store);
   const renderer = createReportRenderer({ config, store, clock: systemClock, logger, idleMs: 0 });
   const mailer = createSmtpMailer(config.smtp);
   // Loaded here, not at start-up: only --pending sends alert rows.
@@ -139,7 +139,7 @@ async function deliverPending(config: Config): Promise<void> {
     const outcomes = await outbox.drain(interrupt.signal);
     const problems: string[] = [];
     for (const outcome of outcomes) {
-      const row = getDelivery(store, outcome.id)!;
+      const row = (await getDelivery(store, outcome.id))!;
       const label = `${row.kind ?? 'report'} ${row.report}, query set ${row.query_set_id}, run ${row.run_id}`;
       if (outcome.result === 'sent') process.stdout.write(`sent: ${label} (${row.message_id})\n`);
       else problems.push(`${label}: ${outcome.error ?? row.last_error ?? outcome.result}`);
@@ -147,12 +147,12 @@ async function deliverPending(config: Config): Promise<void> {
     if (outcomes.length === 0) process.stdout.write('nothing due in the outbox\n');
     if (problems.length) throw new DeliveryFailedError(problems.join('; '));
   } catch (error) {
-    throw asStoreFault(error, store.path);
+    throw asStoreFault(error, store.location);
   } finally {
     interrupt.dispose();
     await renderer.close();
     mailer.close();
-    store.close();
+    await store.close();
   }
 }
 
@@ -165,7 +165,7 @@ async function deliverNow(
   flags: DeliverFlags,
   signal: AbortSignal,
 ): Promise<void> {
-  const results = enqueueLatest(outbox, store, report, config.accounts, { force: flags.force });
+  const results = await enqueueLatest(outbox, store, report, config.accounts, { force: flags.force });
   if (results.length === 0) {
     throw new UsageError(
       `no complete snapshot of report "${report.name}"'s query sets is stored (run \`reportd sync\` first)`,
@@ -181,7 +181,7 @@ async function deliverNow(
     }
     // Only a `sent` run counts as delivered: a failed one is sent again as a new generation.
     if (!created && delivery.state === 'failed') {
-      ({ delivery, created } = outbox.enqueue(
+      ({ delivery, created } = await outbox.enqueue(
         {
           report: report.name,
           destination: delivery.destination,
@@ -198,10 +198,10 @@ async function deliverNow(
       );
       continue;
     }
-    makeDueNow(store, delivery.id, Date.now());
+    await makeDueNow(store, delivery.id, Date.now());
     const outcome = await outbox.runOnce(signal, delivery.id);
-    const row = getDelivery(store, delivery.id)!;
-    const who = recipientLine(listRecipients(store, delivery.id));
+    const row = (await getDelivery(store, delivery.id))!;
+    const who = recipientLine(await listRecipients(store, delivery.id));
     if (outcome?.result === 'sent' && to) {
       // A channel has one destination, already named in the label; its reply says what it did.
       const reply = outcome.recipients?.[0]?.reply;
@@ -236,7 +236,7 @@ const noMailer: Mailer = { send: () => Promise.reject(new Error('smtp is not con
 /** `deliver --dry-run`: every destination's payload as one JSON array on stdout. */
 async function printDryRun(config: Config, report: Config['reports'][number]): Promise<void> {
   const logger = createLogger({ level: config.log.level });
-  const store = openStore(config.store.path);
+  const store = await openStore(config.store);
   const renderer = createReportRenderer({ config, store, clock: systemClock, logger, idleMs: 0 });
   try {
     const payloads = await dryRunPayloads({
@@ -256,7 +256,7 @@ async function printDryRun(config: Config, report: Config['reports'][number]): P
     process.stdout.write(`${scrub(JSON.stringify(payloads, null, 2))}\n`);
   } finally {
     await renderer.close();
-    store.close();
+    await store.close();
   }
 }
 
@@ -310,10 +310,10 @@ function onInterrupt(): { signal: AbortSignal; dispose(): void } {
  */
 async function previewEml(config: Config, report: Config['reports'][number], file: string): Promise<void> {
   const logger = createLogger({ level: config.log.level });
-  const store = openStore(config.store.path);
+  const store = await openStore(config.store);
   const renderer = createReportRenderer({ config, store, clock: systemClock, logger, idleMs: 0 });
   try {
-    const runs = latestRuns(store, report, config.accounts);
+    const runs = await latestRuns(store, report, config.accounts);
     if (runs.length === 0) {
       throw new UsageError(
         `no complete snapshot of report "${report.name}"'s query sets is stored (run \`reportd sync\` first)`,
@@ -335,7 +335,7 @@ async function previewEml(config: Config, report: Config['reports'][number], fil
     }
   } finally {
     await renderer.close();
-    store.close();
+    await store.close();
   }
 }
 

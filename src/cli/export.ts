@@ -56,7 +56,7 @@ export function register(program: Command): void {
       const querySetIds = parseSets(flags.set);
       const runs = flags.runs === undefined ? undefined : positiveInt(flags.runs, '--runs');
       const config = loadConfig(flags.config);
-      const store = openStore(config.store.path, { mustExist: true });
+      const store = await openStore(config.store, { mustExist: true });
       try {
         const result = await exportMetrics(store, {
           format,
@@ -67,7 +67,7 @@ export function register(program: Command): void {
         });
         for (const file of result.files) process.stdout.write(`${file}\n`);
       } finally {
-        store.close();
+        await store.close();
       }
     });
 }

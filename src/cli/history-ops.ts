@@ -13,37 +13,42 @@ import { listScheduleEvents } from '../store/schedule-events.js';
  */
 const iso = (at: number) => new Date(at).toISOString();
 
-export function opsHistory(config: Config, store: Store, now: number, limit: number) {
+export async function opsHistory(config: Config, store: Store, now: number, limit: number) {
   const schedules = config.reports.map((report) => ({
     report: report.name,
     state: lifecycleState(report, report.schedule?.timezone ?? 'UTC', now),
     schedule: report.schedule ? `${report.schedule.cron} ${report.schedule.timezone}` : 'trigger: new_run',
   }));
-  const skipped = listScheduleEvents(store, limit).map((e) => ({
+  const skipped = (await listScheduleEvents(store, limit)).map((e) => ({
     job: e.job,
     firstSlot: iso(e.first_slot_at),
     at: iso(e.at),
     detail: e.detail,
   }));
-  const incidents = listIncidents(store, limit).map((i) => ({
-    incident: i.key,
-    kind: i.kind,
-    state: i.cleared_at === null ? 'open' : 'cleared',
-    openedAt: iso(i.opened_at),
-    clearedAt: i.cleared_at === null ? null : iso(i.cleared_at),
-    // Stored scrubbed; scrubbed again here like every stored text `history` shows.
-    detail: scrub(i.detail),
-    notices: listNotices(store, i.id).map((n) => ({
-      kind: n.kind,
-      destination: n.destination,
-      state: n.state,
-      attempts: n.attempts,
-    })),
-  }));
+  // Each incident's notices are read in turn (not in a map callback), so every read is awaited.
+  const incidents = [];
+  for (const i of await listIncidents(store, limit)) {
+    const notices = await listNotices(store, i.id);
+    incidents.push({
+      incident: i.key,
+      kind: i.kind,
+      state: i.cleared_at === null ? 'open' : 'cleared',
+      openedAt: iso(i.opened_at),
+      clearedAt: i.cleared_at === null ? null : iso(i.cleared_at),
+      // Stored scrubbed; scrubbed again here like every stored text `history` shows.
+      detail: scrub(i.detail),
+      notices: notices.map((n) => ({
+        kind: n.kind,
+        destination: n.destination,
+        state: n.state,
+        attempts: n.attempts,
+      })),
+    });
+  }
   return { schedules, skipped, incidents };
 }
 
-export function opsHistoryLines(view: ReturnType<typeof opsHistory>): string[] {
+export function opsHistoryLines(view: Awaited<ReturnType<typeof opsHistory>>): string[] {
   const out = ['', 'Reports'];
   if (view.schedules.length === 0) out.push('  none configured');
   for (const s of view.schedules) {

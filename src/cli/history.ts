@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config/load.js';
-import { listJobStates } from '../daemon/job-state.js';
 import { UsageError } from '../errors/index.js';
 import { printable } from '../printable.js';
 import { scrub, scrubOrNull } from '../secrets.js';
 import { openStore } from '../store/db.js';
 import { type DeliveryRow, listDeliveries } from '../store/deliveries.js';
 import { type RecipientRow, recipientsOf } from '../store/delivery-recipients.js';
+import { listJobStates } from '../store/job-state.js';
 import { listSyncRuns } from '../store/sync-runs.js';
 import { opsHistory, opsHistoryLines } from './history-ops.js';
 import { type ConfigOptions, configOption } from './options.js';
@@ -33,28 +33,28 @@ export function register(program: Command): void {
     .addOption(configOption)
     .option('--json', 'print JSON instead of a table')
     .option('--limit <n>', 'rows of each kind', '20')
-    .action((flags: HistoryFlags) => {
+    .action(async (flags: HistoryFlags) => {
       // Checked before anything is opened: `--limit 1e9`, `-5` or `ten` is a typo to point at, not
       // something to guess a meaning for (or to hand to SQLite as a huge or negative LIMIT).
       const limit = parseLimit(flags.limit);
       const config = loadConfig(flags.config);
-      const store = openStore(config.store.path, { mustExist: true });
+      const store = await openStore(config.store, { mustExist: true });
       try {
-        const syncs = listSyncRuns(store, limit).map((s) => ({ ...s, error: scrubOrNull(s.error) }));
-        const rows = listDeliveries(store, limit);
-        const recipients = recipientsOf(
+        const syncs = (await listSyncRuns(store, limit)).map((s) => ({ ...s, error: scrubOrNull(s.error) }));
+        const rows = await listDeliveries(store, limit);
+        const recipients = await recipientsOf(
           store,
           rows.map((d) => d.id),
         );
         const deliveries = rows.map((d) => deliveryView(d, recipients.get(d.id) ?? []));
-        const jobs = listJobStates(store).map((job) => ({
+        const jobs = (await listJobStates(store)).map((job) => ({
           job: job.job,
           lastSlot: iso(job.last_slot_at),
           lastFinished: iso(job.last_finished_at),
           outcome: job.last_outcome,
           error: scrubOrNull(job.last_error),
         }));
-        const ops = opsHistory(config, store, Date.now(), limit);
+        const ops = await opsHistory(config, store, Date.now(), limit);
         if (flags.json) {
           process.stdout.write(`${JSON.stringify({ syncs, deliveries, jobs, ...ops }, null, 2)}\n`);
           return;
@@ -88,7 +88,7 @@ export function register(program: Command): void {
         out.push(...opsHistoryLines(ops));
         process.stdout.write(`${out.join('\n')}\n`);
       } finally {
-        store.close();
+        await store.close();
       }
     });
 }

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { loadConfig } from '../config/load.js';
 import { ReportdError, UsageError } from '../errors/index.js';
 import { printable } from '../printable.js';
-import { type BatchSelection, renderBatch, selectSnapshots } from '../report/batch.js';
+import { type BatchItem, type BatchSelection, renderBatch, selectSnapshots } from '../report/batch.js';
 import { DEFAULT_LOCALE, isReportLocale, isTimeZone, REPORT_LOCALES } from '../report/locale/tags.js';
 import { type PageSetup, parsePageSize } from '../report/page.js';
 import type { PdfRenderer } from '../report/pdf.js';
@@ -10,7 +10,7 @@ import { REPORT_FORMATS, type ReportFormat } from '../report/render.js';
 import { pdfRendererOptions, renderConcurrency } from '../report/renderer-config.js';
 import { TemplateError } from '../report/templates.js';
 import { scrub } from '../secrets.js';
-import { openStore } from '../store/db.js';
+import { openStore, type Store } from '../store/db.js';
 import { type ConfigOptions, configOption } from './options.js';
 
 /**
@@ -104,9 +104,9 @@ export function register(program: Command): void {
       // first thing, it runs while the store opens, the snapshots are read and the first HTML is built.
       const starting = formats.includes('pdf') ? startRenderer(config) : undefined;
       starting?.catch(() => undefined); // awaited below; said there, once, if the launch cannot start
-      let store: ReturnType<typeof openStore>;
+      let store: Store;
       try {
-        store = openStore(config.store.path, { mustExist: true });
+        store = await openStore(config.store, { mustExist: true });
       } catch (error) {
         await starting?.then(
           (started) => started.close(),
@@ -120,8 +120,8 @@ export function register(program: Command): void {
         const closing = starting?.then((started) => started.close()) ?? Promise.resolve();
         void closing
           .catch(() => undefined)
-          .finally(() => {
-            store.close();
+          .finally(async () => {
+            await store.close().catch(() => undefined);
             process.exit(signal === 'SIGINT' ? 130 : 143);
           });
       };
@@ -129,9 +129,9 @@ export function register(program: Command): void {
       process.once('SIGTERM', onSignal);
       try {
         // Every snapshot is looked up before anything renders: a typo fails fast and writes nothing.
-        let items: ReturnType<typeof selectSnapshots>;
+        let items: BatchItem[];
         try {
-          items = selectSnapshots(store, selection);
+          items = await selectSnapshots(store, selection);
         } catch (error) {
           // The selection's error is the one said; the browser launched meanwhile is closed below.
           renderer = await starting?.catch(() => undefined);
@@ -174,7 +174,7 @@ export function register(program: Command): void {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
         await renderer?.close();
-        store.close();
+        await store.close();
       }
     });
 }

@@ -7,7 +7,7 @@ import { getAccount } from '../store/accounts.js';
 import type { Store } from '../store/db.js';
 import { openStore } from '../store/db.js';
 import { driftedEndpoints, isReportable } from '../store/payloads.js';
-import { listQuerySets, listRuns } from '../store/query-sets.js';
+import { listQuerySets, listRuns, type QuerySetRow } from '../store/query-sets.js';
 import { countRequestsSince } from '../store/request-log.js';
 import { snapshotStates } from '../store/snapshots.js';
 import { lastFinishedSyncRun } from '../store/sync-runs.js';
@@ -62,68 +62,81 @@ export function register(program: Command): void {
     .description('show what the store holds per account and query set (runs, snapshots, errors, budget)')
     .addOption(configOption)
     .option('--json', 'print as JSON')
-    .action((flags: ConfigOptions & { json?: boolean }) => {
+    .action(async (flags: ConfigOptions & { json?: boolean }) => {
       const config = loadConfig(flags.config);
-      const store = openStore(config.store.path, { mustExist: true });
+      const store = await openStore(config.store, { mustExist: true });
       try {
-        const report = collectStatus(store, config, Date.now());
+        const report = await collectStatus(store, config, Date.now());
         process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatStatus(report));
       } finally {
-        store.close();
+        await store.close();
       }
     });
 }
 
-export function collectStatus(
+export async function collectStatus(
   store: Store,
   config: Pick<Config, 'accounts' | 'sync'>,
   now: number,
-): StatusReport {
-  const last = lastFinishedSyncRun(store);
+): Promise<StatusReport> {
+  const last = await lastFinishedSyncRun(store);
+  // Accounts and sets are read one after another (plain loops, not map callbacks): every read is
+  // awaited, and the report keeps the config's order.
+  const accounts: AccountStatus[] = [];
+  for (const account of config.accounts) {
+    const row = await getAccount(store, account.name);
+    const windowMs = account.rate_limit.window_seconds * 1000;
+    const sets: SetStatus[] = [];
+    for (const set of await listQuerySets(store, account.name)) {
+      if (config.sync.query_sets !== 'all' && !config.sync.query_sets.includes(set.id)) continue;
+      sets.push(await setStatus(store, account.name, set, config.sync.backfill_runs));
+    }
+    accounts.push({
+      name: account.name,
+      lastSyncAt: row?.last_sync_at ?? null,
+      lastError: scrubOrNull(row?.last_error ?? null),
+      budget: {
+        used: await countRequestsSince(store, budgetKeyFor(account), now - windowMs),
+        requests: account.rate_limit.requests,
+        windowSeconds: account.rate_limit.window_seconds,
+      },
+      sets,
+    });
+  }
   return {
-    store: store.path,
+    store: store.location,
     // Errors are scrubbed again on the way out: rows written before the store's writers scrubbed.
     lastSync: last
       ? { finishedAt: last.finished_at, outcome: last.outcome, error: scrubOrNull(last.error) }
       : null,
-    accounts: config.accounts.map((account) => {
-      const row = getAccount(store, account.name);
-      const windowMs = account.rate_limit.window_seconds * 1000;
-      return {
-        name: account.name,
-        lastSyncAt: row?.last_sync_at ?? null,
-        lastError: scrubOrNull(row?.last_error ?? null),
-        budget: {
-          used: countRequestsSince(store, budgetKeyFor(account), now - windowMs),
-          requests: account.rate_limit.requests,
-          windowSeconds: account.rate_limit.window_seconds,
-        },
-        sets: listQuerySets(store, account.name)
-          .filter((set) => config.sync.query_sets === 'all' || config.sync.query_sets.includes(set.id))
-          .map((set) => {
-            const runs = listRuns(store, account.name, set.id);
-            const states = snapshotStates(store, account.name, set.id);
-            const all = [...states.values()];
-            const due = runs.slice(0, config.sync.backfill_runs);
-            const latest = runs.find((run) => isReportable(states.get(run.id)?.state));
-            return {
-              id: set.id,
-              name: set.name,
-              state: set.state,
-              runsKnown: runs.length,
-              complete: all.filter((s) => s.state === 'complete').length,
-              settled: all.filter((s) => s.state === 'settled').length,
-              partial: all.filter((s) => !isReportable(s.state)).length,
-              drifted: driftedEndpoints(store, { account: account.name, querySetId: set.id }).map(
-                (d) => d.endpoint,
-              ),
-              missing: due.filter((run) => !states.has(run.id)).length,
-              lastError: scrubOrNull(set.last_error),
-              latestComplete: latest ? { runId: latest.id, label: latest.display_name } : null,
-            };
-          }),
-      };
-    }),
+    accounts,
+  };
+}
+
+async function setStatus(
+  store: Store,
+  account: string,
+  set: QuerySetRow,
+  backfillRuns: number,
+): Promise<SetStatus> {
+  const runs = await listRuns(store, account, set.id);
+  const states = await snapshotStates(store, account, set.id);
+  const drifted = await driftedEndpoints(store, { account, querySetId: set.id });
+  const all = [...states.values()];
+  const due = runs.slice(0, backfillRuns);
+  const latest = runs.find((run) => isReportable(states.get(run.id)?.state));
+  return {
+    id: set.id,
+    name: set.name,
+    state: set.state,
+    runsKnown: runs.length,
+    complete: all.filter((s) => s.state === 'complete').length,
+    settled: all.filter((s) => s.state === 'settled').length,
+    partial: all.filter((s) => !isReportable(s.state)).length,
+    drifted: drifted.map((d) => d.endpoint),
+    missing: due.filter((run) => !states.has(run.id)).length,
+    lastError: scrubOrNull(set.last_error),
+    latestComplete: latest ? { runId: latest.id, label: latest.display_name } : null,
   };
 }
 

@@ -37,7 +37,7 @@ export function register(program: Command): void {
     .option('--no-progress', 'no progress output, only the final line')
     .action(async (flags: SyncFlags) => {
       const config = loadConfig(flags.config);
-      const store = openStore(config.store.path);
+      const store = await openStore(config.store);
       const controller = new AbortController();
       // Ctrl+C stops cleanly: in-flight requests are aborted, every stored payload stays stored.
       const stop = () => controller.abort(new ReportdError('interrupted'));
@@ -67,14 +67,16 @@ export function register(program: Command): void {
         process.stdout.write(`${summaryLine(summary)}\n`);
         // Alerts are evaluated here too, so a cron-driven `reportd sync` + `reportd deliver --pending`
         // behaves like the daemon. Only queued: sending is the outbox's job.
-        const queued = runAlertPass({
-          store,
-          alerts: config.alerts,
-          accounts: config.accounts,
-          from: config.smtp?.from ?? 'reportd',
-          now: Date.now(),
-          logger,
-        }).filter((r) => r.created);
+        const queued = (
+          await runAlertPass({
+            store,
+            alerts: config.alerts,
+            accounts: config.accounts,
+            from: config.smtp?.from ?? 'reportd',
+            now: Date.now(),
+            logger,
+          })
+        ).filter((r) => r.created);
         if (queued.length > 0) {
           process.stdout.write(
             `alerts: ${queued.length} message(s) queued; \`reportd deliver --pending\` or the daemon sends them\n`,
@@ -90,7 +92,7 @@ export function register(program: Command): void {
       } finally {
         process.off('SIGINT', stop);
         process.off('SIGTERM', stop);
-        store.close();
+        await store.close();
       }
     });
 }

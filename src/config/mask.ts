@@ -19,6 +19,10 @@ export function maskedConfig(config: Config): Config {
     else if (channel.type === 'teams') channel.webhook_url = MASK;
     else channel.secret = MASK;
   }
+  if ('url' in copy.store) {
+    const password = urlPassword(copy.store.url);
+    if (password !== undefined) copy.store = { url: maskUrl(copy.store.url, password) };
+  }
   const smtp = copy.smtp;
   if (smtp) {
     if (smtp.password !== undefined) smtp.password = MASK;

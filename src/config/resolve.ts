@@ -19,7 +19,10 @@ export function resolveConfig(parsed: Parsed, baseDir: string, secrets: SecretFi
   // Keys in schema order, so `reportd check` prints them in the order of the example file.
   const config: Config = {
     accounts,
-    store: { path: at(parsed.store.path) },
+    store:
+      parsed.store.url !== undefined || secrets.storeUrl !== undefined
+        ? { url: parsed.store.url ?? secrets.storeUrl ?? '' }
+        : { path: at(parsed.store.path ?? './data/reportd.sqlite') },
     sync: parsed.sync,
     output: { dir: at(parsed.output.dir) },
     templates: parsed.templates.dir === undefined ? {} : { dir: at(parsed.templates.dir) },

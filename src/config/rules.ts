@@ -32,6 +32,7 @@ export function crossFieldIssues(raw: unknown): ConfigIssue[] {
   channels.forEach((entry, index) => {
     issues.push(...channelSecretIssues(entry, `channels[${index}]`));
   });
+  issues.push(...storeIssues(raw.store));
 
   accounts.forEach((account, index) => {
     if (!isRecord(account)) return;
@@ -203,6 +204,14 @@ function accountReferenceIssues(account: unknown, path: string, accountNames: st
   }
   if (typeof account !== 'string' || accountNames.includes(account)) return [];
   return [{ path, message: `no account named "${account}" (accounts: ${known || 'none'})` }];
+}
+
+/** One place for the data: a file, a URL, or a file holding the URL. */
+function storeIssues(store: unknown): ConfigIssue[] {
+  if (!isRecord(store)) return [];
+  const set = (['path', 'url', 'url_file'] as const).filter((key) => store[key] !== undefined);
+  if (set.length < 2) return [];
+  return [{ path: `store.${set[1]}`, message: `set one of store.path, store.url or store.url_file, not ${set.join(' and ')}` }];
 }
 
 function smtpIssues(smtp: unknown, reportCount: number): ConfigIssue[] {

@@ -34,10 +34,22 @@ export const configSchema = z
         path: z
           .string()
           .min(1)
-          .default('./data/reportd.sqlite')
+          .optional()
           .describe(
-            'SQLite file holding the snapshots, relative to the config file. Default ./data/reportd.sqlite.',
+            'SQLite file holding the snapshots, relative to the config file. Default ./data/reportd.sqlite (when no url is set).',
           ),
+        url: z
+          .string()
+          .regex(/^postgres(ql)?:\/\//i, { error: 'must be a postgres:// or postgresql:// URL' })
+          .optional()
+          .describe(
+            'A PostgreSQL database instead of the SQLite file: postgres://user:${PGPASSWORD}@host:5432/db (the password is masked and scrubbed). Set path, url or url_file, not two.',
+          ),
+        url_file: z
+          .string()
+          .min(1)
+          .optional()
+          .describe('A file holding the PostgreSQL URL (Docker secrets), relative to the config file.'),
       })
       .prefault({})
       .describe('Where synced data is kept.'),
@@ -211,8 +223,10 @@ export type HttpAuthConfig = NonNullable<Parsed['http']['auth']>;
  * The loaded config: validated, defaults applied, paths absolute, secrets read from their files,
  * deeply frozen. Only `loadConfig` / `configFromObject` (load.ts) produce one.
  */
-export type Config = Omit<Parsed, 'accounts' | 'smtp' | 'channels'> & {
+export type Config = Omit<Parsed, 'accounts' | 'smtp' | 'channels' | 'store'> & {
   accounts: AccountConfig[];
+  /** The SQLite file (absolute) or the PostgreSQL URL, with a URL file read. */
+  store: { path: string } | { url: string };
   smtp?: SmtpConfig;
   channels: ChannelConfig[];
 };

@@ -12,6 +12,8 @@ const MAX_SECRET_FILE_BYTES = 64 * 1024;
 export interface SecretFiles {
   accounts: Map<number, string>;
   smtpPassword?: string;
+  /** `store.url_file`, read: a PostgreSQL URL with its password. */
+  storeUrl?: string;
   /** `http.auth.bearer_token_file` / `http.auth.password_file`, read. */
   httpBearerToken?: string;
   httpPassword?: string;
@@ -56,6 +58,11 @@ export function readSecretFiles(raw: unknown, baseDir: string, issues: ConfigIss
       registerChannelSecret(entry.type, secret);
       found.channels.set(index, secret);
     });
+  }
+  const store = raw.store;
+  if (isRecord(store) && store.url === undefined && typeof store.url_file === 'string' && store.url_file) {
+    found.storeUrl = readSecret(store.url_file, baseDir, 'store.url_file', issues);
+    registerUrlPassword(found.storeUrl);
   }
   const smtp = raw.smtp;
   if (
@@ -140,14 +147,19 @@ export function registerInlineSecrets(raw: unknown): void {
       }
     }
   }
+  if (isRecord(raw.store) && typeof raw.store.url === 'string') registerUrlPassword(raw.store.url);
   const smtp = raw.smtp;
   if (!isRecord(smtp)) return;
   if (typeof smtp.password === 'string') registerSecret(smtp.password);
-  if (typeof smtp.url === 'string') {
-    const password = urlPassword(smtp.url);
-    registerSecret(password);
-    if (password !== undefined) registerSecret(safeDecode(password));
-  }
+  if (typeof smtp.url === 'string') registerUrlPassword(smtp.url);
+}
+
+/** A URL's password, as written and percent-decoded: either may reach a message. */
+function registerUrlPassword(url: string | undefined): void {
+  const password = url === undefined ? undefined : urlPassword(url);
+  if (password === undefined) return;
+  registerSecret(password);
+  registerSecret(safeDecode(password));
 }
 
 /**

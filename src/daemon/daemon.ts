@@ -20,7 +20,7 @@ import { statusPageAccess } from '../status/access.js';
 import { statusRoutes } from '../status/routes.js';
 import { openStore, type Store } from '../store/db.js';
 import { watchStoreFile } from '../store/file-watch.js';
-import { SqliteRequestHistory } from '../store/request-log.js';
+import { StoreRequestHistory } from '../store/request-log.js';
 import { lastFinishedSyncRun } from '../store/sync-runs.js';
 import { budgetKeyFor } from '../sync/budget-key.js';
 import { runSync, type SyncOptions } from '../sync/sync.js';
@@ -97,22 +97,22 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
   const ownsStore = !options.store;
-  const store = options.store ?? openStore(config.store.path);
+  const store = options.store ?? (await openStore(config.store));
   const abort = new AbortController();
   setMaxListeners(0, abort.signal);
   // A store file deleted or replaced under the daemon stops all work (see file-watch.ts), said once
-  // in the log and on every /readyz.
-  const storeFile = watchStoreFile(store.path);
+  // in the log and on every /readyz. Only a SQLite store is a file this process holds open.
+  const storeFile = store.engine === 'sqlite' ? watchStoreFile(store.location) : undefined;
   let storeProblemLogged = false;
   const storeProblem = () => {
-    const problem = storeFile.problem();
+    const problem = storeFile?.problem();
     if (problem && !storeProblemLogged) {
       storeProblemLogged = true;
-      logger.error({ store: store.path }, `${problem}; taking no more work`);
+      logger.error({ store: store.location }, `${problem}; taking no more work`);
     }
     return problem;
   };
-  const budgetHistory = new SqliteRequestHistory(store);
+  const budgetHistory = new StoreRequestHistory(store);
   const metrics = createMetrics({
     store,
     budgets: () =>
@@ -179,14 +179,20 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         if (!storeProblem()) {
           await outbox.drain(abort.signal);
           // A delivery that just failed for good (or went out again) opens (or clears) its incident.
-          watch.reconcileDeliveries();
+          await watch.reconcileDeliveries();
           await notices.drain(abort.signal);
         }
       } catch (error) {
         logger.error({ err: error }, 'outbox worker error');
       }
       if (abort.signal.aborted || kicks !== seen) continue;
-      const due = earliest(outbox.nextDueAt(), notices.nextDueAt());
+      let due: number | undefined;
+      try {
+        due = earliest(await outbox.nextDueAt(), await notices.nextDueAt());
+      } catch (error) {
+        // The store refused the read: look again after pollMs rather than stop the worker.
+        logger.error({ err: error }, 'outbox worker error');
+      }
       const waitMs = Math.max(0, Math.min(pollMs, due === undefined ? pollMs : due - clock.now() + 1));
       const wake = new AbortController();
       wakers.add(wake);
@@ -235,22 +241,24 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       const summary = await sync(signal);
       const outcome = syncOutcome(summary);
       metrics.syncPasses.inc({ outcome });
-      if (watch.afterSyncPass(summary, outcome)) kick();
+      if (await watch.afterSyncPass(summary, outcome)) kick();
       if (signal.aborted) throw signal.reason;
       let queued = 0;
       for (const report of newRunReports) {
         if (lifecycleState(report, 'UTC', clock.now()) !== 'active') continue;
-        queued += enqueueNewRuns(outbox, store, report, config.accounts).filter((r) => r.created).length;
+        const results = await enqueueNewRuns(outbox, store, report, config.accounts);
+        queued += results.filter((r) => r.created).length;
       }
       // Alerts read what this pass stored; a failed pass may still have stored new runs.
-      queued += runAlertPass({
+      const alerted = await runAlertPass({
         store,
         alerts: config.alerts,
         accounts: config.accounts,
         from: config.smtp?.from ?? 'reportd',
         now: clock.now(),
         logger,
-      }).filter((r) => r.created).length;
+      });
+      queued += alerted.filter((r) => r.created).length;
       if (queued > 0) kick();
       if (outcome === 'failed') throw new Error(summary.errors[0]?.message ?? 'sync pass failed');
     },
@@ -265,7 +273,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       async run() {
         const problem = storeProblem();
         if (problem) throw new Error(problem);
-        const results = enqueueLatest(outbox, store, report, config.accounts);
+        const results = await enqueueLatest(outbox, store, report, config.accounts);
         const fresh = results.filter((r) => r.created).length;
         logger.info(
           { report: report.name, queued: fresh, alreadyDelivered: results.length - fresh },
@@ -285,11 +293,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       registry: metrics.registry,
       logger,
       extra: statusRoutes({ config, store, clock, logger, storeOpen: () => storeOpen }),
-      notReadyReason() {
+      async notReadyReason() {
         if (!storeOpen) return 'store closed';
         const problem = storeProblem();
         if (problem) return problem;
-        const last = lastFinishedSyncRun(store);
+        const last = await lastFinishedSyncRun(store);
         if (!last) return 'no sync pass has finished yet';
         // Scrubbed again on the way out: a row written before error text was scrubbed at the store.
         if (last.outcome === 'failed') return `last sync failed: ${scrub(last.error ?? 'unknown error')}`;
@@ -302,7 +310,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       // The port is taken (or the host wrong): undo what already started before failing.
       abort.abort(error);
       await worker;
-      if (ownsStore) store.close();
+      if (ownsStore) await store.close();
       await renderer.close?.();
       mailer?.close();
       throw new DaemonStartError(

@@ -20,8 +20,8 @@ export interface HealthOptions {
   port: number;
   host?: string;
   registry: Registry;
-  /** Undefined when ready, else the one-line reason (shown in the 503 body). */
-  notReadyReason: () => string | undefined;
+  /** Undefined when ready, else the one-line reason (shown in the 503 body). Reads the store. */
+  notReadyReason: () => Promise<string | undefined>;
   logger?: Logger;
   /** Further GET routes (the status page); answered before the 404. */
   extra?: ExtraRoute;
@@ -37,13 +37,12 @@ export async function startHealthServer(options: HealthOptions): Promise<HealthS
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, 'method not allowed\n');
     if (path === '/healthz') return send(200, 'ok\n');
     if (path === '/readyz') {
-      let reason: string | undefined;
-      try {
-        reason = options.notReadyReason();
-      } catch (error) {
-        reason = `readiness check failed: ${(error as Error).message}`;
-      }
-      return reason ? send(503, `not ready: ${reason}\n`) : send(200, 'ready\n');
+      // A check that throws (the store refused the read) is a reason too, not a dropped request.
+      Promise.resolve()
+        .then(() => options.notReadyReason())
+        .catch((error: Error) => `readiness check failed: ${error.message}`)
+        .then((reason) => (reason ? send(503, `not ready: ${reason}\n`) : send(200, 'ready\n')));
+      return;
     }
     if (path === '/metrics') {
       options.registry

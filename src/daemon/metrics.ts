@@ -5,11 +5,12 @@ import {
   countDeliveriesByState,
   DELIVERY_STATES,
 } from '../store/deliveries.js';
-import { driftedEndpoints, stateSql } from '../store/payloads.js';
+import { driftedEndpoints } from '../store/payloads.js';
+import { countSnapshotsByState } from '../store/snapshot-counts.js';
 
 /**
  * Prometheus metrics of one daemon, on its own Registry (never prom-client's global one, so two
- * daemons in one test process do not share counters). Counts that live in SQLite (snapshots and
+ * daemons in one test process do not share counters). Counts that live in the store (snapshots and
  * deliveries by state) are read at scrape time, so they are right after a restart and include rows
  * another process wrote.
  */
@@ -63,9 +64,10 @@ export function createMetrics(sources: MetricsSources): DaemonMetrics {
     help: 'Outbox deliveries by destination (email or the channel name) and state.',
     labelNames: ['channel', 'state'] as const,
     registers: [registry],
-    collect() {
+    async collect() {
+      const rows = await countDeliveriesByDestination(sources.store);
       this.reset();
-      for (const row of countDeliveriesByDestination(sources.store)) {
+      for (const row of rows) {
         this.set({ channel: row.destination, state: row.state }, row.n);
       }
     },
@@ -101,11 +103,9 @@ export function createMetrics(sources: MetricsSources): DaemonMetrics {
     help: 'Stored snapshots by state.',
     labelNames: ['state'] as const,
     registers: [registry],
-    collect() {
-      const rows = sources.store.db
-        .prepare(`SELECT ${stateSql('snapshots')} AS state, COUNT(*) AS n FROM snapshots GROUP BY 1`)
-        .all() as { state: string; n: number }[];
-      for (const state of SNAPSHOT_STATES) this.set({ state }, rows.find((r) => r.state === state)?.n ?? 0);
+    async collect() {
+      const counts = await countSnapshotsByState(sources.store);
+      for (const state of SNAPSHOT_STATES) this.set({ state }, counts.get(state) ?? 0);
     },
   });
   new Gauge({
@@ -113,9 +113,10 @@ export function createMetrics(sources: MetricsSources): DaemonMetrics {
     help: 'Stored payloads that failed their schema (the API drifted), per endpoint: snapshots holding one.',
     labelNames: ['endpoint'] as const,
     registers: [registry],
-    collect() {
+    async collect() {
+      const drifted = await driftedEndpoints(sources.store);
       this.reset();
-      for (const d of driftedEndpoints(sources.store)) this.set({ endpoint: d.endpoint }, d.snapshots);
+      for (const d of drifted) this.set({ endpoint: d.endpoint }, d.snapshots);
     },
   });
   new Gauge({
@@ -123,8 +124,8 @@ export function createMetrics(sources: MetricsSources): DaemonMetrics {
     help: 'Outbox deliveries by state.',
     labelNames: ['state'] as const,
     registers: [registry],
-    collect() {
-      const counts = countDeliveriesByState(sources.store);
+    async collect() {
+      const counts = await countDeliveriesByState(sources.store);
       for (const state of DELIVERY_STATES) this.set({ state }, counts[state]);
     },
   });

@@ -3,9 +3,9 @@ import { type LatestRun, latestRuns } from '../delivery/due.js';
 import type { Outbox } from '../delivery/outbox.js';
 import type { Store } from '../store/db.js';
 import type { EnqueueResult } from '../store/deliveries.js';
+import { getJobCursor, setJobCursor } from '../store/job-state.js';
 import { newestRunFirst } from '../store/query-sets.js';
 import { listSnapshots } from '../store/snapshots.js';
-import { getJobCursor, setJobCursor } from './job-state.js';
 
 type SeenRuns = Record<string, { runId: number; createdAt: string }>;
 
@@ -15,17 +15,17 @@ type SeenRuns = Record<string, { runId: number; createdAt: string }>;
  * of history, or a fresh install's first sync, sends nothing: only runs published from then on do).
  * The cursor lives in `job_state`, so a restart neither resends nor forgets.
  */
-export function enqueueNewRuns(
+export async function enqueueNewRuns(
   outbox: Outbox,
   store: Store,
   report: DueReport,
   accounts: readonly { name: string }[],
-): EnqueueResult[] {
+): Promise<EnqueueResult[]> {
   const job = `report:${report.name}`;
-  const seen = getJobCursor<SeenRuns>(store, job);
+  const seen = await getJobCursor<SeenRuns>(store, job);
   const next: SeenRuns = { ...seen };
   const results: EnqueueResult[] = [];
-  for (const run of latestRuns(store, report, accounts)) {
+  for (const run of await latestRuns(store, report, accounts)) {
     const key = `${run.account}/${run.querySetId}`;
     const previous = seen?.[key];
     const newer =
@@ -39,32 +39,32 @@ export function enqueueNewRuns(
       // Every run published since the last evaluation is sent, once each and oldest first: readers
       // of a "new run" report expect each one, not only the newest when two land between syncs. A
       // set that appears after the first evaluation is new data too: its newest run is sent.
-      const runs = previous ? reportableRunsSince(store, run, previous) : [run];
+      const runs = previous ? await reportableRunsSince(store, run, previous) : [run];
       for (const each of runs) {
         results.push(
-          ...outbox.enqueueAll({
+          ...(await outbox.enqueueAll({
             report: report.name,
             querySetId: each.querySetId,
             runId: each.runId,
             account: each.account,
-          }),
+          })),
         );
       }
     }
     next[key] = { runId: run.runId, createdAt: run.createdAt };
   }
-  setJobCursor(store, job, next);
+  await setJobCursor(store, job, next);
   return results;
 }
 
 /** The reportable runs of `latest`'s set newer than `previous`, oldest first (`latest` among them). */
-function reportableRunsSince(
+async function reportableRunsSince(
   store: Store,
   latest: LatestRun,
   previous: { runId: number; createdAt: string },
-): LatestRun[] {
+): Promise<LatestRun[]> {
   const since = { id: previous.runId, created_at: previous.createdAt };
-  return listSnapshots(store, { querySetId: latest.querySetId, account: latest.account })
+  return (await listSnapshots(store, { querySetId: latest.querySetId, account: latest.account }))
     .filter((snapshot) => newestRunFirst(snapshot.run, since) < 0)
     .map((snapshot) => ({
       account: snapshot.account,

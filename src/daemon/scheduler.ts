@@ -3,8 +3,8 @@ import { type Clock, systemClock } from '../clock.js';
 import { type Logger, silentLogger } from '../log.js';
 import { durationMs, type Lifecycle, nextSlot } from '../schedule/lifecycle.js';
 import type { Store } from '../store/db.js';
+import { getJobState, initJobSlot, recordJobEnd, recordJobStart } from '../store/job-state.js';
 import { recordSkippedSlots } from '../store/schedule-events.js';
-import { getJobState, initJobSlot, recordJobEnd, recordJobStart } from './job-state.js';
 
 /**
  * Runs the daemon's jobs: the sync on `sync.schedule`, cron reports in their own timezones, and
@@ -122,7 +122,7 @@ export class Scheduler {
     const signal = this.abort.signal;
     try {
       const started = this.clock.now();
-      const state = getJobState(store, name);
+      const state = await getJobState(store, name);
       const last = state?.last_slot_at;
       const firstMissed =
         job.cron && last != null ? nextSlot(job.cron, timezone, lifecycle, last) : undefined;
@@ -134,14 +134,14 @@ export class Scheduler {
         if (recent === undefined || recent > started) {
           missed = false;
           const detail = `missed slots older than max_delay ${lifecycle.max_delay} were not sent at start-up`;
-          recordSkippedSlots(store, { job: name, firstSlotAt: firstMissed!, at: started, detail });
+          await recordSkippedSlots(store, { job: name, firstSlotAt: firstMissed!, at: started, detail });
           this.logger.warn(
             { job: name, firstMissed: new Date(firstMissed!).toISOString() },
             `slot skipped: ${detail}`,
           );
         }
       }
-      if (job.cron && last == null) initJobSlot(store, name, started);
+      if (job.cron && last == null) await initJobSlot(store, name, started);
       if (missed || job.def.runAtStart) {
         if (missed) this.logger.info({ job: name }, 'running once for slots missed while stopped');
         await this.exclusive(job, started, missed ? 'catch-up' : 'start', true);
@@ -198,12 +198,16 @@ export class Scheduler {
     const { name } = job.def;
     const signal = this.abort.signal;
     if (signal.aborted) return;
-    recordJobStart(store, name, this.clock.now());
+    await recordJobStart(store, name, this.clock.now());
     const log = this.logger.child({ job: name, reason, slot: new Date(slot).toISOString() });
     log.info('job started');
     try {
       await job.def.run({ slot, reason, signal });
-      recordJobEnd(store, name, { at: this.clock.now(), slot: recordSlot ? slot : undefined, outcome: 'ok' });
+      await recordJobEnd(store, name, {
+        at: this.clock.now(),
+        slot: recordSlot ? slot : undefined,
+        outcome: 'ok',
+      });
       log.info('job finished');
     } catch (error) {
       if (signal.aborted) {
@@ -211,7 +215,7 @@ export class Scheduler {
         return;
       }
       const message = (error as Error).message ?? String(error);
-      recordJobEnd(store, name, {
+      await recordJobEnd(store, name, {
         at: this.clock.now(),
         slot: recordSlot ? slot : undefined,
         outcome: 'failed',

@@ -36,8 +36,8 @@ export async function channelAttempt(options: {
       account: row.account,
       at: clock.now(),
       resume: row.channel_state,
-      checkpoint: (state) => {
-        if (!saveChannelState(store, row.id, worker, state)) {
+      checkpoint: async (state) => {
+        if (!(await saveChannelState(store, row.id, worker, state))) {
           log.warn('could not save the channel checkpoint (the claim moved); a retry may repeat the message');
         }
       },

@@ -37,7 +37,7 @@ export async function dryRunPayloads(options: {
   const { config, store, report, renderer, senders } = options;
   const clock = options.clock ?? systemClock;
   const out: DryRunPayload[] = [];
-  for (const run of latestRuns(store, report, config.accounts)) {
+  for (const run of await latestRuns(store, report, config.accounts)) {
     const row: DeliveryRow = {
       id: 0,
       report: report.name,

@@ -29,23 +29,25 @@ export function reportAccount(report: DueReport, accounts: readonly { name: stri
 }
 
 /** The newest complete snapshot's run for each set of the report (sets without one are left out). */
-export function latestRuns(
+export async function latestRuns(
   store: Store,
   report: DueReport,
   accounts: readonly { name: string }[],
-): LatestRun[] {
+): Promise<LatestRun[]> {
   const account = reportAccount(report, accounts);
-  const sets =
-    report.query_sets === 'all'
-      ? (account ? [account] : accounts.map((a) => a.name)).flatMap((name) =>
-          listQuerySets(store, name)
-            .filter((set) => set.state === 'active')
-            .map((set) => ({ account: name as string | undefined, id: set.id })),
-        )
-      : report.query_sets.map((id) => ({ account, id }));
+  const sets: { account: string | undefined; id: number }[] = [];
+  if (report.query_sets === 'all') {
+    for (const name of account ? [account] : accounts.map((a) => a.name)) {
+      for (const set of await listQuerySets(store, name)) {
+        if (set.state === 'active') sets.push({ account: name, id: set.id });
+      }
+    }
+  } else {
+    sets.push(...report.query_sets.map((id) => ({ account, id })));
+  }
   const out: LatestRun[] = [];
   for (const set of sets) {
-    const snapshot = findSnapshot(store, { querySetId: set.id, account: set.account });
+    const snapshot = await findSnapshot(store, { querySetId: set.id, account: set.account });
     if (!snapshot) continue;
     out.push({
       account: snapshot.account,
@@ -61,17 +63,21 @@ export function latestRuns(
  * Enqueues the newest complete run of each set, one row per destination of the report (already
  * delivered rows stay as they are unless `force`).
  */
-export function enqueueLatest(
+export async function enqueueLatest(
   outbox: Outbox,
   store: Store,
   report: DueReport,
   accounts: readonly { name: string }[],
   options: { force?: boolean } = {},
-): EnqueueResult[] {
-  return latestRuns(store, report, accounts).flatMap((run) =>
-    outbox.enqueueAll(
-      { report: report.name, querySetId: run.querySetId, runId: run.runId, account: run.account },
-      options,
-    ),
-  );
+): Promise<EnqueueResult[]> {
+  const results: EnqueueResult[] = [];
+  for (const run of await latestRuns(store, report, accounts)) {
+    results.push(
+      ...(await outbox.enqueueAll(
+        { report: report.name, querySetId: run.querySetId, runId: run.runId, account: run.account },
+        options,
+      )),
+    );
+  }
+  return results;
 }

@@ -35,7 +35,7 @@ export async function writeReportEml(options: {
   const clock = options.clock ?? systemClock;
   const report = config.reports.find((r) => r.name === options.report);
   if (!report) throw new UsageError(`no report named "${options.report}" in the config`);
-  const snapshot = findSnapshot(store, {
+  const snapshot = await findSnapshot(store, {
     querySetId: options.querySetId,
     runId: options.runId,
     account: options.account,

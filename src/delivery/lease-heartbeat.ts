@@ -70,12 +70,16 @@ export function startLeaseHeartbeat(options: {
         return;
       }
       try {
-        if (!renewLease(store, { id, worker, now, leaseMs, sendLeaseMs })) {
+        const renewed = await renewLease(store, { id, worker, now, leaseMs, sendLeaseMs });
+        // Stopped while the renewal was in flight: the attempt is settled, whatever the answer says.
+        if (stopper.signal.aborted) return;
+        if (!renewed) {
           logger.warn('lease no longer ours (taken over or finished); giving the attempt up');
           quit('lost', 'the delivery was taken over by another worker');
           return;
         }
       } catch (error) {
+        if (stopper.signal.aborted) return;
         // A locked or closing store: the next beat tries again, the lease has room for two misses.
         logger.warn({ err: error }, 'could not renew the delivery lease');
       }

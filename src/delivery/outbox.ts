@@ -111,9 +111,9 @@ export interface OutboxOptions {
   messageFor?: (
     row: DeliveryRow,
     date: Date,
-  ) => { message: Mail.Options; recipients: string[]; attachReport?: boolean } | { error: string };
+  ) => Promise<{ message: Mail.Options; recipients: string[]; attachReport?: boolean } | { error: string }>;
   /** The alert of an `alert` row bound for a channel (its destination), or why it cannot be built. */
-  channelAlertFor?: (row: DeliveryRow) => ChannelAlert | { error: string };
+  channelAlertFor?: (row: DeliveryRow) => Promise<ChannelAlert | { error: string }>;
   /** Told about every finished attempt (metrics). */
   onOutcome?: (outcome: DeliveryOutcome) => void;
 }
@@ -174,14 +174,20 @@ export class Outbox {
    * One row per destination of the report for (set, run): each destination is settled, retried and
    * failed on its own, so a Slack outage retries Slack and never resends the email.
    */
-  enqueueAll(key: Omit<DeliveryKey, 'destination'>, options: { force?: boolean } = {}): EnqueueResult[] {
-    return this.destinationsOf(key.report).map((destination) =>
-      this.enqueue({ ...key, destination }, options),
-    );
+  async enqueueAll(
+    key: Omit<DeliveryKey, 'destination'>,
+    options: { force?: boolean } = {},
+  ): Promise<EnqueueResult[]> {
+    // One after the other, in the order of destinationsOf (email first), as callers list them.
+    const results: EnqueueResult[] = [];
+    for (const destination of this.destinationsOf(key.report)) {
+      results.push(await this.enqueue({ ...key, destination }, options));
+    }
+    return results;
   }
 
   /** Adds the row of one destination (`email` unless `key.destination` says otherwise). */
-  enqueue(key: DeliveryKey, options: { force?: boolean } = {}): EnqueueResult {
+  async enqueue(key: DeliveryKey, options: { force?: boolean } = {}): Promise<EnqueueResult> {
     const destination = key.destination ?? EMAIL_DESTINATION;
     if (destination !== EMAIL_DESTINATION) {
       return enqueueDelivery(this.options.store, { ...key, destination }, this.clock.now(), {
@@ -204,7 +210,7 @@ export class Outbox {
   }
 
   /** When the next row becomes claimable (retry time or lease end), for the worker's sleep. */
-  nextDueAt(): number | undefined {
+  async nextDueAt(): Promise<number | undefined> {
     return nextDeliveryDue(this.options.store);
   }
 
@@ -222,13 +228,13 @@ export class Outbox {
   /** Claims and processes one due row (only row `id` when given); undefined when nothing is due. */
   async runOnce(signal?: AbortSignal, id?: number): Promise<DeliveryOutcome | undefined> {
     const { store } = this.options;
-    const exhausted = failExhausted(store, this.clock.now(), this.maxAttempts);
+    const exhausted = await failExhausted(store, this.clock.now(), this.maxAttempts);
     if (exhausted > 0) this.logger.error({ count: exhausted }, 'deliveries failed after using every attempt');
     // A holder on this host that no longer exists (kill -9, a second Ctrl+C) will never finish its
     // row: take it over now rather than one lease later.
-    const gone = expireGoneClaims(store, this.clock.now(), isGoneLocalWorker);
+    const gone = await expireGoneClaims(store, this.clock.now(), isGoneLocalWorker);
     if (gone > 0) this.logger.warn({ count: gone }, 'taking over deliveries held by a process that is gone');
-    const claimed = claimNextDelivery(store, {
+    const claimed = await claimNextDelivery(store, {
       worker: this.worker,
       now: this.clock.now(),
       leaseMs: this.leaseMs,
@@ -285,10 +291,10 @@ export class Outbox {
     if (row.kind !== undefined && row.kind !== 'report') {
       // Not a report (an alert): its message is built from what the store holds, nothing is rendered.
       if (row.destination !== EMAIL_DESTINATION) return this.alertToChannel(row, log);
-      const built = this.options.messageFor?.(row, new Date(this.clock.now()));
+      const built = await this.options.messageFor?.(row, new Date(this.clock.now()));
       if (!built || 'error' in built) {
         const error = built?.error ?? `no message builder for ${row.kind} deliveries`;
-        markFailed(store, row.id, this.worker, this.clock.now(), error);
+        await markFailed(store, row.id, this.worker, this.clock.now(), error);
         log.error({ error }, 'delivery failed');
         return { ...base, result: 'failed', error };
       }
@@ -301,7 +307,7 @@ export class Outbox {
         files = (await this.options.renderer.render(row, renderSignal)).files;
       } catch (error) {
         if (signal?.aborted) {
-          markRetry(
+          await markRetry(
             store,
             row.id,
             this.worker,
@@ -337,7 +343,7 @@ export class Outbox {
           : undefined;
     if (!report || gone) {
       const error = gone ?? 'gone';
-      markFailed(store, row.id, this.worker, this.clock.now(), error);
+      await markFailed(store, row.id, this.worker, this.clock.now(), error);
       log.error({ error }, 'delivery failed');
       return { ...base, result: 'failed', error };
     }
@@ -363,7 +369,14 @@ export class Outbox {
     } catch (error) {
       if (signal?.aborted) {
         // Shutting down: hand the row back untouched by backoff; nothing was sent.
-        markRetry(store, row.id, this.worker, this.clock.now(), 'interrupted by shutdown', this.clock.now());
+        await markRetry(
+          store,
+          row.id,
+          this.worker,
+          this.clock.now(),
+          'interrupted by shutdown',
+          this.clock.now(),
+        );
         return { ...base, result: 'released' };
       }
       if (heartbeat.gaveUp === 'lost') {
@@ -375,7 +388,14 @@ export class Outbox {
     }
 
     if (signal?.aborted) {
-      markRetry(store, row.id, this.worker, this.clock.now(), 'interrupted by shutdown', this.clock.now());
+      await markRetry(
+        store,
+        row.id,
+        this.worker,
+        this.clock.now(),
+        'interrupted by shutdown',
+        this.clock.now(),
+      );
       return { ...base, result: 'released', renderMs };
     }
     if (sender) return this.sendToChannel(row, sender, content, log, renderMs);
@@ -393,9 +413,9 @@ export class Outbox {
   ): Promise<DeliveryOutcome> {
     const { store } = this.options;
     const base = { id: row.id, report: row.report, destination: row.destination };
-    ensureRecipients(store, row.id, envelopeTo, this.clock.now());
-    const recipients = unsettledRecipients(store, row.id);
-    if (!markSending(store, row.id, this.worker, this.clock.now(), this.sendLeaseMs)) {
+    await ensureRecipients(store, row.id, envelopeTo, this.clock.now());
+    const recipients = await unsettledRecipients(store, row.id);
+    if (!(await markSending(store, row.id, this.worker, this.clock.now(), this.sendLeaseMs))) {
       log.warn('lost the claim before sending (lease ran out and another worker took it); not sending');
       return { ...base, result: 'lost', renderMs };
     }
@@ -437,9 +457,11 @@ export class Outbox {
   }
 
   /** An alert row bound for a channel: the stored firing through the channel's `alert`, nothing rendered. */
-  private alertToChannel(row: DeliveryRow, log: Logger): Promise<DeliveryOutcome> | DeliveryOutcome {
+  private async alertToChannel(row: DeliveryRow, log: Logger): Promise<DeliveryOutcome> {
     const sender = this.options.channels?.get(row.destination);
-    const built = this.options.channelAlertFor?.(row) ?? { error: `no alert builder for channel rows` };
+    const built = (await this.options.channelAlertFor?.(row)) ?? {
+      error: `no alert builder for channel rows`,
+    };
     const error = !sender
       ? `channel "${row.destination}" is no longer in the config`
       : 'error' in built
@@ -447,7 +469,7 @@ export class Outbox {
         : undefined;
     if (!sender || error !== undefined || 'error' in built) {
       const reason = error ?? 'gone';
-      markFailed(this.options.store, row.id, this.worker, this.clock.now(), reason);
+      await markFailed(this.options.store, row.id, this.worker, this.clock.now(), reason);
       log.error({ error: reason }, 'delivery failed');
       return {
         id: row.id,
@@ -473,8 +495,8 @@ export class Outbox {
   ): Promise<DeliveryOutcome> {
     const { store } = this.options;
     const base = { id: row.id, report: row.report, destination: row.destination };
-    ensureRecipients(store, row.id, [row.destination], this.clock.now());
-    if (!markSending(store, row.id, this.worker, this.clock.now(), this.sendLeaseMs)) {
+    await ensureRecipients(store, row.id, [row.destination], this.clock.now());
+    if (!(await markSending(store, row.id, this.worker, this.clock.now(), this.sendLeaseMs))) {
       log.warn('lost the claim before sending (lease ran out and another worker took it); not sending');
       return { ...base, result: 'lost', renderMs };
     }
@@ -522,7 +544,12 @@ export class Outbox {
     }));
   }
 
-  private retryOrFail(row: DeliveryRow, rawReason: string, log: Logger, renderMs?: number): DeliveryOutcome {
+  private async retryOrFail(
+    row: DeliveryRow,
+    rawReason: string,
+    log: Logger,
+    renderMs?: number,
+  ): Promise<DeliveryOutcome> {
     // A render error's message can quote anything; the outcome goes to callers (metrics, `deliver`),
     // not only to the store (whose writers scrub too).
     const reason = scrub(rawReason);
@@ -530,12 +557,12 @@ export class Outbox {
     const base = { id: row.id, report: row.report, destination: row.destination, renderMs };
     if (row.attempts >= this.maxAttempts) {
       const error = `gave up after ${row.attempts} attempts: ${reason}`;
-      markFailed(this.options.store, row.id, this.worker, now, error);
+      await markFailed(this.options.store, row.id, this.worker, now, error);
       log.error({ error }, 'delivery failed');
       return { ...base, result: 'failed', error };
     }
     const nextAt = now + backoffCeiling(row.attempts - 1, this.backoff);
-    markRetry(this.options.store, row.id, this.worker, now, reason, nextAt);
+    await markRetry(this.options.store, row.id, this.worker, now, reason, nextAt);
     log.warn({ error: reason, retryAt: new Date(nextAt).toISOString() }, 'delivery will be retried');
     return { ...base, result: 'retry', error: reason };
   }

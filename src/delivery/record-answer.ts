@@ -30,17 +30,17 @@ export async function recordAnswer(options: {
 }): Promise<RecordedAnswer> {
   const { store, clock, row, outcomes, retryAt, log } = options;
   const limit = clock.now() + options.retryForMs;
-  let settled: ReturnType<typeof settleRecipients> | undefined;
+  let settled: Awaited<ReturnType<typeof settleRecipients>> | undefined;
   for (let attempt = 1; !settled; attempt++) {
     try {
-      settled = settleRecipients(store, { id: row.id, now: clock.now(), outcomes, retryAt });
+      settled = await settleRecipients(store, { id: row.id, now: clock.now(), outcomes, retryAt });
     } catch (error) {
       const reason = (error as Error).message;
       if (clock.now() >= limit) {
         const accepted = outcomes.filter((o) => o.state === 'accepted').map((o) => o.recipient);
         throw new DeliveryRecordError(
           `the SMTP server answered for report ${row.report} (query set ${row.query_set_id}, run ${row.run_id})` +
-            `${accepted.length ? ` and accepted it for ${accepted.join(', ')}` : ''}, but store ${store.path} ` +
+            `${accepted.length ? ` and accepted it for ${accepted.join(', ')}` : ''}, but store ${store.location} ` +
             `could not record it: ${reason}; not sent again by this process (a later attempt may resend it ` +
             `with Message-ID ${row.message_id})`,
           { cause: error },

@@ -51,7 +51,7 @@ export function createReportRenderer(options: {
           : config.reports.find((r) => r.name === delivery.report);
       if (!report) throw new Error(`report "${delivery.report}" is no longer in the config`);
       const account = delivery.account ?? undefined;
-      const snapshot = findSnapshot(store, {
+      const snapshot = await findSnapshot(store, {
         querySetId: delivery.query_set_id,
         runId: delivery.run_id,
         account,
@@ -63,7 +63,10 @@ export function createReportRenderer(options: {
       }
       // The snapshot read above is the one rendered, and the model the render builds gives the email
       // its headline: one read of the payloads per delivery, one source for the numbers.
-      const history = listSnapshots(store, { querySetId: snapshot.querySet.id, account: snapshot.account });
+      const history = await listSnapshots(store, {
+        querySetId: snapshot.querySet.id,
+        account: snapshot.account,
+      });
       let rendered: Awaited<ReturnType<typeof renderSnapshotDocuments>>;
       // Teams webhooks carry no files: the card needs only the headline, so no browser is started and
       // no document written for it (the model alone is built).

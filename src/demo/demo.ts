@@ -15,7 +15,7 @@ import { type RenderedSnapshot, renderReportDocuments } from '../report/render.j
 import { SANDBOX_IDS } from '../sandbox/dataset.js';
 import { startSandbox } from '../sandbox/server.js';
 import { openStore, type Store } from '../store/db.js';
-import { reportableSql } from '../store/payloads.js';
+import { setsWithReportableSnapshots } from '../store/snapshot-counts.js';
 import type { StoredSnapshot } from '../store/snapshots.js';
 import { runSync } from '../sync/sync.js';
 import type { SyncProgress, SyncSummary } from '../sync/types.js';
@@ -79,7 +79,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const renderer = new PdfRenderer({ logger: options.logger });
   try {
     const config = demoConfig(sandbox.baseUrl, sandbox.apiKey, sandbox.apiSecret, work, outDir);
-    store = openStore(config.store.path);
+    store = await openStore(config.store);
     const sync = await runSync({
       store,
       accounts: config.accounts,
@@ -100,7 +100,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
         from: DEMO_FROM,
         now: Date.now(),
       });
-    alertPass();
+    await alertPass();
     sandbox.publishRun(SANDBOX_IDS.sets.main, { movement: true });
     const second = await runSync({
       store,
@@ -111,13 +111,13 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     if (second.errors.length > 0) {
       throw new ReportdError(`demo sync failed: ${second.errors[0]?.message ?? 'unknown problem'}`);
     }
-    const [queued] = alertPass();
+    const [queued] = await alertPass();
     if (!queued) throw new ReportdError('demo: the published run tripped no alert rule');
-    const built = alertMessageBuilder(store, config)(queued.delivery, new Date());
+    const built = await alertMessageBuilder(store, config)(queued.delivery, new Date());
     if ('error' in built) throw new ReportdError(`demo: ${built.error}`);
     const alertEmail = await writeEml(built.message, join(outDir, `${DEMO_ALERT.name}.eml`));
     const rendered: (RenderedSnapshot & { snapshot: StoredSnapshot })[] = [];
-    for (const querySetId of setsWithSnapshots(store)) {
+    for (const querySetId of await setsWithReportableSnapshots(store)) {
       rendered.push(
         await renderReportDocuments(store, {
           querySetId,
@@ -131,11 +131,11 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     const [first] = rendered;
     if (!first) throw new ReportdError('demo: the sandbox published no run to report on');
     const email = await writeDemoEmail(first, outDir);
-    const metrics = writeMetricValuesCsv(store, outDir);
+    const metrics = await writeMetricValuesCsv(store, outDir);
     return { sync, files: rendered.flatMap((set) => set.paths), email, metrics, alertEmail };
   } finally {
     await renderer.close();
-    store?.close();
+    await store?.close();
     await sandbox.close();
     rmSync(work, { recursive: true, force: true });
   }
@@ -168,16 +168,6 @@ function demoConfig(
     },
     work,
   );
-}
-
-/** Query sets with a complete snapshot, in id order (the set with no published run has none). */
-function setsWithSnapshots(store: Store): number[] {
-  const rows = store.db
-    .prepare(
-      `SELECT DISTINCT query_set_id AS id FROM snapshots s WHERE ${reportableSql('s')} ORDER BY query_set_id`,
-    )
-    .all() as { id: number }[];
-  return rows.map((row) => row.id);
 }
 
 /** The message the weekly report would send for the first set, written as a file instead of mailed. */

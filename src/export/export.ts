@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { UsageError } from '../errors/index.js';
 import type { Store } from '../store/db.js';
+import { accountIsStored, derivedQuerySetIds, querySetIsStored } from '../store/export-reads.js';
 import type { MetricSelection } from '../store/metric-reads.js';
 import { writeAtomically } from '../write-atomically.js';
 import { toCsv } from './csv.js';
@@ -28,32 +29,23 @@ export interface ExportResult {
 }
 
 /** Refuses, naming it, a set the store does not know or has no complete snapshot of; an empty store too. */
-function checkSelection(store: Store, selection: MetricSelection): void {
-  const derived = store.db
-    .prepare(
-      `SELECT DISTINCT s.query_set_id FROM metric_derivations d JOIN snapshots s ON s.id = d.snapshot_id
-       WHERE (? IS NULL OR s.account = ?)`,
-    )
-    .pluck()
-    .all(selection.account ?? null, selection.account ?? null) as number[];
-  if (selection.account !== undefined) {
-    const known = store.db.prepare('SELECT 1 FROM accounts WHERE name = ?').get(selection.account);
-    if (!known) throw new UsageError(`account "${selection.account}" is not in store ${store.path}`);
+async function checkSelection(store: Store, selection: MetricSelection): Promise<void> {
+  const derived = await derivedQuerySetIds(store, selection.account);
+  if (selection.account !== undefined && !(await accountIsStored(store, selection.account))) {
+    throw new UsageError(`account "${selection.account}" is not in store ${store.location}`);
   }
   if (derived.length === 0) {
     throw new UsageError(
-      `store ${store.path} has no complete snapshot${selection.account ? ` of account "${selection.account}"` : ''} to export (run \`reportd sync\` first)`,
+      `store ${store.location} has no complete snapshot${selection.account ? ` of account "${selection.account}"` : ''} to export (run \`reportd sync\` first)`,
     );
   }
   for (const id of selection.querySetIds ?? []) {
     if (derived.includes(id)) continue;
-    const known = store.db
-      .prepare('SELECT 1 FROM query_sets WHERE id = ? AND (? IS NULL OR account = ?)')
-      .get(id, selection.account ?? null, selection.account ?? null);
+    const known = await querySetIsStored(store, id, selection.account);
     throw new UsageError(
       known
         ? `query set ${id} has no complete snapshot to export (run \`reportd sync\` first)`
-        : `query set ${id} is not in store ${store.path} (sets with data: ${derived.sort((a, b) => a - b).join(', ')})`,
+        : `query set ${id} is not in store ${store.location} (sets with data: ${derived.sort((a, b) => a - b).join(', ')})`,
     );
   }
 }
@@ -72,8 +64,8 @@ export async function exportMetrics(store: Store, options: ExportOptions): Promi
     querySetIds: options.querySetIds,
     runs: options.runs,
   };
-  checkSelection(store, selection);
-  const tables = exportTables(store, selection);
+  await checkSelection(store, selection);
+  const tables = await exportTables(store, selection);
   const outDir = resolve(options.outDir);
   mkdirSync(outDir, { recursive: true });
   const files: string[] = [];
@@ -95,8 +87,8 @@ export async function exportMetrics(store: Store, options: ExportOptions): Promi
 }
 
 /** `metric_values.csv` alone, of every stored set (what `reportd demo` leaves beside its reports). */
-export function writeMetricValuesCsv(store: Store, outDir: string): string {
-  const [values] = exportTables(store, {});
+export async function writeMetricValuesCsv(store: Store, outDir: string): Promise<string> {
+  const [values] = await exportTables(store, {});
   const file = join(resolve(outDir), 'metric_values.csv');
   mkdirSync(resolve(outDir), { recursive: true });
   writeAtomically(file, toCsv(values!));

@@ -1,4 +1,5 @@
 import type { Store } from '../store/db.js';
+import { exportQuerySets, exportRuns } from '../store/export-reads.js';
 import {
   companionRows,
   type DerivedSnapshot,
@@ -45,20 +46,19 @@ export const METRIC_VALUE_EXPORT: readonly ExportColumn[] = METRIC_VALUE_COLUMNS
   col(name, NUMERIC[name] ?? 'string'),
 );
 
-function table(name: string, columns: readonly ExportColumn[], records: readonly Record<string, unknown>[]) {
-  return { name, columns, rows: records.map((record) => columns.map((c) => record[c.name] ?? null)) };
+function table(name: string, columns: readonly ExportColumn[], records: readonly object[]) {
+  return {
+    name,
+    columns,
+    rows: records.map((record) => columns.map((c) => (record as Record<string, unknown>)[c.name] ?? null)),
+  };
 }
 
-function runsTable(store: Store, snapshots: readonly DerivedSnapshot[]): ExportTable {
-  const records = store.db
-    .prepare(
-      `SELECT s.account, s.query_set_id, s.run_id, r.display_name AS run, r.created_at AS run_created_at,
-              s.completed_at, d.rows AS metric_rows
-       FROM json_each(?) j JOIN snapshots s ON s.id = j.value
-       JOIN runs r ON r.account = s.account AND r.query_set_id = s.query_set_id AND r.id = s.run_id
-       JOIN metric_derivations d ON d.snapshot_id = s.id ORDER BY j.key`,
-    )
-    .all(JSON.stringify(snapshots.map((s) => s.snapshot_id))) as Record<string, unknown>[];
+async function runsTable(store: Store, snapshots: readonly DerivedSnapshot[]): Promise<ExportTable> {
+  const records = await exportRuns(
+    store,
+    snapshots.map((s) => s.snapshot_id),
+  );
   return table(
     'runs',
     [
@@ -72,18 +72,11 @@ function runsTable(store: Store, snapshots: readonly DerivedSnapshot[]): ExportT
   );
 }
 
-function querySetsTable(store: Store, snapshots: readonly DerivedSnapshot[]): ExportTable {
+async function querySetsTable(store: Store, snapshots: readonly DerivedSnapshot[]): Promise<ExportTable> {
   const keys = new Set(snapshots.map((s) => `${s.account}\u0000${s.query_set_id}`));
-  const records = (
-    store.db
-      .prepare(
-        `SELECT q.account, q.id AS query_set_id, q.name AS query_set, q.brand_id, b.name AS brand,
-                q.created_at, q.state
-         FROM query_sets q LEFT JOIN brands b ON b.account = q.account AND b.id = q.brand_id
-         ORDER BY q.account, q.id`,
-      )
-      .all() as Record<string, unknown>[]
-  ).filter((q) => keys.has(`${q.account}\u0000${q.query_set_id}`));
+  const records = (await exportQuerySets(store)).filter((q) =>
+    keys.has(`${q.account}\u0000${q.query_set_id}`),
+  );
   return table(
     'query_sets',
     [
@@ -100,15 +93,15 @@ function querySetsTable(store: Store, snapshots: readonly DerivedSnapshot[]): Ex
 }
 
 /** Every table of an export of the selection; `metric_values` first. */
-export function exportTables(store: Store, selection: MetricSelection): ExportTable[] {
-  const snapshots = derivedSnapshots(store, selection);
-  const values = metricValueArraysOf(store, snapshots);
-  const engines = dimensionsOf(store, 'engine', snapshots).map((e) => ({
+export async function exportTables(store: Store, selection: MetricSelection): Promise<ExportTable[]> {
+  const snapshots = await derivedSnapshots(store, selection);
+  const values = await metricValueArraysOf(store, snapshots);
+  const engines = (await dimensionsOf(store, 'engine', snapshots)).map((e) => ({
     account: e.account,
     engine_id: Number(e.id),
     engine: e.label,
   }));
-  const intents = dimensionsOf(store, 'intent', snapshots).map((i) => ({
+  const intents = (await dimensionsOf(store, 'intent', snapshots)).map((i) => ({
     account: i.account,
     intent_id: Number(i.id),
     intent: i.label,
@@ -120,8 +113,8 @@ export function exportTables(store: Store, selection: MetricSelection): ExportTa
       columns: METRIC_VALUE_EXPORT,
       rows: values,
     },
-    runsTable(store, snapshots),
-    querySetsTable(store, snapshots),
+    await runsTable(store, snapshots),
+    await querySetsTable(store, snapshots),
     table('engines', [col('account'), col('engine_id', 'integer'), col('engine')], engines),
     table('intents', [col('account'), col('intent_id', 'integer'), col('intent'), col('stage')], intents),
     table(
@@ -136,13 +129,17 @@ export function exportTables(store: Store, selection: MetricSelection): ExportTa
         col('engine'),
         col('claim'),
       ],
-      companionRows(store, 'metric_error_register', snapshots),
+      await companionRows(store, 'metric_error_register', snapshots),
     ),
     table(
       'sources',
       [...RUN_KEY, col('source'), col('control'), col('source_type')],
-      companionRows(store, 'metric_sources', snapshots),
+      await companionRows(store, 'metric_sources', snapshots),
     ),
-    table('summaries', [...RUN_KEY, col('content')], companionRows(store, 'metric_summaries', snapshots)),
+    table(
+      'summaries',
+      [...RUN_KEY, col('content')],
+      await companionRows(store, 'metric_summaries', snapshots),
+    ),
   ];
 }

@@ -101,7 +101,7 @@ export class NoticeSender {
     },
   ) {}
 
-  nextDueAt(): number | undefined {
+  async nextDueAt(): Promise<number | undefined> {
     return nextNoticeDue(this.options.store);
   }
 
@@ -110,11 +110,11 @@ export class NoticeSender {
     const { store, clock, logger } = this.options;
     let sent = 0;
     while (!signal?.aborted) {
-      const notice = claimNextNotice(store, this.worker, clock.now(), LEASE_MS);
+      const notice = await claimNextNotice(store, this.worker, clock.now(), LEASE_MS);
       if (!notice) break;
-      const incident = getIncident(store, notice.incident_id);
+      const incident = await getIncident(store, notice.incident_id);
       if (!incident) {
-        finishNotice(store, notice.id, this.worker, {
+        await finishNotice(store, notice.id, this.worker, {
           state: 'failed',
           at: clock.now(),
           error: 'incident missing',
@@ -125,7 +125,7 @@ export class NoticeSender {
       const attempt = await this.attempt(notice, incident, signal);
       const now = clock.now();
       if (attempt.sent) {
-        finishNotice(store, notice.id, this.worker, { state: 'sent', at: now });
+        await finishNotice(store, notice.id, this.worker, { state: 'sent', at: now });
         logger.info({ incident: incident.key, notice: notice.kind, destination }, 'failure notice sent');
         sent++;
         continue;
@@ -133,7 +133,7 @@ export class NoticeSender {
       const giveUp = attempt.permanent || notice.attempts >= MAX_ATTEMPTS;
       // A provider's Retry-After wins over the backoff when it asks for longer.
       const wait = Math.max(backoffCeiling(notice.attempts - 1, BACKOFF), attempt.retryAfterMs ?? 0);
-      finishNotice(store, notice.id, this.worker, {
+      await finishNotice(store, notice.id, this.worker, {
         state: giveUp ? 'failed' : 'pending',
         at: now,
         error: attempt.reason,

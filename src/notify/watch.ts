@@ -34,8 +34,8 @@ export class IncidentWatch {
     };
   }
 
-  private open(key: string, kind: IncidentKind, detail: string, report?: string): boolean {
-    const opened = openIncident(this.options.store, {
+  private async open(key: string, kind: IncidentKind, detail: string, report?: string): Promise<boolean> {
+    const opened = await openIncident(this.options.store, {
       key,
       kind,
       report,
@@ -47,8 +47,8 @@ export class IncidentWatch {
     return opened;
   }
 
-  private clear(key: string, detail: string, report?: string): boolean {
-    const cleared = clearIncident(this.options.store, {
+  private async clear(key: string, detail: string, report?: string): Promise<boolean> {
+    const cleared = await clearIncident(this.options.store, {
       key,
       detail,
       at: this.options.clock.now(),
@@ -59,7 +59,7 @@ export class IncidentWatch {
   }
 
   /** Returns whether a notice may have been queued (the caller wakes the worker). */
-  afterSyncPass(summary: SyncSummary, outcome: string): boolean {
+  async afterSyncPass(summary: SyncSummary, outcome: string): Promise<boolean> {
     if (summary.aborted) return false;
     const { config, store } = this.options;
     let changed = false;
@@ -68,27 +68,28 @@ export class IncidentWatch {
       const key = `credential:${account.name}`;
       changed =
         (refused
-          ? this.open(
+          ? await this.open(
               key,
               'credential_refused',
               `account ${account.name}: the API refused the credential (-4): ${refused.message}`,
             )
-          : this.clear(key, `account ${account.name}: the credential is accepted again`)) || changed;
+          : await this.clear(key, `account ${account.name}: the credential is accepted again`)) || changed;
     }
     for (const gone of summary.goneSets) {
-      const name = getQuerySet(store, gone.account, gone.querySetId)?.name;
+      const name = (await getQuerySet(store, gone.account, gone.querySetId))?.name;
       changed =
-        this.open(
+        (await this.open(
           `set-gone:${gone.account}:${gone.querySetId}`,
           'set_gone',
           `account ${gone.account}: query set ${gone.querySetId}${name ? ` (${name})` : ''} is gone (-132) and is no longer synced`,
-        ) || changed;
+        )) || changed;
     }
-    for (const incident of listOpenIncidents(store)) {
+    for (const incident of await listOpenIncidents(store)) {
       if (incident.kind !== 'set_gone') continue;
       const [, account = '', id = ''] = incident.key.split(':');
-      if (getQuerySet(store, account, Number(id))?.state === 'active') {
-        changed = this.clear(incident.key, `account ${account}: query set ${id} is listed again`) || changed;
+      if ((await getQuerySet(store, account, Number(id)))?.state === 'active') {
+        changed =
+          (await this.clear(incident.key, `account ${account}: query set ${id} is listed again`)) || changed;
       }
     }
     // A refused credential is its own incident; counting it here too would send two notices for one cause.
@@ -99,33 +100,34 @@ export class IncidentWatch {
     if (this.failedInARow >= limit) {
       const reason = summary.errors.find((e) => e.kind !== 'not_authorized')?.message ?? 'sync pass failed';
       changed =
-        this.open(
+        (await this.open(
           'sync',
           'sync_failing',
           `the sync failed ${this.failedInARow} passes in a row: ${reason}`,
-        ) || changed;
+        )) || changed;
     } else if (outcome === 'ok' || outcome === 'incomplete') {
-      changed = this.clear('sync', 'a sync pass went through again') || changed;
+      changed = (await this.clear('sync', 'a sync pass went through again')) || changed;
     }
     return changed;
   }
 
   /** After the outbox worked: each report's newest finished delivery decides its incident. */
-  reconcileDeliveries(): boolean {
+  async reconcileDeliveries(): Promise<boolean> {
     let changed = false;
     for (const report of this.options.config.reports) {
-      const last = lastFinishedDelivery(this.options.store, report.name);
+      const last = await lastFinishedDelivery(this.options.store, report.name);
       if (!last) continue;
       const key = `delivery:${report.name}`;
       changed =
         (last.state === 'failed'
-          ? this.open(
+          ? await this.open(
               key,
               'delivery_failed',
               `report ${report.name}: a delivery failed for good: ${last.last_error ?? 'no reason recorded'}`,
               report.name,
             )
-          : this.clear(key, `report ${report.name}: a delivery went out again`, report.name)) || changed;
+          : await this.clear(key, `report ${report.name}: a delivery went out again`, report.name)) ||
+        changed;
     }
     return changed;
   }

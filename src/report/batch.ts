@@ -33,16 +33,20 @@ const SYNC_FIRST = '(run `reportd sync` first)';
  * The snapshots a selection names, in the order given (sets as listed or by id, newest run first), or
  * a `UsageError` naming the set or run that is not stored: nothing is rendered when any is missing.
  */
-export function selectSnapshots(store: Store, selection: BatchSelection): BatchItem[] {
-  const groups =
-    selection.sets === 'all'
-      ? setsWithCompleteSnapshots(store, selection.account)
-      : selection.sets.flatMap((querySetId) => accountsOf(store, querySetId, selection));
+export async function selectSnapshots(store: Store, selection: BatchSelection): Promise<BatchItem[]> {
+  let groups: { account: string; querySetId: number }[];
+  if (selection.sets === 'all') {
+    groups = await setsWithCompleteSnapshots(store, selection.account);
+  } else {
+    // Set by set, in the order given: the first set that is not stored is the one the error names.
+    groups = [];
+    for (const querySetId of selection.sets) groups.push(...(await accountsOf(store, querySetId, selection)));
+  }
   if (groups.length === 0) throw new UsageError(`no complete snapshot is stored ${SYNC_FIRST}`);
   const picked: Omit<BatchItem, 'baseName'>[] = [];
   const found = new Set<number>();
   for (const { account, querySetId } of groups) {
-    const history = listSnapshots(store, { querySetId, account });
+    const history = await listSnapshots(store, { querySetId, account });
     const { runs } = selection;
     if (runs === 'latest' || runs === 'all') {
       for (const snapshot of runs === 'latest' ? history.slice(0, 1) : history)
@@ -52,7 +56,8 @@ export function selectSnapshots(store: Store, selection: BatchSelection): BatchI
     for (const runId of runs) {
       // A named run may be stored incomplete: rendered as it is, like `render --run` always did.
       const snapshot =
-        history.find((s) => s.run.id === runId) ?? findSnapshot(store, { querySetId, runId, account });
+        history.find((s) => s.run.id === runId) ??
+        (await findSnapshot(store, { querySetId, runId, account }));
       if (!snapshot) continue;
       found.add(runId);
       picked.push({ snapshot, history });
@@ -73,16 +78,20 @@ export function selectSnapshots(store: Store, selection: BatchSelection): BatchI
 }
 
 /** The accounts holding a complete snapshot of an explicitly named set, or an error naming the set. */
-function accountsOf(store: Store, querySetId: number, selection: BatchSelection) {
+async function accountsOf(
+  store: Store,
+  querySetId: number,
+  selection: BatchSelection,
+): Promise<{ account: string; querySetId: number }[]> {
   const named = Array.isArray(selection.runs);
-  const accounts = setsWithCompleteSnapshots(store, selection.account).filter(
+  const accounts = (await setsWithCompleteSnapshots(store, selection.account)).filter(
     (g) => g.querySetId === querySetId,
   );
   if (accounts.length > 0) return accounts;
   // A run named explicitly may be stored without any complete snapshot of its set.
   if (named) {
     for (const runId of selection.runs as readonly number[]) {
-      const snapshot = findSnapshot(store, { querySetId, runId, account: selection.account });
+      const snapshot = await findSnapshot(store, { querySetId, runId, account: selection.account });
       if (snapshot) return [{ account: snapshot.account, querySetId }];
     }
     throw new UsageError(

@@ -80,7 +80,7 @@ export async function renderReportDocuments(
   store: Store,
   options: RenderReportOptions,
 ): Promise<RenderedSnapshot & { snapshot: StoredSnapshot }> {
-  const snapshot = findSnapshot(store, {
+  const snapshot = await findSnapshot(store, {
     querySetId: options.querySetId,
     runId: options.runId,
     account: options.account,
@@ -92,7 +92,7 @@ export async function renderReportDocuments(
         : `run ${options.runId} of query set ${options.querySetId} is not stored (run \`reportd sync\` first)`,
     );
   }
-  const history = listSnapshots(store, { querySetId: snapshot.querySet.id, account: snapshot.account });
+  const history = await listSnapshots(store, { querySetId: snapshot.querySet.id, account: snapshot.account });
   return { snapshot, ...(await renderSnapshotDocuments(snapshot, history, options)) };
 }
 

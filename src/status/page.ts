@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import Handlebars from 'handlebars';
 import { collectStatus } from '../cli/status.js';
 import type { Config } from '../config/index.js';
-import { getJobState } from '../daemon/job-state.js';
 import { PACKAGED_TEMPLATES_DIR } from '../report/templates.js';
 import { lifecycleState, nextSlot } from '../schedule/lifecycle.js';
 import { formatInZone } from '../schedule/listing.js';
@@ -11,6 +10,7 @@ import { scrubOrNull } from '../secrets.js';
 import type { Store } from '../store/db.js';
 import { listDeliveries } from '../store/deliveries.js';
 import { listOpenIncidents } from '../store/incidents.js';
+import { getJobState } from '../store/job-state.js';
 import { latestFiles } from './downloads.js';
 
 /**
@@ -30,9 +30,9 @@ export interface StatusPageOptions {
   deliveries?: number;
 }
 
-export function statusView({ config, store, now, deliveries = 15 }: StatusPageOptions) {
-  const status = collectStatus(store, config, now);
-  const incidents = listOpenIncidents(store);
+export async function statusView({ config, store, now, deliveries = 15 }: StatusPageOptions) {
+  const status = await collectStatus(store, config, now);
+  const incidents = await listOpenIncidents(store);
   const refused = new Set(incidents.filter((i) => i.kind === 'credential_refused').map((i) => i.key));
   const accounts = status.accounts.map((account) => ({
     ...account,
@@ -48,11 +48,14 @@ export function statusView({ config, store, now, deliveries = 15 }: StatusPageOp
       snapshots: `${set.complete} complete, ${set.partial} partial, ${set.missing} missing`,
     })),
   }));
-  const recent = listDeliveries(store, 200);
+  const recent = await listDeliveries(store, 200);
+  // The job states are read first (one per report), so the rest stays a plain map.
+  const jobs = await Promise.all(config.reports.map((report) => getJobState(store, `report:${report.name}`)));
+  const shown = await listDeliveries(store, deliveries);
   const reports = config.reports.map((report, index) => {
     const timezone = report.schedule?.timezone ?? 'UTC';
     const state = lifecycleState(report, timezone, now);
-    const job = getJobState(store, `report:${report.name}`);
+    const job = jobs[index];
     const lastDelivery = recent.find((d) => d.report === report.name);
     const lastFire = report.schedule ? job?.last_started_at : lastDelivery?.created_at;
     const next = report.schedule ? nextSlot(report.schedule.cron, timezone, report, now) : undefined;
@@ -90,7 +93,7 @@ export function statusView({ config, store, now, deliveries = 15 }: StatusPageOp
     })),
     accounts,
     reports,
-    deliveries: listDeliveries(store, deliveries).map((d) => ({
+    deliveries: shown.map((d) => ({
       report: d.report,
       querySetId: d.query_set_id,
       runId: d.run_id,
@@ -102,7 +105,7 @@ export function statusView({ config, store, now, deliveries = 15 }: StatusPageOp
   };
 }
 
-export type StatusView = ReturnType<typeof statusView>;
+export type StatusView = Awaited<ReturnType<typeof statusView>>;
 
 let compiled: Handlebars.TemplateDelegate<StatusView> | undefined;
 

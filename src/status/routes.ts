@@ -10,7 +10,8 @@ import { renderStatusPage, statusView } from './page.js';
 
 /**
  * `GET /` (the status page) and `GET /download/<report index>/<pdf|xlsx>` (the latest rendered file)
- * on the daemon's listener. Returns false for any other path, which the health server answers.
+ * on the daemon's listener. Returns false for any other path, which the health server answers; the
+ * answer to a path it takes may come later (the page reads the store).
  * Downloads are addressed by the report's position in the config, so no report name is ever needed
  * in a URL, and no answer of a listener without access names one.
  */
@@ -54,13 +55,22 @@ export function statusRoutes(options: {
       text(503, 'stopping');
       return true;
     }
+    const failed = (error: unknown) => {
+      options.logger?.error({ err: error }, 'status page failed');
+      if (!res.headersSent) text(500, 'status page failed (see the daemon log)');
+      else res.destroy();
+    };
+    if (!download) {
+      statusView({ config, store: options.store, now: options.clock.now() })
+        .then((view) => {
+          const html = renderStatusPage(view);
+          res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...PAGE_HEADERS });
+          res.end(req.method === 'HEAD' ? undefined : html);
+        })
+        .catch(failed);
+      return true;
+    }
     try {
-      if (!download) {
-        const html = renderStatusPage(statusView({ config, store: options.store, now: options.clock.now() }));
-        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...PAGE_HEADERS });
-        res.end(req.method === 'HEAD' ? undefined : html);
-        return true;
-      }
       const report = config.reports[Number(download[1])];
       const file = report && latestFiles(config.output.dir, report).find((f) => f.format === download[2]);
       if (!file) {
@@ -82,9 +92,7 @@ export function statusRoutes(options: {
           .on('error', () => res.destroy())
           .pipe(res);
     } catch (error) {
-      options.logger?.error({ err: error }, 'status page failed');
-      if (!res.headersSent) text(500, 'status page failed (see the daemon log)');
-      else res.destroy();
+      failed(error);
     }
     return true;
   };

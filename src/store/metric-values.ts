@@ -1,7 +1,7 @@
 import { payloadRows } from '../api/metric-rows.js';
 import { dimensionRows, errorClaimRows, sourceRows, summaryText } from '../api/metric-texts.js';
+import { lockSnapshot, reportableSql } from './payloads.js';
 import type { Store } from './sql.js';
-import { reportableSql } from './payloads.js';
 
 /**
  * The metrics layer's write side: a snapshot's tidy rows (`metric_values`) and companion text tables,
@@ -50,7 +50,11 @@ const DERIVED_TABLES = [
  */
 export function deriveMetricRows(store: Store, snapshotId: number): Promise<number> {
   return store.transaction(async (): Promise<number> => {
-    for (const table of DERIVED_TABLES) await store.run(`DELETE FROM ${table} WHERE snapshot_id = ?`, [snapshotId]);
+    // Two processes deriving one snapshot at once (two `reportd` opening a store that needs a
+    // backfill) would each delete nothing and then both insert: on PostgreSQL the second waits here.
+    await lockSnapshot(store, snapshotId);
+    for (const table of DERIVED_TABLES)
+      await store.run(`DELETE FROM ${table} WHERE snapshot_id = ?`, [snapshotId]);
     const labels = await store.get<SnapshotLabels>(
       `SELECT s.account, q.brand_id, b.name AS brand, s.query_set_id, q.name AS query_set, s.run_id,
               r.display_name AS run, r.created_at AS run_created_at
@@ -76,15 +80,29 @@ export function deriveMetricRows(store: Store, snapshotId: number): Promise<numb
       'SELECT endpoint_key, json FROM payloads WHERE snapshot_id = ? AND validation_error IS NULL ORDER BY endpoint_key',
       [snapshotId],
     );
-    const payloads = stored.map((row) => ({ endpoint: row.endpoint_key, data: JSON.parse(row.json) as unknown }));
+    const payloads = stored.map((row) => ({
+      endpoint: row.endpoint_key,
+      data: JSON.parse(row.json) as unknown,
+    }));
     const l = labels;
-    const context = [l.account, l.brand_id, l.brand, l.query_set_id, l.query_set, l.run_id, l.run, l.run_created_at];
+    const context = [
+      l.account,
+      l.brand_id,
+      l.brand,
+      l.query_set_id,
+      l.query_set,
+      l.run_id,
+      l.run,
+      l.run_created_at,
+    ];
     let rows = 0;
     let pending: unknown[] = [];
     const flush = async (all: boolean) => {
-      while (pending.length >= BATCH * COLUMNS) await store.run(INSERT_BATCH, pending.splice(0, BATCH * COLUMNS));
+      while (pending.length >= BATCH * COLUMNS)
+        await store.run(INSERT_BATCH, pending.splice(0, BATCH * COLUMNS));
       if (!all) return;
-      for (let i = 0; i < pending.length; i += COLUMNS) await store.run(INSERT_ONE, pending.slice(i, i + COLUMNS));
+      for (let i = 0; i < pending.length; i += COLUMNS)
+        await store.run(INSERT_ONE, pending.slice(i, i + COLUMNS));
       pending = [];
     };
     for (const { endpoint, data } of payloads) {
@@ -114,16 +132,17 @@ export function deriveMetricRows(store: Store, snapshotId: number): Promise<numb
       } else if (endpoint === 'overview.summary') {
         const content = summaryText(data);
         if (content !== null) {
-          await store.run('INSERT INTO metric_summaries (snapshot_id, content) VALUES (?, ?)', [snapshotId, content]);
+          await store.run('INSERT INTO metric_summaries (snapshot_id, content) VALUES (?, ?)', [
+            snapshotId,
+            content,
+          ]);
         }
       } else if (endpoint === 'scout.source-landscape') {
         for (const src of sourceRows(data)) {
-          await store.run('INSERT INTO metric_sources (snapshot_id, source, control, source_type) VALUES (?, ?, ?, ?)', [
-            snapshotId,
-            src.source,
-            src.control,
-            src.source_type,
-          ]);
+          await store.run(
+            'INSERT INTO metric_sources (snapshot_id, source, control, source_type) VALUES (?, ?, ?, ?)',
+            [snapshotId, src.source, src.control, src.source_type],
+          );
         }
       }
     }
@@ -164,11 +183,27 @@ export async function backfillMetricRows(
   onDerived?: (snapshotId: number, rows: number) => void,
 ): Promise<number> {
   const ids = await snapshotsToDerive(store);
+  let derived = 0;
   for (const id of ids) {
-    const rows = await deriveMetricRows(store, id);
+    const rows = await store.transaction(async () => {
+      await lockSnapshot(store, id);
+      // Another process backfilling the same store may have derived it since the list was read.
+      if (!(await needsDerivation(store, id))) return undefined;
+      return deriveMetricRows(store, id);
+    });
+    if (rows === undefined) continue;
+    derived++;
     onDerived?.(id, rows);
   }
-  return ids.length;
+  return derived;
+}
+
+async function needsDerivation(store: Store, snapshotId: number): Promise<boolean> {
+  const row = await store.get(
+    'SELECT 1 AS done FROM metric_derivations WHERE snapshot_id = ? AND mapping_version >= ?',
+    [snapshotId, MAPPING_VERSION],
+  );
+  return row === undefined;
 }
 
 /** False on a store opened with an older migration list (tests of upgrades): nothing to derive into. */

@@ -1,7 +1,7 @@
 import { metricEndpoints } from '../api/endpoints.js';
 import { scrubOrNull } from '../secrets.js';
-import type { Store } from './sql.js';
 import { deriveMetricRows } from './metric-values.js';
+import type { Store } from './sql.js';
 
 // Error text is scrubbed where it is written: it may quote a server's reply or an exception, and a
 // stored secret would outlive a later rotation (reads only know the secrets registered by then).
@@ -112,8 +112,13 @@ export async function savePayload(
   });
 }
 
-async function lockSnapshot(store: Store, snapshotId: number): Promise<void> {
-  if (store.engine === 'postgres') await store.get('SELECT id FROM snapshots WHERE id = ? FOR UPDATE', [snapshotId]);
+/**
+ * Locks the snapshot's row until the caller's transaction ends, so writers of one snapshot (its
+ * payloads, its derived rows) take turns on PostgreSQL; SQLite's write transaction already does.
+ */
+export async function lockSnapshot(store: Store, snapshotId: number): Promise<void> {
+  if (store.engine === 'postgres')
+    await store.get('SELECT id FROM snapshots WHERE id = ? FOR UPDATE', [snapshotId]);
 }
 
 /**
@@ -183,7 +188,11 @@ async function computeState(store: Store, snapshotId: number, maxAttempts: numbe
  * `maxAttempts` times (a server bug may be fixed by the next pass; a persistent one must not cost
  * requests forever).
  */
-export async function endpointsToFetch(store: Store, snapshotId: number, maxAttempts: number): Promise<string[]> {
+export async function endpointsToFetch(
+  store: Store,
+  snapshotId: number,
+  maxAttempts: number,
+): Promise<string[]> {
   const rows = await payloadStates(store, snapshotId);
   const byKey = new Map(rows.map((row) => [row.endpoint_key, row]));
   return REQUIRED_ENDPOINTS.filter((key) => {
@@ -196,7 +205,9 @@ function payloadStates(
   store: Store,
   snapshotId: number,
 ): Promise<{ endpoint_key: string; validation_error: string | null; attempts: number }[]> {
-  return store.all('SELECT endpoint_key, validation_error, attempts FROM payloads WHERE snapshot_id = ?', [snapshotId]);
+  return store.all('SELECT endpoint_key, validation_error, attempts FROM payloads WHERE snapshot_id = ?', [
+    snapshotId,
+  ]);
 }
 
 /** Payloads of a snapshot that are stored but invalid, with their error and attempt count. */

@@ -24,7 +24,8 @@ const RENEW_EVERY_MS = LEASE_TTL_MS / 3;
 const POLL_MS = 500;
 
 export interface AccountLease {
-  release(): void;
+  /** Stops renewing (waiting for a renewal under way) and gives the lease back. */
+  release(): Promise<void>;
 }
 
 /**
@@ -46,7 +47,7 @@ export async function holdAccountLease(options: {
   let told = false;
   for (;;) {
     signal.throwIfAborted();
-    const result = acquireAccountLease(store, account, holder, clock.now(), LEASE_TTL_MS);
+    const result = await acquireAccountLease(store, account, holder, clock.now(), LEASE_TTL_MS);
     if (result.acquired) break;
     if (!told) {
       told = true;
@@ -60,27 +61,36 @@ export async function holdAccountLease(options: {
     await clock.sleep(POLL_MS, signal);
   }
   if (told) options.log.info('the other process finished; syncing what it left');
-  // Real time on purpose, like the client's timeouts: it bounds how long a stalled process keeps
-  // others waiting, whatever clock schedules the sync.
-  const timer = setInterval(() => {
+  let released = false;
+  /** The renewal under way, if any: `release` waits for it, so none lands after the lease is given back. */
+  let renewing: Promise<void> | undefined;
+  const renew = async () => {
     try {
-      if (!renewAccountLease(store, account, holder, clock.now(), LEASE_TTL_MS)) {
+      const kept = await renewAccountLease(store, account, holder, clock.now(), LEASE_TTL_MS);
+      if (!kept && !released) {
         clearInterval(timer);
         options.onLost(`account ${account}: another process took over its sync (this one stalled too long)`);
       }
     } catch {
       // The store refused the write (full disk…): the sync's own writes report that.
     }
+  };
+  // Real time on purpose, like the client's timeouts: it bounds how long a stalled process keeps
+  // others waiting, whatever clock schedules the sync. A renewal still under way is not doubled.
+  const timer = setInterval(() => {
+    renewing ??= renew().finally(() => {
+      renewing = undefined;
+    });
   }, RENEW_EVERY_MS);
   timer.unref();
-  let released = false;
   return {
-    release() {
+    async release() {
       if (released) return;
       released = true;
       clearInterval(timer);
+      await renewing;
       try {
-        releaseAccountLease(store, account, holder);
+        await releaseAccountLease(store, account, holder);
       } catch {
         // Unreleased, it lapses after LEASE_TTL_MS, or at once for this host once the process exits.
       }

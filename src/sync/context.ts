@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import { NotAuthorizedError } from '../errors/index.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/db.js';
+import { StoreFaultError, storeFaultHint } from '../store/store-fault.js';
 import type { SyncAccount, SyncIssue, SyncSettings } from './types.js';
 
 /** What every step of one account's pass needs; built once per account per pass by sync.ts. */
@@ -43,6 +44,14 @@ export function stopOnNotAuthorized(ctx: AccountContext, error: unknown): boolea
     ctx.stop(error);
   }
   return true;
+}
+
+/**
+ * A full disk, a read-only or damaged store: no account can go on, so it is never one set's or one
+ * payload's problem; the pass stops and the caller says why.
+ */
+export function isStoreFault(error: unknown): boolean {
+  return error instanceof StoreFaultError || storeFaultHint(error) !== undefined;
 }
 
 export function errorMessage(error: unknown): string {

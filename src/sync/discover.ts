@@ -1,7 +1,7 @@
 import { catalogEndpoints } from '../api/endpoints.js';
 import type { PublishedRun } from '../api/schemas/catalog.js';
 import { QuerySetNotFoundError } from '../errors/index.js';
-import { isStale, listBrands, saveBrands } from '../store/accounts.js';
+import { getAccount, isStale, listBrands, saveBrands } from '../store/accounts.js';
 import {
   ensureQuerySet,
   listQuerySets,
@@ -12,7 +12,7 @@ import {
   saveRuns,
   setQuerySetError,
 } from '../store/query-sets.js';
-import { type AccountContext, errorMessage, stopOnNotAuthorized } from './context.js';
+import { type AccountContext, errorMessage, isStoreFault, stopOnNotAuthorized } from './context.js';
 
 /**
  * Discovery: brands → query sets → details (each cached for `catalog_ttl_minutes`, they rarely
@@ -30,30 +30,27 @@ export async function discover(ctx: AccountContext): Promise<DiscoveredSet[]> {
   const account = ctx.account.name;
   const ttlMs = ctx.settings.catalog_ttl_minutes * 60_000;
 
-  const accountRow = store.db
-    .prepare('SELECT brands_fetched_at FROM accounts WHERE name = ?')
-    .get(account) as {
-    brands_fetched_at: string | null;
-  };
-  if (isStale(accountRow.brands_fetched_at, ttlMs, clock.now())) {
+  // sync.ts upserted the account before this pass; a missing row is simply never fetched.
+  const accountRow = await getAccount(store, account);
+  if (isStale(accountRow?.brands_fetched_at ?? null, ttlMs, clock.now())) {
     const brands = await client.get(catalogEndpoints.brands, {}, {}, { signal });
-    saveBrands(store, account, brands, clock.now());
+    await saveBrands(store, account, brands, clock.now());
   }
 
-  for (const brand of listBrands(store, account)) {
+  for (const brand of await listBrands(store, account)) {
     if (!isStale(brand.sets_fetched_at, ttlMs, clock.now())) continue;
     try {
       const sets = await client.get(catalogEndpoints.querySets, { brandId: brand.id }, {}, { signal });
-      saveQuerySets(store, account, brand.id, sets, clock.now());
+      await saveQuerySets(store, account, brand.id, sets, clock.now());
     } catch (error) {
-      if (stopOnNotAuthorized(ctx, error) || signal.aborted) throw error;
+      if (isStoreFault(error) || stopOnNotAuthorized(ctx, error) || signal.aborted) throw error;
       // The cached list (if any) still serves; the next pass tries again.
       ctx.issues.push({ account, kind: 'catalog', message: `account ${account}: ${errorMessage(error)}` });
     }
   }
 
   const found: DiscoveredSet[] = [];
-  for (const set of wantedSets(ctx)) {
+  for (const set of await wantedSets(ctx)) {
     if (set.state === 'gone') continue;
     const runs = await refreshSet(ctx, set, ttlMs);
     if (runs) found.push({ querySetId: set.id, runs });
@@ -62,14 +59,14 @@ export async function discover(ctx: AccountContext): Promise<DiscoveredSet[]> {
 }
 
 /** The sets `sync.query_sets` asks for; a listed id no brand list showed is added so it gets tried. */
-function wantedSets(ctx: AccountContext): QuerySetRow[] {
+async function wantedSets(ctx: AccountContext): Promise<QuerySetRow[]> {
   const { store } = ctx;
   const account = ctx.account.name;
   const wanted = ctx.settings.query_sets;
   if (wanted === 'all') return listQuerySets(store, account);
-  for (const id of wanted) ensureQuerySet(store, account, id);
+  for (const id of wanted) await ensureQuerySet(store, account, id);
   const ids = new Set(wanted);
-  return listQuerySets(store, account).filter((set) => ids.has(set.id));
+  return (await listQuerySets(store, account)).filter((set) => ids.has(set.id));
 }
 
 /** Details (when stale) and runs of one set; undefined when the set is gone or failed this pass. */
@@ -79,19 +76,19 @@ async function refreshSet(ctx: AccountContext, set: QuerySetRow, ttlMs: number) 
   try {
     if (isStale(set.details_fetched_at, ttlMs, clock.now())) {
       const details = await client.get(catalogEndpoints.details, { querySetId: set.id }, {}, { signal });
-      saveDetails(store, account, set.id, details, clock.now());
+      await saveDetails(store, account, set.id, details, clock.now());
     }
     const runs = await client.get(catalogEndpoints.runs, { querySetId: set.id }, {}, { signal });
-    saveRuns(store, account, set.id, runs, clock.now());
+    await saveRuns(store, account, set.id, runs, clock.now());
     // A set with no published run yet is fine: nothing is due, nothing is wrong.
     return runs;
   } catch (error) {
-    if (stopOnNotAuthorized(ctx, error) || signal.aborted) throw error;
+    if (isStoreFault(error) || stopOnNotAuthorized(ctx, error) || signal.aborted) throw error;
     if (error instanceof QuerySetNotFoundError) {
-      retireSet(ctx, set.id, error);
+      await retireSet(ctx, set.id, error);
       return undefined;
     }
-    setQuerySetError(store, account, set.id, errorMessage(error));
+    await setQuerySetError(store, account, set.id, errorMessage(error));
     ctx.issues.push({
       account,
       kind: 'catalog',
@@ -103,9 +100,14 @@ async function refreshSet(ctx: AccountContext, set: QuerySetRow, ttlMs: number) 
 }
 
 /** -132: the set is marked gone (skipped from now on) — not an error of the pass. */
-export function retireSet(ctx: AccountContext, querySetId: number, error: QuerySetNotFoundError): void {
+export async function retireSet(
+  ctx: AccountContext,
+  querySetId: number,
+  error: QuerySetNotFoundError,
+): Promise<void> {
   if (ctx.goneSets.includes(querySetId)) return;
-  markGone(ctx.store, ctx.account.name, querySetId, error.message, ctx.clock.now());
+  // Counted gone before the write: concurrent workers that hit -132 meanwhile skip the set too.
   ctx.goneSets.push(querySetId);
+  await markGone(ctx.store, ctx.account.name, querySetId, error.message, ctx.clock.now());
   ctx.log.warn({ querySetId }, 'query set not found (-132): marked gone, skipped from now on');
 }

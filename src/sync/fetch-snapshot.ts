@@ -37,7 +37,7 @@ export async function fetchPlanned(
   for (const snapshot of plan) {
     if (snapshot.endpoints.length === 0) continue;
     const ref = { account: ctx.account.name, querySetId: snapshot.querySetId, runId: snapshot.run.id };
-    const { id } = ensureSnapshot(ctx.store, ref, ctx.clock.now());
+    const { id } = await ensureSnapshot(ctx.store, ref, ctx.clock.now());
     for (const endpoint of snapshot.endpoints) tasks.push({ snapshot, snapshotId: id, endpoint });
   }
   let next = 0;
@@ -73,7 +73,7 @@ async function fetchOne(ctx: AccountContext, task: Task): Promise<SnapshotState 
   } catch (error) {
     if (ctx.signal.aborted || stopOnNotAuthorized(ctx, error)) return undefined;
     if (error instanceof QuerySetNotFoundError) {
-      retireSet(ctx, snapshot.querySetId, error);
+      await retireSet(ctx, snapshot.querySetId, error);
       return undefined;
     }
     if (!(error instanceof ResponseValidationError)) {
@@ -89,7 +89,7 @@ async function fetchOne(ctx: AccountContext, task: Task): Promise<SnapshotState 
     validationError = error.message;
   }
   try {
-    return savePayload(
+    return await savePayload(
       ctx.store,
       task.snapshotId,
       endpoint.key,
@@ -99,7 +99,7 @@ async function fetchOne(ctx: AccountContext, task: Task): Promise<SnapshotState 
     );
   } catch (error) {
     // A full disk or a damaged file fails every payload after this one too: stop the account.
-    const fault = asStoreFault(error, ctx.store.path);
+    const fault = asStoreFault(error, ctx.store.location);
     if (fault instanceof StoreFaultError) {
       ctx.stop(fault);
       throw fault;

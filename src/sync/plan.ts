@@ -58,34 +58,30 @@ export function orderDue(perSet: readonly DueRun[][]): DueRun[] {
 }
 
 /** The plan of one account's pass, read against the store. */
-export function planSnapshots(
+export async function planSnapshots(
   store: Store,
   account: string,
   sets: readonly DiscoveredSet[],
   settings: { backfill_runs: number; max_payload_retries: number },
   at: number,
-): PlannedSnapshot[] {
+): Promise<PlannedSnapshot[]> {
   const maxAttempts = maxPayloadAttempts(settings.max_payload_retries);
-  const due = orderDue(
-    sets.map((set) =>
-      dueRuns(
-        set.querySetId,
-        set.runs,
-        snapshotStates(store, account, set.querySetId),
-        settings.backfill_runs,
-      ),
-    ),
-  );
+  const perSet: DueRun[][] = [];
+  for (const set of sets) {
+    const states = await snapshotStates(store, account, set.querySetId);
+    perSet.push(dueRuns(set.querySetId, set.runs, states, settings.backfill_runs));
+  }
+  const due = orderDue(perSet);
   const planned: PlannedSnapshot[] = [];
   for (const item of due) {
     if (item.snapshotId === undefined) {
       planned.push({ ...item, endpoints: [...REQUIRED_ENDPOINTS] });
       continue;
     }
-    const endpoints = endpointsToFetch(store, item.snapshotId, maxAttempts);
+    const endpoints = await endpointsToFetch(store, item.snapshotId, maxAttempts);
     // Nothing left to try (retries used up before settling existed, or under a smaller
     // max_payload_retries): settle it now rather than plan it forever.
-    if (endpoints.length === 0 && isReportable(settleSnapshot(store, item.snapshotId, at, maxAttempts)))
+    if (endpoints.length === 0 && isReportable(await settleSnapshot(store, item.snapshotId, at, maxAttempts)))
       continue;
     planned.push({ ...item, endpoints });
   }

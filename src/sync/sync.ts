@@ -5,12 +5,12 @@ import { type Clock, systemClock } from '../clock.js';
 import { type Logger, silentLogger } from '../log.js';
 import { recordAccountPass, upsertAccount } from '../store/accounts.js';
 import type { Store } from '../store/db.js';
-import { SqliteRequestHistory } from '../store/request-log.js';
-import { asStoreFault, StoreFaultError, storeFaultHint } from '../store/store-fault.js';
+import { StoreRequestHistory } from '../store/request-log.js';
+import { asStoreFault, StoreFaultError } from '../store/store-fault.js';
 import { finishSyncRun, startSyncRun } from '../store/sync-runs.js';
 import { type AccountLease, holdAccountLease } from './account-lease.js';
 import { budgetKeyFor } from './budget-key.js';
-import { type AccountContext, errorMessage, stopOnNotAuthorized } from './context.js';
+import { type AccountContext, errorMessage, isStoreFault, stopOnNotAuthorized } from './context.js';
 import { discover } from './discover.js';
 import { fetchPlanned } from './fetch-snapshot.js';
 import { planSnapshots } from './plan.js';
@@ -54,14 +54,14 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
     return await runPass(options);
   } catch (error) {
     // A full disk, a read-only or damaged store: one line naming the store, not a bug's stack.
-    throw asStoreFault(error, options.store.path);
+    throw asStoreFault(error, options.store.location);
   }
 }
 
 async function runPass(options: SyncOptions): Promise<SyncSummary> {
   const clock = options.clock ?? systemClock;
   const started = clock.now();
-  const syncRunId = startSyncRun(options.store, started);
+  const syncRunId = await startSyncRun(options.store, started);
   const tracker = new ProgressTracker(options.onProgress);
   const summary: SyncSummary = emptySyncSummary(options.accounts.length);
   const onRequest = (account: string, event: RequestEvent) => {
@@ -75,8 +75,7 @@ async function runPass(options: SyncOptions): Promise<SyncSummary> {
     await Promise.all(
       options.accounts.map((account) =>
         syncAccount(options, account, clock, tracker, onRequest, summary).catch((error: unknown) => {
-          // A full disk, a read-only or damaged store: no account can go on; the caller says why.
-          if (storeFaultHint(error) || error instanceof StoreFaultError) throw error;
+          if (isStoreFault(error)) throw error;
           // Setting the account up failed (a bug): report it, let the others run.
           summary.errors.push({
             account: account.name,
@@ -92,7 +91,7 @@ async function runPass(options: SyncOptions): Promise<SyncSummary> {
     summary.snapshotsIncomplete = tracker.snapshotsTotal - tracker.snapshotsCompleted;
     summary.aborted = options.signal?.aborted ?? false;
     summary.durationMs = clock.now() - started;
-    finishSyncRun(options.store, syncRunId, {
+    await finishSyncRun(options.store, syncRunId, {
       at: clock.now(),
       outcome: syncOutcome(summary),
       requests: summary.requests,
@@ -116,7 +115,7 @@ async function syncAccount(
   const { store } = options;
   let storeFault: StoreFaultError | undefined;
   const budgetKey = budgetKeyFor(account);
-  upsertAccount(store, { name: account.name, baseUrl: account.base_url, budgetKey });
+  await upsertAccount(store, { name: account.name, baseUrl: account.base_url, budgetKey });
   // Linked to the caller's signal; aborted on its own by a -4 so only this account stops.
   const controller = new AbortController();
   const onOuterAbort = () => controller.abort(options.signal?.reason);
@@ -172,7 +171,7 @@ async function syncAccount(
       },
     });
     const sets = await discover(ctx);
-    const plan = planSnapshots(store, account.name, sets, options.settings, clock.now());
+    const plan = await planSnapshots(store, account.name, sets, options.settings, clock.now());
     tracker.addPlan(account.name, plan);
     log.debug({ sets: sets.length, due: plan.length }, 'planned');
     await fetchPlanned(ctx, plan, {
@@ -183,7 +182,7 @@ async function syncAccount(
       plan.filter((snapshot) => ctx.goneSets.includes(snapshot.querySetId)),
     );
   } catch (error) {
-    const fault = asStoreFault(error, store.path);
+    const fault = asStoreFault(error, store.location);
     if (fault instanceof StoreFaultError) {
       storeFault = fault;
       throw fault;
@@ -199,7 +198,7 @@ async function syncAccount(
       log.error({ err: error }, 'account pass failed');
     }
   } finally {
-    lease?.release();
+    await lease?.release();
     options.signal?.removeEventListener('abort', onOuterAbort);
     await client.close().catch(() => {});
     const fatal = ctx.issues.find(
@@ -207,7 +206,12 @@ async function syncAccount(
     );
     // On a store fault this write would fail the same way and hide the first error.
     if (!storeFault) {
-      recordAccountPass(store, account.name, clock.now(), fatal?.message ?? ctx.issues[0]?.message ?? null);
+      await recordAccountPass(
+        store,
+        account.name,
+        clock.now(),
+        fatal?.message ?? ctx.issues[0]?.message ?? null,
+      );
     }
     summary.errors.push(...ctx.issues);
     summary.goneSets.push(...ctx.goneSets.map((querySetId) => ({ account: account.name, querySetId })));
@@ -220,7 +224,7 @@ async function syncAccount(
  */
 const historyStores = new Map<string, { store: Store }>();
 
-function historyFor(budgetKey: string, store: Store, windowMs: number): SqliteRequestHistory {
+function historyFor(budgetKey: string, store: Store, windowMs: number): StoreRequestHistory {
   let holder = historyStores.get(budgetKey);
   if (!holder) {
     holder = { store };
@@ -228,7 +232,7 @@ function historyFor(budgetKey: string, store: Store, windowMs: number): SqliteRe
   }
   holder.store = store;
   const current = holder;
-  return new SqliteRequestHistory(() => current.store, { retainMs: 2 * windowMs });
+  return new StoreRequestHistory(() => current.store, { retainMs: 2 * windowMs });
 }
 
 /**

@@ -45,10 +45,10 @@ beforeAll(async () => {
     },
     tmp.dir,
   );
-  store = openStore(config.store.path);
+  store = await openStore(config.store);
 });
 afterAll(async () => {
-  store?.close();
+  await store?.close();
   await sandbox?.close();
   tmp?.cleanup();
 });
@@ -72,25 +72,24 @@ describe('alerts on missing data', () => {
         logger,
       });
     await sync();
-    expect(pass(Date.UTC(2026, 10, 1))).toEqual([]);
+    expect(await pass(Date.UTC(2026, 10, 1))).toEqual([]);
 
     const run = sandbox.publishRun(101, { movement: true });
     await sync();
-    const snapshotId = store.db
-      .prepare('SELECT id FROM snapshots WHERE query_set_id = 101 AND run_id = ?')
-      .pluck()
-      .get(run.id) as number;
+    const snapshotId = (await store.get<{ id: number }>(
+      'SELECT id FROM snapshots WHERE query_set_id = 101 AND run_id = ?',
+      [run.id],
+    ))!.id;
     // As if presence.gross had been unavailable and the error register had drifted from its schema.
-    store.db
-      .prepare(`DELETE FROM metric_values WHERE snapshot_id = ? AND endpoint = 'presence.gross'`)
-      .run(snapshotId);
-    store.db
-      .prepare(
-        `UPDATE payloads SET validation_error = 'drifted' WHERE snapshot_id = ? AND endpoint_key = 'gravity.error-register'`,
-      )
-      .run(snapshotId);
+    await store.run(`DELETE FROM metric_values WHERE snapshot_id = ? AND endpoint = 'presence.gross'`, [
+      snapshotId,
+    ]);
+    await store.run(
+      `UPDATE payloads SET validation_error = 'drifted' WHERE snapshot_id = ? AND endpoint_key = 'gravity.error-register'`,
+      [snapshotId],
+    );
 
-    expect(pass(Date.UTC(2026, 10, 2))).toEqual([]);
+    expect(await pass(Date.UTC(2026, 10, 2))).toEqual([]);
     const skipped = lines.filter((line) => line.includes('alert rule not evaluated'));
     expect(skipped).toHaveLength(2);
     expect(skipped[0]).toContain(
@@ -100,6 +99,8 @@ describe('alerts on missing data', () => {
       `gravity.error-register: no data in run ${run.display_name} (endpoint unavailable)`,
     );
     expect(lines.some((line) => line.includes('alert evaluated: nothing fired'))).toBe(true);
-    expect(store.db.prepare(`SELECT COUNT(*) FROM deliveries WHERE kind = 'alert'`).pluck().get()).toBe(0);
+    expect(
+      (await store.get<{ n: number }>(`SELECT COUNT(*) AS n FROM deliveries WHERE kind = 'alert'`))?.n,
+    ).toBe(0);
   });
 });

@@ -23,10 +23,10 @@ function runRequests(budget: RateBudget, clock: FakeClock, count: number, holdMs
 
 class MemoryHistory implements RequestHistory {
   readonly rows: { key: string; at: number }[] = [];
-  recent(key: string, since: number): number[] {
+  async recent(key: string, since: number): Promise<number[]> {
     return this.rows.filter((r) => r.key === key && r.at > since).map((r) => r.at);
   }
-  record(key: string, at: number): void {
+  async record(key: string, at: number): Promise<void> {
     this.rows.push({ key, at });
   }
 }
@@ -158,6 +158,7 @@ describe('RateBudget', () => {
 
     // "Restart": a new budget with the same history.
     const after = new RateBudget({ key: 'k', requests: 5, windowMs: 1_000, clock, history });
+    await after.ready();
     expect(after.usedInWindow()).toBe(5);
     let startedAt = 0;
     const next = after.acquire().then((release) => {

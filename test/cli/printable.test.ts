@@ -33,34 +33,40 @@ describe('printable', () => {
 });
 
 describe('status and history with hostile API names and stored errors', () => {
-  let temp: ReturnType<typeof tempStore> | undefined;
-  afterEach(() => temp?.cleanup());
+  let temp: Awaited<ReturnType<typeof tempStore>> | undefined;
+  afterEach(async () => {
+    await temp?.cleanup();
+  });
 
   it('print no escape sequence', async () => {
-    temp = tempStore();
+    temp = await tempStore();
     const { store } = temp;
     const at = Date.UTC(2026, 0, 1);
     // What a hostile API could have put in the store: names and labels, and errors quoting them.
-    upsertAccount(store, { name: 'acme', baseUrl: 'http://127.0.0.1:1/v2/integration', budgetKey: 'k@h' });
-    saveBrands(store, 'acme', [{ id: 1, name: 'Brand' }], at);
-    saveQuerySets(
+    await upsertAccount(store, {
+      name: 'acme',
+      baseUrl: 'http://127.0.0.1:1/v2/integration',
+      budgetKey: 'k@h',
+    });
+    await saveBrands(store, 'acme', [{ id: 1, name: 'Brand' }], at);
+    await saveQuerySets(
       store,
       'acme',
       1,
       [{ id: 101, name: `Main${CLEAR}`, created_at: '2025-01-01T00:00:00Z' }],
       at,
     );
-    saveDetails(store, 'acme', 101, { query_set_name: `Main${CLEAR}set`, engines: [] }, at);
-    saveRuns(
+    await saveDetails(store, 'acme', 101, { query_set_name: `Main${CLEAR}set`, engines: [] }, at);
+    await saveRuns(
       store,
       'acme',
       101,
       [{ id: 1, display_name: `Run${ESC}]0;pwned\u0007`, created_at: '2025-01-01T00:00:00Z' }],
       at,
     );
-    setQuerySetError(store, 'acme', 101, `bad payload ${CLEAR}`);
-    recordAccountPass(store, 'acme', at, `server said ${ESC}[1A${ESC}[2Kall good\nfake line`);
-    finishSyncRun(store, startSyncRun(store, at), {
+    await setQuerySetError(store, 'acme', 101, `bad payload ${CLEAR}`);
+    await recordAccountPass(store, 'acme', at, `server said ${ESC}[1A${ESC}[2Kall good\nfake line`);
+    await finishSyncRun(store, await startSyncRun(store, at), {
       at,
       outcome: 'failed',
       requests: 1,

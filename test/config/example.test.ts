@@ -35,7 +35,7 @@ describe('the example config', () => {
 
   it('resolves relative paths against the config file folder', () => {
     const config = loadConfig(example, env);
-    expect(config.store.path).toBe(join(root, 'config/data/reportd.sqlite'));
+    expect(config.store).toEqual({ path: join(root, 'config/data/reportd.sqlite') });
     expect(config.output.dir).toBe(join(root, 'config/reports'));
   });
 });
@@ -49,7 +49,7 @@ describe('defaults', () => {
       concurrency: 4,
       timeout_seconds: 30,
     });
-    expect(config.store.path).toBe(join(dirname(file), 'data/reportd.sqlite'));
+    expect(config.store).toEqual({ path: join(dirname(file), 'data/reportd.sqlite') });
     expect(config.sync).toEqual({
       schedule: '*/10 * * * *',
       query_sets: 'all',

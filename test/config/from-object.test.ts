@@ -28,7 +28,7 @@ describe('configFromObject (the demo builds its config in memory)', () => {
       {},
     );
     expect(config.accounts[0]?.api_secret).toBe('sandbox-secret');
-    expect(config.store.path).toBe(join(dir, 'demo.sqlite'));
+    expect(config.store).toEqual({ path: join(dir, 'demo.sqlite') });
     expect(config.smtp).toMatchObject({
       host: '127.0.0.1',
       port: 2525,

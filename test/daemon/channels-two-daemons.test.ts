@@ -67,18 +67,18 @@ afterAll(async () => {
   tmp?.cleanup();
 });
 
-function rows() {
-  const store = openStore(join(dir, 'shared.sqlite'));
+async function rows() {
+  const store = await openStore(join(dir, 'shared.sqlite'));
   try {
-    return listDeliveries(store, 100);
+    return await listDeliveries(store, 100);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
-async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
+async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
   const end = Date.now() + timeoutMs;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > end) throw new Error('timed out waiting');
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
@@ -92,22 +92,24 @@ describe('two reportd daemons with channels', () => {
     );
     try {
       // Both have synced (the store has the run the sandbox started with) before the new one appears.
-      await until(() => {
+      await until(async () => {
         try {
-          const store = openStore(join(dir, 'shared.sqlite'));
-          const n = store.db
-            .prepare(`SELECT COUNT(*) FROM sync_runs WHERE outcome = 'ok'`)
-            .pluck()
-            .get() as number;
-          store.close();
-          return n >= 2;
+          const store = await openStore(join(dir, 'shared.sqlite'));
+          try {
+            const ok = await store.get<{ n: number }>(
+              `SELECT COUNT(*) AS n FROM sync_runs WHERE outcome = 'ok'`,
+            );
+            return (ok?.n ?? 0) >= 2;
+          } finally {
+            await store.close();
+          }
         } catch {
           return false;
         }
       }, 60_000);
       const run = sandbox.publishRun(101);
       await until(
-        () => rows().filter((d) => d.run_id === run.id && d.state === 'sent').length === 4,
+        async () => (await rows()).filter((d) => d.run_id === run.id && d.state === 'sent').length === 4,
         120_000,
       );
       await new Promise((resolve) => setTimeout(resolve, 3_000)); // give a duplicate every chance
@@ -116,11 +118,7 @@ describe('two reportd daemons with channels', () => {
       expect(peers.accepted('files.completeUploadExternal')).toHaveLength(1);
       expect(peers.accepted('teams')).toHaveLength(1);
       expect(peers.accepted('hook')).toHaveLength(1);
-      expect(
-        rows()
-          .map((d) => [d.destination, d.state, d.attempts])
-          .sort(),
-      ).toEqual([
+      expect((await rows()).map((d) => [d.destination, d.state, d.attempts]).sort()).toEqual([
         ['email', 'sent', 1],
         ['leadership', 'sent', 1],
         ['marketing', 'sent', 1],

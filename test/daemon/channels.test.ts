@@ -80,9 +80,9 @@ afterAll(async () => {
   tmp?.cleanup();
 });
 
-async function until(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
+async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
   const end = Date.now() + timeoutMs;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > end) throw new Error('timed out waiting');
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -94,11 +94,10 @@ describe('daemon with channels', () => {
     peers.failNext.set('chat.postMessage', [{ status: 503, headers: { 'retry-after': '1' } }]);
     sandbox.publishRun(101);
     await daemon.syncNow();
-    await until(
-      () =>
-        listDeliveries(daemon.store).length === 3 &&
-        listDeliveries(daemon.store).every((d) => d.state === 'sent'),
-    );
+    await until(async () => {
+      const rows = await listDeliveries(daemon.store);
+      return rows.length === 3 && rows.every((d) => d.state === 'sent');
+    });
     expect(smtp.messages).toHaveLength(1);
     expect(peers.slackMessages.size).toBe(1);
     expect(peers.accepted('hook')).toHaveLength(1);

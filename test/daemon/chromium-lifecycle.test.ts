@@ -29,7 +29,7 @@ const key = { report: 'weekly', querySetId: 101, runId: 4825, account: 'main' };
 beforeAll(async () => {
   tmp = tempDir();
   smtp = await startSmtp();
-  seedStore(join(tmp.dir, 'reportd.sqlite'), [fixtureSnapshot({ runId: 4825, run: 'W12 2026' })]);
+  await seedStore(join(tmp.dir, 'reportd.sqlite'), [fixtureSnapshot({ runId: 4825, run: 'W12 2026' })]);
 });
 afterAll(async () => {
   await Promise.all(daemons.map((d) => d.close()));
@@ -54,7 +54,7 @@ describe('Chromium in the daemon', () => {
     const daemon = await daemonWithRealRenderer(clock, 'reports-idle');
     expect(chromium()).toEqual([]); // launched on the first render, not at start
 
-    daemon.outbox.enqueue(key);
+    await daemon.outbox.enqueue(key);
     daemon.kick();
     await smtp.waitFor(1, 60_000);
     expect(chromium().length).toBeGreaterThan(0);
@@ -70,17 +70,19 @@ describe('Chromium in the daemon', () => {
     const clock = new FakeClock(Date.parse('2026-03-27T00:00:00Z'));
     const daemon = await daemonWithRealRenderer(clock, 'reports-shutdown');
     const sent = smtp.messages.length;
-    const { delivery } = daemon.outbox.enqueue(key, { force: true });
+    const { delivery } = await daemon.outbox.enqueue(key, { force: true });
     daemon.kick();
     // Claimed and rendering (Chromium is still starting: that takes far longer than this poll).
-    expect(await eventually(() => getDelivery(daemon.store, delivery.id)?.state === 'rendering')).toBe(true);
+    expect(
+      await eventually(async () => (await getDelivery(daemon.store, delivery.id))?.state === 'rendering'),
+    ).toBe(true);
 
     const started = Date.now();
     await daemon.close();
     const stopMs = Date.now() - started;
-    const store = openStore(join(tmp.dir, 'reportd.sqlite'));
-    const row = getDelivery(store, delivery.id);
-    store.close();
+    const store = await openStore(join(tmp.dir, 'reportd.sqlite'));
+    const row = await getDelivery(store, delivery.id);
+    await store.close();
     expect(row).toMatchObject({ state: 'pending', attempts: 1, last_error: 'interrupted by shutdown' });
     // The render was cut, not awaited: it never wrote its PDF.
     const dir = join(tmp.dir, 'reports-shutdown', 'weekly');

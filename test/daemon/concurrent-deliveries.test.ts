@@ -20,7 +20,7 @@ let daemon: Daemon | undefined;
 beforeAll(async () => {
   tmp = tempDir();
   smtp = await startSmtp();
-  seedStore(
+  await seedStore(
     join(tmp.dir, 'reportd.sqlite'),
     [101, 102, 103].map((querySetId, i) =>
       fixtureSnapshot({ id: i + 1, querySetId, runId: 5000 + querySetId, querySet: `Set ${querySetId}` }),
@@ -60,12 +60,12 @@ describe('outbox worker with concurrency', () => {
     };
     daemon = await startDaemon({ config, renderer, sync: idleSync, pollMs: 200 });
     const report = config.reports[0]!;
-    const queued = enqueueLatest(daemon.outbox, daemon.store, report, config.accounts);
+    const queued = await enqueueLatest(daemon.outbox, daemon.store, report, config.accounts);
     expect(queued.filter((r) => r.created)).toHaveLength(3);
     daemon.kick();
     expect(await eventually(() => smtp.messages.length >= 3, 20_000)).toBe(true);
     expect(most).toBe(2);
-    const rows = listDeliveries(daemon.store, 10);
+    const rows = await listDeliveries(daemon.store, 10);
     expect(rows.map((row) => row.state)).toEqual(['sent', 'sent', 'sent']);
     expect(rows.map((row) => row.attempts)).toEqual([1, 1, 1]);
     // One message per delivery, none twice.

@@ -27,7 +27,7 @@ describe('a cron report in the daemon', () => {
     tmp = tempDir();
     smtp = await startSmtp();
     const storePath = join(tmp.dir, 'reportd.sqlite');
-    seedStore(storePath, [fixtureSnapshot({ runId: 4825, run: 'W12 2026' })]);
+    await seedStore(storePath, [fixtureSnapshot({ runId: 4825, run: 'W12 2026' })]);
     const clock = new FakeClock(Date.parse('2026-03-20T00:00:00Z'));
     const config = seededConfig(tmp.dir, {
       smtpUrl: smtp.url,
@@ -44,17 +44,17 @@ describe('a cron report in the daemon', () => {
 
     // CET (+1): Monday 23 March, 08:00 Berlin is 07:00 UTC.
     await advanceTo(clock, '2026-03-23T06:59:59Z');
-    expect(enqueued(store)).toEqual([]);
+    expect(await enqueued(store)).toEqual([]);
     await clock.advance(1_000);
-    expect(enqueued(store)).toEqual([[4825, '2026-03-23T07:00:00.000Z']]);
+    expect(await enqueued(store)).toEqual([[4825, '2026-03-23T07:00:00.000Z']]);
     await smtp.waitFor(1);
 
     // A new run lands during the week; CEST (+2) from Sunday 29 March: 08:00 Berlin is 06:00 UTC.
-    seedStore(storePath, [fixtureSnapshot({ runId: 4826, run: 'W13 2026' })]);
+    await seedStore(storePath, [fixtureSnapshot({ runId: 4826, run: 'W13 2026' })]);
     await advanceTo(clock, '2026-03-30T05:59:59Z');
-    expect(enqueued(store)).toHaveLength(1);
+    expect(await enqueued(store)).toHaveLength(1);
     await clock.advance(1_000);
-    expect(enqueued(store)).toEqual([
+    expect(await enqueued(store)).toEqual([
       [4825, '2026-03-23T07:00:00.000Z'],
       [4826, '2026-03-30T06:00:00.000Z'],
     ]);
@@ -62,7 +62,7 @@ describe('a cron report in the daemon', () => {
 
     // The next Monday with no new run: the slot fires but the run was already delivered.
     await advanceTo(clock, '2026-04-06T06:00:01Z');
-    expect(enqueued(store)).toHaveLength(2);
+    expect(await enqueued(store)).toHaveLength(2);
     expect(daemon.scheduler.nextRuns()['report:weekly']).toBe('2026-04-13T06:00:00.000Z');
     expect(smtp.messages.map((m) => m.subject)).toEqual([
       'AI visibility — Northwind Coffee — Run 4825',

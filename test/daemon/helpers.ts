@@ -59,8 +59,8 @@ export function stubRenderer(dir: string): DeliveryRenderer {
 }
 
 /** Deliveries as [run, created_at ISO] in the order they were enqueued. */
-export function enqueued(store: Store): [number, string][] {
-  return listDeliveries(store, 100)
+export async function enqueued(store: Store): Promise<[number, string][]> {
+  return (await listDeliveries(store, 100))
     .sort((a, b) => a.id - b.id)
     .map((d) => [d.run_id, new Date(d.created_at).toISOString()]);
 }
@@ -70,10 +70,16 @@ export function advanceTo(clock: Clock & { advance(ms: number): Promise<void> },
   return clock.advance(Date.parse(iso) - clock.now());
 }
 
-/** Polls (real time) until `check` holds or `timeoutMs` passes; returns whether it held. */
-export async function eventually(check: () => boolean, timeoutMs = 5_000): Promise<boolean> {
+/**
+ * Polls (real time) until `check` holds or `timeoutMs` passes; returns whether it held. `check` may
+ * read the store (async).
+ */
+export async function eventually(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 5_000,
+): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) return false;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/clock.js';
 import { type Daemon, startDaemon } from '../../src/daemon/daemon.js';
-import { getJobState } from '../../src/daemon/job-state.js';
+import { getJobState } from '../../src/store/job-state.js';
 import { listScheduleEvents } from '../../src/store/schedule-events.js';
 import { startSmtp, type TestSmtp, tempDir } from '../delivery/smtp-helpers.js';
 import { fixtureSnapshot } from '../report/fixtures.js';
@@ -42,7 +42,7 @@ async function start(clock: FakeClock, report: Record<string, unknown>) {
 async function setup() {
   tmp = tempDir();
   smtp = await startSmtp();
-  seedStore(join(tmp.dir, 'reportd.sqlite'), [fixtureSnapshot({ runId: 4825, run: 'W12 2026' })]);
+  await seedStore(join(tmp.dir, 'reportd.sqlite'), [fixtureSnapshot({ runId: 4825, run: 'W12 2026' })]);
 }
 
 describe('report lifecycle in the daemon', () => {
@@ -52,9 +52,9 @@ describe('report lifecycle in the daemon', () => {
     const { store, scheduler } = await start(clock, { enabled: false, schedule: BERLIN_MONDAY });
     expect(scheduler.nextRuns()['report:weekly']).toBeUndefined();
     await advanceTo(clock, '2026-04-10T00:00:00Z'); // three Mondays
-    expect(enqueued(store)).toEqual([]);
+    expect(await enqueued(store)).toEqual([]);
     expect(smtp.messages).toEqual([]);
-    expect(getJobState(store, 'report:weekly')).toBeUndefined();
+    expect(await getJobState(store, 'report:weekly')).toBeUndefined();
   });
 
   it('fires only inside active_from … active_until', async () => {
@@ -68,7 +68,7 @@ describe('report lifecycle in the daemon', () => {
     expect(d.scheduler.nextRuns()['report:weekly']).toBe('2026-03-30T06:00:00.000Z');
     await advanceTo(clock, '2026-04-14T00:00:00Z');
     // 03-23 is before the window, 03-30 inside (its last day counts), 04-06 and 04-13 after.
-    expect(enqueued(d.store)).toEqual([[4825, '2026-03-30T06:00:00.000Z']]);
+    expect(await enqueued(d.store)).toEqual([[4825, '2026-03-30T06:00:00.000Z']]);
     await smtp.waitFor(1);
     expect(d.scheduler.nextRuns()['report:weekly']).toBeUndefined();
   });
@@ -82,8 +82,8 @@ describe('report lifecycle in the daemon', () => {
     await advanceTo(clock, '2026-03-24T07:00:00Z');
     d = await start(clock, { schedule: BERLIN_MONDAY, max_delay: '6h' });
     await clock.advance(60_000);
-    expect(enqueued(d.store)).toEqual([]);
-    const events = listScheduleEvents(d.store, 10);
+    expect(await enqueued(d.store)).toEqual([]);
+    const events = await listScheduleEvents(d.store, 10);
     expect(events).toMatchObject([
       {
         job: 'report:weekly',
@@ -97,8 +97,8 @@ describe('report lifecycle in the daemon', () => {
     await d.close();
     d = await start(clock, { schedule: BERLIN_MONDAY, max_delay: '6h' });
     await advanceTo(clock, '2026-03-30T06:00:01Z');
-    expect(enqueued(d.store)).toEqual([[4825, '2026-03-30T06:00:00.000Z']]);
-    expect(listScheduleEvents(d.store, 10)).toHaveLength(1);
+    expect(await enqueued(d.store)).toEqual([[4825, '2026-03-30T06:00:00.000Z']]);
+    expect(await listScheduleEvents(d.store, 10)).toHaveLength(1);
     await smtp.waitFor(1);
   });
 
@@ -110,8 +110,8 @@ describe('report lifecycle in the daemon', () => {
     await advanceTo(clock, '2026-03-23T09:00:00Z'); // two hours late
     d = await start(clock, { schedule: BERLIN_MONDAY, max_delay: '6h' });
     await clock.advance(1_000);
-    expect(enqueued(d.store)).toEqual([[4825, '2026-03-23T09:00:00.000Z']]);
-    expect(listScheduleEvents(d.store, 10)).toEqual([]);
+    expect(await enqueued(d.store)).toEqual([[4825, '2026-03-23T09:00:00.000Z']]);
+    expect(await listScheduleEvents(d.store, 10)).toEqual([]);
     await smtp.waitFor(1);
   });
 });

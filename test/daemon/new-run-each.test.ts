@@ -27,21 +27,21 @@ describe('trigger: new_run with several runs published between two syncs', () =>
     const report = { name: 'on-publish', query_sets: [101] as const };
     await env.sync();
     // The first evaluation records what exists and sends nothing.
-    expect(enqueueNewRuns(outbox, env.store, report, [env.account])).toEqual([]);
+    expect(await enqueueNewRuns(outbox, env.store, report, [env.account])).toEqual([]);
 
     const first = env.sandbox.publishRun(101);
     const second = env.sandbox.publishRun(101);
     const summary = await env.sync();
     expect(summary.errors).toEqual([]);
-    const results = enqueueNewRuns(outbox, env.store, report, [env.account]);
+    const results = await enqueueNewRuns(outbox, env.store, report, [env.account]);
     expect(results.filter((r) => r.created)).toHaveLength(2);
     // Enqueued in publication order (delivery ids grow with each enqueue).
-    const enqueued = [...listDeliveries(env.store)].sort((a, b) => a.id - b.id);
+    const enqueued = [...(await listDeliveries(env.store))].sort((a, b) => a.id - b.id);
     expect(enqueued.map((d) => d.run_id)).toEqual([first.id, second.id]);
 
     // The next evaluation with nothing new enqueues nothing more.
     await env.sync();
-    expect(enqueueNewRuns(outbox, env.store, report, [env.account])).toEqual([]);
-    expect(listDeliveries(env.store)).toHaveLength(2);
+    expect(await enqueueNewRuns(outbox, env.store, report, [env.account])).toEqual([]);
+    expect(await listDeliveries(env.store)).toHaveLength(2);
   });
 });

@@ -3,18 +3,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/clock.js';
-import { getJobState } from '../../src/daemon/job-state.js';
 import { type JobContext, Scheduler } from '../../src/daemon/scheduler.js';
 import { openStore, type Store } from '../../src/store/db.js';
+import { getJobState } from '../../src/store/job-state.js';
 
 let dir: string;
 let store: Store;
-beforeEach(() => {
+beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'reportd-sched-'));
-  store = openStore(join(dir, 'reportd.sqlite'));
+  store = await openStore(join(dir, 'reportd.sqlite'));
 });
-afterEach(() => {
-  store.close();
+afterEach(async () => {
+  await store.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -81,7 +81,7 @@ describe('scheduler on a fake clock', () => {
       'catch-up 2026-04-08T09:00:00.000Z',
       'schedule 2026-04-13T06:00:00.000Z',
     ]);
-    expect(getJobState(store, 'report:weekly-executive')?.last_slot_at).toBe(
+    expect((await getJobState(store, 'report:weekly-executive'))?.last_slot_at).toBe(
       Date.parse('2026-04-13T06:00:00Z'),
     );
   });

@@ -82,14 +82,14 @@ describe('reportd daemon process', () => {
     const config = configFor('grace');
     expect((await env.reportd(config, 'sync')).code).toBe(0);
     // A delivery already due when the daemon starts (as after a scheduled slot).
-    const store = openStore(join(env.dir, 'grace', 'reportd.sqlite'));
-    const [run] = latestRuns(store, { name: 'weekly', query_sets: [102] } as never, [{ name: 'acme' }]);
-    enqueueDelivery(
+    const store = await openStore(join(env.dir, 'grace', 'reportd.sqlite'));
+    const [run] = await latestRuns(store, { name: 'weekly', query_sets: [102] } as never, [{ name: 'acme' }]);
+    await enqueueDelivery(
       store,
       { report: 'weekly', querySetId: run!.querySetId, runId: run!.runId, account: 'acme' },
       Date.now(),
     );
-    store.close();
+    await store.close();
 
     const started = new Promise<void>((resolve) => {
       dataStarted = resolve;
@@ -106,9 +106,9 @@ describe('reportd daemon process', () => {
     expect(await daemon.exit).toBe(0);
     holdData = undefined;
     expect(env.smtp.messages).toHaveLength(before + 1);
-    const check = openStore(join(env.dir, 'grace', 'reportd.sqlite'));
-    expect(listDeliveries(check).map((d) => d.state)).toEqual(['sent']);
-    check.close();
+    const check = await openStore(join(env.dir, 'grace', 'reportd.sqlite'));
+    expect((await listDeliveries(check)).map((d) => d.state)).toEqual(['sent']);
+    await check.close();
     const again = await env.reportd(config, 'deliver', '--report', 'weekly');
     expect(again.stdout).toMatch(/^already delivered: /);
     expect(env.smtp.messages).toHaveLength(before + 1);

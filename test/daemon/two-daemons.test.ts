@@ -61,7 +61,7 @@ describe('two daemons on one store', () => {
     await smtp.waitFor(1);
     await new Promise((resolve) => setTimeout(resolve, 1_500)); // give a duplicate every chance
     expect(smtp.messages).toHaveLength(1);
-    expect(listDeliveries(daemons[0]!.store).map((d) => [d.run_id, d.state, d.attempts])).toEqual([
+    expect((await listDeliveries(daemons[0]!.store)).map((d) => [d.run_id, d.state, d.attempts])).toEqual([
       [run.id, 'sent', 1],
     ]);
   });
@@ -71,9 +71,9 @@ describe('two daemons on one store', () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     await Promise.all(daemons.map((d) => d.close()));
     await pass;
-    const store = openStore(join(tmp.dir, 'shared.sqlite'));
-    const running = listSyncRuns(store).filter((r) => r.outcome === 'running');
-    store.close();
+    const store = await openStore(join(tmp.dir, 'shared.sqlite'));
+    const running = (await listSyncRuns(store)).filter((r) => r.outcome === 'running');
+    await store.close();
     expect(running).toEqual([]);
   });
 });

@@ -50,7 +50,7 @@ async function setup(
   const dir = options.dir ?? tmp.dir;
   const smtp = await startSmtp(smtpOptions);
   cleanups.push(() => smtp.close());
-  const store = openStore(join(dir, 'reportd.sqlite'));
+  const store = await openStore(join(dir, 'reportd.sqlite'));
   cleanups.push(() => store.close());
   const transport = nodemailer.createTransport({ url: smtp.url, ignoreTLS: true } as never);
   const box = new Outbox({
@@ -97,11 +97,11 @@ describe('after the SMTP server accepted', () => {
       { afterStore: () => holdWriteLock(storePath, 7_000) },
       ['ceo@example.com'],
     );
-    storePath = env.store.path;
-    env.box.enqueue(key);
+    storePath = env.store.location;
+    await env.box.enqueue(key);
     const outcome = await env.box.runOnce();
     expect(outcome?.result).toBe('sent');
-    expect(getDelivery(env.store, 1)).toMatchObject({ state: 'sent', attempts: 1, last_error: null });
+    expect(await getDelivery(env.store, 1)).toMatchObject({ state: 'sent', attempts: 1, last_error: null });
     expect(await env.box.drain()).toEqual([]);
     expect(env.smtp.messages).toHaveLength(1);
   }, 30_000);
@@ -134,10 +134,10 @@ describe('after the SMTP server accepted', () => {
         ['ceo@example.com'],
         { dir: mount },
       );
-      env.box.enqueue(key);
+      await env.box.enqueue(key);
       const outcome = await env.box.runOnce();
       expect(outcome?.result).toBe('sent');
-      expect(getDelivery(env.store, 1)).toMatchObject({ state: 'sent', attempts: 1 });
+      expect(await getDelivery(env.store, 1)).toMatchObject({ state: 'sent', attempts: 1 });
       expect(env.smtp.messages).toHaveLength(1);
     },
     30_000,
@@ -161,11 +161,11 @@ describe('per recipient', () => {
       ['ceo@example.com', 'CFO <cfo@example.com>', 'gone@example.com'],
       { clock },
     );
-    env.box.enqueue(key);
+    await env.box.enqueue(key);
     const first = await env.box.runOnce();
     expect(first?.result).toBe('retry');
-    const states = () => listRecipients(env.store, 1).map((r) => [r.recipient, r.state]);
-    expect(states()).toEqual([
+    const states = async () => (await listRecipients(env.store, 1)).map((r) => [r.recipient, r.state]);
+    expect(await states()).toEqual([
       ['ceo@example.com', 'accepted'],
       ['cfo@example.com', 'deferred'],
       ['gone@example.com', 'refused'],
@@ -177,7 +177,7 @@ describe('per recipient', () => {
     expect(second?.result).toBe('sent');
     expect(env.smtp.envelopes).toEqual([['ceo@example.com'], ['cfo@example.com']]);
     expect(env.smtp.messages[1]!.messageId).toBe(env.smtp.messages[0]!.messageId);
-    const row = getDelivery(env.store, 1)!;
+    const row = (await getDelivery(env.store, 1))!;
     expect(row.state).toBe('sent');
     expect(row.last_error).toMatch(/^refused: gone@example\.com \(550 No such user\)$/);
     await clock.advance(60 * 60_000);
@@ -193,9 +193,12 @@ describe('per recipient', () => {
       ['ceo@example.com'],
       { clock },
     );
-    env.box.enqueue(key);
+    await env.box.enqueue(key);
     expect((await env.box.runOnce())?.result).toBe('retry');
-    expect(listRecipients(env.store, 1)[0]).toMatchObject({ state: 'deferred', reply: '452 Mailbox full' });
+    expect((await listRecipients(env.store, 1))[0]).toMatchObject({
+      state: 'deferred',
+      reply: '452 Mailbox full',
+    });
     await clock.advance(30_000);
     expect((await env.box.runOnce())?.result).toBe('sent');
     expect(env.smtp.envelopes).toEqual([['ceo@example.com']]);

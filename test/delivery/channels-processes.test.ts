@@ -65,12 +65,12 @@ function worker(mode: string) {
   return { child, output, exit };
 }
 
-function rows() {
-  const store = openStore(storePath);
+async function rows() {
+  const store = await openStore(storePath);
   try {
-    return listDeliveries(store, 100);
+    return await listDeliveries(store, 100);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -102,7 +102,7 @@ describe('channels across processes', () => {
     expect(await first.output).toContain('claimed');
     first.child.kill('SIGKILL');
     expect(await first.exit).toBe('SIGKILL');
-    expect(rows().find((d) => d.destination === 'marketing')).toMatchObject({
+    expect((await rows()).find((d) => d.destination === 'marketing')).toMatchObject({
       state: 'rendering',
       attempts: 1,
     });
@@ -118,7 +118,7 @@ describe('channels across processes', () => {
       teams: [7, 8, 9],
       webhook: [7, 8, 9],
     });
-    const slack7 = rows().find((d) => d.destination === 'marketing' && d.run_id === 7)!;
+    const slack7 = (await rows()).find((d) => d.destination === 'marketing' && d.run_id === 7)!;
     expect(slack7).toMatchObject({ state: 'sent', attempts: 2 });
   });
 
@@ -135,6 +135,6 @@ describe('channels across processes', () => {
       teams: [7, 8, 9],
       webhook: [7, 8, 9],
     });
-    expect(rows().every((d) => d.state === 'sent' && d.attempts === 1)).toBe(true);
+    expect((await rows()).every((d) => d.state === 'sent' && d.attempts === 1)).toBe(true);
   });
 });

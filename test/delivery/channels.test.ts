@@ -34,14 +34,14 @@ beforeEach(async () => {
   tmp = tempDir();
   smtp = await startSmtp();
   peers = await startChannelPeers();
-  store = openStore(join(tmp.dir, 'reportd.sqlite'));
+  store = await openStore(join(tmp.dir, 'reportd.sqlite'));
   clock = new FakeClock();
   logLines = [];
   for (const secret of [peers.slackToken, `${peers.url}${peers.teamsPath}`, WEBHOOK_SECRET])
     registerSecret(secret);
 });
 afterEach(async () => {
-  store.close();
+  await store.close();
   await smtp.close();
   await peers.close();
   tmp.cleanup();
@@ -113,7 +113,7 @@ function verifyWithPython(request: ChannelPeers['requests'][number]): string {
 describe('channels through the outbox', () => {
   it('one row per destination: email, Slack (message + upload in its thread), Teams card, signed webhook', async () => {
     const box = outbox(everywhere);
-    const rows = box.enqueueAll(key);
+    const rows = await box.enqueueAll(key);
     expect(rows.map((r) => [r.delivery.destination, r.created])).toEqual([
       ['email', true],
       ['marketing', true],
@@ -121,7 +121,7 @@ describe('channels through the outbox', () => {
       ['ops', true],
     ]);
     // Enqueueing again adds nothing: the key is (report, destination, set, run).
-    expect(box.enqueueAll(key).map((r) => r.created)).toEqual([false, false, false, false]);
+    expect((await box.enqueueAll(key)).map((r) => r.created)).toEqual([false, false, false, false]);
     const outcomes = await box.drain();
     expect(outcomes.map((o) => [o.destination, o.result])).toEqual([
       ['email', 'sent'],
@@ -165,7 +165,7 @@ describe('channels through the outbox', () => {
     // Webhook: Standard Webhooks headers, verified by Python's hmac; the body says what was delivered.
     const hook = peers.accepted('hook')[0]!;
     expect(verifyWithPython(hook)).toBe('valid');
-    const row = listDeliveries(store).find((d) => d.destination === 'ops')!;
+    const row = (await listDeliveries(store)).find((d) => d.destination === 'ops')!;
     expect(hook.headers['webhook-id']).toBe(row.message_id);
     expect(hook.headers['webhook-timestamp']).toBe(String(Math.floor(clock.now() / 1000)));
     const body = JSON.parse(hook.raw.toString('utf8'));
@@ -193,13 +193,13 @@ describe('channels through the outbox', () => {
     expect(
       verifyWithPython({ ...hook, raw: Buffer.from(hook.raw.toString('utf8').replace('weekly', 'weekly2')) }),
     ).toBe('invalid');
-    expect(listRecipients(store, row.id)).toMatchObject([{ recipient: 'ops', state: 'accepted' }]);
+    expect(await listRecipients(store, row.id)).toMatchObject([{ recipient: 'ops', state: 'accepted' }]);
   });
 
   it('Slack 5xx then 200: one message, after the outage, and the email is never resent', async () => {
     const box = outbox({ ...everywhere, channels: ['marketing'] });
     peers.failNext.set('chat.postMessage', [{ status: 503, body: 'upstream down' }]);
-    box.enqueueAll(key);
+    await box.enqueueAll(key);
     const first = await box.drain();
     expect(first.map((o) => [o.destination, o.result])).toEqual([
       ['email', 'sent'],
@@ -218,9 +218,9 @@ describe('channels through the outbox', () => {
   it('a failed Slack upload is retried into the thread of the message already posted, not as a second message', async () => {
     const box = outbox({ name: 'weekly', channels: ['marketing'] });
     peers.failNext.set('files.completeUploadExternal', [{ status: 500, body: 'oops' }]);
-    box.enqueueAll(key);
+    await box.enqueueAll(key);
     expect((await box.drain()).map((o) => o.result)).toEqual(['retry']);
-    expect(listDeliveries(store)[0]!.last_error).toMatch(
+    expect((await listDeliveries(store))[0]!.last_error).toMatch(
       /message 1700000000\.\d+ posted, file upload: HTTP 500/,
     );
     await clock.advance(60_000);
@@ -236,7 +236,7 @@ describe('channels through the outbox', () => {
       { status: 429, headers: { 'retry-after': '120' }, body: 'slow down' },
       { status: 422, body: '{"error":"unknown report weekly"}' },
     ]);
-    box.enqueueAll(key);
+    await box.enqueueAll(key);
     expect((await box.drain()).map((o) => [o.destination, o.result])).toEqual([
       ['email', 'sent'],
       ['ops', 'retry'],
@@ -249,7 +249,7 @@ describe('channels through the outbox', () => {
     const hooks = peers.requests.filter((r) => r.route === 'hook');
     expect(hooks).toHaveLength(2);
     expect(hooks[1]!.headers['webhook-id']).toBe(hooks[0]!.headers['webhook-id']);
-    const rows = listDeliveries(store);
+    const rows = await listDeliveries(store);
     expect(rows.find((d) => d.destination === 'email')!.state).toBe('sent');
     expect(rows.find((d) => d.destination === 'ops')).toMatchObject({
       state: 'failed',
@@ -261,9 +261,9 @@ describe('channels through the outbox', () => {
   it('a webhook redirect is not followed: the row fails naming it, nothing reaches the other host', async () => {
     const box = outbox({ name: 'weekly', channels: ['ops'] });
     peers.failNext.set('hook', [{ status: 307, headers: { location: `${peers.url}/elsewhere` }, body: '' }]);
-    box.enqueueAll(key);
+    await box.enqueueAll(key);
     expect((await box.drain()).map((o) => o.result)).toEqual(['failed']);
-    expect(listDeliveries(store)[0]!.last_error).toContain('HTTP 307');
+    expect((await listDeliveries(store))[0]!.last_error).toContain('HTTP 307');
     expect(peers.requests.map((r) => r.route)).toEqual(['hook']);
   });
 
@@ -288,13 +288,13 @@ describe('channels through the outbox', () => {
       reports: [{ name: 'weekly', channels: ['marketing', 'leadership'] }],
       clock,
     });
-    box.enqueueAll(key);
+    await box.enqueueAll(key);
     const outcomes = await box.drain();
     expect(outcomes.map((o) => [o.destination, o.result])).toEqual([
       ['marketing', 'failed'],
       ['leadership', 'failed'],
     ]);
-    expect(listDeliveries(store).map((d) => d.last_error)).toEqual(
+    expect((await listDeliveries(store)).map((d) => d.last_error)).toEqual(
       expect.arrayContaining([expect.stringContaining('invalid_auth'), expect.stringContaining('HTTP 404')]),
     );
   });
@@ -305,11 +305,14 @@ describe('channels through the outbox', () => {
     peers.failNext.set('teams', [{ status: 500, body: `bad url ${peers.url}${peers.teamsPath}` }]);
     peers.failNext.set('chat.postMessage', [{ status: 502, body: `token ${peers.slackToken}` }]);
     peers.failNext.set('hook', [{ status: 400, body: `secret ${WEBHOOK_SECRET}` }]);
-    box.enqueueAll(key);
+    await box.enqueueAll(key);
     await box.drain();
     await clock.advance(60_000);
     await box.drain();
-    const stored = JSON.stringify(listDeliveries(store).map((d) => [d, listRecipients(store, d.id)]));
+    const rows = await listDeliveries(store);
+    const stored = JSON.stringify(
+      await Promise.all(rows.map(async (d) => [d, await listRecipients(store, d.id)])),
+    );
     const text = `${logLines.join('\n')}\n${stored}`;
     expect(stored).toContain('[redacted]');
     for (const secret of [peers.slackToken, peers.teamsPath, WEBHOOK_SECRET, WEBHOOK_SECRET.slice(6)]) {

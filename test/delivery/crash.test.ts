@@ -47,12 +47,12 @@ function worker(mode: string): {
   return { child, output, exit };
 }
 
-function rows() {
-  const store = openStore(storePath);
+async function rows() {
+  const store = await openStore(storePath);
   try {
-    return listDeliveries(store);
+    return await listDeliveries(store);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -61,33 +61,33 @@ describe('outbox across kill -9', () => {
     const first = worker('hang-after-claim');
     expect(await first.output).toContain('claimed');
     // Alive past two leases: its heartbeat keeps the claim (a render may outlast the lease).
-    const claimedUntil = rows()[0]!.lease_until!;
+    const claimedUntil = (await rows())[0]!.lease_until!;
     await new Promise((resolve) => setTimeout(resolve, 2 * LEASE_MS));
     // (Renewed at least once: a bound on "now" too would make the test depend on the machine's load.)
-    expect(rows()[0]!.lease_until!).toBeGreaterThan(claimedUntil);
+    expect((await rows())[0]!.lease_until!).toBeGreaterThan(claimedUntil);
     first.child.kill('SIGKILL');
     expect(await first.exit).toBe('SIGKILL');
-    expect(rows()[0]).toMatchObject({ state: 'rendering', attempts: 1 });
+    expect((await rows())[0]).toMatchObject({ state: 'rendering', attempts: 1 });
     expect(smtp.messages).toHaveLength(0);
 
     const second = worker('normal');
     const output = await second.output;
     expect(output).toContain('"result":"sent"');
     expect(smtp.messages).toHaveLength(1);
-    expect(rows()[0]).toMatchObject({ state: 'sent', attempts: 2 });
+    expect((await rows())[0]).toMatchObject({ state: 'sent', attempts: 2 });
   });
 
   it('killed after the server accepted but before marking sent: resent with the same Message-ID (never lost)', async () => {
     const first = worker('die-after-accept');
     expect(await first.exit).toBe('SIGKILL');
     expect(smtp.messages).toHaveLength(1);
-    expect(rows()[0]).toMatchObject({ state: 'sending' });
+    expect((await rows())[0]).toMatchObject({ state: 'sending' });
 
     const second = worker('normal');
     expect(await second.output).toContain('"result":"sent"');
     // The documented trade-off: a second copy, recognisable as the same message.
     expect(smtp.messages).toHaveLength(2);
     expect(smtp.messages[1]!.messageId).toBe(smtp.messages[0]!.messageId);
-    expect(rows()[0]).toMatchObject({ state: 'sent', attempts: 2 });
+    expect((await rows())[0]).toMatchObject({ state: 'sent', attempts: 2 });
   });
 });

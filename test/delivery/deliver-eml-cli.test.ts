@@ -14,12 +14,12 @@ let withSmtp: string;
 let deadSmtp: string;
 const reportd = (config: string, ...args: string[]) => env.reportd(config, ...args);
 
-function deliveries() {
-  const store = openStore(join(dir, 'reportd.sqlite'));
+async function deliveries() {
+  const store = await openStore(join(dir, 'reportd.sqlite'));
   try {
-    return listDeliveries(store);
+    return await listDeliveries(store);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -94,7 +94,7 @@ describe('reportd deliver --eml', () => {
     expect(env.smtp.messages).toHaveLength(0);
     const history = JSON.parse((await reportd(withSmtp, 'history', '--json')).stdout);
     expect(history.deliveries).toEqual([]);
-    expect(deliveries()).toEqual([]);
+    expect(await deliveries()).toEqual([]);
 
     // No SMTP server is needed: with nothing listening the preview works all the same.
     const bare = await reportd(deadSmtp, 'deliver', '--report', 'weekly', '--eml', join(dir, 'bare.eml'));
@@ -102,7 +102,7 @@ describe('reportd deliver --eml', () => {
     expect(bare.stdout).toBe(`${join(dir, 'bare.eml')}\n`);
     const bareMail = await simpleParser(readFileSync(join(dir, 'bare.eml')));
     expect(bareMail.attachments.map((a) => a.contentType)).toEqual(['application/pdf']);
-    expect(deliveries()).toEqual([]);
+    expect(await deliveries()).toEqual([]);
 
     // A report over several sets: one file per set, named after it.
     const several = await reportd(withSmtp, 'deliver', '--report', 'both', '--eml', 'preview/both.eml');
@@ -115,7 +115,7 @@ describe('reportd deliver --eml', () => {
       expect(each.to).toMatchObject({ text: 'cmo@example.com' });
       expect(each.attachments.map((a) => a.contentType)).toEqual(['application/pdf']);
     }
-    expect(deliveries()).toEqual([]);
+    expect(await deliveries()).toEqual([]);
 
     // A preview is not a delivery: the real one still goes out afterwards.
     const real = await reportd(withSmtp, 'deliver', '--report', 'weekly');
@@ -123,6 +123,6 @@ describe('reportd deliver --eml', () => {
     expect(real.stdout).toMatch(/^sent: report weekly, query set 102/);
     expect(env.smtp.messages).toHaveLength(1);
     expect(env.smtp.messages[0]!.subject).toBe(mail.subject);
-    expect(deliveries()).toHaveLength(1);
+    expect(await deliveries()).toHaveLength(1);
   }, 300_000);
 });

@@ -44,11 +44,11 @@ beforeEach(async () => {
       return held;
     },
   });
-  store = openStore(join(tmp.dir, 'reportd.sqlite'));
+  store = await openStore(join(tmp.dir, 'reportd.sqlite'));
   clock = new FakeClock();
 });
 afterEach(async () => {
-  store.close();
+  await store.close();
   await smtp.close();
   tmp.cleanup();
 });
@@ -106,12 +106,12 @@ describe('outbox lease heartbeat', () => {
     const render = gate();
     const slow = outbox({ renderer: renderer(render.promise) });
     const other = outbox();
-    const { delivery } = slow.enqueue(key);
+    const { delivery } = await slow.enqueue(key);
     const slowRun = slow.runOnce();
     for (let minute = 1; minute <= 20; minute++) {
       await clock.advance(MINUTE);
       expect(await other.runOnce()).toBeUndefined();
-      const row = getDelivery(store, delivery.id)!;
+      const row = (await getDelivery(store, delivery.id))!;
       expect(row).toMatchObject({ state: 'rendering', claimed_by: slow.worker, attempts: 1 });
       expect(row.lease_until!).toBeGreaterThan(clock.now());
     }
@@ -119,7 +119,7 @@ describe('outbox lease heartbeat', () => {
     expect((await slowRun)?.result).toBe('sent');
     expect(smtp.messages).toHaveLength(1);
     // Renewals are the same attempt: twenty minutes of heartbeats used one.
-    expect(getDelivery(store, delivery.id)).toMatchObject({ state: 'sent', attempts: 1 });
+    expect(await getDelivery(store, delivery.id)).toMatchObject({ state: 'sent', attempts: 1 });
   });
 
   it('an SMTP exchange longer than the lease keeps its claim too (no duplicate)', async () => {
@@ -127,9 +127,9 @@ describe('outbox lease heartbeat', () => {
     smtpGate = exchange.promise;
     const slow = outbox();
     const other = outbox();
-    const { delivery } = slow.enqueue(key);
+    const { delivery } = await slow.enqueue(key);
     const slowRun = slow.runOnce();
-    await expect.poll(() => getDelivery(store, delivery.id)!.state).toBe('sending');
+    await expect.poll(async () => (await getDelivery(store, delivery.id))!.state).toBe('sending');
     await clock.advance(10 * MINUTE);
     expect(await other.runOnce()).toBeUndefined();
     exchange.open();
@@ -142,7 +142,7 @@ describe('outbox lease heartbeat', () => {
     const crashed = pausableClock(clock);
     const dead = outbox({ clock: crashed.clock, renderer: renderer(new Promise(() => {})) });
     const other = outbox();
-    const { delivery } = dead.enqueue(key);
+    const { delivery } = await dead.enqueue(key);
     void dead.runOnce();
     await clock.advance(5 * MINUTE); // alive and rendering: a beat has just renewed the lease
     expect(await other.runOnce()).toBeUndefined();
@@ -155,7 +155,7 @@ describe('outbox lease heartbeat', () => {
     expect((await other.runOnce())?.result).toBe('sent');
     expect(clock.now() - crashedAt).toBeLessThanOrEqual(DEFAULT_LEASE_MS + 1);
     expect(smtp.messages).toHaveLength(1);
-    expect(getDelivery(store, delivery.id)).toMatchObject({ state: 'sent', attempts: 2 });
+    expect(await getDelivery(store, delivery.id)).toMatchObject({ state: 'sent', attempts: 2 });
   });
 
   it('an attempt that never ends stops renewing after maxHoldMs, and attempts stay bounded', async () => {
@@ -165,27 +165,27 @@ describe('outbox lease heartbeat', () => {
       maxAttempts: 1,
     });
     const other = outbox({ maxAttempts: 1 });
-    const { delivery } = hung.enqueue(key);
+    const { delivery } = await hung.enqueue(key);
     void hung.runOnce();
     await clock.advance(10 * MINUTE - 1);
     expect(await other.runOnce()).toBeUndefined();
-    expect(getDelivery(store, delivery.id)!.state).toBe('rendering');
+    expect((await getDelivery(store, delivery.id))!.state).toBe('rendering');
     await clock.advance(DEFAULT_LEASE_MS + 2);
     // The one allowed attempt is used up: failed for good rather than held or retried forever.
     expect(await other.runOnce()).toBeUndefined();
-    expect(getDelivery(store, delivery.id)).toMatchObject({ state: 'failed', attempts: 1 });
-    expect(getDelivery(store, delivery.id)!.last_error).toMatch(/^gave up after 1 attempts/);
+    expect(await getDelivery(store, delivery.id)).toMatchObject({ state: 'failed', attempts: 1 });
+    expect((await getDelivery(store, delivery.id))!.last_error).toMatch(/^gave up after 1 attempts/);
     expect(clock.pendingSleepers).toBe(0);
   });
 
   it('at the hold cap, ends a render that heeds its signal, so the worker itself moves on', async () => {
     const hung = outbox({ renderer: abortableRenderer(), maxHoldMs: 10 * MINUTE, maxAttempts: 3 });
-    const { delivery } = hung.enqueue(key);
+    const { delivery } = await hung.enqueue(key);
     const attempt = hung.runOnce();
     await clock.advance(10 * MINUTE + 1);
     expect(await attempt).toMatchObject({ result: 'retry' });
-    expect(getDelivery(store, delivery.id)).toMatchObject({ state: 'pending', attempts: 1 });
-    expect(getDelivery(store, delivery.id)!.last_error).toBe(
+    expect(await getDelivery(store, delivery.id)).toMatchObject({ state: 'pending', attempts: 1 });
+    expect((await getDelivery(store, delivery.id))!.last_error).toBe(
       'render failed: the attempt took longer than 10 min',
     );
     expect(clock.pendingSleepers).toBe(0);
@@ -193,14 +193,17 @@ describe('outbox lease heartbeat', () => {
 
   it('a worker whose row was taken over gives its render up and leaves the row alone', async () => {
     const slow = outbox({ renderer: abortableRenderer() });
-    const { delivery } = slow.enqueue(key);
+    const { delivery } = await slow.enqueue(key);
     const attempt = slow.runOnce();
     await clock.advance(1);
     // As if its lease had run out and another worker claimed the row meanwhile.
-    store.db.prepare("UPDATE deliveries SET claimed_by = 'other-worker' WHERE id = ?").run(delivery.id);
+    await store.run("UPDATE deliveries SET claimed_by = 'other-worker' WHERE id = ?", [delivery.id]);
     await clock.advance(DEFAULT_LEASE_MS);
     expect(await attempt).toMatchObject({ result: 'lost' });
-    expect(getDelivery(store, delivery.id)).toMatchObject({ state: 'rendering', claimed_by: 'other-worker' });
+    expect(await getDelivery(store, delivery.id)).toMatchObject({
+      state: 'rendering',
+      claimed_by: 'other-worker',
+    });
   });
 
   it('stops beating on every way out: sent, retry, failed, released, and a throw', async () => {
@@ -246,7 +249,7 @@ describe('outbox lease heartbeat', () => {
     ];
     for (const [expected, run] of ways) {
       const runKey = { ...key, runId: key.runId + ways.findIndex(([name]) => name === expected) };
-      outbox().enqueue(runKey);
+      await outbox().enqueue(runKey);
       const outcome = (await run()) as { result: string };
       expect(outcome.result).toBe(expected === 'throw' ? 'a bug' : expected);
       expect(clock.pendingSleepers, `after ${expected}`).toBe(0);

@@ -24,13 +24,13 @@ beforeEach(async () => {
   stores = [];
 });
 afterEach(async () => {
-  for (const store of stores) store.close();
+  for (const store of stores) await store.close();
   await smtp.close();
   tmp.cleanup();
 });
 
-function store(): Store {
-  const s = openStore(join(tmp.dir, 'reportd.sqlite'));
+async function store(): Promise<Store> {
+  const s = await openStore(join(tmp.dir, 'reportd.sqlite'));
   stores.push(s);
   return s;
 }
@@ -50,10 +50,10 @@ function renderer(bytes = 2048, gate?: Promise<void>): DeliveryRenderer {
   };
 }
 
-function outbox(overrides: Partial<OutboxOptions> & { url?: string } = {}): Outbox {
+async function outbox(overrides: Partial<OutboxOptions> & { url?: string } = {}): Promise<Outbox> {
   const transport = nodemailer.createTransport({ url: overrides.url ?? smtp.url, ignoreTLS: true } as never);
   return new Outbox({
-    store: overrides.store ?? store(),
+    store: overrides.store ?? (await store()),
     renderer: renderer(),
     mailer: mailerFromTransport(transport),
     from: 'Reports <reports@example.com>',
@@ -66,13 +66,13 @@ const key = { report: 'weekly-executive', querySetId: 101, runId: 10, account: '
 
 describe('outbox', () => {
   it('sends one message per (report, set, run) however often it is enqueued', async () => {
-    const box = outbox();
-    const first = box.enqueue(key);
+    const box = await outbox();
+    const first = await box.enqueue(key);
     expect(first.created).toBe(true);
-    expect(box.enqueue(key).created).toBe(false);
+    expect((await box.enqueue(key)).created).toBe(false);
     const outcomes = await box.drain();
     expect(outcomes.map((o) => o.result)).toEqual(['sent']);
-    expect(box.enqueue(key).created).toBe(false);
+    expect((await box.enqueue(key)).created).toBe(false);
     expect(await box.drain()).toEqual([]);
 
     expect(smtp.messages).toHaveLength(1);
@@ -82,15 +82,15 @@ describe('outbox', () => {
     expect(mail.attachments.map((a) => a.filename)).toEqual([
       'weekly-executive-northwind-coffee-week-10.pdf',
     ]);
-    const row = getDelivery(stores[0]!, first.delivery.id)!;
+    const row = (await getDelivery(stores[0]!, first.delivery.id))!;
     expect(row).toMatchObject({ state: 'sent', attempts: 1 });
   });
 
   it('sends again on --force, as a new generation with its own Message-ID', async () => {
-    const box = outbox();
-    const first = box.enqueue(key).delivery;
+    const box = await outbox();
+    const first = (await box.enqueue(key)).delivery;
     await box.drain();
-    const again = box.enqueue(key, { force: true });
+    const again = await box.enqueue(key, { force: true });
     expect(again.created).toBe(true);
     expect(again.delivery.generation).toBe(1);
     await box.drain();
@@ -98,10 +98,13 @@ describe('outbox', () => {
   });
 
   it('two workers on one store send one message', async () => {
-    const a = outbox();
-    const b = outbox();
-    a.enqueue(key);
-    b.enqueue(key);
+    // One connection, as two workers of one process share it (the seam's SQLite store serves a
+    // process through one connection); two processes racing are in channels-processes.test.ts.
+    const shared = await store();
+    const a = await outbox({ store: shared });
+    const b = await outbox({ store: shared });
+    await a.enqueue(key);
+    await b.enqueue(key);
     const outcomes = (await Promise.all([a.drain(), b.drain()])).flat();
     expect(outcomes.map((o) => o.result)).toEqual(['sent']);
     expect(smtp.messages).toHaveLength(1);
@@ -111,11 +114,11 @@ describe('outbox', () => {
     const clock = new FakeClock(Date.UTC(2026, 3, 6, 8));
     const port = smtp.port;
     await smtp.close();
-    const box = outbox({ clock, url: `smtp://127.0.0.1:${port}` });
-    const { delivery } = box.enqueue(key);
+    const box = await outbox({ clock, url: `smtp://127.0.0.1:${port}` });
+    const { delivery } = await box.enqueue(key);
 
     expect((await box.runOnce())?.result).toBe('retry');
-    const row = getDelivery(stores[0]!, delivery.id)!;
+    const row = (await getDelivery(stores[0]!, delivery.id))!;
     expect(row.state).toBe('pending');
     expect(row.last_error).toMatch(/SMTP unreachable.*ECONNREFUSED|SMTP unreachable/);
     expect(row.next_attempt_at).toBe(clock.now() + 30_000);
@@ -123,18 +126,18 @@ describe('outbox', () => {
 
     await clock.advance(30_000);
     expect((await box.runOnce())?.result).toBe('retry'); // still down: backoff doubles
-    expect(getDelivery(stores[0]!, delivery.id)!.next_attempt_at).toBe(clock.now() + 60_000);
+    expect((await getDelivery(stores[0]!, delivery.id))!.next_attempt_at).toBe(clock.now() + 60_000);
 
     smtp = await startSmtp({ port });
     await clock.advance(60_000);
     expect((await box.runOnce())?.result).toBe('sent');
     expect(smtp.messages).toHaveLength(1);
-    expect(getDelivery(stores[0]!, delivery.id)).toMatchObject({ state: 'sent', attempts: 3 });
+    expect(await getDelivery(stores[0]!, delivery.id)).toMatchObject({ state: 'sent', attempts: 3 });
   });
 
   it('a 4xx reply is retried, a refused recipient fails for good with the reason', async () => {
     const clock = new FakeClock();
-    const box = outbox({
+    const box = await outbox({
       clock,
       reports: [
         report,
@@ -142,15 +145,15 @@ describe('outbox', () => {
       ],
     });
     smtp.failNext = 1;
-    box.enqueue(key);
+    await box.enqueue(key);
     expect((await box.runOnce())?.result).toBe('retry');
     await clock.advance(30_000);
     expect((await box.runOnce())?.result).toBe('sent');
 
-    const bounced = box.enqueue({ ...key, report: 'bounce' }).delivery;
+    const bounced = (await box.enqueue({ ...key, report: 'bounce' })).delivery;
     const outcome = await box.runOnce();
     expect(outcome?.result).toBe('failed');
-    const row = getDelivery(stores[0]!, bounced.id)!;
+    const row = (await getDelivery(stores[0]!, bounced.id))!;
     expect(row.state).toBe('failed');
     expect(row.last_error).toMatch(/refused: nobody@bounce\.test \(550 /);
     expect(smtp.messages).toHaveLength(1);
@@ -158,12 +161,12 @@ describe('outbox', () => {
 
   it('gives up after maxAttempts transient failures', async () => {
     const clock = new FakeClock();
-    const box = outbox({ clock, url: 'smtp://127.0.0.1:1', maxAttempts: 2 });
-    const { delivery } = box.enqueue(key);
+    const box = await outbox({ clock, url: 'smtp://127.0.0.1:1', maxAttempts: 2 });
+    const { delivery } = await box.enqueue(key);
     expect((await box.runOnce())?.result).toBe('retry');
     await clock.advance(30_000);
     expect((await box.runOnce())?.result).toBe('failed');
-    expect(getDelivery(stores[0]!, delivery.id)!.last_error).toMatch(
+    expect((await getDelivery(stores[0]!, delivery.id))!.last_error).toMatch(
       /^gave up after 2 attempts: SMTP unreachable/,
     );
   });
@@ -177,15 +180,15 @@ describe('outbox', () => {
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const s = store();
-    const slow = outbox({
+    const s = await store();
+    const slow = await outbox({
       clock: slowClock.clock,
       store: s,
       renderer: renderer(2048, gate),
       leaseMs: 60_000,
     });
-    const fast = outbox({ clock, store: s });
-    slow.enqueue(key);
+    const fast = await outbox({ clock, store: s });
+    await slow.enqueue(key);
     const slowRun = slow.runOnce();
     await clock.advance(1_000);
     expect(await fast.runOnce()).toBeUndefined(); // lease still held
@@ -199,8 +202,8 @@ describe('outbox', () => {
   });
 
   it('leaves out attachments over max_attachment_mb, with a line saying so', async () => {
-    const box = outbox({ reports: [{ ...report, max_attachment_mb: 0.001 }] });
-    box.enqueue(key);
+    const box = await outbox({ reports: [{ ...report, max_attachment_mb: 0.001 }] });
+    await box.enqueue(key);
     await box.drain();
     const mail = smtp.messages[0]!;
     expect(mail.attachments).toHaveLength(0);

@@ -50,16 +50,16 @@ describe('an SMTP reply that echoes the password', () => {
     expect(deliver.stderr).toMatch(/SMTP server deferred \(451\): .*reports\/\[redacted\]\)/);
     expect(deliver.stderr + deliver.stdout).not.toContain(PASSWORD);
 
-    const store = openStore(storePath, { mustExist: true });
+    const store = await openStore(storePath, { mustExist: true });
     try {
-      const [row] = listDeliveries(store, 10);
+      const [row] = await listDeliveries(store, 10);
       expect(row).toMatchObject({ state: 'pending', attempts: 1 });
       expect(row!.last_error).toMatch(
         /^SMTP server deferred \(451\): .*your AUTH was reports\/\[redacted\]\)$/,
       );
       expect(row!.last_error).not.toContain(PASSWORD);
     } finally {
-      store.close();
+      await store.close();
     }
 
     const history = await reportd('history', '--json');

@@ -36,7 +36,7 @@ describe('README "Analysing the data"', () => {
     expect(queries).toHaveLength(3);
   });
 
-  it('charts weighted presence over time by engine, from the payloads', () => {
+  it('charts weighted presence over time by engine, from the payloads', async () => {
     const rows = reader.prepare(queries[0]!).all() as {
       run: string;
       engine: string;
@@ -48,16 +48,13 @@ describe('README "Analysing the data"', () => {
       new Set(['ChatGPT', 'Gemini', 'Perplexity', 'Claude', 'Copilot']),
     );
     // The newest run's ChatGPT value is the payload's own number.
-    const payload = JSON.parse(
-      env.store.db
-        .prepare(
-          `SELECT p.json FROM payloads p JOIN snapshots s ON s.id = p.snapshot_id JOIN runs r
-             ON r.account = s.account AND r.query_set_id = s.query_set_id AND r.id = s.run_id
-           WHERE p.endpoint_key = 'presence.by-engine' AND r.display_name = ?`,
-        )
-        .pluck()
-        .get(runs.at(-1)) as string,
-    ) as { presenceByEngine: Record<string, { weighted: number }> };
+    const stored = await env.store.get<{ json: string }>(
+      `SELECT p.json FROM payloads p JOIN snapshots s ON s.id = p.snapshot_id JOIN runs r
+         ON r.account = s.account AND r.query_set_id = s.query_set_id AND r.id = s.run_id
+       WHERE p.endpoint_key = 'presence.by-engine' AND r.display_name = ?`,
+      [runs.at(-1)],
+    );
+    const payload = JSON.parse(stored!.json) as { presenceByEngine: Record<string, { weighted: number }> };
     const chatgpt = rows.find((r) => r.run === runs.at(-1) && r.engine === 'ChatGPT');
     expect(chatgpt!.weighted_presence).toBe(payload.presenceByEngine['3']!.weighted);
   });

@@ -65,11 +65,11 @@ async function duck<T>(sql: string): Promise<T[]> {
   }
 }
 
-const storeCount = (sql: string, ...params: unknown[]) =>
-  env.store.db
-    .prepare(sql)
-    .pluck()
-    .get(...params) as number;
+/** The first column of the first row the statement returns, as a number (a count or a sum). */
+async function storeCount(sql: string, ...params: unknown[]): Promise<number> {
+  const row = await env.store.get<Record<string, unknown>>(sql, params);
+  return Number(Object.values(row ?? {})[0]);
+}
 
 describe('reportd export', () => {
   it('writes CSV files that Python reads back with the store rows and values', async () => {
@@ -96,13 +96,13 @@ describe('reportd export', () => {
       'value',
       'unit',
     ]);
-    expect(rows.length).toBe(storeCount('SELECT COUNT(*) FROM metric_values'));
+    expect(rows.length).toBe(await storeCount('SELECT COUNT(*) FROM metric_values'));
     // RFC 4180 line ends.
     expect(readFileSync(join(dir, 'metric_values.csv'), 'utf8').slice(0, 300)).toContain('unit\r\n');
     const gross = rows.filter((r) => r[8] === 'presence.gross' && r[9] === 'current');
     expect(gross).toHaveLength(6);
     for (const row of gross) {
-      const json = storeCount(
+      const json = await storeCount(
         `SELECT json_extract(p.json, '$.current') FROM payloads p JOIN snapshots s ON s.id = p.snapshot_id
          WHERE s.query_set_id = ? AND s.run_id = ? AND p.endpoint_key = 'presence.gross'`,
         Number(row[3]),
@@ -113,7 +113,7 @@ describe('reportd export', () => {
       expect(row[7]).toMatch(/^\d{4}-\d{2}-\d{2}T/);
     }
     const claims = readCsv(join(dir, 'error_register.csv'));
-    expect(claims.rows.length).toBe(storeCount('SELECT COUNT(*) FROM metric_error_register'));
+    expect(claims.rows.length).toBe(await storeCount('SELECT COUNT(*) FROM metric_error_register'));
     expect(readCsv(join(dir, 'runs.csv')).rows).toHaveLength(6);
   }, 60_000);
 
@@ -138,18 +138,16 @@ describe('reportd export', () => {
     const [totals] = await duck<{ n: bigint | number; total: number }>(
       `SELECT COUNT(*) AS n, SUM(value) AS total FROM read_parquet('${file}')`,
     );
-    expect(Number(totals!.n)).toBe(storeCount('SELECT COUNT(*) FROM metric_values'));
-    expect(totals!.total).toBeCloseTo(storeCount('SELECT SUM(value) FROM metric_values'), 6);
+    expect(Number(totals!.n)).toBe(await storeCount('SELECT COUNT(*) FROM metric_values'));
+    expect(totals!.total).toBeCloseTo(await storeCount('SELECT SUM(value) FROM metric_values'), 6);
     const weighted = await duck<{ run_id: bigint; value: number }>(
       `SELECT run_id, value FROM read_parquet('${file}')
        WHERE query_set_id = 101 AND endpoint = 'presence.weighted' AND field = 'current' ORDER BY run_id`,
     );
-    const stored = env.store.db
-      .prepare(
-        `SELECT run_id, value FROM metric_values WHERE query_set_id = 101 AND endpoint = 'presence.weighted'
-         AND field = 'current' ORDER BY run_id`,
-      )
-      .all() as { run_id: number; value: number }[];
+    const stored = await env.store.all<{ run_id: number; value: number }>(
+      `SELECT run_id, value FROM metric_values WHERE query_set_id = 101 AND endpoint = 'presence.weighted'
+       AND field = 'current' ORDER BY run_id`,
+    );
     expect(weighted.map((w) => ({ run_id: Number(w.run_id), value: w.value }))).toEqual(stored);
     for (const table of TABLES) expect(existsSync(join(dir, `${table}.parquet`))).toBe(true);
   }, 60_000);
@@ -179,7 +177,7 @@ describe('reportd export', () => {
       maxBuffer: 1 << 28,
     }).toString();
     // Rows of set 102 only, two runs: count the data rows of the metric_values sheet.
-    const expected = storeCount(
+    const expected = await storeCount(
       `SELECT COUNT(*) FROM metric_values WHERE query_set_id = 102 AND run_id IN
          (SELECT run_id FROM metric_values WHERE query_set_id = 102 GROUP BY run_id ORDER BY run_id DESC LIMIT 2)`,
     );
@@ -212,9 +210,14 @@ describe('reportd export', () => {
           value: row.getCell(14).value as number,
         });
     });
-    expect(cells.length).toBe(storeCount('SELECT COUNT(*) FROM metric_values WHERE query_set_id = 101'));
+    expect(cells.length).toBe(
+      await storeCount('SELECT COUNT(*) FROM metric_values WHERE query_set_id = 101'),
+    );
     const sum = cells.reduce((total, cell) => total + cell.value, 0);
-    expect(sum).toBeCloseTo(storeCount('SELECT SUM(value) FROM metric_values WHERE query_set_id = 101'), 6);
+    expect(sum).toBeCloseTo(
+      await storeCount('SELECT SUM(value) FROM metric_values WHERE query_set_id = 101'),
+      6,
+    );
   }, 60_000);
 
   it('refuses an unknown set naming it, and says when the store has nothing to export', async () => {
@@ -247,7 +250,7 @@ describe('reportd export', () => {
     );
     // A store that exists but holds no snapshot yet.
     const { openStore } = await import('../../src/store/db.js');
-    openStore(join(empty, 'e.sqlite')).close();
+    await (await openStore(join(empty, 'e.sqlite'))).close();
     const nothing = await runCli(['export', '--config', emptyConfig, '--format', 'csv', '--out', out]);
     expect(nothing.code).toBe(2);
     expect(nothing.stderr).toMatch(/has no complete snapshot to export \(run `reportd sync` first\)/);

@@ -32,7 +32,7 @@ const logLines: string[] = [];
 afterEach(async () => {
   await daemon?.close();
   daemon = undefined;
-  store?.close();
+  await store?.close();
   store = undefined;
   await sandbox?.close();
   await peers?.close();
@@ -128,7 +128,7 @@ describe('failure notices through channels', () => {
     expect(peers.accepted('chat.postMessage')).toHaveLength(2);
     expect(peers.accepted('teams')).toHaveLength(2);
     // One row per (event, destination), each sent.
-    expect(listNotices(daemon.store).map((n) => [n.kind, n.destination, n.state])).toEqual([
+    expect((await listNotices(daemon.store)).map((n) => [n.kind, n.destination, n.state])).toEqual([
       ['opened', 'ops-webhook', 'sent'],
       ['opened', 'ops-slack', 'sent'],
       ['opened', 'ops-teams', 'sent'],
@@ -145,7 +145,7 @@ describe('failure notices through channels', () => {
   it('a webhook answering 503 gets the notice once, after the outage, on the retry schedule', async () => {
     tmp = tempDir();
     peers = await startChannelPeers();
-    store = openStore(join(tmp.dir, 'reportd.sqlite'));
+    store = await openStore(join(tmp.dir, 'reportd.sqlite'));
     const clock = new FakeClock();
     const config = configFromObject(
       {
@@ -164,7 +164,7 @@ describe('failure notices through channels', () => {
       logger: createLogger({ level: 'debug', destination: { write: (l: string) => logLines.push(l) } }),
       channels: channelSenders(config.channels),
     });
-    openIncident(store, {
+    await openIncident(store, {
       key: 'sync',
       kind: 'sync_failing',
       detail: 'the sync failed 3 passes in a row: <b>boom</b>',
@@ -177,19 +177,19 @@ describe('failure notices through channels', () => {
       { status: 502, body: 'bad gateway' },
     ]);
     expect(await sender.drain()).toBe(0);
-    let [row] = listNotices(store);
+    let [row] = await listNotices(store);
     expect(row).toMatchObject({ destination: 'ops-webhook', state: 'pending', attempts: 1 });
     expect(row!.last_error).toBe('HTTP 503: down for maintenance');
     expect(await sender.drain()).toBe(0); // not due yet: nothing is sent
     expect(peers.requests.filter((r) => r.route === 'hook')).toHaveLength(1);
     await clock.advance(row!.next_attempt_at - clock.now());
     expect(await sender.drain()).toBe(0);
-    [row] = listNotices(store);
+    [row] = await listNotices(store);
     expect(row).toMatchObject({ state: 'pending', attempts: 2, last_error: 'HTTP 502: bad gateway' });
     await clock.advance(row!.next_attempt_at - clock.now());
     expect(await sender.drain()).toBe(1);
     expect(await sender.drain()).toBe(0);
-    [row] = listNotices(store);
+    [row] = await listNotices(store);
     expect(row).toMatchObject({ state: 'sent', attempts: 3 });
     const hooks = peers.requests.filter((r) => r.route === 'hook');
     expect(hooks).toHaveLength(3);

@@ -71,7 +71,7 @@ describe('a refused credential', () => {
       '[reportd] resolved: acme: API credential refused',
     ]);
     expect(smtp.messages[1]!.text).toMatch(/^Resolved: account acme: the credential is accepted again/);
-    const incidents = listIncidents(daemon.store, 10);
+    const incidents = await listIncidents(daemon.store, 10);
     expect(incidents).toHaveLength(1);
     expect(incidents[0]).toMatchObject({ key: 'credential:acme', kind: 'credential_refused' });
     expect(incidents[0]!.cleared_at).not.toBeNull();

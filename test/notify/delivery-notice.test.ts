@@ -4,7 +4,7 @@ import { FakeClock } from '../../src/clock.js';
 import { configFromObject } from '../../src/config/index.js';
 import { type Daemon, startDaemon } from '../../src/daemon/daemon.js';
 import { listIncidents, listNotices } from '../../src/store/incidents.js';
-import { advanceTo, eventually, idleSync, stubRenderer } from '../daemon/helpers.js';
+import { advanceTo, idleSync, stubRenderer } from '../daemon/helpers.js';
 import { startSmtp, type TestSmtp, tempDir } from '../delivery/smtp-helpers.js';
 import { fixtureSnapshot } from '../report/fixtures.js';
 import { seedStore } from '../report/helpers.js';
@@ -59,7 +59,7 @@ describe('a delivery that failed for good', () => {
     tmp = tempDir();
     smtp = await startSmtp();
     const storePath = join(tmp.dir, 'reportd.sqlite');
-    seedStore(storePath, [fixtureSnapshot({ runId: 4825, run: 'W12 2026' })]);
+    await seedStore(storePath, [fixtureSnapshot({ runId: 4825, run: 'W12 2026' })]);
     const clock = new FakeClock(Date.parse('2026-03-20T00:00:00Z'));
     const start = (to: string) =>
       startDaemon({
@@ -83,22 +83,24 @@ describe('a delivery that failed for good', () => {
     expect(notice!.attachments).toEqual([]);
 
     // The worker keeps polling, the next Monday fails again: still the one incident, the one notice.
-    seedStore(storePath, [fixtureSnapshot({ runId: 4826, run: 'W13 2026' })]);
+    await seedStore(storePath, [fixtureSnapshot({ runId: 4826, run: 'W13 2026' })]);
     await advanceTo(clock, '2026-03-30T06:00:01Z');
     const store = daemon.store;
-    expect(
-      await eventually(
-        () => store.db.prepare("SELECT COUNT(*) FROM deliveries WHERE state = 'failed'").pluck().get() === 2,
-      ),
-    ).toBe(true);
+    await expect
+      .poll(
+        async () =>
+          (await store.get<{ n: number }>("SELECT COUNT(*) AS n FROM deliveries WHERE state = 'failed'"))?.n,
+        { timeout: 5_000 },
+      )
+      .toBe(2);
     await clock.advance(10 * 60_000);
     expect(smtp.messages).toHaveLength(1);
-    expect(listIncidents(store, 10)).toHaveLength(1);
+    expect(await listIncidents(store, 10)).toHaveLength(1);
 
     // Fixed (a restart with the right address): the next delivery goes out, and the incident clears.
     await daemon.close();
     daemon = await start('ceo@example.com');
-    seedStore(storePath, [fixtureSnapshot({ runId: 4827, run: 'W14 2026' })]);
+    await seedStore(storePath, [fixtureSnapshot({ runId: 4827, run: 'W14 2026' })]);
     await advanceTo(clock, '2026-04-06T06:00:01Z');
     await smtp.waitFor(3);
     await clock.advance(10 * 60_000);
@@ -108,9 +110,9 @@ describe('a delivery that failed for good', () => {
       '[reportd] resolved: report weekly-executive could not be delivered',
     ]);
     expect(smtp.messages).toHaveLength(3); // the two notices and the report itself
-    const [incident] = listIncidents(daemon.store, 10);
+    const [incident] = await listIncidents(daemon.store, 10);
     expect(incident?.cleared_at).not.toBeNull();
-    expect(listNotices(daemon.store).map((n) => [n.kind, n.state, n.attempts])).toEqual([
+    expect((await listNotices(daemon.store)).map((n) => [n.kind, n.state, n.attempts])).toEqual([
       ['opened', 'sent', 1],
       ['cleared', 'sent', 1],
     ]);

@@ -53,7 +53,7 @@ function race(storePath: string, phase: 'open' | 'clear', count: number) {
 describe('incidents across processes', () => {
   it('open once, notify once, clear once', async () => {
     const storePath = join(tmp.dir, 'reportd.sqlite');
-    openStore(storePath).close(); // migrated before the race
+    await (await openStore(storePath)).close(); // migrated before the race
     const opened = await race(storePath, 'open', 3);
     expect(opened.filter((r) => r.won)).toHaveLength(1);
     expect(opened.reduce((n, r) => n + r.sent, 0)).toBe(1);
@@ -65,15 +65,15 @@ describe('incidents across processes', () => {
       '[reportd] acme: API credential refused',
       '[reportd] resolved: acme: API credential refused',
     ]);
-    const store = openStore(storePath);
+    const store = await openStore(storePath);
     try {
-      expect(listIncidents(store, 10)).toHaveLength(1);
-      expect(listNotices(store).map((n) => [n.kind, n.state, n.attempts])).toEqual([
+      expect(await listIncidents(store, 10)).toHaveLength(1);
+      expect((await listNotices(store)).map((n) => [n.kind, n.state, n.attempts])).toEqual([
         ['opened', 'sent', 1],
         ['cleared', 'sent', 1],
       ]);
     } finally {
-      store.close();
+      await store.close();
     }
   }, 60_000);
 });

@@ -18,13 +18,17 @@ import { tempDir } from '../delivery/smtp-helpers.js';
  */
 let tmp: ReturnType<typeof tempDir>;
 let store: Store;
-beforeEach(() => {
+beforeEach(async () => {
   tmp = tempDir();
-  store = openStore(join(tmp.dir, 'reportd.sqlite'));
-  upsertAccount(store, { name: 'acme', baseUrl: 'https://api.example.com/v2/integration', budgetKey: 'k' });
+  store = await openStore(join(tmp.dir, 'reportd.sqlite'));
+  await upsertAccount(store, {
+    name: 'acme',
+    baseUrl: 'https://api.example.com/v2/integration',
+    budgetKey: 'k',
+  });
 });
-afterEach(() => {
-  store.close();
+afterEach(async () => {
+  await store.close();
   tmp.cleanup();
 });
 
@@ -54,69 +58,69 @@ const pass = (errors: SyncIssue['kind'][], extra: Partial<SyncSummary> = {}): Sy
 });
 
 describe('incident rules', () => {
-  it('opens "sync failing" at the third failed pass in a row, once, and clears it on the next good pass', () => {
+  it('opens "sync failing" at the third failed pass in a row, once, and clears it on the next good pass', async () => {
     const w = watch();
-    w.afterSyncPass(pass(['internal']), 'failed');
-    w.afterSyncPass(pass(['internal']), 'failed');
-    expect(listIncidents(store, 10)).toEqual([]);
-    w.afterSyncPass(pass(['internal']), 'failed');
-    w.afterSyncPass(pass(['internal']), 'failed');
-    expect(listIncidents(store, 10).map((i) => [i.key, i.detail])).toEqual([
+    await w.afterSyncPass(pass(['internal']), 'failed');
+    await w.afterSyncPass(pass(['internal']), 'failed');
+    expect(await listIncidents(store, 10)).toEqual([]);
+    await w.afterSyncPass(pass(['internal']), 'failed');
+    await w.afterSyncPass(pass(['internal']), 'failed');
+    expect((await listIncidents(store, 10)).map((i) => [i.key, i.detail])).toEqual([
       ['sync', 'the sync failed 3 passes in a row: account acme: internal'],
     ]);
-    w.afterSyncPass(pass([]), 'ok');
-    expect(listIncidents(store, 10)[0]?.cleared_at).not.toBeNull();
-    expect(listNotices(store).map((n) => n.kind)).toEqual(['opened', 'cleared']);
+    await w.afterSyncPass(pass([]), 'ok');
+    expect((await listIncidents(store, 10))[0]?.cleared_at).not.toBeNull();
+    expect((await listNotices(store)).map((n) => n.kind)).toEqual(['opened', 'cleared']);
   });
 
-  it('does not count passes that only failed on a refused credential (that incident is its own)', () => {
+  it('does not count passes that only failed on a refused credential (that incident is its own)', async () => {
     const w = watch();
-    for (let i = 0; i < 5; i++) w.afterSyncPass(pass(['not_authorized']), 'failed');
-    expect(listIncidents(store, 10).map((i) => i.key)).toEqual(['credential:acme']);
+    for (let i = 0; i < 5; i++) await w.afterSyncPass(pass(['not_authorized']), 'failed');
+    expect((await listIncidents(store, 10)).map((i) => i.key)).toEqual(['credential:acme']);
   });
 
-  it('opens one incident for a gone set and clears it when the set is listed again', () => {
+  it('opens one incident for a gone set and clears it when the set is listed again', async () => {
     const w = watch();
-    saveQuerySets(
+    await saveQuerySets(
       store,
       'acme',
       1,
       [{ id: 101, name: 'Buyers <DACH>', created_at: '2026-01-05T09:00:00Z' }],
       0,
     );
-    markGone(store, 'acme', 101, 'query set not found (-132)', 0);
+    await markGone(store, 'acme', 101, 'query set not found (-132)', 0);
     const gone = pass(['request_failed'], { goneSets: [{ account: 'acme', querySetId: 101 }] });
-    w.afterSyncPass(gone, 'incomplete');
-    w.afterSyncPass(gone, 'incomplete');
-    expect(listIncidents(store, 10).map((i) => [i.key, i.detail])).toEqual([
+    await w.afterSyncPass(gone, 'incomplete');
+    await w.afterSyncPass(gone, 'incomplete');
+    expect((await listIncidents(store, 10)).map((i) => [i.key, i.detail])).toEqual([
       [
         'set-gone:acme:101',
         'account acme: query set 101 (Buyers <DACH>) is gone (-132) and is no longer synced',
       ],
     ]);
-    w.afterSyncPass(pass([]), 'ok'); // still gone in the store: stays open
-    expect(listIncidents(store, 10)[0]?.cleared_at).toBeNull();
-    saveQuerySets(
+    await w.afterSyncPass(pass([]), 'ok'); // still gone in the store: stays open
+    expect((await listIncidents(store, 10))[0]?.cleared_at).toBeNull();
+    await saveQuerySets(
       store,
       'acme',
       1,
       [{ id: 101, name: 'Buyers <DACH>', created_at: '2026-01-05T09:00:00Z' }],
       0,
     );
-    w.afterSyncPass(pass([]), 'ok');
-    expect(listIncidents(store, 10)[0]?.cleared_at).not.toBeNull();
+    await w.afterSyncPass(pass([]), 'ok');
+    expect((await listIncidents(store, 10))[0]?.cleared_at).not.toBeNull();
   });
 
-  it('records incidents without recipients but queues no notice', () => {
+  it('records incidents without recipients but queues no notice', async () => {
     const w = watch({ after_failed_syncs: 1 });
-    w.afterSyncPass(pass(['internal']), 'failed');
-    expect(listIncidents(store, 10)).toHaveLength(1);
-    expect(listNotices(store)).toEqual([]);
+    await w.afterSyncPass(pass(['internal']), 'failed');
+    expect(await listIncidents(store, 10)).toHaveLength(1);
+    expect(await listNotices(store)).toEqual([]);
   });
 });
 
 describe('notice destinations', () => {
-  it('a report incident goes to the top-level and the report own channels, each once; others to the top level only', () => {
+  it('a report incident goes to the top-level and the report own channels, each once; others to the top level only', async () => {
     const config = configFromObject(
       {
         accounts: [
@@ -145,8 +149,8 @@ describe('notice destinations', () => {
       channels: ['ops', 'owners'],
     });
     expect(w.recipients()).toEqual({ recipients: ['ops@example.com'], channels: ['ops'] });
-    w.afterSyncPass(pass(['not_authorized']), 'failed');
-    expect(listNotices(store).map((n) => [n.kind, n.destination, JSON.parse(n.recipients)])).toEqual([
+    await w.afterSyncPass(pass(['not_authorized']), 'failed');
+    expect((await listNotices(store)).map((n) => [n.kind, n.destination, JSON.parse(n.recipients)])).toEqual([
       ['opened', 'email', ['ops@example.com']],
       ['opened', 'ops', []],
     ]);

@@ -14,7 +14,7 @@ import { runCli } from '../helpers/cli.js';
 let dir: string;
 let config: string;
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'reportd-ops-cli-'));
   config = join(dir, 'reportd.yaml');
   writeFileSync(
@@ -34,14 +34,14 @@ reports:
     email: { to: [ceo@example.com] }
 `,
   );
-  const store = openStore(join(dir, 'reportd.sqlite'));
-  recordSkippedSlots(store, {
+  const store = await openStore(join(dir, 'reportd.sqlite'));
+  await recordSkippedSlots(store, {
     job: 'report:weekly',
     firstSlotAt: Date.parse('2026-03-23T07:00:00Z'),
     at: Date.parse('2026-03-24T07:00:00Z'),
     detail: 'missed slots older than max_delay 6h were not sent at start-up',
   });
-  openIncident(store, {
+  await openIncident(store, {
     key: 'delivery:weekly',
     kind: 'delivery_failed',
     report: 'weekly',
@@ -49,7 +49,7 @@ reports:
     at: Date.parse('2026-03-23T07:00:05Z'),
     recipients: ['ops@example.com'],
   });
-  store.close();
+  await store.close();
 });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -19,27 +19,33 @@ export function pdfTextOf(bytes: Buffer, dir: string): string {
 }
 
 /** Stores snapshots through the store's own write API, as a sync would. */
-export function seedStore(path: string, snapshots: readonly ReportSnapshot[]): void {
-  const store = openStore(path);
+export async function seedStore(path: string, snapshots: readonly ReportSnapshot[]): Promise<void> {
+  const store = await openStore(path);
   const at = Date.UTC(2026, 10, 16);
   try {
     for (const snapshot of snapshots) {
-      upsertAccount(store, {
+      await upsertAccount(store, {
         name: snapshot.account,
         baseUrl: 'http://127.0.0.1:1/v2/integration',
         budgetKey: 'k',
       });
-      saveBrands(store, snapshot.account, [snapshot.brand], at);
-      saveQuerySets(
+      await saveBrands(store, snapshot.account, [snapshot.brand], at);
+      await saveQuerySets(
         store,
         snapshot.account,
         snapshot.brand.id,
         [{ id: snapshot.querySet.id, name: snapshot.querySet.name, created_at: '2026-01-05T09:00:00+01:00' }],
         at,
       );
-      saveDetails(store, snapshot.account, snapshot.querySet.id, snapshot.querySet.details as never, at);
-      saveRuns(store, snapshot.account, snapshot.querySet.id, [snapshot.run], at);
-      const { id } = ensureSnapshot(
+      await saveDetails(
+        store,
+        snapshot.account,
+        snapshot.querySet.id,
+        snapshot.querySet.details as never,
+        at,
+      );
+      await saveRuns(store, snapshot.account, snapshot.querySet.id, [snapshot.run], at);
+      const { id } = await ensureSnapshot(
         store,
         { account: snapshot.account, querySetId: snapshot.querySet.id, runId: snapshot.run.id },
         at,
@@ -47,11 +53,17 @@ export function seedStore(path: string, snapshots: readonly ReportSnapshot[]): v
       for (const endpoint of metricEndpoints) {
         const payload = snapshot.payloads[endpoint.key];
         if (payload)
-          savePayload(store, id, endpoint.key, { data: payload.data, validationError: payload.error }, at);
+          await savePayload(
+            store,
+            id,
+            endpoint.key,
+            { data: payload.data, validationError: payload.error },
+            at,
+          );
       }
     }
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

@@ -12,9 +12,9 @@ import { chromiumProcessesWith, pdfText, seedStore } from './helpers.js';
 let dir: string;
 let config: string;
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'reportd-render-cli-'));
-  seedStore(join(dir, 'store.sqlite'), [
+  await seedStore(join(dir, 'store.sqlite'), [
     fixtureSnapshot({ id: 1, runId: 4825, run: 'W44 2026' }),
     fixtureSnapshot({ id: 2, runId: 4826, run: 'W46 2026', brand: 'Northwind: Coffee/Tea' }),
     // A second set whose two runs carry the same label: a batch must not write one over the other.

@@ -12,9 +12,9 @@ import { pdfText, seedStore } from './helpers.js';
 let dir: string;
 let config: string;
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'reportd-render-locale-'));
-  seedStore(join(dir, 'store.sqlite'), [fixtureSnapshot({ id: 1, runId: 4826, run: 'W46 2026' })]);
+  await seedStore(join(dir, 'store.sqlite'), [fixtureSnapshot({ id: 1, runId: 4826, run: 'W46 2026' })]);
   config = join(dir, 'reportd.yaml');
   writeFileSync(
     config,

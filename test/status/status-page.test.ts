@@ -26,7 +26,7 @@ const HOSTILE_SET = 'Coffee <img src=x onerror="alert(1)"> buyers';
 beforeAll(async () => {
   tmp = tempDir();
   smtp = await startSmtp();
-  seedStore(join(tmp.dir, 'reportd.sqlite'), [
+  await seedStore(join(tmp.dir, 'reportd.sqlite'), [
     fixtureSnapshot({ runId: 4825, run: 'W12 2026', querySet: HOSTILE_SET }),
   ]);
   const config = configFromObject(

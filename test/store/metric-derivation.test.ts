@@ -3,9 +3,10 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metricEndpoints } from '../../src/api/endpoints.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { openStore } from '../../src/store/db.js';
+import { openStore, type Store } from '../../src/store/db.js';
 import { ensureSnapshot, savePayload } from '../../src/store/payloads.js';
 import { copySnapshots } from '../helpers/synth-snapshots.js';
+import { testEngine } from '../helpers/test-store.js';
 import { sandboxSnapshot } from '../report/sandbox-snapshot.js';
 import { seedCatalog } from '../sync/helpers/seed-catalog.js';
 import { tempStore } from '../sync/helpers/temp-store.js';
@@ -24,37 +25,39 @@ beforeAll(async () => {
 afterAll(() => sandbox.close());
 
 const CHILD = fileURLToPath(new URL('./fixtures/backfill-child.ts', import.meta.url));
-const count = (store: { db: import('better-sqlite3').Database }, table: string, snapshotId?: number) =>
-  store.db
-    .prepare(`SELECT COUNT(*) FROM ${table}${snapshotId === undefined ? '' : ' WHERE snapshot_id = ?'}`)
-    .pluck()
-    .get(...(snapshotId === undefined ? [] : [snapshotId])) as number;
+async function count(store: Store, table: string, snapshotId?: number): Promise<number> {
+  const row = await store.get<{ n: number }>(
+    `SELECT COUNT(*) AS n FROM ${table}${snapshotId === undefined ? '' : ' WHERE snapshot_id = ?'}`,
+    snapshotId === undefined ? [] : [snapshotId],
+  );
+  return Number(row?.n);
+}
 
 describe('metric derivation', () => {
-  it('gives a partial snapshot no rows until its last payload completes it', () => {
-    const temp = tempStore();
+  it('gives a partial snapshot no rows until its last payload completes it', async () => {
+    const temp = await tempStore();
     try {
       const { store } = temp;
-      seedCatalog(store, 1);
-      const { id } = ensureSnapshot(store, { account: 'acme', querySetId: 101, runId: 1 }, 0);
+      await seedCatalog(store, 1);
+      const { id } = await ensureSnapshot(store, { account: 'acme', querySetId: 101, runId: 1 }, 0);
       const [last, ...rest] = metricEndpoints.map((endpoint) => endpoint.key);
       for (const key of rest) {
-        expect(savePayload(store, id, key, { data: payloads[key]!.data, validationError: null }, 0)).toBe(
-          'pending',
-        );
+        expect(
+          await savePayload(store, id, key, { data: payloads[key]!.data, validationError: null }, 0),
+        ).toBe('pending');
       }
-      expect(count(store, 'metric_values')).toBe(0);
+      expect(await count(store, 'metric_values')).toBe(0);
       // An invalid payload for the last endpoint: partial, still nothing derived.
       expect(
-        savePayload(store, id, last!, { data: { nope: 1 }, validationError: 'current: required' }, 0),
+        await savePayload(store, id, last!, { data: { nope: 1 }, validationError: 'current: required' }, 0),
       ).toBe('partial');
-      expect(count(store, 'metric_values')).toBe(0);
-      expect(count(store, 'metric_derivations')).toBe(0);
+      expect(await count(store, 'metric_values')).toBe(0);
+      expect(await count(store, 'metric_derivations')).toBe(0);
       // Opening the store again does not backfill a partial snapshot either.
-      store.close();
-      const reopened = openStore(temp.path);
-      expect(count(reopened, 'metric_values')).toBe(0);
-      const state = savePayload(
+      await store.close();
+      const reopened = await openStore(temp.target);
+      expect(await count(reopened, 'metric_values')).toBe(0);
+      const state = await savePayload(
         reopened,
         id,
         last!,
@@ -62,28 +65,29 @@ describe('metric derivation', () => {
         0,
       );
       expect(state).toBe('complete');
-      expect(count(reopened, 'metric_values', id)).toBeGreaterThan(500);
-      expect(count(reopened, 'metric_error_register', id)).toBeGreaterThan(0);
-      expect(count(reopened, 'metric_summaries', id)).toBe(1);
-      expect(count(reopened, 'metric_sources', id)).toBeGreaterThan(0);
-      reopened.close();
+      expect(await count(reopened, 'metric_values', id)).toBeGreaterThan(500);
+      expect(await count(reopened, 'metric_error_register', id)).toBeGreaterThan(0);
+      expect(await count(reopened, 'metric_summaries', id)).toBe(1);
+      expect(await count(reopened, 'metric_sources', id)).toBeGreaterThan(0);
+      await reopened.close();
     } finally {
-      temp.cleanup();
+      await temp.cleanup();
     }
   });
 
   it('leaves each snapshot with all its rows or none when the deriving process is killed -9', async () => {
-    const temp = tempStore();
+    const temp = await tempStore();
     try {
       const { store } = temp;
-      seedCatalog(store, 1);
-      const { id } = ensureSnapshot(store, { account: 'acme', querySetId: 101, runId: 1 }, 0);
+      await seedCatalog(store, 1);
+      const { id } = await ensureSnapshot(store, { account: 'acme', querySetId: 101, runId: 1 }, 0);
       for (const key of metricEndpoints.map((endpoint) => endpoint.key)) {
-        savePayload(store, id, key, { data: payloads[key]!.data, validationError: null }, 0);
+        await savePayload(store, id, key, { data: payloads[key]!.data, validationError: null }, 0);
       }
-      const perSnapshot = count(store, 'metric_values', id);
-      const copies = copySnapshots(store, id, 300);
-      store.close();
+      const perSnapshot = await count(store, 'metric_values', id);
+      // Enough that the kill lands part-way; PostgreSQL derives slower (a round trip per statement).
+      const copies = await copySnapshots(store, id, testEngine() === 'postgres' ? 40 : 300);
+      await store.close();
 
       const child = spawn(process.execPath, ['--import', 'tsx', CHILD, temp.path], {
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -105,13 +109,18 @@ describe('metric derivation', () => {
       });
       expect(await exited, stderr).toBe('SIGKILL');
 
-      const after = openStore(temp.path, { deriveMetrics: false });
-      const marked = new Set(after.db.prepare('SELECT snapshot_id FROM metric_derivations').pluck().all());
+      const after = await openStore(temp.target, { deriveMetrics: false });
+      const marked = new Set(
+        (await after.all<{ id: number }>('SELECT snapshot_id AS id FROM metric_derivations')).map((row) =>
+          Number(row.id),
+        ),
+      );
       expect(marked.size).toBeGreaterThanOrEqual(5);
       expect(marked.size, 'the kill came after the whole backfill').toBeLessThan(copies.length);
       for (const copy of copies) {
-        const rows = count(after, 'metric_values', copy);
-        const text = count(after, 'metric_error_register', copy) + count(after, 'metric_sources', copy);
+        const rows = await count(after, 'metric_values', copy);
+        const text =
+          (await count(after, 'metric_error_register', copy)) + (await count(after, 'metric_sources', copy));
         if (marked.has(copy)) {
           expect(rows).toBe(perSnapshot);
           expect(text).toBeGreaterThan(0);
@@ -119,32 +128,33 @@ describe('metric derivation', () => {
           expect(rows + text, `snapshot ${copy} has a half set`).toBe(0);
         }
       }
-      after.close();
+      await after.close();
       // The next open derives the rest, once.
-      const reopened = openStore(temp.path);
-      expect(count(reopened, 'metric_derivations')).toBe(copies.length + 1);
-      expect(count(reopened, 'metric_values')).toBe(perSnapshot * (copies.length + 1));
-      reopened.close();
+      const reopened = await openStore(temp.target);
+      expect(await count(reopened, 'metric_derivations')).toBe(copies.length + 1);
+      expect(await count(reopened, 'metric_values')).toBe(perSnapshot * (copies.length + 1));
+      await reopened.close();
     } finally {
-      temp.cleanup();
+      await temp.cleanup();
     }
-  }, 60_000);
+  }, 120_000);
 
   it('derives each snapshot once when two processes backfill the same store at the same time', async () => {
-    const temp = tempStore();
+    const temp = await tempStore();
     try {
       const { store } = temp;
-      seedCatalog(store, 1);
-      const { id } = ensureSnapshot(store, { account: 'acme', querySetId: 101, runId: 1 }, 0);
+      await seedCatalog(store, 1);
+      const { id } = await ensureSnapshot(store, { account: 'acme', querySetId: 101, runId: 1 }, 0);
       for (const key of metricEndpoints.map((endpoint) => endpoint.key)) {
-        savePayload(store, id, key, { data: payloads[key]!.data, validationError: null }, 0);
+        await savePayload(store, id, key, { data: payloads[key]!.data, validationError: null }, 0);
       }
-      const perSnapshot = count(store, 'metric_values', id);
-      const copies = copySnapshots(store, id, 60);
-      store.close();
+      const perSnapshot = await count(store, 'metric_values', id);
+      const copies = await copySnapshots(store, id, 60);
+      await store.close();
+      const startAt = String(Date.now() + 3000);
       const run = () =>
         new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-          const child = spawn(process.execPath, ['--import', 'tsx', CHILD, temp.path], {
+          const child = spawn(process.execPath, ['--import', 'tsx', CHILD, temp.path, startAt], {
             stdio: ['ignore', 'pipe', 'pipe'],
           });
           let stdout = '';
@@ -159,14 +169,19 @@ describe('metric derivation', () => {
         });
       const results = await Promise.all([run(), run()]);
       for (const result of results) expect(result.code, result.stderr).toBe(0);
-      const after = openStore(temp.path, { deriveMetrics: false });
-      expect(count(after, 'metric_derivations')).toBe(copies.length + 1);
-      expect(count(after, 'metric_values')).toBe(perSnapshot * (copies.length + 1));
-      const claims = count(after, 'metric_error_register', id);
-      for (const copy of copies) expect(count(after, 'metric_error_register', copy)).toBe(claims);
-      after.close();
+      // Each snapshot derived by one of the two, never both (nor by neither).
+      const derivedBy = results.flatMap((result) =>
+        result.stdout.split('\n').filter((line) => line.startsWith('derived ')),
+      );
+      expect(derivedBy.sort()).toEqual(copies.map((copy) => `derived ${copy}`).sort());
+      const after = await openStore(temp.target, { deriveMetrics: false });
+      expect(await count(after, 'metric_derivations')).toBe(copies.length + 1);
+      expect(await count(after, 'metric_values')).toBe(perSnapshot * (copies.length + 1));
+      const claims = await count(after, 'metric_error_register', id);
+      for (const copy of copies) expect(await count(after, 'metric_error_register', copy)).toBe(claims);
+      await after.close();
     } finally {
-      temp.cleanup();
+      await temp.cleanup();
     }
   }, 60_000);
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metricEndpoints } from '../../src/api/endpoints.js';
 import { exportMetrics } from '../../src/export/export.js';
-import { openStore } from '../../src/store/db.js';
+import { openStore, type Store } from '../../src/store/db.js';
 import { metricValues } from '../../src/store/metric-reads.js';
 import { backfillMetricRows, MAPPING_VERSION } from '../../src/store/metric-values.js';
 import { type SyncEnv, startSyncEnv } from '../sync/helpers/sync-env.js';
@@ -43,49 +43,51 @@ interface Row {
   unit: string;
 }
 
+async function idsOf(sql: string, params: unknown[] = []): Promise<number[]> {
+  return (await env.store.all<{ id: number }>(sql, params)).map((row) => Number(row.id));
+}
+
+async function countOf(sql: string, params: unknown[] = []): Promise<number> {
+  return Number((await env.store.get<{ n: number }>(sql, params))?.n);
+}
+
 describe('metric_values from the sandbox', () => {
-  it('derives rows for every complete snapshot, marked with the mapping version', () => {
-    const complete = env.store.db
-      .prepare(`SELECT id FROM snapshots WHERE state = 'complete' ORDER BY id`)
-      .pluck()
-      .all();
+  it('derives rows for every complete snapshot, marked with the mapping version', async () => {
+    const complete = await idsOf(`SELECT id FROM snapshots WHERE state = 'complete' ORDER BY id`);
     expect(complete.length).toBe(9);
-    const marks = env.store.db
-      .prepare('SELECT snapshot_id, mapping_version, rows FROM metric_derivations ORDER BY snapshot_id')
-      .all() as { snapshot_id: number; mapping_version: number; rows: number }[];
+    const marks = await env.store.all<{ snapshot_id: number; mapping_version: number; rows: number }>(
+      'SELECT snapshot_id, mapping_version, rows FROM metric_derivations ORDER BY snapshot_id',
+    );
     expect(marks.map((m) => m.snapshot_id)).toEqual(complete);
     for (const mark of marks) {
       expect(mark.mapping_version).toBe(MAPPING_VERSION);
-      const count = env.store.db
-        .prepare('SELECT COUNT(*) FROM metric_values WHERE snapshot_id = ?')
-        .pluck()
-        .get(mark.snapshot_id);
-      expect(count).toBe(mark.rows);
+      expect(
+        await countOf('SELECT COUNT(*) AS n FROM metric_values WHERE snapshot_id = ?', [mark.snapshot_id]),
+      ).toBe(mark.rows);
       expect(mark.rows).toBeGreaterThan(300);
     }
   });
 
-  it('puts every numeric leaf of every payload of all 34 endpoints in a row (ids as dimension ids)', () => {
-    const db = env.store.db;
-    const snapshots = db
-      .prepare(`SELECT id FROM snapshots WHERE state = 'complete'`)
-      .pluck()
-      .all() as number[];
+  it('puts every numeric leaf of every payload of all 34 endpoints in a row (ids as dimension ids)', async () => {
+    const store = env.store;
+    const snapshots = await idsOf(`SELECT id FROM snapshots WHERE state = 'complete'`);
     const seen = new Set<string>();
     for (const snapshotId of snapshots) {
-      const payloads = db
-        .prepare('SELECT endpoint_key, json FROM payloads WHERE snapshot_id = ?')
-        .all(snapshotId) as { endpoint_key: string; json: string }[];
+      const payloads = await store.all<{ endpoint_key: string; json: string }>(
+        'SELECT endpoint_key, json FROM payloads WHERE snapshot_id = ?',
+        [snapshotId],
+      );
       expect(payloads).toHaveLength(34);
       for (const payload of payloads) {
         seen.add(payload.endpoint_key);
-        const rows = db
-          .prepare('SELECT * FROM metric_values WHERE snapshot_id = ? AND endpoint = ?')
-          .all(snapshotId, payload.endpoint_key) as Row[];
-        const claims = db
-          .prepare('SELECT engine_id FROM metric_error_register WHERE snapshot_id = ?')
-          .pluck()
-          .all(snapshotId) as number[];
+        const rows = await store.all<Row>(
+          'SELECT * FROM metric_values WHERE snapshot_id = ? AND endpoint = ?',
+          [snapshotId, payload.endpoint_key],
+        );
+        const claims = await idsOf(
+          'SELECT engine_id AS id FROM metric_error_register WHERE snapshot_id = ?',
+          [snapshotId],
+        );
         // Values still to be matched: each leaf consumes one row of equal value.
         const unmatched = rows.map((row) => row.value);
         const ids = new Set(rows.flatMap((row) => (row.dimension_id ?? '').split('|')));
@@ -109,10 +111,10 @@ describe('metric_values from the sandbox', () => {
     expect([...seen].sort()).toEqual(metricEndpoints.map((e) => e.key).sort());
   });
 
-  it('gives every row a known unit, the one the report formats it with', () => {
-    const units = env.store.db
-      .prepare('SELECT endpoint, field, unit FROM metric_values GROUP BY endpoint, field, unit')
-      .all() as { endpoint: string; field: string; unit: string }[];
+  it('gives every row a known unit, the one the report formats it with', async () => {
+    const units = await env.store.all<{ endpoint: string; field: string; unit: string }>(
+      'SELECT endpoint, field, unit FROM metric_values GROUP BY endpoint, field, unit',
+    );
     expect(units.filter((u) => u.unit === 'unknown')).toEqual([]);
     const unitOf = (endpoint: string, field: string) =>
       units.filter((u) => u.endpoint === endpoint && u.field === field).map((u) => u.unit);
@@ -133,20 +135,18 @@ describe('metric_values from the sandbox', () => {
     expect(unitOf('market.data', 'totalResponses.history')).toEqual(['count']);
   });
 
-  it('has the payload current as the presence.gross / current row of each set and run', () => {
-    const pairs = env.store.db
-      .prepare(
-        `SELECT m.query_set_id, m.run_id, m.value, p.json FROM metric_values m
-         JOIN payloads p ON p.snapshot_id = m.snapshot_id AND p.endpoint_key = m.endpoint
-         WHERE m.endpoint = 'presence.gross' AND m.field = 'current'`,
-      )
-      .all() as { query_set_id: number; run_id: number; value: number; json: string }[];
+  it('has the payload current as the presence.gross / current row of each set and run', async () => {
+    const pairs = await env.store.all<{ query_set_id: number; run_id: number; value: number; json: string }>(
+      `SELECT m.query_set_id, m.run_id, m.value, p.json FROM metric_values m
+       JOIN payloads p ON p.snapshot_id = m.snapshot_id AND p.endpoint_key = m.endpoint
+       WHERE m.endpoint = 'presence.gross' AND m.field = 'current'`,
+    );
     expect(pairs).toHaveLength(9);
     for (const pair of pairs) expect(pair.value).toBe((JSON.parse(pair.json) as { current: number }).current);
   });
 
-  it('labels history points with their run and id, and engines with their label', () => {
-    const rows = metricValues(env.store, { querySetIds: [101], runs: 1 });
+  it('labels history points with their run and id, and engines with their label', async () => {
+    const rows = await metricValues(env.store, { querySetIds: [101], runs: 1 });
     const newestRun = rows[0]!.run_id;
     expect(new Set(rows.map((r) => r.run_id))).toEqual(new Set([newestRun]));
     const history = rows.filter((r) => r.endpoint === 'presence.gross' && r.field === 'history');
@@ -164,30 +164,39 @@ describe('metric_values from the sandbox', () => {
     });
   });
 
-  it('is idempotent: deriving again changes nothing', () => {
-    const before = env.store.db.prepare('SELECT COUNT(*) FROM metric_values').pluck().get();
-    expect(backfillMetricRows(env.store)).toBe(0);
-    env.store.db.prepare('DELETE FROM metric_derivations').run();
-    expect(backfillMetricRows(env.store)).toBe(9);
-    expect(env.store.db.prepare('SELECT COUNT(*) FROM metric_values').pluck().get()).toBe(before);
+  it('is idempotent: deriving again changes nothing', async () => {
+    const before = await countOf('SELECT COUNT(*) AS n FROM metric_values');
+    expect(await backfillMetricRows(env.store)).toBe(0);
+    await env.store.run('DELETE FROM metric_derivations');
+    expect(await backfillMetricRows(env.store)).toBe(9);
+    expect(await countOf('SELECT COUNT(*) AS n FROM metric_values')).toBe(before);
   });
 
   it('derives once, at open, the rows of a store created before the metrics layer, and exports them', async () => {
-    const db = env.store.db;
-    const before = db.prepare('SELECT COUNT(*) FROM metric_values').pluck().get() as number;
+    const before = await countOf('SELECT COUNT(*) AS n FROM metric_values');
     // What a store of the previous release is: the same tables without the metric ones.
-    db.exec(`DROP VIEW v_metric_values; DROP VIEW v_error_register;
+    await env.store.exec(`DROP VIEW v_metric_values; DROP VIEW v_error_register;
       DROP TABLE metric_values; DROP TABLE metric_derivations; DROP TABLE metric_error_register;
       DROP TABLE metric_summaries; DROP TABLE metric_sources; DROP TABLE metric_dimensions;
       DELETE FROM schema_migrations WHERE version = 6;`);
-    const reopened = openStore(env.storePath);
+    const derivedAt = async (store: Store) =>
+      (
+        await store.all<{ at: string }>(
+          'SELECT derived_at AS at FROM metric_derivations ORDER BY snapshot_id',
+        )
+      ).map((row) => row.at);
+    const reopened = await openStore(env.storePath);
+    let first: string[];
     try {
-      expect(reopened.db.prepare('SELECT COUNT(*) FROM metric_values').pluck().get()).toBe(before);
-      const derivedAt = reopened.db.prepare('SELECT derived_at FROM metric_derivations').pluck().all();
-      expect(derivedAt).toHaveLength(9);
-      reopened.close();
-      const again = openStore(env.storePath);
-      expect(again.db.prepare('SELECT derived_at FROM metric_derivations').pluck().all()).toEqual(derivedAt);
+      expect(await reopened.get('SELECT COUNT(*) AS n FROM metric_values')).toEqual({ n: before });
+      first = await derivedAt(reopened);
+      expect(first).toHaveLength(9);
+    } finally {
+      await reopened.close();
+    }
+    const again = await openStore(env.storePath);
+    try {
+      expect(await derivedAt(again)).toEqual(first);
       // …and exports them.
       const out = mkdtempSync(join(tmpdir(), 'reportd-old-store-'));
       try {
@@ -197,10 +206,9 @@ describe('metric_values from the sandbox', () => {
         expect(lines).toHaveLength(before + 1);
       } finally {
         rmSync(out, { recursive: true, force: true });
-        again.close();
       }
     } finally {
-      reopened.close();
+      await again.close();
     }
   });
 });

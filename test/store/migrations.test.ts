@@ -1,26 +1,46 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { migrate, openStore } from '../../src/store/db.js';
+import { migrate, openStore, type Store } from '../../src/store/db.js';
 import { migrations } from '../../src/store/migrations/index.js';
-import { tempStore } from '../sync/helpers/temp-store.js';
+import { testEngine } from '../helpers/test-store.js';
+import { type TempStore, tempStore } from '../sync/helpers/temp-store.js';
+
+const onPostgres = testEngine() === 'postgres';
+const CHILD = fileURLToPath(new URL('./fixtures/migrate-child.ts', import.meta.url));
+const allVersions = migrations.map((m) => m.version).sort((a, b) => a - b);
+
+/** The tables of the store, from the engine's own catalog. */
+async function tableNames(store: Store): Promise<string[]> {
+  const rows = await store.all<{ name: string }>(
+    store.engine === 'postgres'
+      ? `SELECT table_name AS name FROM information_schema.tables
+         WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`
+      : `SELECT name FROM sqlite_master WHERE type = 'table'`,
+  );
+  return rows.map((row) => row.name);
+}
+
+async function appliedVersions(store: Store): Promise<number[]> {
+  const rows = await store.all<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
+  return rows.map((row) => Number(row.version));
+}
 
 describe('openStore', () => {
-  let cleanup: (() => void) | undefined;
-  afterEach(() => cleanup?.());
+  let temp: TempStore | undefined;
+  afterEach(async () => {
+    await temp?.cleanup();
+    temp = undefined;
+  });
 
-  it('creates the parent folders, uses WAL and foreign keys, and applies every migration once', () => {
-    const temp = tempStore();
-    cleanup = temp.cleanup;
-    const { db } = temp.store;
-    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
-    expect(db.pragma('busy_timeout', { simple: true })).toBe(5000);
-    const versions = db.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all();
-    expect(versions).toEqual(migrations.map((m) => m.version).sort((a, b) => a - b));
-    const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).pluck().all();
+  it('creates the schema, applies every migration once, and a reopen applies nothing again', async () => {
+    temp = await tempStore();
+    const versions = await appliedVersions(temp.store);
+    expect(versions).toEqual(allVersions);
+    const tables = await tableNames(temp.store);
     for (const table of [
       'accounts',
       'brands',
@@ -30,147 +50,213 @@ describe('openStore', () => {
       'payloads',
       'request_log',
       'sync_runs',
+      'deliveries',
+      'metric_values',
     ]) {
       expect(tables).toContain(table);
     }
-    temp.store.close();
+    await temp.store.run(
+      `INSERT INTO accounts (name, base_url, budget_key) VALUES ('acme', 'http://x', 'k')`,
+    );
+    await temp.store.close();
     // Reopening applies nothing again and keeps the data.
-    const again = openStore(temp.path);
-    expect(again.db.prepare('SELECT COUNT(*) FROM schema_migrations').pluck().get()).toBe(versions.length);
-    again.close();
+    const again = await openStore(temp.target);
+    try {
+      expect(await appliedVersions(again)).toEqual(allVersions);
+      expect(await again.all('SELECT name FROM accounts')).toEqual([{ name: 'acme' }]);
+    } finally {
+      await again.close();
+    }
   });
 
-  it('rolls a failing migration back whole and keeps the store at the previous version', () => {
-    const db = new Database(':memory:');
+  it.skipIf(onPostgres)(
+    'uses WAL, foreign keys and a busy timeout on SQLite (pragmas of the SQLite file only)',
+    async () => {
+      temp = await tempStore();
+      expect(temp.path).toMatch(/nested/);
+      const pragma = async (name: string) =>
+        Object.values((await temp!.store.get<Record<string, unknown>>(`PRAGMA ${name}`))!)[0];
+      expect(await pragma('journal_mode')).toBe('wal');
+      expect(await pragma('foreign_keys')).toBe(1);
+      expect(await pragma('busy_timeout')).toBe(5000);
+    },
+  );
+
+  it('rolls a failing migration back whole and keeps the store at the previous version', async () => {
+    temp = await tempStore('bare.sqlite', { migrations: [], deriveMetrics: false });
     const good = { version: 1, name: 'one', sql: 'CREATE TABLE a (x INTEGER);' };
     const bad = {
       version: 2,
       name: 'two',
       sql: 'CREATE TABLE b (x INTEGER); INSERT INTO nowhere VALUES (1);',
     };
-    expect(() => migrate(db, [good, bad])).toThrow(/nowhere/);
-    expect(db.prepare('SELECT version FROM schema_migrations').pluck().all()).toEqual([1]);
-    expect(db.prepare(`SELECT name FROM sqlite_master WHERE name = 'b'`).get()).toBeUndefined();
-    db.close();
+    await expect(migrate(temp.store, [good, bad])).rejects.toThrow(/nowhere/);
+    expect(await appliedVersions(temp.store)).toEqual([1]);
+    const tables = await tableNames(temp.store);
+    expect(tables).toContain('a');
+    expect(tables).not.toContain('b');
   });
 
-  it('refuses a store migrated by a newer reportd', () => {
-    const db = new Database(':memory:');
-    migrate(db, [
+  it('refuses a store migrated by a newer reportd', async () => {
+    temp = await tempStore('bare.sqlite', { migrations: [], deriveMetrics: false });
+    await migrate(temp.store, [
       { version: 1, name: 'one', sql: 'SELECT 1;' },
       { version: 9, name: 'future', sql: 'SELECT 1;' },
     ]);
-    expect(() => migrate(db, [{ version: 1, name: 'one', sql: 'SELECT 1;' }])).toThrow(
+    await expect(migrate(temp.store, [{ version: 1, name: 'one', sql: 'SELECT 1;' }])).rejects.toThrow(
       /newer than this reportd/,
     );
-    db.close();
+    // …and openStore says so as its one-line error.
+    await temp.store.close();
+    await expect(
+      openStore(temp.target, { migrations: [{ version: 1, name: 'one', sql: 'SELECT 1;' }] }),
+    ).rejects.toThrow(/store schema version 9 is newer than this reportd knows \(1\)/);
   });
+
+  it('lets four processes open the same new store at the same instant: each migration applied exactly once', async () => {
+    // SQLite: the write lock and busy_timeout; PostgreSQL: the advisory lock `migrate` takes. The
+    // store starts empty (not even schema_migrations) so every child finds every migration to apply.
+    temp = await tempStore('shared.sqlite', { migrations: [], deriveMetrics: false });
+    await temp.store.exec('DROP TABLE schema_migrations');
+    await temp.store.close();
+    const startAt = Date.now() + 4000;
+    const run = () =>
+      new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, ['--import', 'tsx', CHILD, temp!.path, String(startAt)], {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (chunk) => {
+          stdout += chunk;
+        });
+        child.stderr.on('data', (chunk) => {
+          stderr += chunk;
+        });
+        child.on('close', (code) => resolve({ code, stdout, stderr }));
+      });
+    const results = await Promise.all([run(), run(), run(), run()]);
+    for (const result of results) {
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toBe('opened\n');
+    }
+    const store = await openStore(temp.target);
+    try {
+      expect(await appliedVersions(store)).toEqual(allVersions);
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
 });
 
-describe('migration 11: one outbox row per destination', () => {
-  it('keeps existing deliveries (as email rows) and their recipients, and allows a row per destination', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'reportd-m11-'));
-    try {
-      const path = join(dir, 'reportd.sqlite');
-      // A store as the previous release left it (migrations before 11), with one delivery and a recipient.
-      const old = openStore(path, { migrations: migrations.filter((m) => m.version < 11) });
-      old.db
-        .prepare(
+describe.skipIf(onPostgres)(
+  'migration 11: one outbox row per destination (upgrading a SQLite file of an older release)',
+  () => {
+    it('keeps existing deliveries (as email rows) and their recipients, and allows a row per destination', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'reportd-m11-'));
+      try {
+        const path = join(dir, 'reportd.sqlite');
+        // A store as the previous release left it (migrations before 11), with one delivery and a recipient.
+        const old = await openStore(path, { migrations: migrations.filter((m) => m.version < 11) });
+        await old.run(
           `INSERT INTO deliveries (report, query_set_id, run_id, message_id, next_attempt_at, created_at, updated_at, state)
-           VALUES ('weekly', 101, 7, '<m@x>', 0, 0, 0, 'sent')`,
-        )
-        .run();
-      old.db
-        .prepare(
+         VALUES ('weekly', 101, 7, '<m@x>', 0, 0, 0, 'sent')`,
+        );
+        await old.run(
           `INSERT INTO delivery_recipients (delivery_id, recipient, state, updated_at) VALUES (1, 'ceo@example.com', 'accepted', 0)`,
-        )
-        .run();
-      old.close();
+        );
+        await old.close();
 
-      const store = openStore(path);
-      const { db } = store;
-      expect(db.prepare('SELECT id, report, destination, state, message_id FROM deliveries').all()).toEqual([
-        { id: 1, report: 'weekly', destination: 'email', state: 'sent', message_id: '<m@x>' },
-      ]);
-      expect(db.prepare('SELECT recipient, state FROM delivery_recipients').all()).toEqual([
-        { recipient: 'ceo@example.com', state: 'accepted' },
-      ]);
-      const insert = db.prepare(
-        `INSERT INTO deliveries (report, destination, query_set_id, run_id, message_id, next_attempt_at, created_at, updated_at)
-         VALUES ('weekly', 'marketing', 101, 7, ?, 0, 0, 0)`,
-      );
-      // The same (report, set, run, generation) for another destination is a row of its own, once.
-      insert.run('msg_1');
-      expect(() => insert.run('msg_2')).toThrow(/UNIQUE/);
-      // The recipients still belong to their delivery: the foreign key survived the rebuild.
-      db.prepare('DELETE FROM deliveries WHERE id = 1').run();
-      expect(db.prepare('SELECT COUNT(*) FROM delivery_recipients').pluck().get()).toBe(0);
-      store.close();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-});
+        const store = await openStore(path);
+        expect(await store.all('SELECT id, report, destination, state, message_id FROM deliveries')).toEqual([
+          { id: 1, report: 'weekly', destination: 'email', state: 'sent', message_id: '<m@x>' },
+        ]);
+        expect(await store.all('SELECT recipient, state FROM delivery_recipients')).toEqual([
+          { recipient: 'ceo@example.com', state: 'accepted' },
+        ]);
+        const insert = (messageId: string) =>
+          store.run(
+            `INSERT INTO deliveries (report, destination, query_set_id, run_id, message_id, next_attempt_at, created_at, updated_at)
+           VALUES ('weekly', 'marketing', 101, 7, ?, 0, 0, 0)`,
+            [messageId],
+          );
+        // The same (report, set, run, generation) for another destination is a row of its own, once.
+        await insert('msg_1');
+        await expect(insert('msg_2')).rejects.toThrow(/UNIQUE/);
+        // The recipients still belong to their delivery: the foreign key survived the rebuild.
+        await store.run('DELETE FROM deliveries WHERE id = 1');
+        expect(await store.get('SELECT COUNT(*) AS n FROM delivery_recipients')).toEqual({ n: 0 });
+        await store.close();
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  },
+);
 
-describe('migration 14: one notice row per destination', () => {
-  it('carries every notice over as an email notice and allows one row per (incident, event, destination)', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'reportd-m14-'));
-    try {
-      const path = join(dir, 'reportd.sqlite');
-      // A store as the previous release left it (migrations before 14): an incident, its two notices.
-      const old = openStore(path, { migrations: migrations.filter((m) => m.version < 14) });
-      old.db
-        .prepare(
+describe.skipIf(onPostgres)(
+  'migration 14: one notice row per destination (upgrading a SQLite file of an older release)',
+  () => {
+    it('carries every notice over as an email notice and allows one row per (incident, event, destination)', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'reportd-m14-'));
+      try {
+        const path = join(dir, 'reportd.sqlite');
+        // A store as the previous release left it (migrations before 14): an incident, its two notices.
+        const old = await openStore(path, { migrations: migrations.filter((m) => m.version < 14) });
+        await old.run(
           `INSERT INTO incidents (key, kind, detail, opened_at, cleared_at) VALUES ('sync', 'sync_failing', 'x', 1, 2)`,
-        )
-        .run();
-      const add = old.db.prepare(
-        `INSERT INTO notices (incident_id, kind, recipients, state, attempts, message_id, next_attempt_at, created_at)
-         VALUES (1, ?, '["ops@example.com"]', ?, ?, ?, 0, 0)`,
-      );
-      add.run('opened', 'sent', 1, '<n1@x>');
-      add.run('cleared', 'pending', 2, '<n2@x>');
-      old.close();
+        );
+        const add = (kind: string, state: string, attempts: number, messageId: string) =>
+          old.run(
+            `INSERT INTO notices (incident_id, kind, recipients, state, attempts, message_id, next_attempt_at, created_at)
+           VALUES (1, ?, '["ops@example.com"]', ?, ?, ?, 0, 0)`,
+            [kind, state, attempts, messageId],
+          );
+        await add('opened', 'sent', 1, '<n1@x>');
+        await add('cleared', 'pending', 2, '<n2@x>');
+        await old.close();
 
-      const store = openStore(path);
-      const { db } = store;
-      expect(
-        db
-          .prepare('SELECT id, kind, destination, recipients, state, attempts, message_id FROM notices')
-          .all(),
-      ).toEqual([
-        {
-          id: 1,
-          kind: 'opened',
-          destination: 'email',
-          recipients: '["ops@example.com"]',
-          state: 'sent',
-          attempts: 1,
-          message_id: '<n1@x>',
-        },
-        {
-          id: 2,
-          kind: 'cleared',
-          destination: 'email',
-          recipients: '["ops@example.com"]',
-          state: 'pending',
-          attempts: 2,
-          message_id: '<n2@x>',
-        },
-      ]);
-      const insert = db.prepare(
-        `INSERT INTO notices (incident_id, kind, destination, recipients, message_id, next_attempt_at, created_at)
-         VALUES (1, 'opened', 'ops-webhook', '[]', ?, 0, 0)`,
-      );
-      insert.run('<n3@x>');
-      expect(() => insert.run('<n4@x>')).toThrow(/UNIQUE/);
-      // The due-notice index came back with the rebuilt table.
-      expect(db.prepare(`SELECT name FROM sqlite_master WHERE name = 'notices_due'`).pluck().get()).toBe(
-        'notices_due',
-      );
-      store.close();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-});
+        const store = await openStore(path);
+        expect(
+          await store.all(
+            'SELECT id, kind, destination, recipients, state, attempts, message_id FROM notices',
+          ),
+        ).toEqual([
+          {
+            id: 1,
+            kind: 'opened',
+            destination: 'email',
+            recipients: '["ops@example.com"]',
+            state: 'sent',
+            attempts: 1,
+            message_id: '<n1@x>',
+          },
+          {
+            id: 2,
+            kind: 'cleared',
+            destination: 'email',
+            recipients: '["ops@example.com"]',
+            state: 'pending',
+            attempts: 2,
+            message_id: '<n2@x>',
+          },
+        ]);
+        const insert = (messageId: string) =>
+          store.run(
+            `INSERT INTO notices (incident_id, kind, destination, recipients, message_id, next_attempt_at, created_at)
+           VALUES (1, 'opened', 'ops-webhook', '[]', ?, 0, 0)`,
+            [messageId],
+          );
+        await insert('<n3@x>');
+        await expect(insert('<n4@x>')).rejects.toThrow(/UNIQUE/);
+        // The due-notice index came back with the rebuilt table.
+        expect(await store.get(`SELECT name FROM sqlite_master WHERE name = 'notices_due'`)).toEqual({
+          name: 'notices_due',
+        });
+        await store.close();
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  },
+);

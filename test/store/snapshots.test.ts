@@ -13,33 +13,34 @@ import { tempStore } from '../sync/helpers/temp-store.js';
 
 const AT = Date.UTC(2026, 0, 2);
 
-function storeAll(store: Store, runId: number, except: string[] = []) {
-  const { id } = ensureSnapshot(store, { account: 'acme', querySetId: 101, runId }, AT);
+async function storeAll(store: Store, runId: number, except: string[] = []) {
+  const { id } = await ensureSnapshot(store, { account: 'acme', querySetId: 101, runId }, AT);
   for (const key of REQUIRED_ENDPOINTS) {
     if (!except.includes(key))
-      savePayload(store, id, key, { data: { key, runId }, validationError: null }, AT);
+      await savePayload(store, id, key, { data: { key, runId }, validationError: null }, AT);
   }
   return id;
 }
 
 describe('snapshot store', () => {
   let store: Store;
-  let cleanup: () => void;
-  beforeEach(() => {
-    ({ store, cleanup } = tempStore());
-    seedCatalog(store, 3);
+  let cleanup: () => Promise<void>;
+  beforeEach(async () => {
+    ({ store, cleanup } = await tempStore());
+    await seedCatalog(store, 3);
   });
   afterEach(() => cleanup());
 
-  it('becomes complete only with all 34 valid payloads, each commit moving the state', () => {
+  it('becomes complete only with all 34 valid payloads, each commit moving the state', async () => {
     expect(REQUIRED_ENDPOINTS).toHaveLength(34);
-    const { id } = ensureSnapshot(store, { account: 'acme', querySetId: 101, runId: 3 }, AT);
-    const states = REQUIRED_ENDPOINTS.map((key) =>
-      savePayload(store, id, key, { data: { key }, validationError: null }, AT),
-    );
+    const { id } = await ensureSnapshot(store, { account: 'acme', querySetId: 101, runId: 3 }, AT);
+    const states: string[] = [];
+    for (const key of REQUIRED_ENDPOINTS) {
+      states.push(await savePayload(store, id, key, { data: { key }, validationError: null }, AT));
+    }
     expect(states.slice(0, 33).every((s) => s === 'pending')).toBe(true);
     expect(states[33]).toBe('complete');
-    const snapshot = findSnapshot(store, { querySetId: 101 });
+    const snapshot = await findSnapshot(store, { querySetId: 101 });
     expect(snapshot?.state).toBe('complete');
     expect(snapshot?.completedAt).toBe(new Date(AT).toISOString());
     expect(snapshot?.run).toEqual({ id: 3, display_name: 'Run 3', created_at: '2025-03-01T00:00:00.000Z' });
@@ -48,11 +49,11 @@ describe('snapshot store', () => {
     expect(snapshot?.payloads['presence.gross']).toEqual({ data: { key: 'presence.gross' }, error: null });
   });
 
-  it('keeps an invalid payload raw with its error, marks the snapshot partial and retries it a bounded number of times', () => {
-    const id = storeAll(store, 2, ['life.kpi']);
-    expect(endpointsToFetch(store, id, 3)).toEqual(['life.kpi']);
+  it('keeps an invalid payload raw with its error, marks the snapshot partial and retries it a bounded number of times', async () => {
+    const id = await storeAll(store, 2, ['life.kpi']);
+    expect(await endpointsToFetch(store, id, 3)).toEqual(['life.kpi']);
     for (let attempt = 1; attempt <= 3; attempt++) {
-      const state = savePayload(
+      const state = await savePayload(
         store,
         id,
         'life.kpi',
@@ -62,27 +63,27 @@ describe('snapshot store', () => {
       expect(state).toBe('partial');
     }
     // Three attempts used: the next pass leaves it alone instead of spending requests forever.
-    expect(endpointsToFetch(store, id, 3)).toEqual([]);
-    expect(endpointsToFetch(store, id, 4)).toEqual(['life.kpi']);
-    expect(invalidPayloads(store, id)).toEqual([
+    expect(await endpointsToFetch(store, id, 3)).toEqual([]);
+    expect(await endpointsToFetch(store, id, 4)).toEqual(['life.kpi']);
+    expect(await invalidPayloads(store, id)).toEqual([
       { endpoint: 'life.kpi', error: 'current: expected number', attempts: 3 },
     ]);
-    const partial = findSnapshot(store, { querySetId: 101, runId: 2 });
+    const partial = await findSnapshot(store, { querySetId: 101, runId: 2 });
     expect(partial?.state).toBe('partial');
     expect(partial?.payloads['life.kpi']).toEqual({ data: { bad: 3 }, error: 'current: expected number' });
     // A partial snapshot is never "the latest complete one".
-    expect(findSnapshot(store, { querySetId: 101 })).toBeUndefined();
+    expect(await findSnapshot(store, { querySetId: 101 })).toBeUndefined();
 
-    expect(savePayload(store, id, 'life.kpi', { data: { current: 1 }, validationError: null }, AT)).toBe(
-      'complete',
-    );
+    expect(
+      await savePayload(store, id, 'life.kpi', { data: { current: 1 }, validationError: null }, AT),
+    ).toBe('complete');
   });
 
-  it('never overwrites a payload that was stored valid', () => {
-    const id = storeAll(store, 1);
-    savePayload(store, id, 'presence.gross', { data: { other: true }, validationError: null }, AT + 1);
-    savePayload(store, id, 'presence.gross', { data: { broken: true }, validationError: 'x' }, AT + 2);
-    const snapshot = findSnapshot(store, { querySetId: 101, runId: 1 });
+  it('never overwrites a payload that was stored valid', async () => {
+    const id = await storeAll(store, 1);
+    await savePayload(store, id, 'presence.gross', { data: { other: true }, validationError: null }, AT + 1);
+    await savePayload(store, id, 'presence.gross', { data: { broken: true }, validationError: 'x' }, AT + 2);
+    const snapshot = await findSnapshot(store, { querySetId: 101, runId: 1 });
     expect(snapshot?.payloads['presence.gross']).toEqual({
       data: { key: 'presence.gross', runId: 1 },
       error: null,
@@ -90,17 +91,17 @@ describe('snapshot store', () => {
     expect(snapshot?.state).toBe('complete');
   });
 
-  it('lists complete snapshots newest run first, and finds by run or account', () => {
-    storeAll(store, 1);
-    storeAll(store, 3);
-    storeAll(store, 2, ['market.data']);
-    expect(listSnapshots(store, { querySetId: 101 }).map((s) => s.run.id)).toEqual([3, 1]);
-    expect(listSnapshots(store, { querySetId: 101, includeIncomplete: true }).map((s) => s.run.id)).toEqual([
-      3, 2, 1,
-    ]);
-    expect(findSnapshot(store, { querySetId: 101 })?.run.id).toBe(3);
-    expect(findSnapshot(store, { querySetId: 101, runId: 2 })?.state).toBe('pending');
-    expect(findSnapshot(store, { querySetId: 101, account: 'other' })).toBeUndefined();
-    expect(findSnapshot(store, { querySetId: 102 })).toBeUndefined();
+  it('lists complete snapshots newest run first, and finds by run or account', async () => {
+    await storeAll(store, 1);
+    await storeAll(store, 3);
+    await storeAll(store, 2, ['market.data']);
+    expect((await listSnapshots(store, { querySetId: 101 })).map((s) => s.run.id)).toEqual([3, 1]);
+    expect(
+      (await listSnapshots(store, { querySetId: 101, includeIncomplete: true })).map((s) => s.run.id),
+    ).toEqual([3, 2, 1]);
+    expect((await findSnapshot(store, { querySetId: 101 }))?.run.id).toBe(3);
+    expect((await findSnapshot(store, { querySetId: 101, runId: 2 }))?.state).toBe('pending');
+    expect(await findSnapshot(store, { querySetId: 101, account: 'other' })).toBeUndefined();
+    expect(await findSnapshot(store, { querySetId: 102 })).toBeUndefined();
   });
 });

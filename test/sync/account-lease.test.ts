@@ -13,20 +13,19 @@ describe('account leases', () => {
     await env.close();
   });
 
-  function leave(holder: { host: string; pid: number; expiresAt: number }) {
-    env.store.db
-      .prepare(
-        `INSERT INTO account_leases (account, holder, host, pid, acquired_at, expires_at)
-         VALUES ('acme', 'someone-else', ?, ?, ?, ?)`,
-      )
-      .run(holder.host, holder.pid, Date.now(), holder.expiresAt);
+  async function leave(holder: { host: string; pid: number; expiresAt: number }) {
+    await env.store.run(
+      `INSERT INTO account_leases (account, holder, host, pid, acquired_at, expires_at)
+       VALUES ('acme', 'someone-else', ?, ?, ?, ?)`,
+      [holder.host, holder.pid, Date.now(), holder.expiresAt],
+    );
   }
 
   it('takes over at once from a holder that died on this host, without waiting for its lease to lapse', async () => {
     env = await startSyncEnv({ settings: { backfill_runs: 1 } });
     // A real process that has exited: its pid is no longer running.
     const dead = spawnSync(process.execPath, ['-e', '']).pid!;
-    leave({ host: hostname(), pid: dead, expiresAt: Date.now() + 600_000 });
+    await leave({ host: hostname(), pid: dead, expiresAt: Date.now() + 600_000 });
     const waits: string[] = [];
     const started = Date.now();
     const summary = await env.sync({ onWait: (message) => waits.push(message) });
@@ -34,13 +33,13 @@ describe('account leases', () => {
     expect(summary).toMatchObject({ errors: [], snapshotsCompleted: 1 });
     expect(Date.now() - started).toBeLessThan(30_000);
     // Released at the end of the pass.
-    expect(env.store.db.prepare('SELECT COUNT(*) AS n FROM account_leases').get()).toEqual({ n: 0 });
+    expect(await env.store.get('SELECT COUNT(*) AS n FROM account_leases')).toEqual({ n: 0 });
   });
 
   it('waits for a live holder on another host, says so, and syncs once its lease lapses', async () => {
     env = await startSyncEnv({ settings: { backfill_runs: 1 } });
     const lapses = Date.now() + 1_500;
-    leave({ host: 'other-host', pid: process.pid, expiresAt: lapses });
+    await leave({ host: 'other-host', pid: process.pid, expiresAt: lapses });
     const waits: string[] = [];
     const summary = await env.sync({ onWait: (message) => waits.push(message) });
     expect(waits).toEqual([

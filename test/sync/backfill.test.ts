@@ -31,7 +31,7 @@ describe('backfill against the sandbox', () => {
     expect(events).toHaveLength(first.requests);
     expect(new Set(events)).toEqual(new Set(['acme ok']));
 
-    const snapshots = listSnapshots(env.store, { querySetId: 101 });
+    const snapshots = await listSnapshots(env.store, { querySetId: 101 });
     expect(snapshots.map((s) => s.state)).toEqual(['complete', 'complete', 'complete', 'complete']);
     // The newest four runs, newest first, each with every metric payload.
     const runIds = snapshots.map((s) => s.run.id);
@@ -53,7 +53,7 @@ describe('backfill against the sandbox', () => {
     expect(second).toMatchObject({ snapshotsDue: 0, metricRequests: 0, errors: [] });
     // Only /runs is polled; the catalog is fresh.
     expect(env.sandbox.stats.byEndpoint).toEqual({ 'catalog.runs': 1 });
-    expect(listSyncRuns(env.store).map((r) => r.outcome)).toEqual(['ok', 'ok']);
+    expect((await listSyncRuns(env.store)).map((r) => r.outcome)).toEqual(['ok', 'ok']);
   });
 
   it('fetches a newly published run on the next pass, and only that one', async () => {
@@ -64,22 +64,24 @@ describe('backfill against the sandbox', () => {
     const summary = await env.sync();
     expect(env.metricRequests()).toBe(34);
     expect(summary.snapshotsCompleted).toBe(1);
-    expect(findSnapshot(env.store, { querySetId: 101 })?.run.id).toBe(published.id);
-    expect(findSnapshot(env.store, { querySetId: 101 })?.state).toBe('complete');
+    const newest = await findSnapshot(env.store, { querySetId: 101 });
+    expect(newest?.run.id).toBe(published.id);
+    expect(newest?.state).toBe('complete');
   });
 
   it('keeps syncing when the process reopens its store between passes (the budget outlives the store)', async () => {
     env = await startSyncEnv({ settings: { backfill_runs: 1 } });
-    const other = openStore(env.storePath);
+    const other = await openStore(env.storePath);
     try {
       await env.sync({ store: other });
     } finally {
-      other.close();
+      await other.close();
     }
     env.sandbox.publishRun(101);
     // Same process, same API key: the shared budget now records into the store of this pass.
     const summary = await env.sync();
     expect(summary).toMatchObject({ errors: [], snapshotsCompleted: 1 });
-    expect(env.store.db.prepare('SELECT COUNT(*) FROM request_log').pluck().get()).toBeGreaterThan(34);
+    const logged = await env.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM request_log');
+    expect(logged?.n).toBeGreaterThan(34);
   });
 });

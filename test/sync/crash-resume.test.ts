@@ -1,26 +1,20 @@
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { Store } from '../../src/store/db.js';
 import { listSnapshots } from '../../src/store/snapshots.js';
 import { spawnCli } from './helpers/cli.js';
 import { type SyncEnv, startSyncEnv } from './helpers/sync-env.js';
 
 const CONCURRENCY = 4;
 
-/** Resolves once `count` payloads are committed in the store, polling a read-only connection. */
-async function payloadsStored(path: string, count: number, timeoutMs: number): Promise<number> {
+/**
+ * Resolves once `count` payloads are committed in the store, polling through this process's own
+ * connection (the store exists and is migrated before the child starts; its commits are visible).
+ */
+async function payloadsStored(store: Store, count: number, timeoutMs: number): Promise<number> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    try {
-      const db = new Database(path, { readonly: true, fileMustExist: true });
-      try {
-        const n = db.prepare('SELECT COUNT(*) FROM payloads').pluck().get() as number;
-        if (n >= count) return n;
-      } finally {
-        db.close();
-      }
-    } catch {
-      // The child has not created the file or tables yet.
-    }
+    const n = (await store.get<{ n: number }>('SELECT COUNT(*) AS n FROM payloads'))?.n ?? 0;
+    if (n >= count) return n;
     if (Date.now() > deadline) throw new Error(`fewer than ${count} payloads stored after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
@@ -42,10 +36,10 @@ describe('crash and resume', () => {
       child.on('exit', (_code, signal) => resolve(signal)),
     );
 
-    await payloadsStored(env.storePath, 50, 90_000);
+    await payloadsStored(env.store, 50, 90_000);
     child.kill('SIGKILL');
     expect(await exited).toBe('SIGKILL');
-    const storedByChild = await payloadsStored(env.storePath, 0, 1000);
+    const storedByChild = await payloadsStored(env.store, 0, 1000);
     expect(storedByChild).toBeLessThan(136);
     const requestedByChild = env.metricRequests();
     // What the dead process asked for but never committed: its requests in flight, no more.
@@ -53,7 +47,7 @@ describe('crash and resume', () => {
 
     const summary = await env.sync();
     expect(summary.errors).toEqual([]);
-    const snapshots = listSnapshots(env.store, { querySetId: 101 });
+    const snapshots = await listSnapshots(env.store, { querySetId: 101 });
     expect(snapshots.map((s) => s.state)).toEqual(['complete', 'complete', 'complete', 'complete']);
     // Everything the dead process had stored stayed stored: exactly the rest was asked for.
     expect(summary.metricRequests).toBe(136 - storedByChild);

@@ -35,16 +35,16 @@ describe('a drifted payload', () => {
     // First failure: one retry is left, so the snapshot waits and no report takes it yet.
     const first = await env.sync();
     const runId = first.errors[0]!.runId!;
-    expect(findSnapshot(env.store, { querySetId: 101, runId })?.state).toBe('partial');
-    expect(findSnapshot(env.store, { querySetId: 101 })).toBeUndefined();
+    expect((await findSnapshot(env.store, { querySetId: 101, runId }))?.state).toBe('partial');
+    expect(await findSnapshot(env.store, { querySetId: 101 })).toBeUndefined();
 
     // The retry fails too: settled, and from now on it is the set's latest reportable run.
     const second = await env.sync();
     expect(second.metricRequests).toBe(1);
-    const settled = findSnapshot(env.store, { querySetId: 101 });
+    const settled = await findSnapshot(env.store, { querySetId: 101 });
     expect(settled).toMatchObject({ state: 'settled', run: { id: runId } });
     const report = { name: 'weekly', query_sets: [101] as const };
-    expect(latestRuns(env.store, report, [env.account])).toEqual([
+    expect(await latestRuns(env.store, report, [env.account])).toEqual([
       expect.objectContaining({ querySetId: 101, runId }),
     ]);
 
@@ -63,7 +63,7 @@ describe('a drifted payload', () => {
       accounts: [env.account],
       sync: { ...env.settings, schedule: '*/10 * * * *', max_payload_mb: 32 },
     };
-    const status = collectStatus(env.store, config as never, Date.now());
+    const status = await collectStatus(env.store, config as never, Date.now());
     expect(status.accounts[0]!.sets[0]).toMatchObject({
       complete: 0,
       settled: 1,
@@ -98,9 +98,11 @@ describe('a drifted payload', () => {
     expect(summary.errors).toEqual([]);
     expect(summary).toMatchObject({ snapshotsDue: 2, snapshotsCompleted: 2 });
     // The drifted text is kept as the API sent it; runs still order newest first (by id).
-    const runs = listRuns(env.store, 'acme', 101);
+    const runs = await listRuns(env.store, 'acme', 101);
     expect(runs[0]!.created_at).toBe('12/11/2026 08:00');
-    expect(findSnapshot(env.store, { querySetId: 101 })?.run.id).toBe(Math.max(...runs.map((r) => r.id)));
+    expect((await findSnapshot(env.store, { querySetId: 101 }))?.run.id).toBe(
+      Math.max(...runs.map((r) => r.id)),
+    );
   });
 });
 
@@ -131,7 +133,7 @@ describe('one bad payload never aborts the pass', () => {
       expect(error.message).toMatch(/presence\.gross: JSON nested 100001 levels deep \(at most 64\)/);
     }
     // Both snapshots settle with the 33 other payloads valid, and the next pass still works.
-    const snapshot = findSnapshot(env.store, { querySetId: 101 });
+    const snapshot = await findSnapshot(env.store, { querySetId: 101 });
     expect(snapshot?.state).toBe('settled');
     expect(Object.values(snapshot!.payloads).filter((p) => p.error === null)).toHaveLength(33);
     expect(snapshot!.payloads['presence.gross']).toMatchObject({ data: null });
@@ -156,6 +158,8 @@ describe('one bad payload never aborts the pass', () => {
       /life\.kpi: response larger than 0\.5 MB \(sync\.max_payload_mb\)/,
     );
     expect(summary.snapshotsCompleted).toBe(1);
-    expect(findSnapshot(env.store, { querySetId: 101 })?.payloads['life.kpi']).toMatchObject({ data: null });
+    expect((await findSnapshot(env.store, { querySetId: 101 }))?.payloads['life.kpi']).toMatchObject({
+      data: null,
+    });
   });
 });

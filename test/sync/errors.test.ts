@@ -19,9 +19,9 @@ describe('sync error handling', () => {
     expect(summary.errors).toEqual([]);
     expect(summary.goneSets).toEqual([{ account: 'acme', querySetId: 999 }]);
     expect(summary).toMatchObject({ snapshotsDue: 1, snapshotsCompleted: 1 });
-    expect(getQuerySet(env.store, 'acme', 999)?.state).toBe('gone');
-    expect(getQuerySet(env.store, 'acme', 103)?.state).toBe('active');
-    expect(listSnapshots(env.store, { querySetId: 103, includeIncomplete: true })).toEqual([]);
+    expect((await getQuerySet(env.store, 'acme', 999))?.state).toBe('gone');
+    expect((await getQuerySet(env.store, 'acme', 103))?.state).toBe('active');
+    expect(await listSnapshots(env.store, { querySetId: 103, includeIncomplete: true })).toEqual([]);
 
     env.sandbox.resetStats();
     const again = await env.sync();
@@ -34,7 +34,7 @@ describe('sync error handling', () => {
   it('stops at once on a wrong secret, says not authorized, and keeps what was stored', async () => {
     env = await startSyncEnv({ settings: { backfill_runs: 1 } });
     await env.sync();
-    const stored = findSnapshot(env.store, { querySetId: 101 });
+    const stored = await findSnapshot(env.store, { querySetId: 101 });
     expect(stored?.state).toBe('complete');
 
     env.sandbox.resetStats();
@@ -44,7 +44,7 @@ describe('sync error handling', () => {
     expect(result.stderr).toMatch(/^reportd: account acme: not authorized \(GET \/sets\/101\/runs\)$/m);
     expect(result.stderr).not.toContain('not-the-secret');
     expect(env.sandbox.stats.total).toBeLessThanOrEqual(2);
-    expect(findSnapshot(env.store, { querySetId: 101 })).toEqual(stored);
+    expect(await findSnapshot(env.store, { querySetId: 101 })).toEqual(stored);
 
     // `status` (no API call) shows the failure and what is kept, as text and as JSON.
     const text = await runCli(['status', '--config', config]);
@@ -91,7 +91,7 @@ describe('sync error handling', () => {
     expect(first.errors).toHaveLength(1);
     expect(first.errors[0]).toMatchObject({ kind: 'invalid_payload', querySetId: 101, endpoint: 'life.kpi' });
     expect(first.errors[0]!.message).toMatch(/life\.kpi: current: /);
-    const snapshot = findSnapshot(env.store, { querySetId: 101, runId: first.errors[0]!.runId! });
+    const snapshot = await findSnapshot(env.store, { querySetId: 101, runId: first.errors[0]!.runId! });
     expect(snapshot?.state).toBe('partial');
     expect(snapshot?.payloads['life.kpi']?.data).toMatchObject({ current: 'sixty percent' });
     expect(snapshot?.payloads['life.kpi']?.error).toMatch(/current/);
@@ -104,7 +104,7 @@ describe('sync error handling', () => {
     expect(third.metricRequests).toBe(0);
     // Its retries used, the snapshot is settled: reportable, and no longer due.
     expect(third).toMatchObject({ snapshotsDue: 0, snapshotsIncomplete: 0 });
-    expect(findSnapshot(env.store, { querySetId: 101 })?.state).toBe('settled');
+    expect((await findSnapshot(env.store, { querySetId: 101 }))?.state).toBe('settled');
     expect(proxy.corrupted).toBe(2);
   });
 });
@@ -145,10 +145,14 @@ describe('refusals in the middle of a pass', () => {
     // Only the requests already in flight when the first -4 came back were answered -4 as well.
     expect(afterRevoke).toBeLessThanOrEqual(env.account.concurrency);
     expect(env.rateLimited()).toBe(0);
-    expect(findSnapshot(env.store, { querySetId: 101, account: 'healthy' })?.state).toBe('complete');
-    expect(listSnapshots(env.store, { querySetId: 101, account: 'healthy' })).toHaveLength(2);
+    expect((await findSnapshot(env.store, { querySetId: 101, account: 'healthy' }))?.state).toBe('complete');
+    expect(await listSnapshots(env.store, { querySetId: 101, account: 'healthy' })).toHaveLength(2);
     // What the revoked account stored before the -4 stays stored.
-    const kept = listSnapshots(env.store, { querySetId: 101, account: 'revoked', includeIncomplete: true });
+    const kept = await listSnapshots(env.store, {
+      querySetId: 101,
+      account: 'revoked',
+      includeIncomplete: true,
+    });
     expect(Object.keys(kept[0]?.payloads ?? {}).length).toBeGreaterThanOrEqual(20 - env.account.concurrency);
   });
 
@@ -172,7 +176,7 @@ describe('refusals in the middle of a pass', () => {
     expect(summary.goneSets).toEqual([{ account: 'acme', querySetId: 101 }]);
     expect(summary).toMatchObject({ snapshotsIncomplete: 0, snapshotsCompleted: 0 });
     expect(afterGone).toBeLessThanOrEqual(env.account.concurrency);
-    expect(getQuerySet(env.store, 'acme', 101)?.state).toBe('gone');
+    expect((await getQuerySet(env.store, 'acme', 101))?.state).toBe('gone');
     // A gone set costs nothing on later passes.
     const again = await env.sync();
     expect(again.requests).toBe(0);

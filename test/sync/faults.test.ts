@@ -21,7 +21,7 @@ describe('sync under sandbox faults', () => {
     // 101, 102 and 201 have runs (two each are due); 103 has none and is fine.
     expect(summary).toMatchObject({ snapshotsDue: 6, snapshotsCompleted: 6, snapshotsIncomplete: 0 });
     for (const setId of [101, 102, 201]) {
-      const snapshots = listSnapshots(env.store, { querySetId: setId });
+      const snapshots = await listSnapshots(env.store, { querySetId: setId });
       expect(snapshots).toHaveLength(2);
       for (const snapshot of snapshots) {
         expect(Object.values(snapshot.payloads).filter((p) => p.error === null)).toHaveLength(

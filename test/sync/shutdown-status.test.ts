@@ -20,23 +20,23 @@ describe('shutdown and status', () => {
     });
     expect(first.aborted).toBe(true);
     expect(first.snapshotsIncomplete).toBeGreaterThan(0);
-    expect(listSyncRuns(env.store)[0]?.outcome).toBe('aborted');
-    const storedBefore = env.store.db.prepare('SELECT COUNT(*) FROM payloads').pluck().get() as number;
+    expect((await listSyncRuns(env.store))[0]?.outcome).toBe('aborted');
+    const storedBefore = (await env.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM payloads'))?.n ?? 0;
     expect(storedBefore).toBeGreaterThanOrEqual(40);
     expect(storedBefore).toBeLessThan(68);
 
     const second = await env.sync();
     expect(second).toMatchObject({ aborted: false, errors: [], snapshotsIncomplete: 0 });
     expect(second.metricRequests).toBe(68 - storedBefore);
-    expect(listSnapshots(env.store, { querySetId: 101 })).toHaveLength(2);
+    expect(await listSnapshots(env.store, { querySetId: 101 })).toHaveLength(2);
   });
 
   it('reports runs, snapshots, gone sets and budget use per account and set', async () => {
     env = await startSyncEnv({ settings: { query_sets: [101, 103, 999], backfill_runs: 2 } });
     await env.sync();
     const config = { accounts: [env.account], sync: { ...env.settings, schedule: '* * * * *' } };
-    const status = collectStatus(env.store, config as never, Date.now());
-    const newest = listRuns(env.store, env.account.name, 101)[0]!;
+    const status = await collectStatus(env.store, config as never, Date.now());
+    const newest = (await listRuns(env.store, env.account.name, 101))[0]!;
     const account = status.accounts[0]!;
     expect(account.budget.used).toBeGreaterThan(0);
     expect(account.budget.requests).toBe(60);

@@ -62,7 +62,7 @@ describe('two sync processes on one store', () => {
     expect(waited).toHaveLength(1);
     const stdout = `${a.stdout}\n${b.stdout}`;
     expect(stdout).toMatch(/synced 4\/4 due snapshots/);
-    expect(listSnapshots(env.store, { querySetId: 101 })).toHaveLength(4);
+    expect(await listSnapshots(env.store, { querySetId: 101 })).toHaveLength(4);
   });
 
   it('on two accounts with one API key, stay within the key limit together: no -145', async () => {
@@ -82,8 +82,8 @@ describe('two sync processes on one store', () => {
     expect(env.rateLimited()).toBe(0);
     // Both stored everything due (set 102 has fewer published runs), each payload fetched once.
     const stored =
-      listSnapshots(env.store, { querySetId: 101 }).length +
-      listSnapshots(env.store, { querySetId: 102 }).length;
+      (await listSnapshots(env.store, { querySetId: 101 })).length +
+      (await listSnapshots(env.store, { querySetId: 102 })).length;
     expect(stored).toBeGreaterThanOrEqual(7);
     expect(env.metricRequests()).toBe(stored * 34);
   });

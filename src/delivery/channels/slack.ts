@@ -45,7 +45,7 @@ export function createSlackSender(config: SlackChannelConfig): ChannelSender {
           });
           ts = posted.ts;
           if (!ts) return { state: 'deferred', reply: 'chat.postMessage answered without a message ts' };
-          delivery.checkpoint?.(ts);
+          await delivery.checkpoint?.(ts);
         }
         const files = await channelFiles(delivery.report, content);
         if (files.length > 0) {

@@ -19,8 +19,11 @@ export interface ChannelDelivery {
    * already posted), so a retry resumes instead of repeating what reached the provider.
    */
   resume?: string | null;
-  /** Saves a checkpoint; the outbox stores it on the row while it still holds the claim. */
-  checkpoint?: (state: string) => void;
+  /**
+   * Saves a checkpoint; the outbox stores it on the row while it still holds the claim. Awaited, so
+   * the checkpoint is stored before the sender takes its next step.
+   */
+  checkpoint?: (state: string) => Promise<void>;
 }
 
 /** The provider's answer, in the outbox's per-destination terms (delivery_recipients states). */

@@ -40,7 +40,7 @@ export async function startSyncEnv(
 ): Promise<SyncEnv> {
   const rate = options.rate ?? { requests: 60, windowMs: 1000 };
   const sandbox = await startSandbox({ rate, ...options.sandbox });
-  const temp = tempStore();
+  const temp = await tempStore();
   const account: SyncAccount = {
     name: 'acme',
     base_url: sandbox.baseUrl,
@@ -103,7 +103,7 @@ export async function startSyncEnv(
     async close() {
       clearSharedBudgets();
       await sandbox.close();
-      temp.cleanup();
+      await temp.cleanup();
     },
   };
 }
