@@ -4,7 +4,13 @@ import { defineConfig } from 'vitest/config';
  * The suites that run against both store engines. The `postgres` project runs them again with
  * REPORTD_TEST_ENGINE=postgres on a throwaway PostgreSQL; add a glob here to put a suite on both.
  */
-const bothEngines = ['test/store/**/*.test.ts', 'test/sync/**/*.test.ts', 'test/delivery/outbox*.test.ts'];
+const bothEngines = [
+  'test/store/**/*.test.ts',
+  'test/sync/**/*.test.ts',
+  'test/delivery/outbox*.test.ts',
+  'test/export/export-tables.test.ts',
+  'test/cli/store-engines.test.ts',
+];
 
 export default defineConfig({
   test: {

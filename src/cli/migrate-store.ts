@@ -24,7 +24,9 @@ export function register(program: Command): void {
     .action(async (flags: MigrateFlags) => {
       const config = loadConfig(flags.config);
       if (!('url' in config.store)) {
-        throw new UsageError('migrate-store copies into PostgreSQL: set store.url (or store.url_file) in the config');
+        throw new UsageError(
+          'migrate-store copies into PostgreSQL: set store.url (or store.url_file) in the config',
+        );
       }
       if (isPostgresUrl(flags.from)) throw new UsageError('--from takes a SQLite file, not a URL');
       // Opened as is: migrations bring an older file to this version first; no metric backfill, the

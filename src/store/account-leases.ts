@@ -61,9 +61,10 @@ export function acquireAccountLease(
   // exist yet, so a row lock would not do).
   return store.transaction(
     async () => {
-      const row = await store.get<LeaseRow>('SELECT holder, host, pid, expires_at FROM account_leases WHERE account = ?', [
-        account,
-      ]);
+      const row = await store.get<LeaseRow>(
+        'SELECT holder, host, pid, expires_at FROM account_leases WHERE account = ?',
+        [account],
+      );
       const free =
         !row ||
         row.holder === holder.id ||
@@ -94,11 +95,10 @@ export async function renewAccountLease(
   now: number,
   ttlMs: number,
 ): Promise<boolean> {
-  const { changes } = await store.run('UPDATE account_leases SET expires_at = ? WHERE account = ? AND holder = ?', [
-    now + ttlMs,
-    account,
-    holder.id,
-  ]);
+  const { changes } = await store.run(
+    'UPDATE account_leases SET expires_at = ? WHERE account = ? AND holder = ?',
+    [now + ttlMs, account, holder.id],
+  );
   return changes === 1;
 }
 

@@ -41,7 +41,8 @@ export async function upsertAccount(
   );
 }
 
-const ACCOUNT_COLUMNS = 'name, base_url, budget_key, brands_fetched_at, last_sync_at, last_error, last_error_at';
+const ACCOUNT_COLUMNS =
+  'name, base_url, budget_key, brands_fetched_at, last_sync_at, last_error, last_error_at';
 
 export function getAccount(store: Store, name: string): Promise<AccountRow | undefined> {
   return store.get<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE name = ?`, [name]);
@@ -51,7 +52,12 @@ export function listAccounts(store: Store): Promise<AccountRow[]> {
   return store.all<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts ORDER BY name`);
 }
 
-export async function recordAccountPass(store: Store, name: string, at: number, error: string | null): Promise<void> {
+export async function recordAccountPass(
+  store: Store,
+  name: string,
+  at: number,
+  error: string | null,
+): Promise<void> {
   await store.run(
     `UPDATE accounts SET last_sync_at = ?, last_error = ?,
        last_error_at = CASE WHEN CAST(? AS TEXT) IS NULL THEN last_error_at ELSE ? END WHERE name = ?`,
@@ -78,9 +84,10 @@ export function saveBrands(
 }
 
 export function listBrands(store: Store, account: string): Promise<BrandRow[]> {
-  return store.all<BrandRow>('SELECT account, id, name, sets_fetched_at FROM brands WHERE account = ? ORDER BY id', [
-    account,
-  ]);
+  return store.all<BrandRow>(
+    'SELECT account, id, name, sets_fetched_at FROM brands WHERE account = ? ORDER BY id',
+    [account],
+  );
 }
 
 export function isStale(fetchedAt: string | null, ttlMs: number, now: number): boolean {

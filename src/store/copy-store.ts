@@ -109,6 +109,8 @@ export async function copyStore(
 
 /** The source's columns of `table` (SQLite's catalog), without any implicit rowid. */
 async function columnsOf(store: Store, table: string): Promise<string[]> {
-  const rows = await store.all<{ name: string }>('SELECT name FROM pragma_table_info(?) ORDER BY cid', [table]);
+  const rows = await store.all<{ name: string }>('SELECT name FROM pragma_table_info(?) ORDER BY cid', [
+    table,
+  ]);
   return rows.map((row) => row.name);
 }

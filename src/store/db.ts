@@ -46,7 +46,10 @@ export function isPostgresUrl(text: string): boolean {
  * Opens and migrates the store, then derives any metric rows it lacks. A string is a file path or a
  * `postgres://` URL.
  */
-export async function openStore(target: StoreTarget | string, options: OpenStoreOptions = {}): Promise<Store> {
+export async function openStore(
+  target: StoreTarget | string,
+  options: OpenStoreOptions = {},
+): Promise<Store> {
   const where: StoreTarget =
     typeof target !== 'string' ? target : isPostgresUrl(target) ? { url: target } : { path: target };
   const store = 'url' in where ? await openPostgres(where.url, options) : openSqlite(where.path, options);
@@ -124,9 +127,12 @@ async function openPostgres(url: string, options: OpenStoreOptions): Promise<Sto
     await store.get('SELECT 1 AS ok');
   } catch (error) {
     await store.close().catch(() => {});
-    throw new StoreError(`cannot reach PostgreSQL store at ${host}:${port} (database ${database}): ${reasonOf(error)}`, {
-      cause: error,
-    });
+    throw new StoreError(
+      `cannot reach PostgreSQL store at ${host}:${port} (database ${database}): ${reasonOf(error)}`,
+      {
+        cause: error,
+      },
+    );
   }
   return store;
 }
@@ -137,7 +143,8 @@ function reasonOf(error: unknown): string {
   if (code === 'ECONNREFUSED') return 'connection refused';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'unknown host';
   if (code === 'ETIMEDOUT') return 'timed out';
-  if (code === '28P01' || code === '28000') return 'authentication failed (check the user and password in store.url)';
+  if (code === '28P01' || code === '28000')
+    return 'authentication failed (check the user and password in store.url)';
   if (code === '3D000') return 'the database does not exist';
   const message = (error as Error).message ?? String(error);
   return message.split('\n')[0]!;

@@ -156,7 +156,12 @@ export function findDelivery(store: Store, key: DeliveryKey): Promise<DeliveryRo
  * Saves a channel sender's checkpoint while this worker still holds the row, so the next attempt
  * resumes after what already reached the provider instead of repeating it.
  */
-export async function saveChannelState(store: Store, id: number, worker: string, state: string): Promise<boolean> {
+export async function saveChannelState(
+  store: Store,
+  id: number,
+  worker: string,
+  state: string,
+): Promise<boolean> {
   const { changes } = await store.run(
     `UPDATE deliveries SET channel_state = ? WHERE id = ? AND claimed_by = ? AND state IN ('rendering', 'sending')`,
     [state, id, worker],
@@ -383,5 +388,7 @@ export function countDeliveriesByDestination(
 }
 
 export function listDeliveries(store: Store, limit = 20): Promise<DeliveryRow[]> {
-  return store.all<DeliveryRow>('SELECT * FROM deliveries ORDER BY updated_at DESC, id DESC LIMIT ?', [limit]);
+  return store.all<DeliveryRow>('SELECT * FROM deliveries ORDER BY updated_at DESC, id DESC LIMIT ?', [
+    limit,
+  ]);
 }

@@ -163,7 +163,9 @@ export function claimNextNotice(
        WHERE id = ? AND state = ? AND COALESCE(lease_until, 0) = ?`,
       [worker, now + leaseMs, row.id, row.state, row.lease_until ?? 0],
     );
-    return claimed.changes === 1 ? { ...row, state: 'sending' as const, attempts: row.attempts + 1 } : undefined;
+    return claimed.changes === 1
+      ? { ...row, state: 'sending' as const, attempts: row.attempts + 1 }
+      : undefined;
   });
 }
 

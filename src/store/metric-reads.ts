@@ -1,6 +1,6 @@
 import type { MetricUnit } from '../api/field-units.js';
-import type { Store } from './sql.js';
 import { newestRunFirst } from './query-sets.js';
+import type { Store } from './sql.js';
 
 /**
  * The metrics layer's read side, for the exports and for whatever reads rows across runs (digest,
@@ -106,7 +106,8 @@ export async function metricValuesOf(
   // One indexed query per snapshot: faster than a join on a list of ids, and already in row order.
   const rows: MetricValueRow[] = [];
   for (const snapshot of snapshots) {
-    for (const row of await store.all<MetricValueRow>(VALUES_OF_SNAPSHOT, [snapshot.snapshot_id])) rows.push(row);
+    for (const row of await store.all<MetricValueRow>(VALUES_OF_SNAPSHOT, [snapshot.snapshot_id]))
+      rows.push(row);
   }
   return rows;
 }
@@ -136,7 +137,8 @@ export async function companionRows(
   const sql = `SELECT s.account, s.query_set_id, s.run_id, ${COMPANION_COLUMNS[table].map((c) => `t.${c}`).join(', ')}
     FROM snapshots s JOIN ${table} t ON t.snapshot_id = s.id WHERE s.id = ? ORDER BY t.rowid`;
   const rows: Record<string, unknown>[] = [];
-  for (const snapshot of snapshots) rows.push(...(await store.all<Record<string, unknown>>(sql, [snapshot.snapshot_id])));
+  for (const snapshot of snapshots)
+    rows.push(...(await store.all<Record<string, unknown>>(sql, [snapshot.snapshot_id])));
   return rows;
 }
 

@@ -65,7 +65,10 @@ export function postgresStore(pool: pg.Pool, location: string): Store {
   const inside = new AsyncLocalStorage<{ client: pg.PoolClient; savepoints: number }>();
   const query = (sql: string, params: SqlParams) => {
     const client = inside.getStore()?.client ?? pool;
-    return client.query(numbered(sql), params.map((value) => (value === undefined ? null : value)));
+    return client.query(
+      numbered(sql),
+      params.map((value) => (value === undefined ? null : value)),
+    );
   };
   const lock = (client: pg.PoolClient, name: string) =>
     client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [name]);

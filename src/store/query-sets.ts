@@ -51,16 +51,19 @@ export function saveQuerySets(
         [account, set.id, brandId, set.name, set.created_at],
       );
     }
-    await store.run('UPDATE brands SET sets_fetched_at = ? WHERE account = ? AND id = ?', [iso(at), account, brandId]);
+    await store.run('UPDATE brands SET sets_fetched_at = ? WHERE account = ? AND id = ?', [
+      iso(at),
+      account,
+      brandId,
+    ]);
   });
 }
 
 export async function ensureQuerySet(store: Store, account: string, id: number): Promise<void> {
-  await store.run(`INSERT INTO query_sets (account, id, name) VALUES (?, ?, ?) ON CONFLICT (account, id) DO NOTHING`, [
-    account,
-    id,
-    `query set ${id}`,
-  ]);
+  await store.run(
+    `INSERT INTO query_sets (account, id, name) VALUES (?, ?, ?) ON CONFLICT (account, id) DO NOTHING`,
+    [account, id, `query set ${id}`],
+  );
 }
 
 export async function saveDetails(
@@ -77,17 +80,30 @@ export async function saveDetails(
   );
 }
 
-export async function markGone(store: Store, account: string, id: number, reason: string, at: number): Promise<void> {
-  await store.run(`UPDATE query_sets SET state = 'gone', gone_at = ?, last_error = ? WHERE account = ? AND id = ?`, [
-    iso(at),
-    scrub(reason),
+export async function markGone(
+  store: Store,
+  account: string,
+  id: number,
+  reason: string,
+  at: number,
+): Promise<void> {
+  await store.run(
+    `UPDATE query_sets SET state = 'gone', gone_at = ?, last_error = ? WHERE account = ? AND id = ?`,
+    [iso(at), scrub(reason), account, id],
+  );
+}
+
+export async function setQuerySetError(
+  store: Store,
+  account: string,
+  id: number,
+  error: string | null,
+): Promise<void> {
+  await store.run('UPDATE query_sets SET last_error = ? WHERE account = ? AND id = ?', [
+    scrubOrNull(error),
     account,
     id,
   ]);
-}
-
-export async function setQuerySetError(store: Store, account: string, id: number, error: string | null): Promise<void> {
-  await store.run('UPDATE query_sets SET last_error = ? WHERE account = ? AND id = ?', [scrubOrNull(error), account, id]);
 }
 
 const QUERY_SET_COLUMNS =
@@ -101,7 +117,9 @@ export function getQuerySet(store: Store, account: string, id: number): Promise<
 }
 
 export function listQuerySets(store: Store, account: string): Promise<QuerySetRow[]> {
-  return store.all<QuerySetRow>(`SELECT ${QUERY_SET_COLUMNS} FROM query_sets WHERE account = ? ORDER BY id`, [account]);
+  return store.all<QuerySetRow>(`SELECT ${QUERY_SET_COLUMNS} FROM query_sets WHERE account = ? ORDER BY id`, [
+    account,
+  ]);
 }
 
 export function saveRuns(

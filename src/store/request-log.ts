@@ -8,7 +8,8 @@ interface LoggedRequest {
 }
 
 /** When a request counts from, as the live budget counts it (see `StoreRequestHistory.recent`). */
-const COUNTS_FROM = 'CASE WHEN ended_at IS NOT NULL THEN ended_at WHEN started_at > ? THEN started_at ELSE ? END';
+const COUNTS_FROM =
+  'CASE WHEN ended_at IS NOT NULL THEN ended_at WHEN started_at > ? THEN started_at ELSE ? END';
 
 /**
  * The rate budget's memory of when requests started and ended, in the store, so a restarted process
@@ -33,7 +34,9 @@ export class StoreRequestHistory implements RequestHistory {
   private async seenIn(store: Store): Promise<{ after: number; own: Set<number> }> {
     let seen = this.seen.get(store);
     if (!seen) {
-      const row = await store.get<{ last: number }>('SELECT COALESCE(MAX(rowid), 0) AS last FROM request_log');
+      const row = await store.get<{ last: number }>(
+        'SELECT COALESCE(MAX(rowid), 0) AS last FROM request_log',
+      );
       seen = this.seen.get(store) ?? { after: Number(row?.last ?? 0), own: new Set() };
       this.seen.set(store, seen);
     }

@@ -20,12 +20,10 @@ export function recordSkippedSlots(
   skip: { job: string; firstSlotAt: number; at: number; detail: string },
 ): Promise<void> {
   return store.transaction(async () => {
-    await store.run(`INSERT INTO schedule_events (job, kind, first_slot_at, at, detail) VALUES (?, 'skipped', ?, ?, ?)`, [
-      skip.job,
-      skip.firstSlotAt,
-      skip.at,
-      printable(skip.detail),
-    ]);
+    await store.run(
+      `INSERT INTO schedule_events (job, kind, first_slot_at, at, detail) VALUES (?, 'skipped', ?, ?, ?)`,
+      [skip.job, skip.firstSlotAt, skip.at, printable(skip.detail)],
+    );
     await store.run(
       `INSERT INTO job_state (job, last_slot_at) VALUES (?, ?)
        ON CONFLICT (job) DO UPDATE SET last_slot_at = excluded.last_slot_at`,

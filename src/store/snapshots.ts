@@ -1,6 +1,6 @@
-import type { Store } from './sql.js';
 import { reportableSql, type SnapshotState, stateSql } from './payloads.js';
 import { newestRunFirst } from './query-sets.js';
+import type { Store } from './sql.js';
 
 /**
  * The read side the reports use: a snapshot with its catalog context and every payload, parsed.
@@ -65,10 +65,11 @@ async function selectRows(
 
 async function hydrate(store: Store, row: SnapshotJoinRow): Promise<StoredSnapshot> {
   const payloads: StoredSnapshot['payloads'] = {};
-  const payloadRows = await store.all<{ endpoint_key: string; json: string; validation_error: string | null }>(
-    'SELECT endpoint_key, json, validation_error FROM payloads WHERE snapshot_id = ?',
-    [row.id],
-  );
+  const payloadRows = await store.all<{
+    endpoint_key: string;
+    json: string;
+    validation_error: string | null;
+  }>('SELECT endpoint_key, json, validation_error FROM payloads WHERE snapshot_id = ?', [row.id]);
   for (const payload of payloadRows) {
     payloads[payload.endpoint_key] = { data: JSON.parse(payload.json), error: payload.validation_error };
   }

@@ -58,6 +58,10 @@ export interface Store extends SqlRunner {
 }
 
 /** Runs `fn` in one write transaction of `store` (see `Store.transaction`). */
-export function inTransaction<T>(store: Store, fn: () => Promise<T>, options?: TransactionOptions): Promise<T> {
+export function inTransaction<T>(
+  store: Store,
+  fn: () => Promise<T>,
+  options?: TransactionOptions,
+): Promise<T> {
   return store.transaction(fn, options);
 }

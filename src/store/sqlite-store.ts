@@ -5,8 +5,9 @@ import type { RunResult, SqlParams, Store, TransactionOptions } from './sql.js';
 type Statement = Database.Statement<unknown[]>;
 
 /**
- * One async mutex per connection: SQLite runs one transaction per connection, and a process's async
- * tasks (the sync, the outbox worker, the HTTP server) share that connection.
+ * One async mutex per database file and process (see `turnsByFile`): SQLite runs one transaction per
+ * connection, and a process's async tasks (the sync, the outbox worker, the HTTP server) share that
+ * connection.
  */
 class Turn {
   private tail: Promise<void> = Promise.resolve();
@@ -32,9 +33,37 @@ class Turn {
   }
 }
 
+/**
+ * The turns of this process, by database file. Connections of one process to one file (two
+ * `openStore` of the same path: the tests' concurrent workers, a daemon that opens the store again)
+ * must take the same turn: better-sqlite3 waits for the file's write lock synchronously, so a
+ * connection whose BEGIN IMMEDIATE waited on another connection's open transaction in this process
+ * would block the very event loop that transaction needs to commit, for busy_timeout, then fail.
+ */
+const turnsByFile = new Map<string, { turn: Turn; connections: number }>();
+
+function turnOf(file: string): { turn: Turn; release(): void } {
+  if (file === ':memory:') return { turn: new Turn(), release() {} };
+  let entry = turnsByFile.get(file);
+  if (!entry) {
+    entry = { turn: new Turn(), connections: 0 };
+    turnsByFile.set(file, entry);
+  }
+  entry.connections++;
+  const shared = entry;
+  return {
+    turn: shared.turn,
+    release() {
+      if (--shared.connections === 0 && turnsByFile.get(file) === shared) turnsByFile.delete(file);
+    },
+  };
+}
+
 /** better-sqlite3 takes numbers, strings, bigints, buffers and null: not booleans, not undefined. */
 function bind(params: SqlParams): unknown[] {
-  return params.map((value) => (value === undefined ? null : typeof value === 'boolean' ? Number(value) : value));
+  return params.map((value) =>
+    value === undefined ? null : typeof value === 'boolean' ? Number(value) : value,
+  );
 }
 
 /**
@@ -55,7 +84,7 @@ export function sqliteStore(db: Database.Database, file: string): Store {
     return statement;
   };
   const inside = new AsyncLocalStorage<{ savepoints: number }>();
-  const turn = new Turn();
+  const { turn, release: releaseTurn } = turnOf(file);
   let closed = false;
 
   // Checked again right before each statement runs (synchronously after the last await), so a
@@ -118,6 +147,7 @@ export function sqliteStore(db: Database.Database, file: string): Store {
       closed = true;
       await turn.free();
       db.close();
+      releaseTurn();
     },
   };
   return store;

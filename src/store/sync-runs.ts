@@ -25,7 +25,9 @@ export interface SyncRunRow {
 const iso = (at: number) => new Date(at).toISOString();
 
 export async function startSyncRun(store: Store, at: number): Promise<number> {
-  const row = await store.get<{ id: number }>('INSERT INTO sync_runs (started_at) VALUES (?) RETURNING id', [iso(at)]);
+  const row = await store.get<{ id: number }>('INSERT INTO sync_runs (started_at) VALUES (?) RETURNING id', [
+    iso(at),
+  ]);
   return Number(row!.id);
 }
 

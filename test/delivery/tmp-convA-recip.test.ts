@@ -45,7 +45,9 @@ describe('deliver / history per recipient', () => {
     );
     expect(env.smtp.envelopes).toEqual([['ceo@example.com']]);
 
-    const history = JSON.parse((await env.reportd(config, 'history', '--json')).stdout);
+    const hj = await env.reportd(config, 'history', '--json');
+    if (hj.code !== 0) expect(JSON.stringify(hj)).toBe('');
+    const history = JSON.parse(hj.stdout);
     expect(history.deliveries[0].state).toBe('pending');
     expect(
       history.deliveries[0].recipients.map((r: { recipient: string; state: string }) => [
@@ -57,14 +59,16 @@ describe('deliver / history per recipient', () => {
       ['cfo@example.com', 'deferred'],
       ['gone@example.com', 'refused'],
     ]);
-    const table = (await env.reportd(config, 'history')).stdout;
+    const tableRun = await env.reportd(config, 'history');
+    if (!tableRun.stdout) expect(JSON.stringify(tableRun)).toBe('');
+    const table = tableRun.stdout;
     expect(table).toContain(
       '      ceo@example.com got it, cfo@example.com deferred (450 Greylisted, try again later), gone@example.com refused (550 No such user here)\n',
     );
 
     greylist = false;
     const second = await env.reportd(config, 'deliver', '--report', 'weekly');
-    if (second.code !== 0) expect(JSON.stringify(second)).toBe("");
+    if (second.code !== 0) expect(JSON.stringify(second)).toBe('');
     expect(second.stdout).toMatch(
       /^sent: report weekly, query set 102, run \d+ to ceo@example\.com, cfo@example\.com \(<reportd\.[0-9a-f]+@example\.com>\); refused: gone@example\.com \(550 No such user here\)\n$/,
     );

@@ -107,7 +107,7 @@ describe('README', () => {
 
   it('lists every command and option in the CLI reference', () => {
     const rows = new Map(
-      [...readme.matchAll(/^\| `([a-z]+)` \| [^|]* \| ([^\n]*) \|$/gm)].map((m) => [m[1]!, m[2]!]),
+      [...readme.matchAll(/^\| `([a-z-]+)` \| [^|]* \| ([^\n]*) \|$/gm)].map((m) => [m[1]!, m[2]!]),
     );
     expect([...rows.keys()].sort()).toEqual([...options.keys()].sort());
     for (const [name, known] of options) {

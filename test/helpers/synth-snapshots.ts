@@ -6,7 +6,11 @@ import type { Store } from '../../src/store/db.js';
  * template's (the payloads are what derivation reads; their run does not change their shape).
  * Rows are not derived: callers choose between `backfillMetricRows` and a crash.
  */
-export async function copySnapshots(store: Store, templateSnapshotId: number, count: number): Promise<number[]> {
+export async function copySnapshots(
+  store: Store,
+  templateSnapshotId: number,
+  count: number,
+): Promise<number[]> {
   const template = (await store.get<{ account: string; query_set_id: number; run_id: number }>(
     'SELECT account, query_set_id, run_id FROM snapshots WHERE id = ?',
     [templateSnapshotId],

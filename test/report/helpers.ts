@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { metricEndpoints } from '../../src/api/endpoints.js';
 import type { ReportSnapshot } from '../../src/report/model/snapshot.js';
 import { saveBrands, upsertAccount } from '../../src/store/accounts.js';

@@ -6,7 +6,7 @@ import { runCli } from './helpers/cli.js';
 import { type SyncEnv, startSyncEnv } from './helpers/sync-env.js';
 
 /**
- * Two real `reportd sync` processes on one SQLite store, against the sandbox over HTTP: they share
+ * Two real `reportd sync` processes on one store, against the sandbox over HTTP: they share
  * the API key's rate window (no -145) and never fetch the same payload twice.
  */
 describe('two sync processes on one store', () => {
@@ -33,7 +33,7 @@ describe('two sync processes on one store', () => {
         `    api_secret: ${env.account.api_secret}`,
         `    rate_limit: { requests: ${rate.requests}, window_seconds: ${rate.windowMs / 1000} }`,
         '    concurrency: 4',
-        `store: { path: ${env.storePath} }`,
+        env.storeConfig,
         `sync: { query_sets: [${sets.join(', ')}], backfill_runs: 4 }`,
         'log: { level: warn }',
         '',

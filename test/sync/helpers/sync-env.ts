@@ -14,7 +14,10 @@ export interface SyncEnv {
   sandbox: Sandbox;
   store: Store;
   dir: string;
+  /** The SQLite file, or in the `postgres` vitest project the database URL (see temp-store.ts). */
   storePath: string;
+  /** The config line naming the store: `store: { path: … }` or `store: { url: … }`. */
+  storeConfig: string;
   account: SyncAccount;
   settings: SyncSettings;
   sync(overrides?: Partial<SyncOptions>): Promise<SyncSummary>;
@@ -27,8 +30,9 @@ export interface SyncEnv {
 }
 
 /**
- * A sandbox on port 0 with an accelerated window, a real SQLite file in a temp folder, and an account
- * whose budget matches the sandbox's window (as a real config would match the real server).
+ * A sandbox on port 0 with an accelerated window, a real store on the engine under test (a SQLite
+ * file in a temp folder, or a fresh PostgreSQL database), and an account whose budget matches the
+ * sandbox's window (as a real config would match the real server).
  */
 export async function startSyncEnv(
   options: {
@@ -66,6 +70,7 @@ export async function startSyncEnv(
     store: temp.store,
     dir: temp.dir,
     storePath: temp.path,
+    storeConfig: temp.configLine,
     account,
     settings,
     sync: (overrides = {}) =>
@@ -92,7 +97,7 @@ export async function startSyncEnv(
           `    api_secret: ${overrides.apiSecret ?? account.api_secret}`,
           `    rate_limit: { requests: ${rate.requests}, window_seconds: ${rate.windowMs / 1000} }`,
           `    concurrency: ${overrides.concurrency ?? account.concurrency}`,
-          `store: { path: ${temp.path} }`,
+          temp.configLine,
           `sync: { query_sets: ${querySets}, backfill_runs: ${settings.backfill_runs} }`,
           'log: { level: warn }',
           '',

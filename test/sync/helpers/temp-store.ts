@@ -1,40 +1,49 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type OpenStoreOptions, openStore, type Store, type StoreTarget } from '../../../src/store/db.js';
+import { type OpenStoreOptions, openStore, type Store } from '../../../src/store/db.js';
+import { freshDatabaseUrl } from '../../helpers/postgres.js';
 import { testEngine } from '../../helpers/test-store.js';
 
 export interface TempStore {
   store: Store;
-  /** Where the store lives, to reopen it (`openStore(target)`) or to put in a config. */
-  target: StoreTarget;
-  /** A temp folder for other files of the test (removed by `cleanup`). */
+  /** A fresh temp folder (configs, rendered files), removed by `cleanup()`. */
   dir: string;
-  /** The SQLite file; on PostgreSQL the database URL (what `reportd` commands take as the store). */
+  /**
+   * What `openStore` (and `store.path`/`store.url` of a config, and a child process) takes to open
+   * this store again: the SQLite file, or in the `postgres` vitest project the database's URL.
+   */
   path: string;
+  /** The same as `path`, under the name `openStore` gives it. */
+  target: string;
+  /** The YAML line of a config that names this store: `store: { path: … }` or `store: { url: … }`. */
+  configLine: string;
+  /** Closes the store and removes the folder. */
   cleanup(): Promise<void>;
 }
 
 /**
- * A fresh store on the engine under test: a real SQLite file in a new temp folder, or, in the
- * `postgres` vitest project, a new database on the run's throwaway PostgreSQL. `cleanup()` closes it
- * and removes the folder.
+ * A store on the engine under test (`testEngine()`): a real SQLite file in a fresh temp folder, or
+ * in the `postgres` project a fresh, empty PostgreSQL database of the run's throwaway server. `name`
+ * is the SQLite file's name (a PostgreSQL database gets a unique one of its own).
  */
 export async function tempStore(name = 'reportd.sqlite', options: OpenStoreOptions = {}): Promise<TempStore> {
   const dir = mkdtempSync(join(tmpdir(), 'reportd-store-'));
-  let target: StoreTarget;
-  if (testEngine() === 'postgres') {
-    const { freshDatabaseUrl } = await import('../../helpers/postgres.js');
-    target = { url: await freshDatabaseUrl() };
-  } else {
-    target = { path: join(dir, 'nested', name) };
+  const onPostgres = testEngine() === 'postgres';
+  const target = onPostgres ? await freshDatabaseUrl() : join(dir, 'nested', name);
+  let store: Store;
+  try {
+    store = await openStore(target, options);
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
   }
-  const store = await openStore(target, options);
   return {
     store,
-    target,
     dir,
-    path: 'url' in target ? target.url : target.path,
+    path: target,
+    target,
+    configLine: onPostgres ? `store: { url: "${target}" }` : `store: { path: "${target}" }`,
     async cleanup() {
       await store.close();
       rmSync(dir, { recursive: true, force: true });

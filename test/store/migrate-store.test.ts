@@ -1,0 +1,184 @@
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { openStore, type Store } from '../../src/store/db.js';
+import { claimNextDelivery, enqueueDelivery, markSending } from '../../src/store/deliveries.js';
+import { type CliResult, runCli } from '../helpers/cli.js';
+import { freshDatabaseUrl } from '../helpers/postgres.js';
+import { testEngine } from '../helpers/test-store.js';
+
+/**
+ * `reportd migrate-store` end to end, with the built CLI: the sandbox synced into a SQLite file by
+ * `reportd sync`, copied into a fresh PostgreSQL database, and the same report rendered (real
+ * Chromium) from each store gives the same PDF text. PostgreSQL project only.
+ */
+const onPostgres = testEngine() === 'postgres';
+
+/** What the copy carries; every one of them must arrive with as many rows as it left with. */
+const COPIED_TABLES = [
+  'accounts',
+  'brands',
+  'query_sets',
+  'runs',
+  'snapshots',
+  'payloads',
+  'metric_derivations',
+  'metric_values',
+  'metric_error_register',
+  'metric_summaries',
+  'metric_sources',
+  'metric_dimensions',
+  'sync_runs',
+  'request_log',
+];
+
+let sandbox: Sandbox;
+let dir: string;
+let sqliteFile: string;
+let sqliteConfig: string;
+
+function writeConfig(name: string, store: string): string {
+  const file = join(dir, name);
+  writeFileSync(
+    file,
+    `accounts:
+  - name: acme
+    base_url: ${sandbox.baseUrl}
+    api_key: ${sandbox.apiKey}
+    api_secret: ${sandbox.apiSecret}
+    rate_limit: { requests: 2000, window_seconds: 1 }
+store: ${store}
+sync: { query_sets: [101, 102], backfill_runs: 2 }
+log: { level: warn }
+`,
+  );
+  return file;
+}
+
+const reportd = (config: string, ...args: string[]): Promise<CliResult> =>
+  runCli([...args, '--config', config], { cwd: dir });
+
+async function counts(store: Store): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const table of COPIED_TABLES) {
+    out[table] = Number((await store.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`))?.n);
+  }
+  return out;
+}
+
+/** Renders set 101's newest run as PDF with `config` and returns the PDF's text. */
+async function renderedText(config: string, out: string): Promise<string> {
+  const result = await reportd(config, 'render', '--set', '101', '--format', 'pdf', '--out', out);
+  expect(result.code, result.stderr).toBe(0);
+  const pdfs = readdirSync(out).filter((name) => name.endsWith('.pdf'));
+  expect(pdfs).toHaveLength(1);
+  return execFileSync('pdftotext', ['-layout', join(out, pdfs[0]!), '-'], { encoding: 'utf8' });
+}
+
+beforeAll(async () => {
+  if (!onPostgres) return;
+  dir = mkdtempSync(join(tmpdir(), 'reportd-migrate-'));
+  sandbox = await startSandbox({ rate: { requests: 2000, windowMs: 1000 } });
+  sqliteFile = join(dir, 'data', 'reportd.sqlite');
+  sqliteConfig = writeConfig('sqlite.yaml', `{ path: ${sqliteFile} }`);
+  const sync = await reportd(sqliteConfig, 'sync', '--no-progress');
+  expect(sync.code, sync.stderr).toBe(0);
+}, 120_000);
+
+afterAll(async () => {
+  await sandbox?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe.skipIf(!onPostgres)('reportd migrate-store (SQLite file → PostgreSQL)', () => {
+  it('copies every table, then renders the same PDF text from PostgreSQL as from SQLite', async () => {
+    const url = await freshDatabaseUrl();
+    const pgConfig = writeConfig('postgres.yaml', `{ url: "${url}" }`);
+    const result = await reportd(pgConfig, 'migrate-store', '--from', sqliteFile);
+    expect(result.code, result.stderr).toBe(0);
+
+    const source = await openStore({ path: sqliteFile }, { mustExist: true });
+    const before = await counts(source);
+    await source.close();
+    expect(before.snapshots).toBe(4);
+    expect(before.metric_values).toBeGreaterThan(1000);
+    // It prints each table with the rows it copied.
+    for (const [table, rows] of Object.entries(before)) {
+      expect(result.stdout, table).toMatch(new RegExp(`^${table}\\s+${rows}$`, 'm'));
+    }
+    expect(result.stdout).toMatch(
+      /^copied \d+ rows from .*reportd\.sqlite to postgres:\/\/postgres@127\.0\.0\.1:\d+\//m,
+    );
+
+    const target = await openStore(url);
+    try {
+      expect(await counts(target)).toEqual(before);
+    } finally {
+      await target.close();
+    }
+
+    const fromSqlite = await renderedText(sqliteConfig, join(dir, 'out-sqlite'));
+    const fromPostgres = await renderedText(pgConfig, join(dir, 'out-postgres'));
+    expect(fromSqlite).toContain('Northwind');
+    expect(fromPostgres).toBe(fromSqlite);
+
+    // The store lives on: a sync into PostgreSQL numbers its new rows after the copied ones.
+    const sync = await reportd(pgConfig, 'sync', '--no-progress');
+    expect(sync.code, sync.stderr).toBe(0);
+    const after = await openStore(url);
+    try {
+      expect((await after.get<{ n: number }>('SELECT COUNT(*) AS n FROM sync_runs'))?.n).toBe(
+        before.sync_runs! + 1,
+      );
+    } finally {
+      await after.close();
+    }
+
+    // Copying again into the now full database is refused: one line, exit 2, nothing changed.
+    const again = await reportd(pgConfig, 'migrate-store', '--from', sqliteFile);
+    expect(again.code, again.stderr).toBe(2);
+    expect(again.stderr.trim().split('\n'), again.stderr).toHaveLength(1);
+    expect(again.stderr).toMatch(/already holds data/);
+  }, 180_000);
+
+  it('refuses while the source outbox has a row being sent: exit 2, one line, the target left empty', async () => {
+    // A copy of the synced file whose outbox has a delivery a worker is sending right now.
+    const busyFile = join(dir, 'busy.sqlite');
+    copyFileSync(sqliteFile, busyFile);
+    const busy = await openStore({ path: busyFile });
+    try {
+      const now = Date.now();
+      const { delivery } = await enqueueDelivery(busy, { report: 'weekly', querySetId: 101, runId: 1 }, now);
+      const claimed = await claimNextDelivery(busy, {
+        worker: 'w1',
+        now,
+        leaseMs: 600_000,
+        maxAttempts: 8,
+        id: delivery.id,
+      });
+      expect(claimed).toBeDefined();
+      expect(await markSending(busy, delivery.id, 'w1', now, 600_000)).toBe(true);
+      expect(await busy.get('SELECT state FROM deliveries WHERE id = ?', [delivery.id])).toEqual({
+        state: 'sending',
+      });
+    } finally {
+      await busy.close();
+    }
+
+    const url = await freshDatabaseUrl();
+    const pgConfig = writeConfig('postgres-busy.yaml', `{ url: "${url}" }`);
+    const result = await reportd(pgConfig, 'migrate-store', '--from', busyFile);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n'), result.stderr).toHaveLength(1);
+    expect(result.stderr).toMatch(/busy\.sqlite has 1 outbox row\(s\) being rendered or sent/);
+    const target = await openStore(url);
+    try {
+      expect((await target.get<{ n: number }>('SELECT COUNT(*) AS n FROM snapshots'))?.n).toBe(0);
+    } finally {
+      await target.close();
+    }
+  }, 60_000);
+});
