@@ -38,7 +38,7 @@ export async function startHealthServer(options: HealthOptions): Promise<HealthS
     if (path === '/healthz') return send(200, 'ok\n');
     if (path === '/readyz') {
       // A check that throws (the store refused the read) is a reason too, not a dropped request.
-      Promise.resolve()
+      void Promise.resolve()
         .then(() => options.notReadyReason())
         .catch((error: Error) => `readiness check failed: ${error.message}`)
         .then((reason) => (reason ? send(503, `not ready: ${reason}\n`) : send(200, 'ready\n')));

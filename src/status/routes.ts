@@ -61,7 +61,7 @@ export function statusRoutes(options: {
       else res.destroy();
     };
     if (!download) {
-      statusView({ config, store: options.store, now: options.clock.now() })
+      void statusView({ config, store: options.store, now: options.clock.now() })
         .then((view) => {
           const html = renderStatusPage(view);
           res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...PAGE_HEADERS });

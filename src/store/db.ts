@@ -178,6 +178,23 @@ function writable(dir: string): boolean {
  */
 export async function migrate(store: Store, list: readonly Migration[]): Promise<number[]> {
   const lock = { lock: 'reportd:migrations' };
+  const sorted = [...list].sort((a, b) => a.version - b.version);
+  for (let i = 1; i < sorted.length; i++) {
+    if (sorted[i]!.version === sorted[i - 1]!.version) {
+      throw new StoreError(`two migrations share version ${sorted[i]!.version}`);
+    }
+  }
+  // The common case, a store already at this version, costs one read and no write lock: every
+  // command opens the store, and most only read it.
+  const recorded = await appliedVersions(store);
+  const done = recorded ?? new Set<number>();
+  const known = sorted.at(-1)?.version ?? 0;
+  const newest = Math.max(0, ...done);
+  if (newest > known) {
+    // A newer reportd migrated this store; running old code on it could corrupt data.
+    throw new StoreError(`store schema version ${newest} is newer than this reportd knows (${known}); upgrade reportd`);
+  }
+  if (recorded && sorted.every((migration) => done.has(migration.version))) return [];
   await store.transaction(
     () =>
       store.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -187,20 +204,6 @@ export async function migrate(store: Store, list: readonly Migration[]): Promise
       )`),
     lock,
   );
-  const sorted = [...list].sort((a, b) => a.version - b.version);
-  for (let i = 1; i < sorted.length; i++) {
-    if (sorted[i]!.version === sorted[i - 1]!.version) {
-      throw new StoreError(`two migrations share version ${sorted[i]!.version}`);
-    }
-  }
-  const newest = await store.get<{ v: number | null }>('SELECT MAX(version) AS v FROM schema_migrations');
-  const known = sorted.at(-1)?.version ?? 0;
-  if ((newest?.v ?? 0) > known) {
-    // A newer reportd migrated this store; running old code on it could corrupt data.
-    throw new StoreError(
-      `store schema version ${newest?.v} is newer than this reportd knows (${known}); upgrade reportd`,
-    );
-  }
   const applied: number[] = [];
   for (const migration of sorted) {
     const done = await store.transaction(async () => {
@@ -218,4 +221,16 @@ export async function migrate(store: Store, list: readonly Migration[]): Promise
     if (done) applied.push(migration.version);
   }
   return applied;
+}
+
+/** Versions recorded in schema_migrations; undefined when the table does not exist yet (a new store). */
+async function appliedVersions(store: Store): Promise<Set<number> | undefined> {
+  const exists = await store.get(
+    store.engine === 'postgres'
+      ? `SELECT 1 AS found FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = 'schema_migrations'`
+      : `SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`,
+  );
+  if (!exists) return undefined;
+  const rows = await store.all<{ version: number }>('SELECT version FROM schema_migrations');
+  return new Set(rows.map((row) => Number(row.version)));
 }

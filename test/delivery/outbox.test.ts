@@ -6,6 +6,8 @@ import { type EmailContent, mailerFromTransport, type ReportEmailConfig } from '
 import { type DeliveryRenderer, Outbox, type OutboxOptions } from '../../src/delivery/outbox.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { getDelivery } from '../../src/store/deliveries.js';
+import { freshDatabaseUrl } from '../helpers/postgres.js';
+import { testEngine } from '../helpers/test-store.js';
 import { pausableClock } from './paused-clock.js';
 import { fakeFile, startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
 
@@ -18,10 +20,14 @@ const report: ReportEmailConfig = {
 let tmp: ReturnType<typeof tempDir>;
 let smtp: TestSmtp;
 let stores: Store[];
+/** The store of this test on the engine under test: a SQLite file, or a fresh PostgreSQL database. */
+let target: string;
+const onPostgres = testEngine() === 'postgres';
 beforeEach(async () => {
   tmp = tempDir();
   smtp = await startSmtp();
   stores = [];
+  target = onPostgres ? await freshDatabaseUrl() : join(tmp.dir, 'reportd.sqlite');
 });
 afterEach(async () => {
   for (const store of stores) await store.close();
@@ -30,7 +36,7 @@ afterEach(async () => {
 });
 
 async function store(): Promise<Store> {
-  const s = await openStore(join(tmp.dir, 'reportd.sqlite'));
+  const s = await openStore(target);
   stores.push(s);
   return s;
 }
@@ -98,11 +104,11 @@ describe('outbox', () => {
   });
 
   it('two workers on one store send one message', async () => {
-    // One connection, as two workers of one process share it (the seam's SQLite store serves a
-    // process through one connection); two processes racing are in channels-processes.test.ts.
-    const shared = await store();
-    const a = await outbox({ store: shared });
-    const b = await outbox({ store: shared });
+    // PostgreSQL: a pool each, as two daemons have. SQLite serves a process through one connection,
+    // so two workers of one process share it; two processes racing are in channels-processes.test.ts.
+    const shared = onPostgres ? undefined : await store();
+    const a = await outbox({ store: shared ?? (await store()) });
+    const b = await outbox({ store: shared ?? (await store()) });
     await a.enqueue(key);
     await b.enqueue(key);
     const outcomes = (await Promise.all([a.drain(), b.drain()])).flat();
@@ -190,6 +196,9 @@ describe('outbox', () => {
     const fast = await outbox({ clock, store: s });
     await slow.enqueue(key);
     const slowRun = slow.runOnce();
+    // Claimed and heart-beating before time moves: on PostgreSQL the claim is network round trips,
+    // not microtasks, and a claim made after the advance would hold a later lease.
+    await expect.poll(() => clock.pendingSleepers).toBe(1);
     await clock.advance(1_000);
     expect(await fast.runOnce()).toBeUndefined(); // lease still held
     slowClock.pause();

@@ -5,7 +5,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { openStore, type Store } from '../../src/store/db.js';
-import { claimNextDelivery, enqueueDelivery, markSending } from '../../src/store/deliveries.js';
+import { claimNextDelivery, enqueueDelivery, markSending, markSent } from '../../src/store/deliveries.js';
+import { ensureRecipients } from '../../src/store/delivery-recipients.js';
+import { openIncident } from '../../src/store/incidents.js';
+import { recordSkippedSlots } from '../../src/store/schedule-events.js';
 import { type CliResult, runCli } from '../helpers/cli.js';
 import { freshDatabaseUrl } from '../helpers/postgres.js';
 import { testEngine } from '../helpers/test-store.js';
@@ -33,6 +36,12 @@ const COPIED_TABLES = [
   'metric_dimensions',
   'sync_runs',
   'request_log',
+  'job_state',
+  'schedule_events',
+  'deliveries',
+  'delivery_recipients',
+  'incidents',
+  'notices',
 ];
 
 let sandbox: Sandbox;
@@ -86,6 +95,33 @@ beforeAll(async () => {
   sqliteConfig = writeConfig('sqlite.yaml', `{ path: ${sqliteFile} }`);
   const sync = await reportd(sqliteConfig, 'sync', '--no-progress');
   expect(sync.code, sync.stderr).toBe(0);
+  // Outbox history and scheduler state, as a daemon would have left them: a sent delivery with its
+  // recipients, one still due, a skipped slot, an incident and its notice.
+  const store = await openStore({ path: sqliteFile });
+  try {
+    const now = Date.UTC(2026, 0, 5, 8);
+    const { delivery } = await enqueueDelivery(store, { report: 'weekly', querySetId: 101, runId: 1 }, now);
+    await ensureRecipients(store, delivery.id, ['ceo@example.com', 'cfo@example.com'], now);
+    await claimNextDelivery(store, { worker: 'w1', now, leaseMs: 60_000, maxAttempts: 8, id: delivery.id });
+    expect(await markSending(store, delivery.id, 'w1', now, 60_000)).toBe(true);
+    expect(await markSent(store, delivery.id, now, null)).toBe(true);
+    await enqueueDelivery(store, { report: 'weekly', querySetId: 102, runId: 1 }, now);
+    await recordSkippedSlots(store, {
+      job: 'report:weekly',
+      firstSlotAt: now - 86_400_000,
+      at: now,
+      detail: 'down',
+    });
+    await openIncident(store, {
+      key: 'sync',
+      kind: 'sync_failing',
+      detail: 'x',
+      at: now,
+      recipients: ['ops@example.com'],
+    });
+  } finally {
+    await store.close();
+  }
 }, 120_000);
 
 afterAll(async () => {
@@ -105,6 +141,9 @@ describe.skipIf(!onPostgres)('reportd migrate-store (SQLite file → PostgreSQL)
     await source.close();
     expect(before.snapshots).toBe(4);
     expect(before.metric_values).toBeGreaterThan(1000);
+    expect(before.deliveries).toBe(2);
+    expect(before.delivery_recipients).toBe(2);
+    expect(before.notices).toBe(1);
     // It prints each table with the rows it copied.
     for (const [table, rows] of Object.entries(before)) {
       expect(result.stdout, table).toMatch(new RegExp(`^${table}\\s+${rows}$`, 'm'));
@@ -116,6 +155,21 @@ describe.skipIf(!onPostgres)('reportd migrate-store (SQLite file → PostgreSQL)
     const target = await openStore(url);
     try {
       expect(await counts(target)).toEqual(before);
+      // Rows keep their ids and states: the sent delivery stays sent under its Message-ID.
+      const outbox = 'SELECT id, state, message_id FROM deliveries ORDER BY id';
+      const sourceAgain = await openStore({ path: sqliteFile }, { mustExist: true });
+      try {
+        expect(await target.all(outbox)).toEqual(await sourceAgain.all(outbox));
+      } finally {
+        await sourceAgain.close();
+      }
+      // New rows are numbered after the copied ones.
+      const { delivery } = await enqueueDelivery(
+        target,
+        { report: 'weekly', querySetId: 101, runId: 2 },
+        Date.now(),
+      );
+      expect(delivery.id).toBe(3);
     } finally {
       await target.close();
     }
@@ -151,7 +205,7 @@ describe.skipIf(!onPostgres)('reportd migrate-store (SQLite file → PostgreSQL)
     const busy = await openStore({ path: busyFile });
     try {
       const now = Date.now();
-      const { delivery } = await enqueueDelivery(busy, { report: 'weekly', querySetId: 101, runId: 1 }, now);
+      const { delivery } = await enqueueDelivery(busy, { report: 'weekly', querySetId: 101, runId: 2 }, now);
       const claimed = await claimNextDelivery(busy, {
         worker: 'w1',
         now,

@@ -33,9 +33,12 @@ describe('shutdown and status', () => {
 
   it('reports runs, snapshots, gone sets and budget use per account and set', async () => {
     env = await startSyncEnv({ settings: { query_sets: [101, 103, 999], backfill_runs: 2 } });
-    await env.sync();
+    // Status is read as of the pass's last request: the window is 1 s, and on a busy machine (or a
+    // slower store) the pass's own closing writes can take longer than that after it.
+    let lastRequestAt = 0;
+    await env.sync({ onRequest: () => (lastRequestAt = Date.now()) });
     const config = { accounts: [env.account], sync: { ...env.settings, schedule: '* * * * *' } };
-    const status = await collectStatus(env.store, config as never, Date.now());
+    const status = await collectStatus(env.store, config as never, lastRequestAt);
     const newest = (await listRuns(env.store, env.account.name, 101))[0]!;
     const account = status.accounts[0]!;
     expect(account.budget.used).toBeGreaterThan(0);
