@@ -239,7 +239,13 @@ export class RateBudget {
   }
 
   private async grantHead(now: number, recorded?: { row: unknown } | { error: unknown }): Promise<void> {
-    const waiter = this.queue[0]!;
+    const waiter = this.queue[0];
+    if (!waiter) {
+      // Every waiter gave up (abort) while the store was asked: nothing starts; a start recorded for
+      // the head ends now, so it counts no longer than a request that ended at once.
+      if (recorded && 'row' in recorded) this.history?.finish?.(recorded.row, this.clock.now())?.catch(() => {});
+      return;
+    }
     let logged: unknown;
     try {
       if (recorded && 'error' in recorded) throw recorded.error;

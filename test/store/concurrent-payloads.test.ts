@@ -13,6 +13,8 @@ import { type TempStore, tempStore } from '../sync/helpers/temp-store.js';
  * and the snapshot stays pending forever. Each worker has its own `openStore` (its own pool on
  * PostgreSQL, its own connection to the file on SQLite), as separate sync processes would.
  */
+// About 45 s alone on PostgreSQL on 2 shared cores (the snapshot lock makes the four take turns), 15 s
+// on SQLite; the timeout leaves room for a machine running other suites at once.
 const WORKERS = 4;
 const SNAPSHOTS = 200;
 
@@ -83,5 +85,5 @@ describe('one snapshot written by four workers at once', () => {
     const wrong = derived.filter((row) => Number(row.n) !== perSnapshot || Number(row.rows) !== perSnapshot);
     expect(wrong, 'snapshots whose metric rows are missing or doubled').toEqual([]);
     expect(await temp.store.get('SELECT COUNT(*) AS n FROM metric_summaries')).toEqual({ n: SNAPSHOTS });
-  }, 120_000);
+  }, 180_000);
 });
