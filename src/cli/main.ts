@@ -1,8 +1,7 @@
 import { Command, CommanderError } from 'commander';
-import { ConfigError, ReportdError } from '../errors/index.js';
+import { ConfigError, ReportdError, TemplateError } from '../errors/index.js';
 import { systemErrorLine } from '../errors/system-error.js';
 import { printable } from '../printable.js';
-import { TemplateError } from '../report/templates.js';
 import { scrub } from '../secrets.js';
 import { storeFaultHint } from '../store/store-fault.js';
 import { VERSION } from '../version.js';
@@ -15,9 +14,8 @@ const program = new Command()
   .showHelpAfterError('(run with --help for usage)')
   .exitOverride();
 
-registerCommands(program);
-
 try {
+  await registerCommands(program, process.argv.slice(2));
   await program.parseAsync(process.argv);
 } catch (error) {
   process.exitCode = reportFailure(error);

@@ -1,16 +1,15 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../config/load.js';
-import { ReportdError, UsageError } from '../errors/index.js';
+import type { Config } from '../config/index.js';
+import { ReportdError, TemplateError, UsageError } from '../errors/index.js';
 import { printable } from '../printable.js';
-import { type BatchItem, type BatchSelection, renderBatch, selectSnapshots } from '../report/batch.js';
+import type { BatchItem, BatchSelection } from '../report/batch.js';
+import { REPORT_FORMATS, type ReportFormat } from '../report/formats.js';
 import { DEFAULT_LOCALE, isReportLocale, isTimeZone, REPORT_LOCALES } from '../report/locale/tags.js';
 import { type PageSetup, parsePageSize } from '../report/page.js';
 import type { PdfRenderer } from '../report/pdf.js';
-import { REPORT_FORMATS, type ReportFormat } from '../report/render.js';
 import { pdfRendererOptions, renderConcurrency } from '../report/renderer-config.js';
-import { TemplateError } from '../report/templates.js';
 import { scrub } from '../secrets.js';
-import { openStore, type Store } from '../store/db.js';
+import type { Store } from '../store/db.js';
 import { type ConfigOptions, configOption } from './options.js';
 
 /**
@@ -99,11 +98,18 @@ export function register(program: Command): void {
       };
       const formats = parseFormats(flags.format);
       const document = documentFlags(flags);
+      // Modules are loaded in the order a cold start needs them: the config, then puppeteer and
+      // Chromium's launch (the longest step), and only then the store, the model, Handlebars and the
+      // catalogs, which load and run while Chromium starts in its own process.
+      const { loadConfig } = await import('../config/load.js');
       const config = loadConfig(flags.config);
-      // Chromium's launch (and puppeteer's import) is the longest step of a cold render: started
-      // first thing, it runs while the store opens, the snapshots are read and the first HTML is built.
       const starting = formats.includes('pdf') ? startRenderer(config) : undefined;
-      starting?.catch(() => undefined); // awaited below; said there, once, if the launch cannot start
+      // Awaited again below, where a launch that cannot start is said (once, after the store's errors).
+      await starting?.catch(() => undefined);
+      const [{ openStore }, { renderBatch, selectSnapshots }] = await Promise.all([
+        import('../store/db.js'),
+        import('../report/batch.js'),
+      ]);
       let store: Store;
       try {
         store = await openStore(config.store, { mustExist: true });
@@ -183,7 +189,7 @@ export function register(program: Command): void {
  * The command's PDF renderer, its browser already launching. A missing Chromium is said once, before
  * any work, rather than once per snapshot. This command owns shutdown: it closes the browser, then exits.
  */
-async function startRenderer(config: ReturnType<typeof loadConfig>): Promise<PdfRenderer> {
+async function startRenderer(config: Config): Promise<PdfRenderer> {
   const { findChromium } = await import('../report/chromium.js');
   const executablePath = findChromium({ configPath: config.chromium.path });
   const { PdfRenderer } = await import('../report/pdf.js');

@@ -1,5 +1,5 @@
 import Handlebars from 'handlebars';
-import { miniStack, releaseCharts, THEME } from './charts/svg.js';
+import { miniStack, THEME } from './charts/svg.js';
 import {
   donut,
   engineBars,
@@ -237,16 +237,11 @@ export function renderReportHtml(
 ): ReportHtml {
   // Charts and templates print labels and numbers: all of it in the document's locale (withLocale).
   return withLocale(reportLocale(model.cover.locale, model.cover.timeZone), () => {
-    try {
-      const view = reportView(model, templates.css, page);
-      return {
-        html: templates.report(view),
-        headerTemplate: templates.header(view),
-        footerTemplate: templates.footer(view),
-      };
-    } finally {
-      // A live ECharts instance keeps an animation timer running; disposed here, none outlives the report.
-      releaseCharts();
-    }
+    const view = reportView(model, templates.css, page);
+    return {
+      html: templates.report(view),
+      headerTemplate: templates.header(view),
+      footerTemplate: templates.footer(view),
+    };
   });
 }

@@ -6,14 +6,14 @@ import { findSnapshot, listSnapshots, type StoredSnapshot } from '../store/snaps
 import { VERSION } from '../version.js';
 import { writeAtomically } from '../write-atomically.js';
 import { safeFileName } from './file-names.js';
+import type { ReportFormat } from './formats.js';
 import { renderReportHtml } from './html.js';
 import { buildReportModel, type ReportModel } from './model/index.js';
 import type { PageSetup } from './page.js';
 import type { PdfRenderer, PdfRendererOptions } from './pdf.js';
 import { reportTemplatesFor } from './templates.js';
 
-export type ReportFormat = 'pdf' | 'xlsx' | 'html';
-export const REPORT_FORMATS: readonly ReportFormat[] = ['pdf', 'xlsx', 'html'];
+export { REPORT_FORMATS, type ReportFormat } from './formats.js';
 
 export interface RenderSnapshotOptions {
   formats: readonly ReportFormat[];

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Handlebars from 'handlebars';
-import { ReportdError } from '../errors/index.js';
+import { TemplateError } from '../errors/index.js';
 import { registerLocaleHelpers } from './locale/helpers.js';
 
 /**
@@ -11,10 +11,7 @@ import { registerLocaleHelpers } from './locale/helpers.js';
  */
 export const PACKAGED_TEMPLATES_DIR = fileURLToPath(new URL('../../templates/', import.meta.url));
 
-/** Thrown when a user template folder is set but unusable, or a template does not compile. */
-export class TemplateError extends ReportdError {
-  override name = 'TemplateError' as const;
-}
+export { TemplateError };
 
 export interface ReportTemplates {
   report: Handlebars.TemplateDelegate;

@@ -17,7 +17,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
 
 const program = new Command();
-registerCommands(program);
+await registerCommands(program, []);
 const options = new Map(
   program.commands.map((command) => [
     command.name(),

@@ -1,4 +1,4 @@
-import { type KnownBlock, LogLevel, type Logger as SlackLogger, WebClient } from '@slack/web-api';
+import type { KnownBlock, Logger as SlackLogger, WebClient } from '@slack/web-api';
 import type { EmailContent } from '../email.js';
 import { alertContext, alertTitle, firingLines } from './alert-text.js';
 import { channelFiles, kpiLine, title } from './files.js';
@@ -23,18 +23,26 @@ export interface SlackChannelConfig {
  * instead of posting the message a second time.
  */
 export function createSlackSender(config: SlackChannelConfig): ChannelSender {
-  const client = new WebClient(config.token, {
-    slackApiUrl: config.api_url.endsWith('/') ? config.api_url : `${config.api_url}/`,
-    retryConfig: { retries: 0 },
-    rejectRateLimitedCalls: true,
-    timeout: 30_000,
-    logger: silent,
-  });
+  // The client (and axios under it, ~12 MB) is loaded on the first message: an idle daemon with a
+  // Slack channel configured holds none of it.
+  let loading: Promise<WebClient> | undefined;
+  const slack = () =>
+    (loading ??= import('@slack/web-api').then(
+      ({ LogLevel, WebClient }) =>
+        new WebClient(config.token, {
+          slackApiUrl: config.api_url.endsWith('/') ? config.api_url : `${config.api_url}/`,
+          retryConfig: { retries: 0 },
+          rejectRateLimitedCalls: true,
+          timeout: 30_000,
+          logger: silent(LogLevel.ERROR),
+        }),
+    ));
   return {
     type: 'slack',
     async send(delivery, content) {
       let ts = delivery.resume ?? undefined;
       try {
+        const client = await slack();
         if (!ts) {
           const posted = await client.chat.postMessage({
             channel: config.channel,
@@ -65,6 +73,7 @@ export function createSlackSender(config: SlackChannelConfig): ChannelSender {
     },
     async notice(notice) {
       try {
+        const client = await slack();
         const posted = await client.chat.postMessage({
           channel: config.channel,
           text: mrkdwnEscape(notice.title),
@@ -80,6 +89,7 @@ export function createSlackSender(config: SlackChannelConfig): ChannelSender {
     async alert(delivery, alert) {
       // One message and no files, so there is no half-done state to checkpoint.
       try {
+        const client = await slack();
         const posted = await client.chat.postMessage({
           channel: config.channel,
           text: mrkdwnEscape(alertTitle(alert)),
@@ -219,12 +229,12 @@ const clip = (text: string, max: number) => (text.length <= max ? text : `${text
 
 const noop = () => {};
 /** The client logs to the console by default; reportd's own log says what matters. */
-const silent: SlackLogger = {
+const silent = (level: ReturnType<SlackLogger['getLevel']>): SlackLogger => ({
   debug: noop,
   info: noop,
   warn: noop,
   error: noop,
   setLevel: noop,
-  getLevel: () => LogLevel.ERROR,
+  getLevel: () => level,
   setName: noop,
-};
+});

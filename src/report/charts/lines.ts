@@ -1,6 +1,5 @@
 import { currentLocale } from '../locale/locale.js';
-import { color, legend, n, open, text } from './bars.js';
-import { clip, THEME } from './svg.js';
+import { clip, color, labelStep, legend, n, open, THEME, text } from './svg.js';
 
 /**
  * The history trend line chart drawn by hand as SVG, in the look the ECharts version had (grid,
@@ -62,7 +61,12 @@ export function trendChart(
       `<line x1="${grid.left}" x2="${width - grid.right}" y1="${n(y(tick))}" y2="${n(y(tick))}" stroke="${THEME.grid}"/>` +
       text(grid.left - 8, y(tick), format(tick, tickDigits), { anchor: 'end' }),
   );
-  const categories = labels.map((label, i) => text(x(i), base + 14, clip(label, 14), { anchor: 'middle' }));
+  const clipped = labels.map((label) => clip(label, 14));
+  const every = labelStep(clipped, step);
+  // The newest run keeps its label: counting back from it, every `every`-th one is written.
+  const categories = clipped.map((label, i) =>
+    (clipped.length - 1 - i) % every ? '' : text(x(i), base + 14, label, { anchor: 'middle' }),
+  );
   const lines = series.map((s) => {
     const stroke = color(s.color, THEME.primary);
     const points = s.values.flatMap((v, i) => (Number.isFinite(v) ? [[x(i), y(v)] as const] : []));

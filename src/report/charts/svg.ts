@@ -1,24 +1,9 @@
-import { createRequire } from 'node:module';
-
 /**
- * ECharts through its CommonJS build: its ESM type declarations do not resolve under NodeNext, and the
- * report needs only these three calls, typed here.
+ * The SVG primitives every chart of the report is drawn with (text, legend, palette, escaping), and
+ * the small inline charts of tables and cards. Charts are hand-written SVG strings: ECharts SSR cost
+ * 20–60 ms a chart (~95% of the HTML step when profiled) for geometry this simple. Every API string
+ * goes through `escapeXml`, every color through `color()`: nothing drawn here loads or runs anything.
  */
-interface EChartsInstance {
-  setOption(option: ChartOption, options?: { notMerge?: boolean }): void;
-  renderToSVGString(): string;
-  dispose(): void;
-}
-type ChartOption = Record<string, unknown>;
-interface EChartsModule {
-  init(
-    dom: null,
-    theme: null,
-    options: { renderer: 'svg'; ssr: true; width: number; height: number },
-  ): EChartsInstance;
-}
-/** Required on the first chart, not at import: an idle daemon never loads ECharts. */
-let echarts: EChartsModule | undefined;
 
 /** The report's palette and type, shared by every chart so sections look like one document. */
 export const THEME = {
@@ -40,75 +25,69 @@ export function escapeXml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
+const HEX = /^#[0-9A-Fa-f]{6}$/;
+export const color = (value: string, fallback: string = THEME.neutral) =>
+  HEX.test(value) ? value : fallback;
+export const n = (value: number) => Number(value.toFixed(1));
+
+export interface Grid {
+  left: number;
+  right: number;
+  top: number;
+  bottom: number;
+}
+
+export function text(
+  x: number,
+  y: number,
+  content: string,
+  options: { size?: number; fill?: string; anchor?: 'start' | 'middle' | 'end'; rotate?: number } = {},
+): string {
+  const size = options.size ?? 10;
+  const turn = options.rotate ? ` transform="rotate(${options.rotate} ${n(x)} ${n(y)})"` : '';
+  return (
+    `<text x="${n(x)}" y="${n(y)}"${turn} dominant-baseline="central" text-anchor="${options.anchor ?? 'start'}" ` +
+    `font-size="${size}" fill="${options.fill ?? THEME.muted}" font-family="${THEME.font.replace(/"/g, "'")}">` +
+    `${escapeXml(content)}</text>`
+  );
+}
+
+/** Width of a label in Liberation Sans, close enough to centre a legend (average glyph ≈ 0.55 em). */
+export const textWidth = (content: string, size: number) => content.length * size * 0.55;
+
+/** The legend centred on the bottom line, a rounded square and the name per entry. */
+export function legend(
+  items: readonly { name: string; color: string }[],
+  width: number,
+  height: number,
+): string {
+  const gap = 10;
+  const widths = items.map((item) => 10 + 5 + textWidth(item.name, 10));
+  const total = widths.reduce((sum, w) => sum + w, 0) + gap * Math.max(0, items.length - 1);
+  let x = Math.max(0, (width - total) / 2);
+  const y = height - 7;
+  return items
+    .map((item, i) => {
+      const out =
+        `<rect x="${n(x)}" y="${n(y - 5)}" width="10" height="10" rx="2" fill="${color(item.color)}"/>` +
+        text(x + 15, y, item.name);
+      x += (widths[i] ?? 0) + gap;
+      return out;
+    })
+    .join('');
+}
+
 /**
- * Reused ECharts instances, one per chart size, within one report. Profiling the HTML step
- * (`--cpu-prof`) showed ECharts taking ~95% of it, a sixth of that in `init`; an instance re-filled
- * with `notMerge` draws the same chart as a fresh one. `releaseCharts()` disposes them at the end of
- * each report: a live instance keeps zrender's animation timer (a `setTimeout` loop) running, which
- * would hold the process open and tick in an idle daemon.
+ * Every how many categories a label is written so none overprints its neighbour (ECharts' automatic
+ * axis label `interval`): the smallest step at which the widest label fits the room it gets.
  */
-const instances = new Map<string, EChartsInstance>();
-const MAX_INSTANCES = 16;
-
-function instanceFor(width: number, height: number): EChartsInstance {
-  const key = `${width}x${height}`;
-  let chart = instances.get(key);
-  if (!chart) {
-    if (instances.size >= MAX_INSTANCES) releaseCharts();
-    echarts ??= createRequire(import.meta.url)('echarts') as EChartsModule;
-    chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width, height });
-    instances.set(key, chart);
-  }
-  return chart;
+export function labelStep(labels: readonly string[], slot: number, size = 10): number {
+  const widest = Math.max(0, ...labels.map((label) => textWidth(label, size)));
+  return Math.max(1, Math.ceil((widest + 8) / Math.max(1, slot)));
 }
 
-/** Disposes every cached chart instance (after a batch of renders; the next render makes new ones). */
-export function releaseCharts(): void {
-  for (const chart of instances.values()) chart.dispose();
-  instances.clear();
-}
-
-/**
- * Renders one ECharts option to an SVG string on the server: no DOM, no animation. `notMerge` replaces
- * the previous chart's option entirely, so nothing of one chart (or one report) leaks into the next.
- * ECharts escapes every text it writes (axis labels, legend, tooltips are off), so API strings are
- * safe in options. A chart that throws is disposed rather than reused in an unknown state.
- */
-export function renderEChart(option: ChartOption, width: number, height: number): string {
-  const chart = instanceFor(width, height);
-  try {
-    chart.setOption(
-      {
-        animation: false,
-        tooltip: { show: false },
-        textStyle: { fontFamily: THEME.font, color: THEME.ink, fontSize: 11 },
-        ...option,
-      },
-      { notMerge: true },
-    );
-    return chart.renderToSVGString();
-  } catch (error) {
-    instances.delete(`${width}x${height}`);
-    chart.dispose();
-    throw error;
-  }
-}
-
-/** Axis defaults: light grid, muted labels. */
-export const axisStyle = {
-  axisLine: { lineStyle: { color: THEME.grid } },
-  axisTick: { show: false },
-  axisLabel: { color: THEME.muted, fontSize: 10, fontFamily: THEME.font },
-  splitLine: { lineStyle: { color: THEME.grid } },
-} as const;
-
-export const legendStyle = {
-  bottom: 0,
-  icon: 'roundRect',
-  itemWidth: 10,
-  itemHeight: 10,
-  textStyle: { color: THEME.muted, fontSize: 10, fontFamily: THEME.font },
-} as const;
+export const open = (width: number, height: number) =>
+  `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img">`;
 
 /** Shortens long labels for axes; the full text stays in the tables. */
 export function clip(text: string, max = 24): string {
