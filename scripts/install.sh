@@ -2,6 +2,7 @@
 # Installs what reportd needs on a Debian or Ubuntu machine, then its npm dependencies:
 #   chromium       renders the PDF reports (found at /usr/bin/chromium; REPORTD_CHROMIUM overrides)
 #   poppler-utils  pdftotext/pdftoppm, used by the tests and to draw the README picture
+#   qpdf           reads the digest PDF's bookmarks in the tests (never reportd's own reader)
 #   fonts          DejaVu and Liberation, the fonts the report templates ask for
 # System packages are installed only when missing, with apt-get as root (or through sudo).
 set -euo pipefail
@@ -12,6 +13,7 @@ if [ -z "${REPORTD_CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1 && ! 
   missing+=(chromium)
 fi
 command -v pdftotext >/dev/null 2>&1 || missing+=(poppler-utils)
+command -v qpdf >/dev/null 2>&1 || missing+=(qpdf)
 [ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing+=(fonts-dejavu-core)
 [ -d /usr/share/fonts/truetype/liberation2 ] || [ -d /usr/share/fonts/truetype/liberation ] || missing+=(fonts-liberation2)
 
