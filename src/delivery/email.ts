@@ -115,13 +115,9 @@ export async function composeEmail(options: ComposeOptions): Promise<Mail.Option
   for (const file of content.files) {
     const mime = MIME[file.format];
     if (!mime) continue;
+    // A digest's files (one PDF, one workbook) are about every set: named by the report and period.
     const filename = content.digest
-      ? attachmentName(
-          report.name,
-          '',
-          `${content.digest.period}${file.format === 'xlsx' ? ` ${basename(file.path, '.xlsx')}` : ''}`,
-          file.format,
-        )
+      ? attachmentName(report.name, '', content.digest.period, file.format)
       : attachmentName(report.name, content.brand, content.run.display_name, file.format);
     const size = (await stat(file.path)).size;
     // The cap is on the sum: mail servers limit whole messages, and base64 adds a third on top.

@@ -178,7 +178,10 @@ export async function renderSnapshotDocuments(
       }
     } else if (format === 'xlsx') {
       const { renderWorkbook } = await import('./xlsx.js'); // exceljs, only when a workbook is asked for
-      writeAtomically(file, await renderWorkbook(snapshot, history, { ...meta, account: snapshot.account }));
+      writeAtomically(
+        file,
+        await renderWorkbook(snapshot, history, { ...meta, account: snapshot.account }, options.contents),
+      );
     }
     written.push(file);
   }

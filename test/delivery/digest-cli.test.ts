@@ -112,6 +112,8 @@ describe('digest delivery', () => {
     const contents = execFileSync('pdftotext', ['-f', '2', '-l', '2', '-layout', pdf, '-'], {
       encoding: 'utf8',
     });
+    // The contents page is printed in a second, shorter pass: its footer still counts every page.
+    expect(contents).toContain(`Page 2 of ${pages}`);
     for (const entry of setEntries) {
       const line = contents
         .split('\n')

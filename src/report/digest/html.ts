@@ -30,15 +30,30 @@ export interface DigestInput {
   timeZone?: string;
   page?: PageSetup;
   contents: Omit<ReportContents, 'movers'>;
+  /** The covered runs' period (`periodOf`), printed on the cover. */
+  period: string;
   /** Page of the portfolio and of each set, from a first render; blank on the first render. */
-  pages?: { portfolio: number; sets: number[] };
+  pages?: DigestPages;
+  /** Only the cover and the contents (the second pass of the PDF, digest/render.ts). */
+  frontOnly?: boolean;
+}
+
+/** Where the contents page says the portfolio and each set start (1-based pages). */
+export interface DigestPages {
+  portfolio: number;
+  sets: number[];
 }
 
 const svg = (markup: string) => new Handlebars.SafeString(markup);
 
-/** The runs' labels, collapsed when equal: "Week 37" or "Week 36 – Week 37". */
-export function periodOf(runs: readonly string[]): string {
-  const distinct = [...new Set(runs)];
+/**
+ * The runs' labels, collapsed when equal: "Week 37", or oldest to newest "Week 36 – Week 37" (by
+ * the runs' times, not the sets' order: a set with a newer run may come first).
+ */
+export function periodOf(runs: readonly { display_name: string; created_at: string }[]): string {
+  const time = (run: { created_at: string }) => Date.parse(run.created_at) || 0;
+  const ordered = [...runs].sort((a, b) => time(a) - time(b));
+  const distinct = [...new Set(ordered.map((run) => run.display_name))];
   return distinct.length <= 1 ? (distinct[0] ?? '') : `${distinct[0]} – ${distinct.at(-1)}`;
 }
 
@@ -79,12 +94,13 @@ function renderWithin(
     const cover = {
       title: t('digest.title', { report: input.report }),
       querySet: t('digest.sets', { count: input.sets.length }),
-      run: periodOf(input.sets.map((s) => s.model.cover.run)),
+      run: input.period,
       generatedAt: first.generatedAt,
       version: first.version,
       generatedLine: t('report.generated', { date: first.generatedAt, version: first.version }),
     };
-    const portfolio = input.sets
+    // The front-matter pass prints only the cover and the contents: no portfolio, no set drawn.
+    const portfolio = (input.frontOnly ? [] : input.sets)
       .map((set) => ({ set, score: moverScore(set.model) }))
       .sort((a, b) => b.score - a.score)
       .map(({ set }) => ({
@@ -115,7 +131,7 @@ function renderWithin(
               : [],
         ),
       }));
-    const movers: MoverView[] = input.moves.map(moverView);
+    const movers: MoverView[] = input.frontOnly ? [] : input.moves.map(moverView);
     const view = {
       css: svg(templates.css),
       lang: locale.tag,
@@ -123,15 +139,18 @@ function renderWithin(
       cover,
       portfolio,
       movers,
+      frontOnly: input.frontOnly === true,
+      // Before the numbers are known, the contents hold hidden placeholders as wide as a page number
+      // will be: filling them in then cannot make the contents longer and move the sets.
+      tocPending: !input.pages,
       portfolioPage: input.pages ? String(input.pages.portfolio) : '',
       sets: input.sets.map((set, i) => ({
         heading: heading(set.model),
         tocPage: input.pages ? String(input.pages.sets[i] ?? '') : '',
         noNewRun: set.repeated ? t('digest.noNewRun', { run: set.model.cover.run }) : undefined,
-        view: setView(set.model, templates.css, page, {
-          ...input.contents,
-          movers: set.moves,
-        }),
+        view: input.frontOnly
+          ? undefined
+          : setView(set.model, templates.css, page, { ...input.contents, movers: set.moves }),
       })),
     };
     return {

@@ -13,12 +13,11 @@ import type { PdfRenderer } from '../pdf.js';
 import { topLevelBookmarkPages } from '../pdf-outline.js';
 import { type RenderSnapshotOptions, reportBaseName } from '../render.js';
 import { reportTemplatesFor } from '../templates.js';
-import { type DigestSet, periodOf, renderDigestHtml } from './html.js';
+import { type DigestPages, type DigestSet, periodOf, renderDigestHtml } from './html.js';
 import { biggestMoves, movesOf } from './movers.js';
 
 /**
- * Renders a digest: one PDF (and HTML) across the covered runs of a report's sets, and the sets'
- * workbooks. Reads only the store. With one set the PDF is that set's report plus its outline.
+ * Renders a digest: one PDF (and HTML, and workbook) across the covered runs of a report's sets. Reads only the store. With one set the PDF is that set's report plus its outline.
  */
 
 export interface DigestRun {
@@ -89,7 +88,7 @@ export async function renderDigest(store: Store, options: RenderDigestOptions): 
   const templates = reportTemplatesFor(options.templatesDir);
   const contents = options.contents ?? {};
   const single = loaded.length === 1 ? loaded[0] : undefined;
-  const period = periodOf(loaded.map((l) => l.snapshot.run.display_name));
+  const period = periodOf(loaded.map((l) => l.snapshot.run));
   const formats = [...new Set(options.formats)];
   const outDir = resolve(options.outDir);
   if (formats.length > 0) mkdirSync(outDir, { recursive: true });
@@ -97,7 +96,7 @@ export async function renderDigest(store: Store, options: RenderDigestOptions): 
     outDir,
     single ? reportBaseName(single.snapshot) : safeFileName([options.report, period]),
   );
-  const digestHtml = (pages?: { portfolio: number; sets: number[] }) =>
+  const digestHtml: DigestHtml = (pages, frontOnly) =>
     single
       ? renderReportHtml(sets[0]!.model, templates, options.page, { ...contents, movers: sets[0]!.moves })
       : renderDigestHtml(
@@ -109,7 +108,9 @@ export async function renderDigest(store: Store, options: RenderDigestOptions): 
             timeZone: options.timeZone,
             page: options.page,
             contents,
+            period,
             pages,
+            frontOnly,
           },
           templates,
         );
@@ -130,17 +131,23 @@ export async function renderDigest(store: Store, options: RenderDigestOptions): 
         if (!options.renderer) await renderer.close();
       }
     } else if (format === 'xlsx') {
-      const { renderWorkbook } = await import('../xlsx.js'); // exceljs, only when a workbook is asked for
-      // One workbook per set, the same sets as the PDF (a combined workbook is future work).
-      for (const l of loaded) {
-        const book = `${join(outDir, reportBaseName(l.snapshot))}.xlsx`;
+      // One workbook, the same sets and sections as the PDF (exceljs loaded only when asked for).
+      if (single) {
+        const { renderWorkbook } = await import('../xlsx.js');
+        const { snapshot, history } = single;
         writeAtomically(
-          book,
-          await renderWorkbook(l.snapshot, l.history, { ...meta, account: l.snapshot.account }),
+          file,
+          await renderWorkbook(snapshot, history, { ...meta, account: snapshot.account }, contents),
         );
-        written.push(book);
+      } else {
+        const { renderDigestWorkbook } = await import('./workbook.js');
+        const books = loaded.map((l) => ({
+          snapshot: l.snapshot,
+          history: l.history,
+          repeated: l.run.repeated,
+        }));
+        writeAtomically(file, await renderDigestWorkbook(options.report, books, meta, contents));
       }
-      continue;
     }
     written.push(file);
   }
@@ -151,14 +158,24 @@ export async function renderDigest(store: Store, options: RenderDigestOptions): 
   };
 }
 
+/** How the digest's HTML is built for each pass of the PDF (renderDigestHtml with pages and part). */
+export type DigestHtml = (pages?: DigestPages, frontOnly?: boolean) => ReportHtml;
+
+/** Chromium's page total in a header or footer template; the front-matter pass gives it as text. */
+const TOTAL_PAGES = '<span class="totalPages"></span>';
+
 /**
- * Two renders for several sets: the first finds, through its outline, the page each set starts on;
- * the second prints the contents page with those numbers. One render when there is no contents page
- * (one set) or the first render's outline could not be read (the contents then have no numbers).
+ * The digest PDF. One set (no contents page): one render. Several: the whole document is printed
+ * once with its outline, which tells the page each set starts on; then only the front matter (cover
+ * and contents, now with those numbers) is printed and its pages replace the draft's (front-pages.ts).
+ * That second pass costs a two-page render instead of the whole document again. The whole document
+ * is printed a second time only when the front matter cannot be swapped in safely: the outline could
+ * not be read (the contents then have no numbers), a custom header or footer prints the page total
+ * in a form this does not recognise, or the filled-in contents came out longer than the draft's.
  */
 export async function printDigestPdf(
   renderer: PdfRenderer,
-  html: (pages?: { portfolio: number; sets: number[] }) => ReportHtml,
+  html: DigestHtml,
   setCount: number,
   withContents: boolean,
   page?: PageSetup,
@@ -168,6 +185,26 @@ export async function printDigestPdf(
   if (!withContents) return draft;
   const tops = topLevelBookmarkPages(draft);
   if (!tops || tops.length !== HEADINGS_BEFORE_SETS + setCount) return draft;
-  const final = html({ portfolio: tops[2]!, sets: tops.slice(HEADINGS_BEFORE_SETS) });
-  return renderer.render(final.html, { ...final, page, outline: true });
+  const pages: DigestPages = { portfolio: tops[2]!, sets: tops.slice(HEADINGS_BEFORE_SETS) };
+  const full = async () => {
+    const final = html(pages);
+    return renderer.render(final.html, { ...final, page, outline: true });
+  };
+  const front = html(pages, true);
+  const templates = [front.headerTemplate ?? '', front.footerTemplate ?? ''];
+  if (templates.some((t) => t.includes('totalPages') && !t.includes(TOTAL_PAGES))) return full();
+  // pdf-lib only when a digest prints: the daemon's start-up does not load it.
+  const { readDraft, withFrontPages } = await import('./front-pages.js');
+  const read = await readDraft(draft);
+  const total = (t?: string) => t?.replaceAll(TOTAL_PAGES, `<span>${read.pageCount}</span>`);
+  const frontPdf = await renderer.render(front.html, {
+    ...front,
+    headerTemplate: total(front.headerTemplate),
+    footerTemplate: total(front.footerTemplate),
+    page,
+    // Tagged like the draft, so the swapped pages carry the same kind of marked content.
+    outline: true,
+  });
+  // The portfolio page follows the front matter: the front matter is its page number minus one.
+  return (await withFrontPages(read, frontPdf, pages.portfolio - 1)) ?? full();
 }

@@ -156,6 +156,8 @@ export const de: Catalog = {
   'xlsx.sheet.about': 'Info',
   'xlsx.sheet.data': 'Daten',
   'xlsx.sheet.history': 'Laufverlauf',
+  'xlsx.sheet.sets': 'Abfragesets',
+  'xlsx.setLabel': 'Blattpräfix',
   'xlsx.keyFigures': 'Kennzahlen',
   'xlsx.apiTrend': 'Verlauf laut API',
   'xlsx.payloads': 'Nutzdaten',

@@ -159,6 +159,8 @@ export const en = {
   'xlsx.sheet.about': 'About',
   'xlsx.sheet.data': 'Data',
   'xlsx.sheet.history': 'Run history',
+  'xlsx.sheet.sets': 'Sets',
+  'xlsx.setLabel': 'Sheet prefix',
   'xlsx.keyFigures': 'Key figures',
   'xlsx.apiTrend': 'Trend as reported by the API',
   'xlsx.payloads': 'Payloads',

@@ -156,6 +156,8 @@ export const es: Catalog = {
   'xlsx.sheet.about': 'Acerca de',
   'xlsx.sheet.data': 'Datos',
   'xlsx.sheet.history': 'Historial de mediciones',
+  'xlsx.sheet.sets': 'Conjuntos de consultas',
+  'xlsx.setLabel': 'Prefijo de las hojas',
   'xlsx.keyFigures': 'Cifras clave',
   'xlsx.apiTrend': 'Evolución según la API',
   'xlsx.payloads': 'Datos recibidos',

@@ -156,6 +156,8 @@ export const fr: Catalog = {
   'xlsx.sheet.about': 'À propos',
   'xlsx.sheet.data': 'Données',
   'xlsx.sheet.history': 'Historique des relevés',
+  'xlsx.sheet.sets': 'Jeux de requêtes',
+  'xlsx.setLabel': 'Préfixe des feuilles',
   'xlsx.keyFigures': 'Chiffres clés',
   'xlsx.apiTrend': 'Évolution selon l’API',
   'xlsx.payloads': 'Données reçues',
