@@ -88,11 +88,11 @@ export function enqueueDigest(
           db
             .prepare(
               `SELECT COALESCE(
-                 (SELECT run_id FROM deliveries WHERE report = @report AND covers = @covers LIMIT 1),
-                 (SELECT COALESCE(MAX(run_id), 0) + 1 FROM deliveries WHERE report = @report AND covers IS NOT NULL)
+                 (SELECT run_id FROM deliveries WHERE report = ? AND covers = ? LIMIT 1),
+                 (SELECT COALESCE(MAX(run_id), 0) + 1 FROM deliveries WHERE report = ? AND covers IS NOT NULL)
                ) AS n`,
             )
-            .get({ report, covers }) as { n: number }
+            .get(report, covers, report) as { n: number }
         ).n;
       const messageId = (options.messageIdFor ?? ((c, g) => digestMessageId(report, c, g)))(
         covers,

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DeliveryCliEnv, startDeliveryCliEnv } from './cli-env.js';
 
@@ -56,7 +57,7 @@ reports:
   - name: brief
     query_sets: [101, 102, 201]
     detail: summary
-    formats: [pdf]
+    formats: [pdf, xlsx]
     schedule: { cron: "0 8 * * 1" }
     email: { to: [cfo@example.com] }
 log: { level: warn }
@@ -154,9 +155,33 @@ describe('digest delivery', () => {
     ]);
   }, 600_000);
 
-  it('detail: summary gives at most two pages per set plus the portfolio', async () => {
+  it('detail: summary gives at most two pages per set plus the portfolio, and one workbook', async () => {
     const sent = await reportd('deliver', '--report', 'brief');
     expect(sent.code).toBe(0);
+    const message = env.smtp.messages.at(-1)!;
+    // One PDF and one workbook for the three sets, both named by the report and the period.
+    expect(message.attachments.map((a) => a.filename?.split('.').pop()).sort()).toEqual(['pdf', 'xlsx']);
+    const book = new ExcelJS.Workbook();
+    await book.xlsx.load(
+      message.attachments.find((a) => a.filename?.endsWith('.xlsx'))!.content as unknown as ExcelJS.Buffer,
+    );
+    // The brief's choice: each set's overview (and its About and Run history), one Data sheet.
+    expect(book.worksheets.map((ws) => ws.name)).toEqual([
+      'Sets',
+      ...['S1', 'S2', 'S3'].flatMap((label) => [
+        `${label} Overview`,
+        `${label} About`,
+        `${label} Run history`,
+      ]),
+      'Data',
+    ]);
+    const setIds = new Set<unknown>();
+    const data = book.getWorksheet('Data')!;
+    const column = (data.getRow(1).values as unknown[]).indexOf('query_set_id');
+    data.eachRow((row, n) => {
+      if (n > 1) setIds.add(row.getCell(column).value);
+    });
+    expect(setIds).toEqual(new Set([101, 102, 201]));
     const pdf = pdfOf(env.smtp.messages.length - 1, 'brief.pdf');
     // Cover, contents, portfolio, then ≤ 2 per set.
     expect(pagesOf(pdf)).toBeLessThanOrEqual(3 + 2 * 3);
