@@ -6,7 +6,10 @@ import { chromiumProcessesWith } from '../helpers/chromium-processes.js';
 import { runCli } from '../helpers/cli.js';
 import { type DeliveryCliEnv, startDeliveryCliEnv } from './cli-env.js';
 
-/** kill -9 of `reportd deliver` while it renders a digest, then a restart: exactly one message. */
+/**
+ * kill -9 of `reportd deliver` while it renders a digest, then a restart: exactly one message; and two
+ * `deliver` processes racing for the same digest: one message.
+ */
 let env: DeliveryCliEnv;
 let config: string;
 const MARKER = `REPORTD_DIGEST_CRASH_TEST_${process.pid}`;
@@ -83,5 +86,24 @@ describe('digest across kill -9', () => {
     const again = await env.reportd(config, 'deliver', '--report', 'portfolio');
     expect(again.stdout).toMatch(/^already delivered/);
     expect(env.smtp.messages).toHaveLength(1);
+  }, 300_000);
+
+  it('two `deliver` processes at once after a new run: one digest message between them', async () => {
+    env.sandbox.publishRun(201);
+    expect((await env.reportd(config, 'sync')).code).toBe(0);
+    const both = await Promise.all([
+      env.reportd(config, 'deliver', '--report', 'portfolio'),
+      env.reportd(config, 'deliver', '--report', 'portfolio'),
+    ]);
+    expect(env.smtp.messages).toHaveLength(2);
+    // One of them sent it; the other found it sent, or being sent, and said so.
+    const said = both.map((r) => `${r.stdout}${r.stderr}`);
+    expect(said.filter((text) => /^sent: report portfolio, digest of /.test(text))).toHaveLength(1);
+    expect(
+      said.filter((text) => /already delivered|being delivered by another process/.test(text)),
+    ).toHaveLength(1);
+    const digests = rows();
+    expect(digests).toHaveLength(2);
+    expect(digests.every((row) => row.state === 'sent')).toBe(true);
   }, 300_000);
 });
