@@ -2,6 +2,7 @@
 # Installs what reportd needs on a Debian or Ubuntu machine, then its npm dependencies:
 #   chromium       renders the PDF reports (found at /usr/bin/chromium; REPORTD_CHROMIUM overrides)
 #   poppler-utils  pdftotext/pdftoppm, used by the tests and to draw the README picture
+#   qpdf           reads the digest PDF's bookmarks in the tests (never reportd's own reader)
 #   fonts          DejaVu and Liberation, the fonts the report templates ask for
 #   postgresql     initdb and pg_ctl, for the tests' throwaway PostgreSQL cluster (`npm test` runs the
 #                  store, sync and outbox suites on it too; REPORTD_TEST_DATABASE_URL names a server
@@ -15,6 +16,7 @@ if [ -z "${REPORTD_CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1 && ! 
   missing+=(chromium)
 fi
 command -v pdftotext >/dev/null 2>&1 || missing+=(poppler-utils)
+command -v qpdf >/dev/null 2>&1 || missing+=(qpdf)
 [ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing+=(fonts-dejavu-core)
 [ -d /usr/share/fonts/truetype/liberation2 ] || [ -d /usr/share/fonts/truetype/liberation ] || missing+=(fonts-liberation2)
 if [ -z "${REPORTD_TEST_DATABASE_URL:-}" ] && [ -z "${REPORTD_PG_BIN:-}" ] && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then

@@ -1,6 +1,7 @@
 import Handlebars from 'handlebars';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import type { AlertConfig } from '../config/alert-section.js';
+import type { SubjectVariables } from '../config/subject-template.js';
 import { headerText } from '../printable.js';
 import { nextFireTime } from '../schedule/cron.js';
 import type { AlertContent } from './run-alerts.js';
@@ -38,7 +39,10 @@ export function composeAlertEmail(options: AlertMailOptions): Mail.Options {
       query_set: content.querySet,
       run: content.run.label,
       report: alert.name,
-    }),
+      // The subject variables are one list for reports and alerts: an alert is about one (set, run).
+      sets: '1',
+      period: content.run.label,
+    } satisfies SubjectVariables),
   );
   const next = nextReportLine(options);
   const intro = `${content.querySet} (${content.brand}), run ${content.run.label} compared with ${content.previousRun.label}:`;

@@ -210,7 +210,11 @@ export class RateBudget {
    * with the record of this start, so two processes can never both take the last slot and any number
    * of them stay within the key's limit. `logged` is set when the start was recorded here.
    */
-  private async decide(): Promise<{ at: number; now: number; logged?: { row: unknown } | { error: unknown } }> {
+  private async decide(): Promise<{
+    at: number;
+    now: number;
+    logged?: { row: unknown } | { error: unknown };
+  }> {
     const history = this.history;
     const step = async () => {
       const now = this.clock.now();
@@ -243,7 +247,8 @@ export class RateBudget {
     if (!waiter) {
       // Every waiter gave up (abort) while the store was asked: nothing starts; a start recorded for
       // the head ends now, so it counts no longer than a request that ended at once.
-      if (recorded && 'row' in recorded) this.history?.finish?.(recorded.row, this.clock.now())?.catch(() => {});
+      if (recorded && 'row' in recorded)
+        this.history?.finish?.(recorded.row, this.clock.now())?.catch(() => {});
       return;
     }
     let logged: unknown;

@@ -5,9 +5,9 @@ import type { Config } from '../config/index.js';
 import { loadConfig } from '../config/load.js';
 import { channelSenders } from '../delivery/channels/index.js';
 import { dryRunPayloads } from '../delivery/dry-run.js';
-import { enqueueLatest, type LatestRun, latestRuns } from '../delivery/due.js';
+import { enqueueDue, type LatestRun, latestRuns } from '../delivery/due.js';
 import { createSmtpMailer, type Mailer } from '../delivery/email.js';
-import { writeReportEml } from '../delivery/eml.js';
+import { writeDigestEml, writeReportEml } from '../delivery/eml.js';
 import { Outbox } from '../delivery/outbox.js';
 import { createReportRenderer } from '../delivery/render-delivery.js';
 import { ReportdError, UsageError } from '../errors/index.js';
@@ -17,6 +17,7 @@ import { scrub } from '../secrets.js';
 import { openStore, type Store } from '../store/db.js';
 import { EMAIL_DESTINATION, getDelivery, makeDueNow } from '../store/deliveries.js';
 import { listRecipients, type RecipientRow, summary } from '../store/delivery-recipients.js';
+import { coveredRuns } from '../store/digest-deliveries.js';
 import { asStoreFault } from '../store/store-fault.js';
 import { type ConfigOptions, configOption } from './options.js';
 
@@ -165,7 +166,14 @@ async function deliverNow(
   flags: DeliverFlags,
   signal: AbortSignal,
 ): Promise<void> {
-  const results = await enqueueLatest(outbox, store, report, config.accounts, { force: flags.force });
+  const results = await enqueueDue(outbox, store, report, config.accounts, { force: flags.force });
+  if (results.length === 0 && (await latestRuns(store, report, config.accounts)).length > 0) {
+    // A digest with nothing new whose exact runs were never one message (they went out per set).
+    process.stdout.write(
+      `already delivered: report ${report.name} has no run it has not emailed; use --force to send again\n`,
+    );
+    return;
+  }
   if (results.length === 0) {
     throw new UsageError(
       `no complete snapshot of report "${report.name}"'s query sets is stored (run \`reportd sync\` first)`,
@@ -174,13 +182,21 @@ async function deliverNow(
   const problems: string[] = [];
   for (let { delivery, created } of results) {
     const to = delivery.destination === EMAIL_DESTINATION ? '' : ` to channel ${delivery.destination}`;
-    const label = `report ${report.name}, query set ${delivery.query_set_id}, run ${delivery.run_id}${to}`;
+    const digestRuns = coveredRuns(delivery);
+    const label = digestRuns
+      ? `report ${report.name}, digest of ${digestRuns.map((r) => `query set ${r.querySetId} run ${r.runId}`).join(', ')}${to}`
+      : `report ${report.name}, query set ${delivery.query_set_id}, run ${delivery.run_id}${to}`;
     if (signal.aborted) {
       problems.push(`${label}: not sent (interrupted)`);
       continue;
     }
     // Only a `sent` run counts as delivered: a failed one is sent again as a new generation.
-    if (!created && delivery.state === 'failed') {
+    if (!created && delivery.state === 'failed' && digestRuns) {
+      ({ delivery, created } = await outbox.enqueueDigest(report.name, digestRuns, {
+        force: true,
+        destination: delivery.destination,
+      }));
+    } else if (!created && delivery.state === 'failed') {
       ({ delivery, created } = await outbox.enqueue(
         {
           report: report.name,
@@ -318,6 +334,12 @@ async function previewEml(config: Config, report: Config['reports'][number], fil
       throw new UsageError(
         `no complete snapshot of report "${report.name}"'s query sets is stored (run \`reportd sync\` first)`,
       );
+    }
+    if (report.mode !== 'per_set') {
+      // A digest is one message: one file, whatever the number of sets.
+      const path = await writeDigestEml({ config, store, report: report.name, runs, file, renderer, logger });
+      process.stdout.write(`${resolve(path)}\n`);
+      return;
     }
     for (const run of runs) {
       const path = await writeReportEml({

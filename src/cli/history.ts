@@ -6,6 +6,7 @@ import { scrub, scrubOrNull } from '../secrets.js';
 import { openStore } from '../store/db.js';
 import { type DeliveryRow, listDeliveries } from '../store/deliveries.js';
 import { type RecipientRow, recipientsOf } from '../store/delivery-recipients.js';
+import { coveredRuns } from '../store/digest-deliveries.js';
 import { listJobStates } from '../store/job-state.js';
 import { listSyncRuns } from '../store/sync-runs.js';
 import { opsHistory, opsHistoryLines } from './history-ops.js';
@@ -72,7 +73,7 @@ export function register(program: Command): void {
         for (const d of deliveries) {
           const again = d.generation > 0 ? ` (resend ${d.generation})` : '';
           out.push(
-            `  ${d.updatedAt}  ${d.state.padEnd(9)} ${shown(d.report)}${d.destination === 'email' ? '' : ` → ${shown(d.destination)}`}  set ${d.querySetId}  run ${d.runId}${again}  ` +
+            `  ${d.updatedAt}  ${d.state.padEnd(9)} ${shown(d.report)}${d.destination === 'email' ? '' : ` → ${shown(d.destination)}`}  ${d.covers ? `digest ${d.covers.map((c) => `${c.querySetId}:${c.runId}`).join(',')}` : `set ${d.querySetId}  run ${d.runId}`}${again}  ` +
               `attempts ${d.attempts}${d.lastError ? `  ${shown(d.lastError)}` : ''}`,
           );
           // Who got it and who did not, one line per delivery (the reply only for those who did not).
@@ -110,6 +111,8 @@ function deliveryView(d: DeliveryRow, recipients: readonly RecipientRow[]) {
     account: d.account,
     querySetId: d.query_set_id,
     runId: d.run_id,
+    /** A digest's (set, run) list; absent for a per-set delivery (whose set and run are above). */
+    covers: coveredRuns(d),
     generation: d.generation,
     state: d.state,
     attempts: d.attempts,

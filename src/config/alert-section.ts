@@ -98,7 +98,7 @@ export const alert = z
         subject: subjectTemplate
           .default('Alert — {{report}} — {{brand}} — {{run}}')
           .describe(
-            `Subject line, a Handlebars template with ${SUBJECT_VARIABLES.map((v) => `{{${v}}}`).join(', ')} ({{report}} is the alert name). Default "Alert — {{report}} — {{brand}} — {{run}}".`,
+            `Subject line, a Handlebars template with ${SUBJECT_VARIABLES.map((v) => `{{${v}}}`).join(', ')} ({{report}} is the alert name; an alert is about one run, so {{sets}} is 1 and {{period}} the run's label). Default "Alert — {{report}} — {{brand}} — {{run}}".`,
           ),
       })
       .optional()

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { DEFAULT_LOCALE, REPORT_LOCALES } from '../report/locale/tags.js';
 import { ORIENTATIONS, PAGE_SIZES } from '../report/page.js';
+import { REPORT_SECTIONS } from '../report/sections.js';
 import { cronProblem } from '../schedule/cron.js';
 import { SUBJECT_VARIABLES, subjectTemplateProblem } from './subject-template.js';
 import { EMAIL_ADDRESS, timezoneProblem } from './validators.js';
@@ -231,6 +232,25 @@ export const report = z
       .min(1)
       .default(['pdf'])
       .describe('Files to render and attach: any of pdf, xlsx, html. Default [pdf].'),
+    mode: z
+      .enum(['digest', 'per_set'])
+      .default('digest')
+      .describe(
+        '`digest`: one email per due slot covering the newest run of every query set (one PDF with a portfolio page, a contents page and bookmarks); `per_set`: one email per query set and run. Default digest.',
+      ),
+    sections: z
+      .array(z.enum(REPORT_SECTIONS))
+      .min(1)
+      .default([...REPORT_SECTIONS])
+      .describe(
+        `Sections of each set's report, in this order: any of ${REPORT_SECTIONS.join(', ')}. Default all.`,
+      ),
+    detail: z
+      .enum(['full', 'summary'])
+      .default('full')
+      .describe(
+        '`full`: every chosen section; `summary`: a two-page executive brief per set (KPI cards, summary text, competitive bar, top movers, open errors). Default full.',
+      ),
     schedule: reportSchedule.optional(),
     trigger: z
       .literal('new_run', { error: 'the only trigger is new_run' })
@@ -266,7 +286,7 @@ export const report = z
         subject: subjectTemplate
           .optional()
           .describe(
-            `Subject line, a Handlebars template with ${SUBJECT_VARIABLES.map((v) => `{{${v}}}`).join(', ')} (the query set's name and the run's label, e.g. "Week 37 · 2026"). Default "AI visibility — {{brand}} — {{run}}", in the report's locale.`,
+            `Subject line, a Handlebars template with ${SUBJECT_VARIABLES.map((v) => `{{${v}}}`).join(', ')} ({{query_set}} and {{run}}: the query set's name and the run's label, e.g. "Week 37 · 2026", in a digest the first set's; {{sets}}: how many query sets the message covers; {{period}}: the runs' labels, collapsed when equal). Default "AI visibility — {{brand}} — {{run}}" (a digest: "AI visibility digest — {{report}} — {{period}}"), in the report's locale.`,
           ),
       })
       .optional()

@@ -5,7 +5,7 @@ import Handlebars from 'handlebars';
  * the config loads turns a typo (`{{brnad}}`) into an error at start-up instead of a subject with a
  * silent gap in every email that follows.
  */
-export const SUBJECT_VARIABLES = ['brand', 'query_set', 'run', 'report'] as const;
+export const SUBJECT_VARIABLES = ['brand', 'query_set', 'run', 'report', 'sets', 'period'] as const;
 export type SubjectVariables = Record<(typeof SUBJECT_VARIABLES)[number], string>;
 
 /** Why `template` is not a usable subject, or undefined when it is one. */

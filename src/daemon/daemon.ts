@@ -6,7 +6,7 @@ import { type Clock, systemClock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import { channelSenders } from '../delivery/channels/index.js';
 import type { ChannelSender } from '../delivery/channels/types.js';
-import { enqueueLatest } from '../delivery/due.js';
+import { enqueueDue } from '../delivery/due.js';
 import { createSmtpMailer, type Mailer } from '../delivery/email.js';
 import { type DeliveryRenderer, maxHoldFor, Outbox, type OutboxOptions } from '../delivery/outbox.js';
 import { ReportdError } from '../errors/index.js';
@@ -273,7 +273,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       async run() {
         const problem = storeProblem();
         if (problem) throw new Error(problem);
-        const results = await enqueueLatest(outbox, store, report, config.accounts);
+        const results = await enqueueDue(outbox, store, report, config.accounts);
         const fresh = results.filter((r) => r.created).length;
         logger.info(
           { report: report.name, queued: fresh, alreadyDelivered: results.length - fresh },

@@ -1,5 +1,5 @@
 import type { DueReport } from '../delivery/due.js';
-import { type LatestRun, latestRuns } from '../delivery/due.js';
+import { enqueueDigestOf, type LatestRun, latestRuns } from '../delivery/due.js';
 import type { Outbox } from '../delivery/outbox.js';
 import type { Store } from '../store/db.js';
 import type { EnqueueResult } from '../store/deliveries.js';
@@ -25,7 +25,10 @@ export async function enqueueNewRuns(
   const seen = await getJobCursor<SeenRuns>(store, job);
   const next: SeenRuns = { ...seen };
   const results: EnqueueResult[] = [];
-  for (const run of await latestRuns(store, report, accounts)) {
+  const latest = await latestRuns(store, report, accounts);
+  const digest = report.mode !== 'per_set';
+  let anyNewer = false;
+  for (const run of latest) {
     const key = `${run.account}/${run.querySetId}`;
     const previous = seen?.[key];
     const newer =
@@ -35,7 +38,8 @@ export async function enqueueNewRuns(
         { id: previous.runId, created_at: previous.createdAt },
       ) < 0;
     if (!newer) continue;
-    if (seen) {
+    anyNewer = true;
+    if (seen && !digest) {
       // Every run published since the last evaluation is sent, once each and oldest first: readers
       // of a "new run" report expect each one, not only the newest when two land between syncs. A
       // set that appears after the first evaluation is new data too: its newest run is sent.
@@ -52,6 +56,11 @@ export async function enqueueNewRuns(
       }
     }
     next[key] = { runId: run.runId, createdAt: run.createdAt };
+  }
+  // A digest is enqueued once per evaluation, after the sync pass: a pass that stored three new runs
+  // sends one message covering them all, not three.
+  if (seen && digest && anyNewer) {
+    results.push(...(await enqueueDigestOf(outbox, store, report.name, latest)));
   }
   await setJobCursor(store, job, next);
   return results;

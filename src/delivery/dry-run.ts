@@ -3,6 +3,7 @@ import type { Config } from '../config/index.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/db.js';
 import { type DeliveryRow, EMAIL_DESTINATION } from '../store/deliveries.js';
+import { coversKey, digestMessageId } from '../store/digest-deliveries.js';
 import { channelDeliveryId } from './channel-attempt.js';
 import type { ChannelSender } from './channels/types.js';
 import { latestRuns } from './due.js';
@@ -37,7 +38,14 @@ export async function dryRunPayloads(options: {
   const { config, store, report, renderer, senders } = options;
   const clock = options.clock ?? systemClock;
   const out: DryRunPayload[] = [];
-  for (const run of await latestRuns(store, report, config.accounts)) {
+  const latest = await latestRuns(store, report, config.accounts);
+  // A digest-mode report over several sets sends one message covering them all (set and run 0 in
+  // the output, as a digest row's set is), so that is what is previewed.
+  const digest = report.mode !== 'per_set' && latest.length > 1;
+  const items: { querySetId: number; runId: number; account: string | null }[] = digest
+    ? [{ querySetId: 0, runId: 0, account: null }]
+    : latest;
+  for (const run of items) {
     const row: DeliveryRow = {
       id: 0,
       report: report.name,
@@ -57,6 +65,7 @@ export async function dryRunPayloads(options: {
       updated_at: clock.now(),
       sent_at: null,
       channel_state: null,
+      covers: digest ? coversKey(latest) : null,
     };
     const content = await renderer.render(row);
     const at = { report: report.name, querySetId: run.querySetId, runId: run.runId };
@@ -89,7 +98,8 @@ export async function dryRunPayloads(options: {
       const key = { ...at, account: run.account, destination: name };
       const payload = await sender.preview(
         {
-          id: channelDeliveryId(key, 0),
+          // The id the outbox would give this row (a digest's as Outbox.enqueueDigest makes it).
+          id: row.covers ? digestMessageId(report.name, row.covers, 0, [name]) : channelDeliveryId(key, 0),
           event: 'report.delivered',
           report: report.name,
           account: run.account,

@@ -1,5 +1,6 @@
 import type { Store } from '../store/db.js';
-import type { EnqueueResult } from '../store/deliveries.js';
+import { type EnqueueResult, findDelivery } from '../store/deliveries.js';
+import { coveredBefore, findDigest, pairKey } from '../store/digest-deliveries.js';
 import { listQuerySets } from '../store/query-sets.js';
 import { findSnapshot } from '../store/snapshots.js';
 import type { Outbox } from './outbox.js';
@@ -14,6 +15,8 @@ export interface DueReport {
   name: string;
   account?: string;
   query_sets: 'all' | readonly number[];
+  /** `digest` (default): one message across the sets; `per_set`: one message per set and run. */
+  mode?: 'digest' | 'per_set';
 }
 
 export interface LatestRun {
@@ -57,6 +60,66 @@ export async function latestRuns(
     });
   }
   return out;
+}
+
+/**
+ * What a due slot (a cron fire, `reportd deliver`) puts in the outbox: one digest of the newest runs
+ * per destination of the report, or, with `mode: per_set`, one row per set and destination (see
+ * `enqueueLatest`).
+ */
+export async function enqueueDue(
+  outbox: Outbox,
+  store: Store,
+  report: DueReport,
+  accounts: readonly { name: string }[],
+  options: { force?: boolean } = {},
+): Promise<EnqueueResult[]> {
+  if (report.mode === 'per_set') return enqueueLatest(outbox, store, report, accounts, options);
+  const runs = await latestRuns(store, report, accounts);
+  if (runs.length === 0) return [];
+  return enqueueDigestOf(outbox, store, report.name, runs, options);
+}
+
+/**
+ * The digest of `runs` for each destination of the report, when at least one of them was not
+ * delivered there yet by this report (or `force`). A slot with nothing new gives the destination's
+ * newest existing row (not created), so callers can say "already delivered"; a destination with none
+ * (every run was sent per set before the switch to digest) gives nothing.
+ */
+export async function enqueueDigestOf(
+  outbox: Outbox,
+  store: Store,
+  report: string,
+  runs: readonly LatestRun[],
+  options: { force?: boolean } = {},
+): Promise<EnqueueResult[]> {
+  const pairs = runs.map((r) => ({ account: r.account, querySetId: r.querySetId, runId: r.runId }));
+  const only = runs.length === 1 ? runs[0] : undefined;
+  const results: EnqueueResult[] = [];
+  for (const destination of outbox.destinationsOf(report)) {
+    const covered = await coveredBefore(store, report, undefined, destination);
+    const fresh = runs.some((run) => !covered.has(pairKey(run)));
+    // One set: the digest of one (set, run) is that run's per-set row, the same key as ever, so a
+    // report over one set keeps its outbox rows, history and Message-IDs (its PDF gains the outline).
+    const key = only && {
+      report,
+      destination,
+      querySetId: only.querySetId,
+      runId: only.runId,
+      account: only.account,
+    };
+    if (fresh || options.force) {
+      results.push(
+        key
+          ? await outbox.enqueue(key, options)
+          : await outbox.enqueueDigest(report, pairs, { ...options, destination }),
+      );
+      continue;
+    }
+    const same = key ? await findDelivery(store, key) : await findDigest(store, report, pairs, destination);
+    if (same) results.push({ delivery: same, created: false });
+  }
+  return results;
 }
 
 /**

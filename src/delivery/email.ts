@@ -42,7 +42,22 @@ export interface ReportFile {
   format: 'pdf' | 'xlsx' | 'html';
 }
 
+/** One set's lines in a digest email: its headline KPIs with deltas. */
+export interface DigestEmailSet {
+  brand: string;
+  querySet: string;
+  run: string;
+  /** The (set, run) this headline is of, for channels that name them (the webhook's `digest.sets`). */
+  querySetId: number;
+  runId: number;
+  /** "No new run since Week 36." when this run was in an earlier message. */
+  noNewRun?: string;
+  kpis: HeadlineKpi[];
+}
+
 export interface EmailContent {
+  /** Set for a digest: every set's headline, and the runs' labels collapsed ("Week 36 – Week 37"). */
+  digest?: { sets: DigestEmailSet[]; period: string };
   brand: string;
   querySet: { id: number; name: string };
   run: { id: number; display_name: string };
@@ -79,12 +94,16 @@ export async function composeEmail(options: ComposeOptions): Promise<Mail.Option
     query_set: content.querySet.name,
     run: content.run.display_name,
     report: report.name,
+    sets: String(content.digest?.sets.length ?? 1),
+    period: content.digest?.period ?? content.run.display_name,
   };
   // Handlebars without HTML escaping (a subject is not HTML); headerText drops what would break or
   // disguise the header (line breaks, NUL, bidi overrides).
   const subject = headerText(
     email.subject === undefined
-      ? locale.t('email.subject', { brand: vars.brand, run: vars.run })
+      ? content.digest
+        ? locale.t('digest.subject', { report: report.name, period: vars.period })
+        : locale.t('email.subject', { brand: vars.brand, run: vars.run })
       : Handlebars.compile(email.subject, { noEscape: true })(vars),
   );
 
@@ -96,7 +115,10 @@ export async function composeEmail(options: ComposeOptions): Promise<Mail.Option
   for (const file of content.files) {
     const mime = MIME[file.format];
     if (!mime) continue;
-    const filename = attachmentName(report.name, content.brand, content.run.display_name, file.format);
+    // A digest's files (one PDF, one workbook) are about every set: named by the report and period.
+    const filename = content.digest
+      ? attachmentName(report.name, '', content.digest.period, file.format)
+      : attachmentName(report.name, content.brand, content.run.display_name, file.format);
     const size = (await stat(file.path)).size;
     // The cap is on the sum: mail servers limit whole messages, and base64 adds a third on top.
     if (total + size > capBytes) {
@@ -123,6 +145,8 @@ export async function composeEmail(options: ComposeOptions): Promise<Mail.Option
     runId: String(content.run.id),
     kpis: content.kpis,
     summary: content.summary,
+    digest: content.digest,
+    setCount: content.digest?.sets.length ?? 1,
     attached,
     /** The file names joined the locale's way ("a, b and c"), for the `email.attached` message. */
     attachedList: new Intl.ListFormat(locale.tag, { type: 'conjunction' }).format(attached),

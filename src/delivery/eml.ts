@@ -3,7 +3,8 @@ import type { Config } from '../config/index.js';
 import { UsageError } from '../errors/index.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/db.js';
-import type { DeliveryRow } from '../store/deliveries.js';
+import { type DeliveryRow, EMAIL_DESTINATION } from '../store/deliveries.js';
+import { type CoveredRun, coversKey } from '../store/digest-deliveries.js';
 import { isReportable } from '../store/payloads.js';
 import { findSnapshot } from '../store/snapshots.js';
 import { composeEmail, writeEml } from './email.js';
@@ -65,6 +66,7 @@ export async function writeReportEml(options: {
     updated_at: clock.now(),
     sent_at: null,
     channel_state: null,
+    covers: null,
   };
   const owned = options.renderer
     ? undefined
@@ -79,6 +81,67 @@ export async function writeReportEml(options: {
       messageId,
       templatesDir: config.templates.dir,
       date: new Date(clock.now()),
+    });
+    return await writeEml(message, options.file);
+  } finally {
+    await owned?.close();
+  }
+}
+
+/**
+ * `writeReportEml` for a digest: the message one digest of `runs` would send, by the same renderer
+ * and composer as the outbox, with no outbox row read or written.
+ */
+export async function writeDigestEml(options: {
+  config: Config;
+  store: Store;
+  report: string;
+  runs: readonly CoveredRun[];
+  file: string;
+  renderer?: DeliveryRenderer;
+  clock?: Clock;
+  logger?: Logger;
+}): Promise<string> {
+  const { config, store } = options;
+  const clock = options.clock ?? systemClock;
+  const report = config.reports.find((r) => r.name === options.report);
+  if (!report) throw new UsageError(`no report named "${options.report}" in the config`);
+  const messageId = `<preview-digest-${clock.now()}@reportd>`;
+  const now = clock.now();
+  const row: DeliveryRow = {
+    id: 0,
+    report: report.name,
+    destination: EMAIL_DESTINATION,
+    query_set_id: 0,
+    run_id: 0,
+    generation: 0,
+    account: null,
+    state: 'rendering',
+    attempts: 0,
+    last_error: null,
+    message_id: messageId,
+    claimed_by: null,
+    lease_until: null,
+    next_attempt_at: now,
+    created_at: now,
+    updated_at: now,
+    sent_at: null,
+    channel_state: null,
+    covers: coversKey(options.runs),
+  };
+  const owned = options.renderer
+    ? undefined
+    : createReportRenderer({ config, store, clock, logger: options.logger, idleMs: 0 });
+  const renderer = options.renderer ?? owned!;
+  try {
+    const content = await renderer.render(row);
+    const message = await composeEmail({
+      from: config.smtp?.from ?? 'reportd <reportd@localhost>',
+      report,
+      content,
+      messageId,
+      templatesDir: config.templates.dir,
+      date: new Date(now),
     });
     return await writeEml(message, options.file);
   } finally {

@@ -1,8 +1,9 @@
+import { reportLocale } from '../report/locale/locale.js';
 import type { KpiView } from '../report/model/common.js';
 import type { ReportModel } from '../report/model/index.js';
 import type { Available } from '../report/model/payloads.js';
 import type { StoredSnapshot } from '../store/snapshots.js';
-import type { EmailContent, ReportFile } from './email.js';
+import type { DigestEmailSet, EmailContent, ReportFile } from './email.js';
 
 /**
  * The few numbers an executive reads in the email body before (or instead of) opening the PDF. Taken
@@ -73,5 +74,35 @@ export function emailContentFor(
     kpis: headlineKpis(model),
     summary: headlineSummary(model),
     files,
+  };
+}
+
+/**
+ * A digest's email: every set's headline KPIs with deltas, the runs' labels collapsed into the period.
+ * Each set's numbers come from the model its section of the digest was drawn from (`renderDigest`),
+ * so the email and the PDF never disagree. The first set stands in for the single-set fields
+ * (`{{brand}}`, `{{run}}` in a subject template).
+ */
+export function digestEmailContent(
+  sets: readonly { snapshot: StoredSnapshot; model: ReportModel; repeated?: boolean }[],
+  files: ReportFile[],
+  period: string,
+): EmailContent {
+  const first = sets[0]!;
+  // The "no new run" note in the digest's own words (its locale, as the PDF prints it).
+  const words = reportLocale(first.model.cover.locale, first.model.cover.timeZone);
+  const digestSets: DigestEmailSet[] = sets.map(({ snapshot, model, repeated }) => ({
+    brand: snapshot.brand.name || `query set ${snapshot.querySet.id}`,
+    querySet: snapshot.querySet.name,
+    run: snapshot.run.display_name,
+    querySetId: snapshot.querySet.id,
+    runId: snapshot.run.id,
+    noNewRun: repeated ? words.t('digest.noNewRun', { run: snapshot.run.display_name }) : undefined,
+    kpis: headlineKpis(model),
+  }));
+  return {
+    ...emailContentFor(first.snapshot, first.model, files),
+    summary: undefined,
+    digest: { sets: digestSets, period },
   };
 }

@@ -26,6 +26,7 @@ import {
   type RecipientRow,
   unsettledRecipients,
 } from '../store/delivery-recipients.js';
+import { type CoveredRun, digestMessageId, enqueueDigest } from '../store/digest-deliveries.js';
 import { channelAttempt, channelDeliveryId } from './channel-attempt.js';
 import type { ChannelAlert, ChannelSender } from './channels/types.js';
 import { isGoneLocalWorker, workerName } from './claim-holder.js';
@@ -206,6 +207,40 @@ export class Outbox {
     return enqueueDelivery(this.options.store, key, this.clock.now(), {
       ...options,
       messageIdFor: (generation) => defaultMessageId(key, generation, extra, domain),
+    });
+  }
+
+  /** The digest rows for `report` covering exactly `runs`, one per destination of the report. */
+  async enqueueDigestAll(
+    report: string,
+    runs: readonly CoveredRun[],
+    options: { force?: boolean } = {},
+  ): Promise<EnqueueResult[]> {
+    const results: EnqueueResult[] = [];
+    for (const destination of this.destinationsOf(report)) {
+      results.push(await this.enqueueDigest(report, runs, { ...options, destination }));
+    }
+    return results;
+  }
+
+  /** The digest row of one destination (`email` by default) covering exactly `runs` (digest-deliveries.ts). */
+  enqueueDigest(
+    report: string,
+    runs: readonly CoveredRun[],
+    options: { force?: boolean; destination?: string } = {},
+  ): Promise<EnqueueResult> {
+    const destination = options.destination ?? EMAIL_DESTINATION;
+    const config = this.options.reports.find((r) => r.name === report);
+    // Email: the Message-ID covers sender and recipients, as `enqueue`'s; a channel's names the channel.
+    const extra =
+      destination === EMAIL_DESTINATION
+        ? [senderAddress(this.options.from), ...(config?.email ? envelopeRecipients(config.email) : [])]
+        : [destination];
+    const domain = destination === EMAIL_DESTINATION ? senderDomain(this.options.from) : undefined;
+    return enqueueDigest(this.options.store, report, runs, this.clock.now(), {
+      ...options,
+      destination,
+      messageIdFor: (covers, generation) => digestMessageId(report, covers, generation, extra, domain),
     });
   }
 

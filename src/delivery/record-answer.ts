@@ -4,6 +4,7 @@ import type { Logger } from '../log.js';
 import type { Store } from '../store/db.js';
 import type { DeliveryRow } from '../store/deliveries.js';
 import { type RecipientOutcome, type RecipientRow, settleRecipients } from '../store/delivery-recipients.js';
+import { coverLabel } from '../store/digest-deliveries.js';
 
 export interface RecordedAnswer {
   result: 'sent' | 'retry' | 'failed';
@@ -39,7 +40,7 @@ export async function recordAnswer(options: {
       if (clock.now() >= limit) {
         const accepted = outcomes.filter((o) => o.state === 'accepted').map((o) => o.recipient);
         throw new DeliveryRecordError(
-          `the SMTP server answered for report ${row.report} (query set ${row.query_set_id}, run ${row.run_id})` +
+          `the SMTP server answered for report ${row.report} (${coverLabel(row)})` +
             `${accepted.length ? ` and accepted it for ${accepted.join(', ')}` : ''}, but store ${store.location} ` +
             `could not record it: ${reason}; not sent again by this process (a later attempt may resend it ` +
             `with Message-ID ${row.message_id})`,

@@ -2,16 +2,18 @@ import { join } from 'node:path';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import { type Logger, silentLogger } from '../log.js';
+import { type RenderedDigest, renderDigest } from '../report/digest/render.js';
 import { safeFileName } from '../report/file-names.js';
 import type { PdfRenderer } from '../report/pdf.js';
-import { documentSettings, renderSnapshotDocuments } from '../report/render.js';
+import { documentSettings, renderSnapshotDocuments, withBriefMovers } from '../report/render.js';
 import { pdfRendererOptions } from '../report/renderer-config.js';
 import type { Store } from '../store/db.js';
 import type { DeliveryRow } from '../store/deliveries.js';
+import { coveredBefore, coveredRuns, pairKey } from '../store/digest-deliveries.js';
 import { isReportable } from '../store/payloads.js';
 import { findSnapshot, listSnapshots } from '../store/snapshots.js';
 import { formatOf, type ReportFile } from './email.js';
-import { emailContentFor } from './headline.js';
+import { digestEmailContent, emailContentFor } from './headline.js';
 import type { DeliveryRenderer } from './outbox.js';
 
 /**
@@ -42,6 +44,9 @@ export function createReportRenderer(options: {
     clock,
     logger,
   );
+  // Teams webhooks carry no files: a card needs only headlines, so no browser and no folder for it.
+  const isTeams = (delivery: DeliveryRow) =>
+    config.channels.some((c) => c.name === delivery.destination && c.type === 'teams');
   return {
     async render(delivery: DeliveryRow, signal?: AbortSignal) {
       signal?.throwIfAborted();
@@ -50,6 +55,41 @@ export function createReportRenderer(options: {
           ? alertAttachments(config, delivery.report)
           : config.reports.find((r) => r.name === delivery.report);
       if (!report) throw new Error(`report "${delivery.report}" is no longer in the config`);
+      const digestRuns = coveredRuns(delivery);
+      if (digestRuns) {
+        // Marked "no new run since …": runs an earlier message of this report already carried.
+        const before = await coveredBefore(store, report.name, delivery);
+        const runs = digestRuns.map((run) => ({ ...run, repeated: before.has(pairKey(run)) }));
+        // Teams carries no files (as below for a set): the digest builds its models only.
+        const teams = isTeams(delivery);
+        const pdf = teams ? undefined : browser.acquire();
+        let rendered: RenderedDigest;
+        try {
+          rendered = await untilAborted(
+            renderDigest(store, {
+              report: report.name,
+              runs,
+              formats: teams ? [] : report.formats,
+              // One folder per digest and destination, for the reasons given below for per-set rows.
+              outDir: join(
+                config.output.dir,
+                safeFileName([report.name]),
+                `digest-${delivery.run_id}${destinationSuffix(delivery)}`,
+              ),
+              templatesDir: config.templates.dir,
+              ...documentSettings(report),
+              contents: { sections: report.sections, detail: report.detail },
+              renderer: pdf ? await untilAborted(pdf, signal) : undefined,
+              generatedAt: new Date(clock.now()),
+            }),
+            signal,
+          );
+        } finally {
+          if (pdf) browser.release();
+        }
+        // The headline of every set comes from the model its section was drawn from.
+        return digestEmailContent(rendered.sets, reportFiles(rendered.paths), rendered.period);
+      }
       const account = delivery.account ?? undefined;
       const snapshot = await findSnapshot(store, {
         querySetId: delivery.query_set_id,
@@ -70,44 +110,41 @@ export function createReportRenderer(options: {
       let rendered: Awaited<ReturnType<typeof renderSnapshotDocuments>>;
       // Teams webhooks carry no files: the card needs only the headline, so no browser is started and
       // no document written for it (the model alone is built).
-      const teams = config.channels.some((c) => c.name === delivery.destination && c.type === 'teams');
+      const teams = isTeams(delivery);
       const pdf = teams ? undefined : browser.acquire();
       try {
         // Shutdown must not wait for a render (up to render_timeout_seconds): the outbox hands the row
         // back on abort, and closing the renderer right after kills the page still printing.
         rendered = await untilAborted(
-          renderSnapshotDocuments(snapshot, history, {
-            formats: teams ? [] : report.formats,
-            // One folder per report and (set, run): file names come from API labels, which need not
-            // be unique, and nodemailer reads attachments at send time, so a shared folder could let
-            // a concurrent delivery (a second daemon, `reportd deliver`) swap another run's file in.
-            outDir: join(
-              config.output.dir,
-              safeFileName([report.name]),
-              // Each destination of the same run has its own row, possibly rendering in another
-              // process at the same moment: its own folder, so one never reads the other's half-written file.
-              `set-${delivery.query_set_id}-run-${delivery.run_id}${
-                delivery.destination && delivery.destination !== 'email'
-                  ? `-${safeFileName([delivery.destination])}`
-                  : ''
-              }`,
-            ),
-            templatesDir: config.templates.dir,
-            ...documentSettings(report),
-            // The launch is waited for under the same abort as the render: shutdown cuts either.
-            renderer: pdf ? await untilAborted(pdf, signal) : undefined,
-            generatedAt: new Date(clock.now()),
-          }),
+          renderSnapshotDocuments(
+            snapshot,
+            history,
+            await withBriefMovers(store, snapshot, {
+              formats: teams ? [] : report.formats,
+              // One folder per report and (set, run): file names come from API labels, which need not
+              // be unique, and nodemailer reads attachments at send time, so a shared folder could let
+              // a concurrent delivery (a second daemon, `reportd deliver`) swap another run's file in.
+              outDir: join(
+                config.output.dir,
+                safeFileName([report.name]),
+                `set-${delivery.query_set_id}-run-${delivery.run_id}${destinationSuffix(delivery)}`,
+              ),
+              templatesDir: config.templates.dir,
+              ...documentSettings(report),
+              contents: { sections: report.sections, detail: report.detail },
+              // A digest over one set is today's report plus its bookmarks (alerts' attachments have none).
+              outline: report.mode === 'digest',
+              // The launch is waited for under the same abort as the render: shutdown cuts either.
+              renderer: pdf ? await untilAborted(pdf, signal) : undefined,
+              generatedAt: new Date(clock.now()),
+            }),
+          ),
           signal,
         );
       } finally {
         if (pdf) browser.release();
       }
-      const files: ReportFile[] = rendered.paths.flatMap((path) => {
-        const format = formatOf(path);
-        return format ? [{ path, format }] : [];
-      });
-      return emailContentFor(snapshot, rendered.model, files);
+      return emailContentFor(snapshot, rendered.model, reportFiles(rendered.paths));
     },
     close: () => browser.close(),
   };
@@ -120,6 +157,13 @@ function alertAttachments(
 ): (Pick<Config['reports'][number], 'name' | 'formats'> & Partial<Config['reports'][number]>) | undefined {
   const alert = config.alerts.find((a) => a.name === name);
   return alert && alert.attach.length > 0 ? { name: alert.name, formats: alert.attach } : undefined;
+}
+
+function reportFiles(paths: readonly string[]): ReportFile[] {
+  return paths.flatMap((path) => {
+    const format = formatOf(path);
+    return format ? [{ path, format }] : [];
+  });
 }
 
 /** Settles like `work`, or rejects with the abort reason as soon as `signal` aborts. */
@@ -189,4 +233,14 @@ class IdleBrowser {
     this.current = undefined;
     await Promise.allSettled([current?.then((renderer) => renderer.close()), ...this.closing]);
   }
+}
+
+/**
+ * Each destination of the same run or digest has its own row, possibly rendering in another process
+ * at the same moment: its own folder, so one never reads the other's half-written file.
+ */
+function destinationSuffix(delivery: DeliveryRow): string {
+  return delivery.destination && delivery.destination !== 'email'
+    ? `-${safeFileName([delivery.destination])}`
+    : '';
 }

@@ -6,10 +6,11 @@ import { runAlertPass } from '../alerts/run-alerts.js';
 import { configFromObject } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { composeEmail, writeEml } from '../delivery/email.js';
-import { emailContentFor } from '../delivery/headline.js';
+import { digestEmailContent } from '../delivery/headline.js';
 import { ReportdError } from '../errors/index.js';
 import { writeMetricValuesCsv } from '../export/export.js';
 import { type Logger, silentLogger } from '../log.js';
+import { renderDigest } from '../report/digest/render.js';
 import { PdfRenderer } from '../report/pdf.js';
 import { type RenderedSnapshot, renderReportDocuments } from '../report/render.js';
 import { SANDBOX_IDS } from '../sandbox/dataset.js';
@@ -59,7 +60,7 @@ const DEMO_ALERT = {
 };
 const DEMO_REPORT = {
   name: 'weekly-executive',
-  email: { to: ['ceo@example.com'], cc: [], bcc: [], subject: 'AI visibility — {{brand}} — {{run}}' },
+  email: { to: ['ceo@example.com'], cc: [], bcc: [] },
   max_attachment_mb: 10,
 };
 
@@ -128,11 +129,16 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
         }),
       );
     }
-    const [first] = rendered;
-    if (!first) throw new ReportdError('demo: the sandbox published no run to report on');
-    const email = await writeDemoEmail(first, outDir);
+    if (rendered.length === 0) throw new ReportdError('demo: the sandbox published no run to report on');
+    const { email, digest } = await writeDemoEmail(
+      store,
+      rendered.map((set) => set.snapshot),
+      outDir,
+      renderer,
+      options.locale,
+    );
     const metrics = await writeMetricValuesCsv(store, outDir);
-    return { sync, files: rendered.flatMap((set) => set.paths), email, metrics, alertEmail };
+    return { sync, files: [...rendered.flatMap((set) => set.paths), ...digest], email, metrics, alertEmail };
   } finally {
     await renderer.close();
     await store?.close();
@@ -170,23 +176,41 @@ function demoConfig(
   );
 }
 
-/** The message the weekly report would send for the first set, written as a file instead of mailed. */
+/**
+ * The weekly report's message, written as a file instead of mailed: a digest of every set (one PDF
+ * with the portfolio page, contents and bookmarks), so a newcomer sees first what a report over
+ * several sets sends.
+ */
 async function writeDemoEmail(
-  first: RenderedSnapshot & { snapshot: StoredSnapshot },
+  store: Store,
+  snapshots: readonly StoredSnapshot[],
   outDir: string,
-): Promise<string> {
-  const { snapshot, model, paths } = first;
+  renderer: PdfRenderer,
+  locale?: string,
+): Promise<{ email: string; digest: string[] }> {
+  const digest = await renderDigest(store, {
+    report: DEMO_REPORT.name,
+    runs: snapshots.map((snapshot) => ({
+      account: snapshot.account,
+      querySetId: snapshot.querySet.id,
+      runId: snapshot.run.id,
+    })),
+    formats: ['pdf'],
+    outDir,
+    renderer,
+    locale,
+  });
   const message = await composeEmail({
     from: DEMO_FROM,
-    report: DEMO_REPORT,
-    messageId: `<demo-${snapshot.querySet.id}-${snapshot.run.id}@reportd.local>`,
-    // The weekly executive email carries the PDF; analysts get the workbook from the folder.
-    // The headline comes from the model the PDF was drawn from: the payloads are not read again.
-    content: emailContentFor(
-      snapshot,
-      model,
-      paths.filter((file) => file.endsWith('.pdf')).map((path) => ({ path, format: 'pdf' as const })),
+    report: { ...DEMO_REPORT, locale },
+    messageId: `<demo-digest-${snapshots.map((snapshot) => snapshot.run.id).join('-')}@reportd.local>`,
+    // The weekly executive email carries the digest PDF; analysts get the workbooks from the folder.
+    // The headline comes from the models the digest was drawn from: the payloads are not read again.
+    content: digestEmailContent(
+      digest.sets,
+      digest.paths.map((path) => ({ path, format: 'pdf' as const })),
+      digest.period,
     ),
   });
-  return writeEml(message, join(outDir, `${DEMO_REPORT.name}.eml`));
+  return { email: await writeEml(message, join(outDir, `${DEMO_REPORT.name}.eml`)), digest: digest.paths };
 }

@@ -12,6 +12,8 @@ import {
   stackedHistory,
   trendChart,
 } from './charts.js';
+import { moverView } from './digest/mover-view.js';
+import type { PortfolioMove } from './digest/movers.js';
 import { reportLocale, t, withLocale } from './locale/locale.js';
 import type { KpiView } from './model/common.js';
 import { SOURCE_KINDS } from './model/gravity.js';
@@ -19,6 +21,7 @@ import type { ReportModel } from './model/index.js';
 import { STANCES } from './model/life.js';
 import type { Available } from './model/payloads.js';
 import { DEFAULT_PAGE, type PageSetup, pageView } from './page.js';
+import { REPORT_SECTIONS, type ReportSection } from './sections.js';
 import { loadReportTemplates, type ReportTemplates } from './templates.js';
 
 /**
@@ -229,15 +232,39 @@ function withStanceBars<R extends { stance: { value: number | null }[] }>(
   };
 }
 
+/** Which parts of a set's report to print (`reports[].sections`, `reports[].detail`). */
+export interface ReportContents {
+  sections?: readonly ReportSection[];
+  detail?: 'full' | 'summary';
+  /** The set's biggest moves (the brief's "top movers"); none when absent. */
+  movers?: readonly PortfolioMove[];
+}
+
+/** The set's view with its `show` flags and the brief's extra rows (templates/report/partials/sections.hbs). */
+export function setView(model: ReportModel, css: string, page: PageSetup, contents: ReportContents = {}) {
+  const chosen = new Set(contents.sections ?? REPORT_SECTIONS);
+  const show = {
+    summary: contents.detail === 'summary',
+    ...Object.fromEntries(REPORT_SECTIONS.map((s) => [s, chosen.has(s)])),
+  };
+  const errors = model.gravity.errors.available ? model.gravity.errors.items.slice(0, 3) : [];
+  return {
+    ...reportView(model, css, page),
+    show,
+    brief: { movers: (contents.movers ?? []).map(moverView), errors },
+  };
+}
+
 /** Renders the full report and its page header/footer with the given (or packaged) templates. */
 export function renderReportHtml(
   model: ReportModel,
   templates: ReportTemplates = loadReportTemplates(),
   page: PageSetup = DEFAULT_PAGE,
+  contents: ReportContents = {},
 ): ReportHtml {
   // Charts and templates print labels and numbers: all of it in the document's locale (withLocale).
   return withLocale(reportLocale(model.cover.locale, model.cover.timeZone), () => {
-    const view = reportView(model, templates.css, page);
+    const view = setView(model, templates.css, page, contents);
     return {
       html: templates.report(view),
       headerTemplate: templates.header(view),

@@ -44,6 +44,11 @@ export interface PdfOptions {
   footerTemplate?: string;
   /** Paper and orientation (config `reports[].page`); A4 portrait when absent. */
   page?: PageSetup;
+  /**
+   * PDF bookmarks from the document's headings (h1 a set, h2 its sections…). Chromium builds the
+   * outline from the tagged structure, so this also asks for a tagged PDF.
+   */
+  outline?: boolean;
 }
 
 interface BrowserSlot {
@@ -169,6 +174,7 @@ export class PdfRenderer {
           ? { top: '16mm', bottom: '14mm', left: '14mm', right: '14mm' }
           : { top: '12mm', bottom: '12mm', left: '14mm', right: '14mm' },
         timeout: this.timeoutMs,
+        ...(pdf.outline ? { outline: true, tagged: true } : {}),
       });
       reusable = !timedOut();
       return Buffer.from(bytes);

@@ -5,9 +5,10 @@ import type { Store } from '../store/db.js';
 import { findSnapshot, listSnapshots, type StoredSnapshot } from '../store/snapshots.js';
 import { VERSION } from '../version.js';
 import { writeAtomically } from '../write-atomically.js';
+import { biggestMoves, movesOf } from './digest/movers.js';
 import { safeFileName } from './file-names.js';
 import type { ReportFormat } from './formats.js';
-import { renderReportHtml } from './html.js';
+import { type ReportContents, renderReportHtml } from './html.js';
 import { buildReportModel, type ReportModel } from './model/index.js';
 import type { PageSetup } from './page.js';
 import type { PdfRenderer, PdfRendererOptions } from './pdf.js';
@@ -34,6 +35,10 @@ export interface RenderSnapshotOptions {
   page?: PageSetup;
   /** File name without extension; `reportBaseName(snapshot)` when absent (a batch makes names unique). */
   baseName?: string;
+  /** Sections and detail (`reports[].sections`, `reports[].detail`); everything in full by default. */
+  contents?: ReportContents;
+  /** PDF bookmarks from the headings (set for a digest-mode report over one set). */
+  outline?: boolean;
 }
 
 export interface RenderReportOptions extends RenderSnapshotOptions {
@@ -93,7 +98,25 @@ export async function renderReportDocuments(
     );
   }
   const history = await listSnapshots(store, { querySetId: snapshot.querySet.id, account: snapshot.account });
-  return { snapshot, ...(await renderSnapshotDocuments(snapshot, history, options)) };
+  return {
+    snapshot,
+    ...(await renderSnapshotDocuments(snapshot, history, await withBriefMovers(store, snapshot, options))),
+  };
+}
+
+/**
+ * The options with the brief's "top movers" filled in when the set prints as a summary: they come
+ * from the metric rows, which only the store has (a full report prints no movers, so none are read).
+ */
+export async function withBriefMovers<O extends RenderSnapshotOptions>(
+  store: Store,
+  snapshot: StoredSnapshot,
+  options: O,
+): Promise<O> {
+  if (options.contents?.detail !== 'summary') return options;
+  const rows = await movesOf(store, snapshot);
+  const movers = biggestMoves(rows.previous, rows.current, 5);
+  return { ...options, contents: { ...options.contents, movers } };
 }
 
 /** Renders one snapshot (with the set's history, newest first) without touching the store. */
@@ -135,7 +158,7 @@ export async function renderSnapshotDocuments(
   const model = buildReportModel(snapshot, history, meta);
   const needsHtml = formats.includes('pdf') || formats.includes('html');
   const doc = needsHtml
-    ? renderReportHtml(model, reportTemplatesFor(options.templatesDir), options.page)
+    ? renderReportHtml(model, reportTemplatesFor(options.templatesDir), options.page, options.contents)
     : undefined;
 
   for (const format of formats) {
@@ -146,13 +169,19 @@ export async function renderSnapshotDocuments(
       // Loaded on first use: an idle daemon, or a run writing only xlsx/html, never loads puppeteer.
       const renderer = options.renderer ?? new (await import('./pdf.js')).PdfRenderer(options.chromium);
       try {
-        writeAtomically(file, await renderer.render(doc.html, { ...doc, page: options.page }));
+        writeAtomically(
+          file,
+          await renderer.render(doc.html, { ...doc, page: options.page, outline: options.outline }),
+        );
       } finally {
         if (!options.renderer) await renderer.close();
       }
     } else if (format === 'xlsx') {
       const { renderWorkbook } = await import('./xlsx.js'); // exceljs, only when a workbook is asked for
-      writeAtomically(file, await renderWorkbook(snapshot, history, { ...meta, account: snapshot.account }));
+      writeAtomically(
+        file,
+        await renderWorkbook(snapshot, history, { ...meta, account: snapshot.account }, options.contents),
+      );
     }
     written.push(file);
   }

@@ -15,6 +15,8 @@ export { TemplateError };
 
 export interface ReportTemplates {
   report: Handlebars.TemplateDelegate;
+  /** Several sets in one document (digest/html.ts). */
+  digest: Handlebars.TemplateDelegate;
   header: Handlebars.TemplateDelegate;
   footer: Handlebars.TemplateDelegate;
   css: string;
@@ -69,6 +71,7 @@ export function loadReportTemplates(templatesDir?: string): ReportTemplates {
   };
   return {
     report: compile('report.hbs'),
+    digest: compile('digest.hbs'),
     header: compile('header.hbs'),
     footer: compile('footer.hbs'),
     css: readFileSync(find('report.css'), 'utf8'),

@@ -1,7 +1,8 @@
 import ExcelJS from 'exceljs';
 import type { StoredSnapshot } from '../store/snapshots.js';
 import { reportLocale, t, withLocale } from './locale/locale.js';
-import { createContext, type WorkbookMeta } from './xlsx/context.js';
+import { REPORT_SECTIONS, type ReportSection } from './sections.js';
+import { createContext, type SheetContext, type WorkbookMeta } from './xlsx/context.js';
 import { SheetWriter } from './xlsx/sheet-writer.js';
 import { writeAbout } from './xlsx/sheets/about.js';
 import { writeData } from './xlsx/sheets/data.js';
@@ -17,15 +18,55 @@ import { TableNames } from './xlsx/text.js';
 
 export type { WorkbookMeta } from './xlsx/context.js';
 
+/** The group sheet of each section of the report (`reports[].sections`). */
+const SECTION_SHEETS: Readonly<Record<ReportSection, SheetDef>> = {
+  overview: overviewSheet,
+  presence: presenceSheet,
+  life: lifeSheet,
+  gravity: gravitySheet,
+  scout: scoutSheet,
+  market: marketSheet,
+};
+
 /** The group sheets, in the order analysts read them (and the PDF's section order). */
-const GROUP_SHEETS: readonly SheetDef[] = [
-  overviewSheet,
-  presenceSheet,
-  lifeSheet,
-  gravitySheet,
-  scoutSheet,
-  marketSheet,
-];
+const GROUP_SHEETS: readonly SheetDef[] = REPORT_SECTIONS.map((section) => SECTION_SHEETS[section]);
+
+/**
+ * Which parts of a set the workbook shows: the report's `sections`, and for `detail: summary` only
+ * what the two-page brief prints from (the overview); About, Run history and Data always, since
+ * they hold every number whatever the document prints.
+ */
+export interface WorkbookContents {
+  sections?: readonly ReportSection[];
+  detail?: 'full' | 'summary';
+}
+
+function chosenSheets(contents: WorkbookContents): SheetDef[] {
+  if (contents.detail === 'summary') return [overviewSheet];
+  const chosen = new Set(contents.sections ?? REPORT_SECTIONS);
+  return REPORT_SECTIONS.filter((section) => chosen.has(section)).map((section) => SECTION_SHEETS[section]);
+}
+
+/** Excel's limit for a sheet name, and the characters it refuses in one. */
+const MAX_SHEET_NAME = 31;
+const SHEET_NAME_FORBIDDEN = /[[\]:*?/\\]/g;
+
+/**
+ * A worksheet name Excel accepts, unique in the workbook (case-insensitive): `label` (a digest's
+ * short set label, "S2") before the sheet's title, forbidden characters replaced, cut to 31.
+ */
+export function sheetName(used: Set<string>, title: string, label?: string): string {
+  const base = (label ? `${label} ${title}` : title)
+    .replace(SHEET_NAME_FORBIDDEN, '-')
+    .slice(0, MAX_SHEET_NAME);
+  let name = base;
+  for (let n = 2; used.has(name.toLowerCase()); n++) {
+    const suffix = ` (${n})`;
+    name = `${base.slice(0, MAX_SHEET_NAME - suffix.length)}${suffix}`;
+  }
+  used.add(name.toLowerCase());
+  return name;
+}
 
 /**
  * Not `History`: Excel reserves that sheet name (shared-workbook change tracking; Microsoft's "Rename
@@ -46,61 +87,81 @@ export const WORKBOOK_SHEETS: readonly string[] = [
 /** Every metric endpoint key the workbook shows; a test checks it covers the whole catalog. */
 export const XLSX_ENDPOINTS: readonly string[] = GROUP_SHEETS.flatMap((sheet) => sheet.endpoints);
 
-const sheetOf: ReadonlyMap<string, string> = new Map(
-  GROUP_SHEETS.flatMap((sheet) => sheet.endpoints.map((key) => [key, sheet.name] as const)),
-);
-
 /**
- * The analyst workbook of one snapshot: a sheet per metric group, `About` and a long run history over
- * every stored snapshot of the set. Reads only the snapshot (never the network); a missing or invalid
- * payload becomes a "Data unavailable" row where its table would be, never an exception.
+ * The analyst workbook of one snapshot: a sheet per metric group (those `contents` chooses), `About`
+ * and a long run history over every stored snapshot of the set. Reads only the snapshot (never the
+ * network); a missing or invalid payload becomes a "Data unavailable" row where its table would be,
+ * never an exception.
  */
 export async function renderWorkbook(
   snapshot: StoredSnapshot,
   history: StoredSnapshot[],
   meta: WorkbookMeta,
+  contents: WorkbookContents = {},
 ): Promise<Buffer> {
   // Titles, headers and notes in the reader's language; the cells are built synchronously, so the
   // locale cannot leak to another render (see withLocale). Serialising happens after, outside it.
-  const workbook = withLocale(reportLocale(meta.locale), () => buildWorkbook(snapshot, history, meta));
+  const workbook = withLocale(reportLocale(meta.locale), () => {
+    const book = newWorkbook(meta);
+    const ctx = createContext(snapshot, history, meta);
+    writeSetSheets(book, ctx, contents);
+    writeDataSheet(book, [ctx]);
+    return book.workbook;
+  });
   return Buffer.from(await workbook.xlsx.writeBuffer());
 }
 
-function buildWorkbook(
-  snapshot: StoredSnapshot,
-  history: StoredSnapshot[],
-  meta: WorkbookMeta,
-): ExcelJS.Workbook {
-  const ctx = createContext(snapshot, history, meta);
+/** A workbook being built, with the names its sheets and tables already use. */
+export interface BookInProgress {
+  workbook: ExcelJS.Workbook;
+  tables: TableNames;
+  sheetNames: Set<string>;
+}
+
+export function newWorkbook(meta: Pick<WorkbookMeta, 'version' | 'generatedAt'>): BookInProgress {
   const workbook = new ExcelJS.Workbook();
   workbook.creator = `reportd ${meta.version}`;
   workbook.created = meta.generatedAt;
   workbook.modified = meta.generatedAt;
-  const tables = new TableNames();
-  const context = `${snapshot.brand.name} · ${snapshot.querySet.name} · ${snapshot.run.display_name}`;
+  return { workbook, tables: new TableNames(), sheetNames: new Set() };
+}
 
-  const titles = new Map(GROUP_SHEETS.map((sheet) => [sheet.name, t(sheet.titleKey)]));
-  for (const sheet of GROUP_SHEETS) {
-    const title = titles.get(sheet.name) ?? sheet.name;
-    const w = new SheetWriter(workbook.addWorksheet(title), tables, sheet.name);
-    w.banner(`${title} — ${context}`);
+/**
+ * One set's sheets: its chosen group sheets, About and Run history. In a digest `label` ("S2")
+ * prefixes their names and their table names (`S2_Overview_Summary`), so several sets share a book.
+ */
+export function writeSetSheets(
+  book: BookInProgress,
+  ctx: SheetContext,
+  contents: WorkbookContents,
+  label?: string,
+): void {
+  const { snapshot } = ctx;
+  const scope = (id: string) => (label ? `${label}_${id}` : id);
+  const add = (title: string) => book.workbook.addWorksheet(sheetName(book.sheetNames, title, label));
+  const context = `${snapshot.brand.name} · ${snapshot.querySet.name} · ${snapshot.run.display_name}`;
+  const shownSheetOf = new Map<string, string>();
+  for (const sheet of chosenSheets(contents)) {
+    const ws = add(t(sheet.titleKey));
+    for (const key of sheet.endpoints) shownSheetOf.set(key, ws.name);
+    const w = new SheetWriter(ws, book.tables, scope(sheet.name));
+    w.banner(`${t(sheet.titleKey)} — ${context}`);
     sheet.write(w, ctx);
     w.finish();
   }
-  const about = new SheetWriter(workbook.addWorksheet(t('xlsx.sheet.about')), tables, 'About');
-  const shownSheetOf = new Map([...sheetOf].map(([key, name]) => [key, titles.get(name) ?? name]));
+  const about = new SheetWriter(add(t('xlsx.sheet.about')), book.tables, scope('About'));
   writeAbout(about, ctx, shownSheetOf);
   about.finish();
-  const historySheet = new SheetWriter(
-    workbook.addWorksheet(t('xlsx.sheet.history')),
-    tables,
-    // The id, not the title: table names stay `Run_history_History` in every language.
-    HISTORY_SHEET,
-  );
+  // The id, not the title, names the tables: `Run_history_History` in every language.
+  const historySheet = new SheetWriter(add(t('xlsx.sheet.history')), book.tables, scope(HISTORY_SHEET));
   writeHistory(historySheet, ctx);
   historySheet.finish();
-  const dataSheet = new SheetWriter(workbook.addWorksheet(t('xlsx.sheet.data')), tables, DATA_SHEET);
-  writeData(dataSheet, ctx);
+}
+
+/** The `Data` sheet: every set's tidy rows in one table (its columns name the account, set and run). */
+export function writeDataSheet(book: BookInProgress, sets: readonly SheetContext[]): void {
+  const ws = book.workbook.addWorksheet(sheetName(book.sheetNames, t('xlsx.sheet.data')));
+  const dataSheet = new SheetWriter(ws, book.tables, DATA_SHEET);
+  writeData(dataSheet, sets);
   dataSheet.finish();
-  return workbook;
 }

@@ -9,6 +9,7 @@ import { formatInZone } from '../schedule/listing.js';
 import { scrubOrNull } from '../secrets.js';
 import type { Store } from '../store/db.js';
 import { listDeliveries } from '../store/deliveries.js';
+import { coverLabel } from '../store/digest-deliveries.js';
 import { listOpenIncidents } from '../store/incidents.js';
 import { getJobState } from '../store/job-state.js';
 import { latestFiles } from './downloads.js';
@@ -97,6 +98,8 @@ export async function statusView({ config, store, now, deliveries = 15 }: Status
       report: d.report,
       querySetId: d.query_set_id,
       runId: d.run_id,
+      /** A digest's (set:run) list; absent for a per-set delivery. */
+      covers: d.covers === null ? undefined : coverLabel(d),
       state: d.state,
       attempts: d.attempts,
       error: scrubOrNull(d.last_error),

@@ -192,7 +192,9 @@ export async function migrate(store: Store, list: readonly Migration[]): Promise
   const newest = Math.max(0, ...done);
   if (newest > known) {
     // A newer reportd migrated this store; running old code on it could corrupt data.
-    throw new StoreError(`store schema version ${newest} is newer than this reportd knows (${known}); upgrade reportd`);
+    throw new StoreError(
+      `store schema version ${newest} is newer than this reportd knows (${known}); upgrade reportd`,
+    );
   }
   if (recorded && sorted.every((migration) => done.has(migration.version))) return [];
   await store.transaction(

@@ -44,6 +44,8 @@ export interface DeliveryRow {
   channel_state: string | null;
   /** What the row carries (migration 12): a report, or an alert's message; the worker builds by it. */
   kind?: DeliveryKind;
+  /** A digest's exact (account, set, run) list as canonical JSON (digest-deliveries.ts); null for a per-set row. */
+  covers: string | null;
 }
 
 /** The destination of email rows; every other destination is a channel name. */

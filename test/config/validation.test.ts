@@ -118,7 +118,7 @@ ${SMTP}reports:
     const good = '{{brand}} · {{query_set}} · {{run}} ({{report}})';
     expect(loadConfig(writeConfig(withSubject(good)), {}).reports[0]?.email?.subject).toBe(good);
     expect(check(withSubject('{{brnad}} weekly'))).toEqual([
-      'reports[0].email.subject: unknown variable {{brnad}}; use {{brand}}, {{query_set}}, {{run}}, {{report}}',
+      'reports[0].email.subject: unknown variable {{brnad}}; use {{brand}}, {{query_set}}, {{run}}, {{report}}, {{sets}}, {{period}}',
     ]);
     const [broken] = check(withSubject('{{brand} weekly'));
     expect(broken).toMatch(/^reports\[0\]\.email\.subject: not a valid Handlebars template: /);

@@ -59,7 +59,36 @@ const content = (delivery: { query_set_id: number; run_id: number; id: number })
   summary: 'Presence rose on ChatGPT.',
   files: [{ path: fakeFile(tmp.dir, `r${delivery.id}.pdf`, 4096), format: 'pdf' }],
 });
-const renderer: DeliveryRenderer = { render: async (delivery) => content(delivery) };
+/** A digest row's content: two sets' headlines, as headline.ts's digestEmailContent gives. */
+const digestContent = (delivery: { id: number }): EmailContent => ({
+  ...content({ query_set_id: 101, run_id: 7, id: delivery.id }),
+  summary: undefined,
+  digest: {
+    period: 'Week 7 – Week 8',
+    sets: [
+      {
+        brand: 'Northwind <Coffee> & Co',
+        querySet: 'Main set',
+        run: 'Week 7',
+        querySetId: 101,
+        runId: 7,
+        kpis: [{ label: 'Life', value: '61', delta: '−3', arrow: '▼', good: false, bad: true }],
+      },
+      {
+        brand: 'Contoso Tea',
+        querySet: 'Tea set',
+        run: 'Week 8',
+        querySetId: 102,
+        runId: 8,
+        noNewRun: 'No new run since Week 8.',
+        kpis: [{ label: 'Life', value: '55', delta: '+2', arrow: '▲', good: true, bad: false }],
+      },
+    ],
+  },
+});
+const renderer: DeliveryRenderer = {
+  render: async (delivery) => (delivery.covers ? digestContent(delivery) : content(delivery)),
+};
 
 function senders(): Map<string, ChannelSender> {
   return new Map<string, ChannelSender>([
@@ -194,6 +223,61 @@ describe('channels through the outbox', () => {
       verifyWithPython({ ...hook, raw: Buffer.from(hook.raw.toString('utf8').replace('weekly', 'weekly2')) }),
     ).toBe('invalid');
     expect(await listRecipients(store, row.id)).toMatchObject([{ recipient: 'ops', state: 'accepted' }]);
+  });
+
+  it('a digest goes to every destination, one row each, and each channel shows every set', async () => {
+    const box = outbox(everywhere);
+    const runs = [
+      { account: 'acme', querySetId: 102, runId: 8 },
+      { account: 'acme', querySetId: 101, runId: 7 },
+    ];
+    const rows = await box.enqueueDigestAll('weekly', runs);
+    expect(rows.map((r) => [r.delivery.destination, r.created, r.delivery.query_set_id])).toEqual([
+      ['email', true, 0],
+      ['marketing', true, 0],
+      ['leadership', true, 0],
+      ['ops', true, 0],
+    ]);
+    // One digest, numbered once for the report whatever the destination.
+    expect(new Set(rows.map((r) => r.delivery.run_id))).toEqual(new Set([1]));
+    // The same runs in another order are the same digest: nothing new is enqueued.
+    expect((await box.enqueueDigestAll('weekly', [...runs].reverse())).map((r) => r.created)).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ]);
+    const outcomes = await box.drain();
+    expect(outcomes.map((o) => [o.destination, o.result])).toEqual([
+      ['email', 'sent'],
+      ['marketing', 'sent'],
+      ['leadership', 'sent'],
+      ['ops', 'sent'],
+    ]);
+    expect(smtp.messages).toHaveLength(1);
+
+    const [, message] = [...peers.slackMessages][0]!;
+    const blocks = JSON.stringify(message.blocks);
+    expect(blocks).toContain('Main set · query set 101 · Week 7');
+    expect(blocks).toContain('Tea set · query set 102 · Week 8');
+    expect(blocks).toContain('No new run since Week 8.');
+    expect(blocks).toContain('Life: 55 ▲ +2');
+
+    const card = JSON.stringify(peers.accepted('teams')[0]!.fields);
+    expect(card).toContain('Tea set · query set 102 · Week 8');
+    expect(card).toContain('"title":"Life","value":"55 ▲ +2"');
+
+    const hook = peers.accepted('hook')[0]!;
+    expect(verifyWithPython(hook)).toBe('valid');
+    const body = JSON.parse(hook.raw.toString('utf8'));
+    expect(body.type).toBe('report.delivered');
+    expect(body.data.digest).toMatchObject({
+      period: 'Week 7 – Week 8',
+      sets: [
+        { query_set: { id: 101, name: 'Main set' }, run: { id: 7, label: 'Week 7' }, no_new_run: false },
+        { query_set: { id: 102, name: 'Tea set' }, run: { id: 8, label: 'Week 8' }, no_new_run: true },
+      ],
+    });
   });
 
   it('Slack 5xx then 200: one message, after the outage, and the email is never resent', async () => {

@@ -36,6 +36,7 @@ reports:
     email: { to: [ceo@example.com], subject: "Weekly — {{brand}} — {{run}}" }
   - name: both
     query_sets: [101, 102]
+    mode: per_set
     schedule: { cron: "0 8 * * 1", timezone: Europe/Berlin }
     email: { to: [cmo@example.com], subject: "{{query_set}} — {{run}}" }
 log: { level: warn }

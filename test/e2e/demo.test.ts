@@ -26,8 +26,10 @@ describe('reportd demo (the README quick start)', () => {
     expect(result.stderr).not.toMatch(/unexpected error|at .*\.js:\d+/);
     expect(result.code).toBe(0);
     const files = readdirSync(out);
-    // Three query sets have published runs; the fourth has none and is skipped.
-    expect(files.filter((f) => f.endsWith('.pdf'))).toHaveLength(3);
+    // Three query sets have published runs (the fourth has none and is skipped): a PDF each, and
+    // the weekly digest across them.
+    expect(files.filter((f) => f.endsWith('.pdf'))).toHaveLength(4);
+    expect(files.filter((f) => f.startsWith('weekly-executive') && f.endsWith('.pdf'))).toHaveLength(1);
     expect(files.filter((f) => f.endsWith('.xlsx'))).toHaveLength(3);
     for (const file of files) expect(result.stdout).toContain(file);
     expect(result.stdout).toContain('Next steps');
@@ -56,11 +58,23 @@ describe('reportd demo (the README quick start)', () => {
     }
   });
 
-  it('writes the weekly email with the PDF attached', async () => {
+  it('writes the weekly email as a digest of every set, with the digest PDF attached', async () => {
     const mail = await simpleParser(readFileSync(join(out, 'weekly-executive.eml')));
-    expect(mail.subject).toMatch(/^AI visibility — Northwind Coffee — Week \d+ · 2026$/);
-    expect(mail.attachments.map((a) => a.contentType)).toContain('application/pdf');
-    expect(mail.text).toBeTruthy();
+    // The demo published a newer run of one set: the period runs from the oldest run to the newest.
+    const period = /^AI visibility digest — weekly-executive — Week (\d+) · 2026 – Week (\d+) · 2026$/.exec(
+      mail.subject ?? '',
+    );
+    expect(period, mail.subject).not.toBeNull();
+    expect(Number(period![1])).toBeLessThan(Number(period![2]));
+    expect(mail.attachments.map((a) => a.contentType)).toEqual(['application/pdf']);
+    for (const set of ['Core buying journeys', 'Office & wholesale', 'Everyday tea']) {
+      expect(mail.text).toContain(set);
+    }
+    const digest = readdirSync(out).find((f) => f.startsWith('weekly-executive') && f.endsWith('.pdf'))!;
+    const text = execFileSync('pdftotext', [join(out, digest), '-'], { encoding: 'utf8' });
+    expect(text).toContain('Portfolio');
+    for (const set of ['Core buying journeys', 'Office & wholesale', 'Everyday tea'])
+      expect(text).toContain(set);
   });
 
   it('writes the alert email the published movement run caused, without attachment', async () => {

@@ -34,6 +34,7 @@ const SAME_AS_ENGLISH: Readonly<Record<string, readonly string[]>> = {
     'market.dStar',
     'col.neg',
     'stance.neutral',
+    'digest.portfolio', // the same word in German
   ],
   fr: [
     'group.life',

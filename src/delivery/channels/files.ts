@@ -35,7 +35,34 @@ export function kpiLine(kpi: EmailContent['kpis'][number]): string {
   return `${kpi.value}${kpi.delta ? ` ${kpi.arrow} ${kpi.delta}`.replace(/\s+/g, ' ') : ''}`;
 }
 
-/** The headline every channel leads with. */
+/** The headline every channel leads with; a digest's names its brands and the period it covers. */
 export function title(content: EmailContent): string {
+  if (content.digest) {
+    const brands = [...new Set(content.digest.sets.map((s) => s.brand))].join(', ');
+    return `${brands} — ${content.digest.period}`;
+  }
   return `${content.brand} — ${content.run.display_name}`;
+}
+
+/** One set's line under the headline: its name, id and run (a digest has one per set). */
+export function setLine(set: { querySet: string; querySetId: number; run?: string }): string {
+  return `${set.querySet} · query set ${set.querySetId}${set.run ? ` · ${set.run}` : ''}`;
+}
+
+/**
+ * The sections a channel message shows: one per set of a digest (its headline KPIs and, when the run
+ * was in an earlier message, that note), or the single set's.
+ */
+export function headlineSets(
+  content: EmailContent,
+): { line: string; kpis: EmailContent['kpis']; note?: string }[] {
+  if (!content.digest) {
+    return [
+      {
+        line: setLine({ querySet: content.querySet.name, querySetId: content.querySet.id }),
+        kpis: content.kpis,
+      },
+    ];
+  }
+  return content.digest.sets.map((set) => ({ line: setLine(set), kpis: set.kpis, note: set.noNewRun }));
 }

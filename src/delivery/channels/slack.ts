@@ -1,7 +1,7 @@
 import type { KnownBlock, Logger as SlackLogger, WebClient } from '@slack/web-api';
 import type { EmailContent } from '../email.js';
 import { alertContext, alertTitle, firingLines } from './alert-text.js';
-import { channelFiles, kpiLine, title } from './files.js';
+import { channelFiles, headlineSets, kpiLine, title } from './files.js';
 import { retryAfter } from './http-answer.js';
 import type { ChannelAlert, ChannelDelivery, ChannelNotice, ChannelResult, ChannelSender } from './types.js';
 
@@ -127,29 +127,27 @@ export function createSlackSender(config: SlackChannelConfig): ChannelSender {
 export function slackBlocks(_delivery: ChannelDelivery, content: EmailContent): KnownBlock[] {
   const blocks: KnownBlock[] = [
     { type: 'header', text: { type: 'plain_text', text: clip(title(content), 150) } },
-    {
-      type: 'context',
-      elements: [
-        {
-          type: 'plain_text',
-          text: clip(`${content.querySet.name} · query set ${content.querySet.id}`, 2000),
-        },
-      ],
-    },
   ];
-  // A section holds at most 10 fields.
-  for (let i = 0; i < content.kpis.length; i += 10) {
-    blocks.push({
-      type: 'section',
-      fields: content.kpis
-        .slice(i, i + 10)
-        .map((k) => ({ type: 'plain_text', text: clip(`${k.label}: ${kpiLine(k)}`, 2000) })),
-    });
+  // A digest shows every set's headline; Slack takes at most 50 blocks per message.
+  for (const set of headlineSets(content)) {
+    blocks.push({ type: 'context', elements: [{ type: 'plain_text', text: clip(set.line, 2000) }] });
+    if (set.note) {
+      blocks.push({ type: 'section', text: { type: 'plain_text', text: clip(set.note, 3000) } });
+    }
+    // A section holds at most 10 fields.
+    for (let i = 0; i < set.kpis.length; i += 10) {
+      blocks.push({
+        type: 'section',
+        fields: set.kpis
+          .slice(i, i + 10)
+          .map((k) => ({ type: 'plain_text', text: clip(`${k.label}: ${kpiLine(k)}`, 2000) })),
+      });
+    }
   }
   if (content.summary) {
     blocks.push({ type: 'section', text: { type: 'plain_text', text: clip(content.summary, 3000) } });
   }
-  return blocks;
+  return blocks.slice(0, 50);
 }
 
 /** A failure notice: a header and the text, both `plain_text` (the text quotes API replies). */

@@ -1,6 +1,6 @@
 import type { EmailContent } from '../email.js';
 import { alertContext, alertTitle, firingLines } from './alert-text.js';
-import { kpiLine, title } from './files.js';
+import { headlineSets, kpiLine, title } from './files.js';
 import { postJson } from './http-answer.js';
 import type { ChannelAlert, ChannelNotice, ChannelSender } from './types.js';
 
@@ -42,16 +42,14 @@ export function teamsMessage(content: EmailContent) {
   // (FactSet values render as plain text) or are stripped of link syntax in TextBlocks.
   const body: unknown[] = [
     { type: 'TextBlock', text: plain(title(content)), size: 'Large', weight: 'Bolder', wrap: true },
-    {
-      type: 'TextBlock',
-      text: plain(`${content.querySet.name} · query set ${content.querySet.id}`),
-      isSubtle: true,
-      spacing: 'None',
-      wrap: true,
-    },
   ];
-  if (content.kpis.length > 0) {
-    body.push({ type: 'FactSet', facts: content.kpis.map((k) => ({ title: k.label, value: kpiLine(k) })) });
+  // A digest shows every set's headline, one block of facts per set.
+  for (const set of headlineSets(content)) {
+    body.push({ type: 'TextBlock', text: plain(set.line), isSubtle: true, spacing: 'None', wrap: true });
+    if (set.note) body.push({ type: 'TextBlock', text: plain(set.note), wrap: true });
+    if (set.kpis.length > 0) {
+      body.push({ type: 'FactSet', facts: set.kpis.map((k) => ({ title: k.label, value: kpiLine(k) })) });
+    }
   }
   if (content.summary) body.push({ type: 'TextBlock', text: plain(content.summary), wrap: true });
   return cardMessage(body);

@@ -94,6 +94,19 @@ export function webhookBody(
       run: { id: content.run.id, label: content.run.display_name },
       kpis: content.kpis.map((k) => ({ label: k.label, value: k.value, delta: k.delta || null })),
       summary: content.summary ?? null,
+      // A digest: every (set, run) it covers with its headline; null for a single set's delivery.
+      digest: content.digest
+        ? {
+            period: content.digest.period,
+            sets: content.digest.sets.map((set) => ({
+              brand: set.brand,
+              query_set: { id: set.querySetId, name: set.querySet },
+              run: { id: set.runId, label: set.run },
+              kpis: set.kpis.map((k) => ({ label: k.label, value: k.value, delta: k.delta || null })),
+              no_new_run: set.noNewRun !== undefined,
+            })),
+          }
+        : null,
       files: files.map((f) => ({
         name: f.name,
         format: f.format,

@@ -8,6 +8,7 @@ import m008 from './008-schedule-events.js';
 import m009 from './009-incidents.js';
 import m011 from './011-delivery-destinations.js';
 import m012 from './012-alerts.js';
+import m013 from './013-digest-covers.js';
 import m014 from './014-notice-destinations.js';
 import { postgresDdl } from './postgres-ddl.js';
 
@@ -41,5 +42,6 @@ export const migrations: readonly Migration[] = [
   m009,
   m011,
   m012,
+  m013,
   m014,
 ];

@@ -29,14 +29,22 @@ function snapshotsOf(ctx: SheetContext): ReportSnapshot[] {
 }
 
 /**
- * The tidy rows of the set across every stored run, as one Excel table: the same rows, built by the
- * same mapping (api/metric-rows.ts), as the store's `metric_values` and `reportd export`, so an
+ * The tidy rows of the set (of every set, in a digest's workbook) across its stored runs, as one
+ * Excel table: the same rows, built by the same mapping (api/metric-rows.ts), as the store's `metric_values` and `reportd export`, so an
  * analyst can pivot the whole history without leaving the file. Values keep the API's scale; the
  * number format follows the row's unit. The columns are those of `metric_values`, so a pivot built on
  * one fits the other.
  */
-export function writeData(w: SheetWriter, ctx: SheetContext): void {
+export function writeData(w: SheetWriter, sets: readonly SheetContext[]): void {
+  // A digest's sets one after another in one table: the account, set and run columns tell them apart.
+  const rows = sets.flatMap(dataRows);
+  w.ws.views = [{ state: 'frozen', xSplit: 0, ySplit: 1, topLeftCell: 'A2' }];
+  w.table({ name: 'Data', columns: METRIC_VALUE_COLUMNS.map((header) => ({ header })), rows });
+}
+
+function dataRows(ctx: SheetContext): CellInput[][] {
   const snapshots = snapshotsOf(ctx);
+  // Run labels resolve within the set: two sets may both have a "Week 37".
   const runIdByLabel = new Map(snapshots.map((s) => [s.run.display_name, s.run.id]));
   const rows: CellInput[][] = [];
   for (const snapshot of snapshots) {
@@ -66,6 +74,5 @@ export function writeData(w: SheetWriter, ctx: SheetContext): void {
       }
     }
   }
-  w.ws.views = [{ state: 'frozen', xSplit: 0, ySplit: 1, topLeftCell: 'A2' }];
-  w.table({ name: 'Data', columns: METRIC_VALUE_COLUMNS.map((header) => ({ header })), rows });
+  return rows;
 }

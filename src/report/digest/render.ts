@@ -1,0 +1,214 @@
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Store } from '../../store/db.js';
+import { isReportable } from '../../store/payloads.js';
+import { findSnapshot, listSnapshots, type StoredSnapshot } from '../../store/snapshots.js';
+import { VERSION } from '../../version.js';
+import { writeAtomically } from '../../write-atomically.js';
+import { safeFileName } from '../file-names.js';
+import { type ReportContents, type ReportHtml, renderReportHtml } from '../html.js';
+import { buildReportModel, type ReportModel } from '../model/index.js';
+import type { PageSetup } from '../page.js';
+import type { PdfRenderer } from '../pdf.js';
+import { topLevelBookmarkPages } from '../pdf-outline.js';
+import { type RenderSnapshotOptions, reportBaseName } from '../render.js';
+import { reportTemplatesFor } from '../templates.js';
+import { type DigestPages, type DigestSet, periodOf, renderDigestHtml } from './html.js';
+import { biggestMoves, movesOf } from './movers.js';
+
+/**
+ * Renders a digest: one PDF (and HTML, and workbook) across the covered runs of a report's sets. Reads only the store. With one set the PDF is that set's report plus its outline.
+ */
+
+export interface DigestRun {
+  account: string | null;
+  querySetId: number;
+  runId: number;
+  /** Already in an earlier message of this report ("no new run since …"). */
+  repeated?: boolean;
+}
+
+export interface RenderDigestOptions extends RenderSnapshotOptions {
+  report: string;
+  runs: readonly DigestRun[];
+  contents?: Omit<ReportContents, 'movers'>;
+}
+
+/** A covered set as the digest drew it: the model its section (and the email's headline) came from. */
+export interface RenderedDigestSet {
+  snapshot: StoredSnapshot;
+  model: ReportModel;
+  repeated?: boolean;
+}
+
+/** The files written and the sets they were drawn from, in the order of `runs`. */
+export interface RenderedDigest {
+  paths: string[];
+  sets: RenderedDigestSet[];
+  /** The runs' labels, collapsed when equal ("Week 37", "Week 36 – Week 37"). */
+  period: string;
+}
+
+/** Top-level headings before the first set in digest.hbs: cover, contents, portfolio. */
+const HEADINGS_BEFORE_SETS = 3;
+
+/**
+ * Renders the digest in each of `options.formats`; with no format (a Teams card) only the models are
+ * built and nothing is written, not even the folder.
+ */
+export async function renderDigest(store: Store, options: RenderDigestOptions): Promise<RenderedDigest> {
+  const meta = {
+    generatedAt: options.generatedAt ?? new Date(),
+    version: options.version ?? VERSION,
+    locale: options.locale,
+    timeZone: options.timeZone,
+  };
+  const loaded = [];
+  for (const run of options.runs) {
+    const snapshot = await findSnapshot(store, {
+      querySetId: run.querySetId,
+      runId: run.runId,
+      account: run.account ?? undefined,
+    });
+    if (!snapshot || !isReportable(snapshot.state)) {
+      throw new Error(`run ${run.runId} of query set ${run.querySetId} is not stored complete`);
+    }
+    const history = await listSnapshots(store, {
+      querySetId: snapshot.querySet.id,
+      account: snapshot.account,
+    });
+    loaded.push({ run, snapshot, history, ...(await movesOf(store, snapshot)) });
+  }
+  const sets: DigestSet[] = loaded.map((l) => ({
+    model: buildReportModel(l.snapshot, l.history, meta),
+    repeated: l.run.repeated,
+    moves: biggestMoves(l.previous, l.current, 5),
+  }));
+  const moves = biggestMoves(
+    loaded.flatMap((l) => l.previous),
+    loaded.flatMap((l) => l.current),
+    10,
+  );
+  const templates = reportTemplatesFor(options.templatesDir);
+  const contents = options.contents ?? {};
+  const single = loaded.length === 1 ? loaded[0] : undefined;
+  const period = periodOf(loaded.map((l) => l.snapshot.run));
+  const formats = [...new Set(options.formats)];
+  const outDir = resolve(options.outDir);
+  if (formats.length > 0) mkdirSync(outDir, { recursive: true });
+  const base = join(
+    outDir,
+    single ? reportBaseName(single.snapshot) : safeFileName([options.report, period]),
+  );
+  const digestHtml: DigestHtml = (pages, frontOnly) =>
+    single
+      ? renderReportHtml(sets[0]!.model, templates, options.page, { ...contents, movers: sets[0]!.moves })
+      : renderDigestHtml(
+          {
+            report: options.report,
+            sets,
+            moves,
+            locale: options.locale,
+            timeZone: options.timeZone,
+            page: options.page,
+            contents,
+            period,
+            pages,
+            frontOnly,
+          },
+          templates,
+        );
+
+  const written: string[] = [];
+  for (const format of formats) {
+    const file = `${base}.${format}`;
+    if (format === 'html') writeAtomically(file, digestHtml().html);
+    else if (format === 'pdf') {
+      // Loaded on first use, as for one set: a daemon that has not rendered yet never loads puppeteer.
+      const renderer = options.renderer ?? new (await import('../pdf.js')).PdfRenderer(options.chromium);
+      try {
+        writeAtomically(
+          file,
+          await printDigestPdf(renderer, digestHtml, loaded.length, !single, options.page),
+        );
+      } finally {
+        if (!options.renderer) await renderer.close();
+      }
+    } else if (format === 'xlsx') {
+      // One workbook, the same sets and sections as the PDF (exceljs loaded only when asked for).
+      if (single) {
+        const { renderWorkbook } = await import('../xlsx.js');
+        const { snapshot, history } = single;
+        writeAtomically(
+          file,
+          await renderWorkbook(snapshot, history, { ...meta, account: snapshot.account }, contents),
+        );
+      } else {
+        const { renderDigestWorkbook } = await import('./workbook.js');
+        const books = loaded.map((l) => ({
+          snapshot: l.snapshot,
+          history: l.history,
+          repeated: l.run.repeated,
+        }));
+        writeAtomically(file, await renderDigestWorkbook(options.report, books, meta, contents));
+      }
+    }
+    written.push(file);
+  }
+  return {
+    paths: written,
+    sets: loaded.map((l, i) => ({ snapshot: l.snapshot, model: sets[i]!.model, repeated: l.run.repeated })),
+    period,
+  };
+}
+
+/** How the digest's HTML is built for each pass of the PDF (renderDigestHtml with pages and part). */
+export type DigestHtml = (pages?: DigestPages, frontOnly?: boolean) => ReportHtml;
+
+/** Chromium's page total in a header or footer template; the front-matter pass gives it as text. */
+const TOTAL_PAGES = '<span class="totalPages"></span>';
+
+/**
+ * The digest PDF. One set (no contents page): one render. Several: the whole document is printed
+ * once with its outline, which tells the page each set starts on; then only the front matter (cover
+ * and contents, now with those numbers) is printed and its pages replace the draft's (front-pages.ts).
+ * That second pass costs a two-page render instead of the whole document again. The whole document
+ * is printed a second time only when the front matter cannot be swapped in safely: the outline could
+ * not be read (the contents then have no numbers), a custom header or footer prints the page total
+ * in a form this does not recognise, or the filled-in contents came out longer than the draft's.
+ */
+export async function printDigestPdf(
+  renderer: PdfRenderer,
+  html: DigestHtml,
+  setCount: number,
+  withContents: boolean,
+  page?: PageSetup,
+): Promise<Buffer> {
+  const first = html();
+  const draft = await renderer.render(first.html, { ...first, page, outline: true });
+  if (!withContents) return draft;
+  const tops = topLevelBookmarkPages(draft);
+  if (!tops || tops.length !== HEADINGS_BEFORE_SETS + setCount) return draft;
+  const pages: DigestPages = { portfolio: tops[2]!, sets: tops.slice(HEADINGS_BEFORE_SETS) };
+  const full = async () => {
+    const final = html(pages);
+    return renderer.render(final.html, { ...final, page, outline: true });
+  };
+  const front = html(pages, true);
+  const templates = [front.headerTemplate ?? '', front.footerTemplate ?? ''];
+  if (templates.some((t) => t.includes('totalPages') && !t.includes(TOTAL_PAGES))) return full();
+  // pdf-lib only when a digest prints: the daemon's start-up does not load it.
+  const { readDraft, withFrontPages } = await import('./front-pages.js');
+  const read = await readDraft(draft);
+  const total = (t?: string) => t?.replaceAll(TOTAL_PAGES, `<span>${read.pageCount}</span>`);
+  const frontPdf = await renderer.render(front.html, {
+    ...front,
+    headerTemplate: total(front.headerTemplate),
+    footerTemplate: total(front.footerTemplate),
+    page,
+    // Tagged like the draft, so the swapped pages carry the same kind of marked content.
+    outline: true,
+  });
+  // The portfolio page follows the front matter: the front matter is its page number minus one.
+  return (await withFrontPages(read, frontPdf, pages.portfolio - 1)) ?? full();
+}
