@@ -2,12 +2,14 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSmtp, type TestSmtp } from '../delivery/smtp-helpers.js';
 import { runCli } from '../helpers/cli.js';
 import { testEngine } from '../helpers/test-store.js';
 import { type SyncEnv, startSyncEnv } from '../sync/helpers/sync-env.js';
 
 /**
- * The read commands (`status`, `history`, `export`, `render`) as a user runs them, on a
+ * The read commands (`status`, `history`, `export`, `render`) and `deliver` (to a real SMTP
+ * server) as a user runs them, on a
  * store synced from the sandbox over HTTP, on the engine under test: the SQLite file, or in the
  * `postgres` vitest project a PostgreSQL database named by `store.url`. Each command opens the store
  * through the async seam and closes it; a stray un-awaited read would lose rows or hang the exit.
@@ -16,6 +18,7 @@ import { type SyncEnv, startSyncEnv } from '../sync/helpers/sync-env.js';
 let env: SyncEnv;
 let config: string;
 let out: string;
+let smtp: TestSmtp;
 beforeAll(async () => {
   env = await startSyncEnv({
     rate: { requests: 2000, windowMs: 1000 },
@@ -28,11 +31,20 @@ beforeAll(async () => {
     env.store.engine === 'postgres'
       ? `store: { url: '${env.storePath}' }`
       : `store: { path: ${env.storePath} }`;
-  writeFileSync(file, readFileSync(file, 'utf8').replace(/^store: .*$/m, store));
+  smtp = await startSmtp();
+  const reports = `smtp: { url: "${smtp.url}", from: "Reports <reports@example.com>" }
+reports:
+  - name: weekly
+    query_sets: [101]
+    formats: [xlsx]
+    email: { to: [ceo@example.com] }
+`;
+  writeFileSync(file, `${readFileSync(file, 'utf8').replace(/^store: .*$/m, store)}\n${reports}`);
   config = file;
   out = mkdtempSync(join(tmpdir(), 'reportd-store-engines-'));
 }, 60_000);
 afterAll(async () => {
+  await smtp?.close();
   await env.close();
   rmSync(out, { recursive: true, force: true });
 });
@@ -114,4 +126,20 @@ describe('read commands on the store', () => {
       'reportd: run 1 of query set 101 is not stored (run `reportd sync` first)',
     );
   }, 60_000);
+
+  it('deliver sends the newest run once through the outbox on the store, and history shows it', async () => {
+    const first = await runCli(['deliver', '--config', config, '--report', 'weekly']);
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/^sent: report weekly, query set 101, run \d+ to ceo@example\.com/);
+    expect(smtp.messages).toHaveLength(1);
+    const again = await runCli(['deliver', '--config', config, '--report', 'weekly']);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/^already delivered/);
+    expect(smtp.messages).toHaveLength(1);
+    const rows = await env.store.all<{ state: string; message_id: string }>(
+      'SELECT state, message_id FROM deliveries',
+    );
+    expect(rows).toEqual([{ state: 'sent', message_id: smtp.messages[0]!.messageId }]);
+  }, 120_000);
 });
