@@ -1,4 +1,12 @@
-import { PDFDocument, PDFName } from 'pdf-lib';
+import { ParseSpeeds, PDFArray, PDFDict, PDFDocument, PDFName, PDFRef } from 'pdf-lib';
+
+/**
+ * pdf-lib yields to the event loop every N objects while it parses and writes; its default (100)
+ * makes a 100-page digest (some 15,000 objects, mostly the tagged structure) take hundreds of turns
+ * of the loop, each one a chance for other work to cut in, and the swap took tens of seconds on a
+ * busy machine. 1,500 keeps a daemon's loop answering (a few ms per slice) at a tenth of the turns.
+ */
+const OBJECTS_PER_TICK = ParseSpeeds.Fast;
 
 /**
  * The digest's contents page needs the page each set starts on, which only a render knows. Printing
@@ -17,8 +25,33 @@ export interface DraftPdf {
 
 export async function readDraft(pdf: Uint8Array): Promise<DraftPdf> {
   // updateMetadata: false keeps Chromium's Producer and dates instead of pdf-lib's.
-  const doc = await PDFDocument.load(pdf, { updateMetadata: false });
+  const doc = await PDFDocument.load(pdf, { updateMetadata: false, parseSpeed: OBJECTS_PER_TICK });
   return { pageCount: doc.getPageCount(), doc };
+}
+
+/**
+ * The page (1-based) each top-level bookmark points at, in outline order: where the cover, contents,
+ * portfolio and each set start. Undefined when the outline is missing or a bookmark has no page
+ * destination (the caller then prints the contents without numbers rather than wrong ones).
+ */
+export function topLevelBookmarkPages(draft: DraftPdf): number[] | undefined {
+  const { doc } = draft;
+  const pageOf = new Map(doc.getPages().map((page, i) => [page.ref.toString(), i + 1]));
+  const outlines = doc.catalog.lookupMaybe(PDFName.of('Outlines'), PDFDict);
+  const pages: number[] = [];
+  const seen = new Set<string>();
+  let item = outlines?.get(PDFName.of('First'));
+  while (item instanceof PDFRef) {
+    if (seen.has(item.toString())) return undefined;
+    seen.add(item.toString());
+    const entry = doc.context.lookup(item, PDFDict);
+    const target = entry.lookupMaybe(PDFName.of('Dest'), PDFArray)?.get(0);
+    const page = target instanceof PDFRef ? pageOf.get(target.toString()) : undefined;
+    if (page === undefined) return undefined;
+    pages.push(page);
+    item = entry.get(PDFName.of('Next'));
+  }
+  return outlines ? pages : undefined;
 }
 
 /**
@@ -32,7 +65,7 @@ export async function withFrontPages(
   front: Uint8Array,
   frontPages: number,
 ): Promise<Buffer | undefined> {
-  const source = await PDFDocument.load(front, { updateMetadata: false });
+  const source = await PDFDocument.load(front, { updateMetadata: false, parseSpeed: OBJECTS_PER_TICK });
   if (source.getPageCount() !== frontPages || draft.pageCount < frontPages) return undefined;
   const indices = Array.from({ length: frontPages - 1 }, (_, i) => i + 1);
   const copied = await draft.doc.copyPages(source, indices);
@@ -47,5 +80,11 @@ export async function withFrontPages(
     }
   }
   // Plain objects and a classic xref table, as Chromium writes them (no object streams).
-  return Buffer.from(await draft.doc.save({ useObjectStreams: false, updateFieldAppearances: false }));
+  return Buffer.from(
+    await draft.doc.save({
+      useObjectStreams: false,
+      updateFieldAppearances: false,
+      objectsPerTick: OBJECTS_PER_TICK,
+    }),
+  );
 }

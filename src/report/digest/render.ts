@@ -10,7 +10,6 @@ import { type ReportContents, type ReportHtml, renderReportHtml } from '../html.
 import { buildReportModel, type ReportModel } from '../model/index.js';
 import type { PageSetup } from '../page.js';
 import type { PdfRenderer } from '../pdf.js';
-import { topLevelBookmarkPages } from '../pdf-outline.js';
 import { type RenderSnapshotOptions, reportBaseName } from '../render.js';
 import { reportTemplatesFor } from '../templates.js';
 import { type DigestPages, type DigestSet, periodOf, renderDigestHtml } from './html.js';
@@ -187,7 +186,10 @@ export async function printDigestPdf(
   const first = html();
   const draft = await renderer.render(first.html, { ...first, page, outline: true });
   if (!withContents) return draft;
-  const tops = topLevelBookmarkPages(draft);
+  // pdf-lib only when a digest prints: the daemon's start-up does not load it.
+  const { readDraft, topLevelBookmarkPages, withFrontPages } = await import('./front-pages.js');
+  const read = await readDraft(draft);
+  const tops = topLevelBookmarkPages(read);
   if (!tops || tops.length !== HEADINGS_BEFORE_SETS + setCount) return draft;
   const pages: DigestPages = { portfolio: tops[2]!, sets: tops.slice(HEADINGS_BEFORE_SETS) };
   const full = async () => {
@@ -197,9 +199,6 @@ export async function printDigestPdf(
   const front = html(pages, true);
   const templates = [front.headerTemplate ?? '', front.footerTemplate ?? ''];
   if (templates.some((t) => t.includes('totalPages') && !t.includes(TOTAL_PAGES))) return full();
-  // pdf-lib only when a digest prints: the daemon's start-up does not load it.
-  const { readDraft, withFrontPages } = await import('./front-pages.js');
-  const read = await readDraft(draft);
   const total = (t?: string) => t?.replaceAll(TOTAL_PAGES, `<span>${read.pageCount}</span>`);
   const frontPdf = await renderer.render(front.html, {
     ...front,
