@@ -37,6 +37,7 @@ reports:
   - name: weekly
     query_sets: [101]
     formats: [xlsx]
+    schedule: { cron: "0 8 * * 1" }
     email: { to: [ceo@example.com] }
 `;
   writeFileSync(file, `${readFileSync(file, 'utf8').replace(/^store: .*$/m, store)}\n${reports}`);

@@ -83,6 +83,6 @@ describe('trigger: new_run with several runs published between two syncs', () =>
       ['acme', 101, newest101.id],
       ['acme', 102, later.id],
     ]);
-    expect(listDeliveries(env.store)).toHaveLength(2);
+    expect(await listDeliveries(env.store)).toHaveLength(2);
   });
 });

@@ -61,6 +61,9 @@ describe('request_log as the budget history', () => {
     await clock.advance(599);
     expect(granted).toBe(false);
     await clock.advance(1);
+    // The grant may still be on its way through the store (PostgreSQL: round trips), its 1 ms sleep
+    // registered after the advance: wake sleepers until it lands.
+    await driveUntil(clock, () => granted);
     await pending;
     expect(granted).toBe(true);
     expect(await countRequestsSince(reopened, 'k', clock.now() - 1000)).toBe(1);
