@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { MAX_TIMER_SECONDS } from '../config/sections.js';
 import { UsageError } from '../errors/index.js';
-import { MOVEMENT_DROP_POINTS, SANDBOX_IDS } from '../sandbox/dataset.js';
 import { SET_ID_STRIDE } from '../sandbox/dataset/companies.js';
+import { MOVEMENT_DROP_POINTS, SANDBOX_IDS } from '../sandbox/dataset.js';
 import { startSandbox } from '../sandbox/server.js';
 
 /**

@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Clock, systemClock } from '../clock.js';
-import { createDataset, type SandboxDataset } from './dataset.js';
 import { companyCredentials, companyOfSet } from './dataset/companies.js';
+import { createDataset, type SandboxDataset } from './dataset.js';
 import { BAD_GATEWAY_HTML, type FaultKind, FaultPlan } from './faults.js';
 import { handlerFor } from './handlers.js';
 import { SlidingWindow } from './rate-window.js';
