@@ -211,7 +211,12 @@ function storeIssues(store: unknown): ConfigIssue[] {
   if (!isRecord(store)) return [];
   const set = (['path', 'url', 'url_file'] as const).filter((key) => store[key] !== undefined);
   if (set.length < 2) return [];
-  return [{ path: `store.${set[1]}`, message: `set one of store.path, store.url or store.url_file, not ${set.join(' and ')}` }];
+  return [
+    {
+      path: `store.${set[1]}`,
+      message: `set one of store.path, store.url or store.url_file, not ${set.join(' and ')}`,
+    },
+  ];
 }
 
 function smtpIssues(smtp: unknown, reportCount: number): ConfigIssue[] {
