@@ -93,7 +93,11 @@ export class RateBudget {
     if (!(options.requests >= 1) || !(options.windowMs > 0)) {
       throw new RangeError(`rate budget ${this.key}: requests must be >= 1 and windowMs > 0`);
     }
-    if (requests === this.requests && options.windowMs === this.windowMs && concurrency === this.concurrency) {
+    if (
+      requests === this.requests &&
+      options.windowMs === this.windowMs &&
+      concurrency === this.concurrency
+    ) {
       return false;
     }
     this.requests = requests;
@@ -233,7 +237,11 @@ export class RateBudget {
    * with the record of this start, so two processes can never both take the last slot and any number
    * of them stay within the key's limit. `logged` is set when the start was recorded here.
    */
-  private async decide(): Promise<{ at: number; now: number; logged?: { row: unknown } | { error: unknown } }> {
+  private async decide(): Promise<{
+    at: number;
+    now: number;
+    logged?: { row: unknown } | { error: unknown };
+  }> {
     const history = this.history;
     const step = async () => {
       const now = this.clock.now();
