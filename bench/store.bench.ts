@@ -84,11 +84,15 @@ async function drain(stores: Store[]): Promise<number> {
   return performance.now() - started;
 }
 
-async function timeOutbox(target: () => Promise<StoreTarget>): Promise<{ enqueueMs: number; one: number; four: number }> {
+async function timeOutbox(
+  target: () => Promise<StoreTarget>,
+): Promise<{ enqueueMs: number; one: number; four: number }> {
   const result = { enqueueMs: 0, one: 0, four: 0 };
   for (const workers of [1, WORKERS]) {
     const where = await target();
-    const stores = await Promise.all(Array.from({ length: workers }, () => openStore(where, { deriveMetrics: false })));
+    const stores = await Promise.all(
+      Array.from({ length: workers }, () => openStore(where, { deriveMetrics: false })),
+    );
     try {
       const started = performance.now();
       for (let i = 0; i < ROWS; i++) {
