@@ -12,7 +12,11 @@
  *   for the same wall time;
  * - the slowest key's own ratio (least_k / wall, the minimum over keys: a starved account shows here);
  * - peak RSS of the process that ran the sync (`process.resourceUsage().maxRSS`), and its RSS before;
- * - -145 answers the client saw (goal 0).
+ * - -145 answers the client saw (goal 0);
+ * - CPU of the sync process per request, how busy its event loop was, and request latency (p50/p95).
+ *   A request counts against its key from its start until one window after its END (api/budget.ts),
+ *   so each slot cycles every W + latency + the 2% margin: in this bench's short window, latency
+ *   under load is what separates budget use from 1.0, a cost a real 60 s window makes 10× smaller.
  *
  *   npm run bench:sync -- --accounts 200                 # both engines, 12 requests per 6 s per key
  *   npm run bench:sync -- --accounts 50 --engine sqlite  # one engine
@@ -64,6 +68,12 @@ interface EngineResult {
   slowestKeyUse: number;
   rssBeforeMb: number;
   peakRssMb: number;
+  /** CPU (user + system) this process spent in the pass, and how busy its event loop was (0..1). */
+  cpuMs: number;
+  eventLoopBusy: number;
+  /** Request durations (grant to answer parsed), ms: each counts against its key's window (see budget.ts). */
+  latencyP50: number;
+  latencyP95: number;
 }
 
 /** The sandbox CLI as its own process; resolves with its base URL once it listens. */
@@ -116,6 +126,9 @@ async function measure(engine: string, target: StoreTarget): Promise<EngineResul
     };
   });
   const perAccount = new Map<string, number>();
+  const durations: number[] = [];
+  const cpuBefore = process.cpuUsage();
+  const eluBefore = performance.eventLoopUtilization();
   try {
     const summary = await runSync({
       store,
@@ -126,9 +139,14 @@ async function measure(engine: string, target: StoreTarget): Promise<EngineResul
         catalog_ttl_minutes: 60,
         max_payload_retries: 3,
       },
-      onRequest: (event) => perAccount.set(event.account, (perAccount.get(event.account) ?? 0) + 1),
+      onRequest: (event) => {
+        perAccount.set(event.account, (perAccount.get(event.account) ?? 0) + 1);
+        durations.push(event.durationMs);
+      },
     });
     const wall = summary.durationMs;
+    const cpu = process.cpuUsage(cpuBefore);
+    const elu = performance.eventLoopUtilization(eluBefore);
     // The server's window, not the budget's (which adds a small skew margin): the honest yardstick.
     const ratios = accounts.map(
       (a) => minimumDurationMs(perAccount.get(a.name) ?? 0, rate.requests, rate.windowMs) / wall,
@@ -147,11 +165,20 @@ async function measure(engine: string, target: StoreTarget): Promise<EngineResul
       rssBeforeMb: rssBefore / 1024 / 1024,
       // maxRSS is in kilobytes.
       peakRssMb: process.resourceUsage().maxRSS / 1024,
+      cpuMs: (cpu.user + cpu.system) / 1000,
+      eventLoopBusy: elu.utilization,
+      latencyP50: quantile(durations, 0.5),
+      latencyP95: quantile(durations, 0.95),
     };
   } finally {
     await store.close();
     child.kill('SIGTERM');
   }
+}
+
+function quantile(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(q * (sorted.length - 1))] ?? 0;
 }
 
 async function freshDatabase(adminUrl: string): Promise<string> {
@@ -205,6 +232,9 @@ function report(r: EngineResult): string {
     `slowest_key=${r.slowestKeyUse.toFixed(3)}`,
     `rss_before=${r.rssBeforeMb.toFixed(0)}MB`,
     `peak_rss=${r.peakRssMb.toFixed(0)}MB`,
+    `cpu_ms=${r.cpuMs.toFixed(0)} (${((r.cpuMs * 1000) / Math.max(1, r.requests)).toFixed(0)} µs/request)`,
+    `event_loop_busy=${r.eventLoopBusy.toFixed(2)}`,
+    `latency_p50/p95=${r.latencyP50.toFixed(0)}/${r.latencyP95.toFixed(0)}ms`,
     `errors=${r.errors.length}`,
     ok ? 'OK' : 'BELOW TARGET',
   ].join(' ');

@@ -243,11 +243,8 @@ export class RateBudget {
     logged?: { row: unknown } | { error: unknown };
   }> {
     const history = this.history;
-    const step = async () => {
-      const now = this.clock.now();
-      const others = (await history?.others?.(this.key, now - this.windowMs, now)) ?? [];
-      const finished = others.length ? [...this.finished, ...others].sort((a, b) => a - b) : this.finished;
-      const at = nextStartTime(
+    const startAt = (finished: number[], now: number) =>
+      nextStartTime(
         {
           finished,
           inFlight: this.inFlight,
@@ -257,10 +254,21 @@ export class RateBudget {
         },
         now,
       );
+    const step = async () => {
+      const now = this.clock.now();
+      const others = (await history?.others?.(this.key, now - this.windowMs, now)) ?? [];
+      const finished = others.length ? [...this.finished, ...others].sort((a, b) => a - b) : this.finished;
+      const at = startAt(finished, now);
       if (at > now || !history?.exclusive) return { at, now };
       return { at, now, logged: { row: await history.record(this.key, now) } };
     };
     if (!history?.others || !history.exclusive) return step();
+    // Other processes' requests can only push the next start later, so when this process's own
+    // window already says "not yet", sleep without the store's lock: a transaction per wake-up
+    // (one per waiting key, hundreds at agency scale) would hold SQLite's one write lock for nothing.
+    const now = this.clock.now();
+    const earliest = startAt(this.finished, now);
+    if (earliest > now) return { at: earliest, now };
     try {
       return await history.exclusive(this.key, step);
     } catch (error) {
@@ -270,7 +278,13 @@ export class RateBudget {
   }
 
   private async grantHead(now: number, recorded?: { row: unknown } | { error: unknown }): Promise<void> {
-    const waiter = this.queue[0]!;
+    const waiter = this.queue[0];
+    if (!waiter) {
+      // Every caller gave up (abort) while the store decided: nobody starts; a recorded start ends now.
+      if (recorded && 'row' in recorded)
+        this.history?.finish?.(recorded.row, this.clock.now())?.catch(() => {});
+      return;
+    }
     let logged: unknown;
     try {
       if (recorded && 'error' in recorded) throw recorded.error;
