@@ -21,7 +21,8 @@
  *   npm run bench:sync -- --accounts 200                 # both engines, 12 requests per 6 s per key
  *   npm run bench:sync -- --accounts 50 --engine sqlite  # one engine
  *   options: --rate R/SECONDS (default 12/6: the real 2 requests/s per key, in a 10× shorter window),
- *            --backfill N (default 1), --concurrency N (per account, default 4)
+ *            --backfill N (default 1), --concurrency N (per account, default 4),
+ *            --pool-size N (PostgreSQL connections of the sync process; default: the store's, 10)
  *
  * Each engine runs in a child process of its own (so its peak RSS is its own), which starts the
  * sandbox as a third process: the sandbox's CPU is then not the sync's. PostgreSQL is
@@ -54,6 +55,8 @@ const rate = parseRate(rateText);
 const backfill = Number(flag('--backfill', '1'));
 const concurrency = Number(flag('--concurrency', '4'));
 const engineFlag = flag('--engine', 'both');
+/** PostgreSQL pool size (connections); absent: the store's default. */
+const poolSize = process.argv.includes('--pool-size') ? Number(flag('--pool-size', '10')) : undefined;
 
 interface EngineResult {
   engine: string;
@@ -110,7 +113,7 @@ async function startSandboxProcess(): Promise<{ baseUrl: string; child: ChildPro
 /** One engine, in this process: the measurement itself. */
 async function measure(engine: string, target: StoreTarget): Promise<EngineResult> {
   const { baseUrl, child } = await startSandboxProcess();
-  const store = await openStore(target);
+  const store = await openStore(target, { poolSize });
   const rssBefore = process.memoryUsage().rss;
   const base = { apiKey: 'sandbox-key', apiSecret: 'sandbox-secret' };
   const accounts: SyncAccount[] = Array.from({ length: accountsCount }, (_, i) => {
