@@ -54,9 +54,10 @@ interface Waiter {
  */
 export class RateBudget {
   readonly key: string;
-  readonly requests: number;
-  readonly windowMs: number;
-  readonly concurrency: number;
+  // Not readonly: `reconfigure` applies the key's options when the config changes (daemon reload).
+  requests: number;
+  windowMs: number;
+  concurrency: number;
   private readonly clock: Clock;
   private readonly history?: RequestHistory;
   /** When finished requests ended (as the history reports them), ascending, only those still in the window. */
@@ -80,6 +81,32 @@ export class RateBudget {
     this.concurrency = Math.max(1, options.concurrency ?? Number.POSITIVE_INFINITY);
     this.clock = options.clock ?? systemClock;
     this.history = options.history;
+  }
+
+  /**
+   * Applies the key's options (a reloaded config may change its rate_limit or concurrency) without
+   * forgetting the requests already counted or in flight. True when something changed.
+   */
+  reconfigure(options: Pick<RateBudgetOptions, 'requests' | 'windowMs' | 'concurrency'>): boolean {
+    const requests = Math.floor(options.requests);
+    const concurrency = Math.max(1, options.concurrency ?? Number.POSITIVE_INFINITY);
+    if (!(options.requests >= 1) || !(options.windowMs > 0)) {
+      throw new RangeError(`rate budget ${this.key}: requests must be >= 1 and windowMs > 0`);
+    }
+    if (
+      requests === this.requests &&
+      options.windowMs === this.windowMs &&
+      concurrency === this.concurrency
+    ) {
+      return false;
+    }
+    this.requests = requests;
+    this.windowMs = options.windowMs;
+    this.concurrency = concurrency;
+    // A larger window or limit may free a slot now; a sleeping drain re-reads the state after waking.
+    this.sleepAbort?.abort();
+    void this.drain();
+    return true;
   }
 
   /**
@@ -216,11 +243,8 @@ export class RateBudget {
     logged?: { row: unknown } | { error: unknown };
   }> {
     const history = this.history;
-    const step = async () => {
-      const now = this.clock.now();
-      const others = (await history?.others?.(this.key, now - this.windowMs, now)) ?? [];
-      const finished = others.length ? [...this.finished, ...others].sort((a, b) => a - b) : this.finished;
-      const at = nextStartTime(
+    const startAt = (finished: number[], now: number) =>
+      nextStartTime(
         {
           finished,
           inFlight: this.inFlight,
@@ -230,10 +254,21 @@ export class RateBudget {
         },
         now,
       );
+    const step = async () => {
+      const now = this.clock.now();
+      const others = (await history?.others?.(this.key, now - this.windowMs, now)) ?? [];
+      const finished = others.length ? [...this.finished, ...others].sort((a, b) => a - b) : this.finished;
+      const at = startAt(finished, now);
       if (at > now || !history?.exclusive) return { at, now };
       return { at, now, logged: { row: await history.record(this.key, now) } };
     };
     if (!history?.others || !history.exclusive) return step();
+    // Other processes' requests can only push the next start later, so when this process's own
+    // window already says "not yet", sleep without the store's lock: a transaction per wake-up
+    // (one per waiting key, hundreds at agency scale) would hold SQLite's one write lock for nothing.
+    const now = this.clock.now();
+    const earliest = startAt(this.finished, now);
+    if (earliest > now) return { at: earliest, now };
     try {
       return await history.exclusive(this.key, step);
     } catch (error) {
@@ -297,13 +332,17 @@ const shared = new Map<string, RateBudget>();
 
 /**
  * One budget per API key in this process: every client, sync and command using the same key draws
- * from the same window, as the server counts it. Options of the first caller win.
+ * from the same window, as the server counts it. The budget follows the key's options as the latest
+ * caller gives them (all callers build them with `accountBudget` from the config, which allows one set
+ * per key), so a reloaded config takes effect; the clock and history stay those it was built with.
  */
 export function sharedBudget(key: string, options: Omit<RateBudgetOptions, 'key'>): RateBudget {
   let budget = shared.get(key);
   if (!budget) {
     budget = new RateBudget({ ...options, key });
     shared.set(key, budget);
+  } else {
+    budget.reconfigure(options);
   }
   return budget;
 }

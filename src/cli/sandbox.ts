@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { MAX_TIMER_SECONDS } from '../config/sections.js';
 import { UsageError } from '../errors/index.js';
+import { SET_ID_STRIDE } from '../sandbox/dataset/companies.js';
 import { MOVEMENT_DROP_POINTS, SANDBOX_IDS } from '../sandbox/dataset.js';
 import { startSandbox } from '../sandbox/server.js';
 
@@ -17,11 +18,12 @@ interface SandboxFlags {
   stallMs: string;
   key: string;
   secret: string;
+  companies: string;
   hostile?: boolean;
   publishEvery?: string;
 }
 
-/** The company's sets that have runs: where `--publish-every` and SIGUSR2 publish. */
+/** The demo company's sets that have runs: where `--publish-every` and SIGUSR2 publish (in every company). */
 const PUBLISHING_SETS = [SANDBOX_IDS.sets.main, SANDBOX_IDS.sets.secondary, SANDBOX_IDS.sets.lumen];
 
 /** `120/60` → 120 requests per 60 seconds. */
@@ -54,6 +56,11 @@ export function register(program: Command): void {
     .option('--stall-ms <ms>', 'how long a stall fault waits before answering', '3000')
     .option('--key <key>', 'API key the sandbox accepts', 'sandbox-key')
     .option('--secret <secret>', 'API secret the sandbox accepts', 'sandbox-secret')
+    .option(
+      '--companies <n>',
+      'serve N companies, each with its own brands, sets, runs and rate window; company c > 1 uses key KEY-c and secret SECRET-c (sandbox-key-7 / sandbox-secret-7)',
+      '1',
+    )
     .option('--hostile', 'put hostile strings (formula, script tag) into the data set')
     .option(
       '--publish-every <seconds>',
@@ -65,7 +72,12 @@ export function register(program: Command): void {
         flags.publishEvery === undefined
           ? undefined
           : parseNumber('--publish-every', flags.publishEvery, 1, MAX_TIMER_SECONDS) * 1000;
+      const companies = parseNumber('--companies', flags.companies, 1, 10_000);
+      if (!Number.isInteger(companies)) {
+        throw new UsageError(`--companies must be a whole number (got "${flags.companies}")`);
+      }
       const sandbox = await startSandbox({
+        companies,
         port: parseNumber('--port', flags.port, 0, 65_535),
         host: flags.host,
         rate: parseRate(flags.rate),
@@ -80,16 +92,25 @@ export function register(program: Command): void {
       out.write(`  base URL:   ${sandbox.baseUrl}\n`);
       out.write(`  api key:    ${sandbox.apiKey}\n`);
       out.write(`  api secret: ${sandbox.apiSecret}\n`);
+      if (companies > 1) {
+        const last = sandbox.credentials(companies);
+        out.write(
+          `  companies:  ${companies} (company c > 1: key ${sandbox.apiKey}-c, secret ${sandbox.apiSecret}-c, sets ${SANDBOX_IDS.sets.main}+(c-1)*${SET_ID_STRIDE}…; e.g. ${last.apiKey} / ${last.apiSecret})\n`,
+        );
+      }
       out.write(
         `  try:        curl -s -H 'X-Api-Key: ${sandbox.apiKey}' -H 'X-Api-Secret: ${sandbox.apiSecret}' ${sandbox.baseUrl}/brands/list\n`,
       );
       // New runs that trip the example alert rules, on a timer and/or on `kill -USR2 <pid>`.
       const publish = () => {
-        for (const id of PUBLISHING_SETS) {
-          const run = sandbox.publishRun(id, { movement: true });
-          out.write(
-            `published run ${run.id} (${run.display_name}) of query set ${id}: presence −${MOVEMENT_DROP_POINTS} pts, a new error register entry\n`,
-          );
+        for (let company = 1; company <= companies; company++) {
+          for (const demoId of PUBLISHING_SETS) {
+            const id = demoId + (company - 1) * SET_ID_STRIDE;
+            const run = sandbox.publishRun(id, { movement: true });
+            out.write(
+              `published run ${run.id} (${run.display_name}) of query set ${id}: presence −${MOVEMENT_DROP_POINTS} pts, a new error register entry\n`,
+            );
+          }
         }
       };
       const timer = everyMs === undefined ? undefined : setInterval(publish, everyMs);

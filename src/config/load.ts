@@ -4,6 +4,7 @@ import { LineCounter, parseDocument, visit } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError, type ConfigIssue } from '../errors/index.js';
 import { scrub } from '../secrets.js';
+import { budgetOptionIssues } from './budget-options.js';
 import { interpolate, typeWholeReferences } from './interpolate.js';
 import { formatPath, fromZodIssues } from './issues.js';
 import { deepFreeze, resolveConfig } from './resolve.js';
@@ -63,7 +64,9 @@ function build(document: unknown, baseDir: string, env: NodeJS.ProcessEnv, label
   if (!result.success && retype(raw, wholeReferences, result.error.issues) > 0)
     result = configSchema.safeParse(raw);
   const later = [
-    ...(result.success ? [] : fromZodIssues(result.error.issues, configSchema)),
+    ...(result.success
+      ? budgetOptionIssues(result.data.accounts)
+      : fromZodIssues(result.error.issues, configSchema)),
     ...crossFieldIssues(raw),
   ];
   issues.push(...later.filter((issue) => !unset.has(issue.path)));

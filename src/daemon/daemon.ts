@@ -1,7 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { alertMessageBuilder, channelAlertBuilder } from '../alerts/deliver-alert.js';
 import { runAlertPass } from '../alerts/run-alerts.js';
-import { sharedBudget } from '../api/budget.js';
 import { type Clock, systemClock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import { channelSenders } from '../delivery/channels/index.js';
@@ -20,9 +19,8 @@ import { statusPageAccess } from '../status/access.js';
 import { statusRoutes } from '../status/routes.js';
 import { openStore, type Store } from '../store/db.js';
 import { watchStoreFile } from '../store/file-watch.js';
-import { StoreRequestHistory } from '../store/request-log.js';
 import { lastFinishedSyncRun } from '../store/sync-runs.js';
-import { budgetKeyFor } from '../sync/budget-key.js';
+import { accountBudget } from '../sync/account-budget.js';
 import { runSync, type SyncOptions } from '../sync/sync.js';
 import { type SyncSummary, syncOutcome } from '../sync/types.js';
 import { type HealthServer, startHealthServer } from './http.js';
@@ -112,18 +110,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     }
     return problem;
   };
-  const budgetHistory = new StoreRequestHistory(store);
   const metrics = createMetrics({
     store,
     budgets: () =>
       config.accounts.map((account) => {
-        const budget = sharedBudget(budgetKeyFor(account), {
-          requests: account.rate_limit.requests,
-          windowMs: account.rate_limit.window_seconds * 1000,
-          concurrency: account.concurrency,
-          clock,
-          history: budgetHistory,
-        });
+        // The sync's own builder: the same options for the key, whichever of the two asks first.
+        const budget = accountBudget(account, { store, clock });
         return { account: account.name, used: budget.usedInWindow(), limit: budget.requests };
       }),
   });

@@ -2,12 +2,11 @@ import { dayMonthYear, isoWeekMonday, isoWithOffset, WEEK_MS, weekLabel } from '
 import {
   BRANDS,
   type BrandDef,
-  brandById,
   COMPANY_ID,
   type CompetitorDef,
-  QUERY_SETS,
   type QuerySetDef,
 } from './dataset/catalog.js';
+import { type CompanyCatalog, companyCatalog } from './dataset/companies.js';
 import { errorsOf, type GravityErrorDef } from './dataset/error-register.js';
 import { type SourceDef, sourcesOf } from './dataset/sources.js';
 import { hashSeed } from './rng.js';
@@ -27,6 +26,8 @@ export interface DatasetOptions {
    * for tests proving the report treats API strings as untrusted text. Off by default.
    */
   hostile?: boolean;
+  /** Which company of a multi-company sandbox (see dataset/companies.ts); 1, the demo, by default. */
+  company?: number;
 }
 
 export const HOSTILE = {
@@ -66,8 +67,6 @@ export function presenceDrop(set: SetRecord, i: number): number {
   return total;
 }
 
-const FIRST_RUN_ID = 4821;
-
 /** Publication: the Monday after the run's week, early morning, at a set-specific minute. */
 function publishedAt(def: QuerySetDef, periodMonday: number): number {
   return periodMonday + WEEK_MS + 5 * 3_600_000 + (hashSeed(def.id, 'minute') % 50) * 60_000;
@@ -88,19 +87,21 @@ function runRecord(def: QuerySetDef, brand: BrandDef | undefined, index: number,
 
 export class SandboxDataset {
   readonly hostile: boolean;
+  private readonly catalog: CompanyCatalog;
   private readonly sets = new Map<number, SetRecord>();
   private nextRunId: number;
 
   constructor(options: DatasetOptions = {}) {
     this.hostile = options.hostile ?? false;
+    this.catalog = companyCatalog(options.company ?? COMPANY_ID);
     // Run ids are global and follow publication order across sets, as in a real service.
     const pending: Array<{ def: QuerySetDef; index: number; at: number }> = [];
-    for (const def of QUERY_SETS) {
+    for (const def of this.catalog.sets) {
       for (let index = 0; index < def.runs; index++) {
         const monday = isoWeekMonday(2026, def.firstWeek) + index * def.stepWeeks * WEEK_MS;
         pending.push({ def, index, at: publishedAt(def, monday) });
       }
-      const brand = brandById(def.brandId) ?? { ...BRANDS[0]!, id: def.brandId, name: 'Foreign brand' };
+      const brand = this.brandById(def.brandId) ?? { ...BRANDS[0]!, id: def.brandId, name: 'Foreign brand' };
       this.sets.set(def.id, {
         def,
         brand,
@@ -114,7 +115,7 @@ export class SandboxDataset {
       });
     }
     pending.sort((a, b) => a.at - b.at || a.def.id - b.def.id);
-    let id = FIRST_RUN_ID;
+    let id = this.catalog.firstRunId;
     for (const p of pending) {
       const set = this.sets.get(p.def.id)!;
       set.runs.push(runRecord(p.def, set.brand, p.index, id++));
@@ -122,20 +123,24 @@ export class SandboxDataset {
     this.nextRunId = id;
   }
 
+  private brandById(id: number): BrandDef | undefined {
+    return this.catalog.brands.find((b) => b.id === id);
+  }
+
   /** The credential's company brands. */
   brands(): Array<{ id: number; name: string }> {
-    return BRANDS.map((b) => ({ id: b.id, name: b.name }));
+    return this.catalog.brands.map((b) => ({ id: b.id, name: b.name }));
   }
 
   hasBrand(brandId: number): boolean {
-    return BRANDS.some((b) => b.id === brandId);
+    return this.brandById(brandId) !== undefined;
   }
 
   /** Query sets of one of the company's brands, oldest first. */
   setsOfBrand(brandId: number): Array<{ id: number; name: string; created_at: string }> {
-    const brand = brandById(brandId);
+    const brand = this.brandById(brandId);
     return [...this.sets.values()]
-      .filter((s) => s.def.companyId === COMPANY_ID && s.def.brandId === brandId)
+      .filter((s) => s.def.companyId === this.catalog.companyId && s.def.brandId === brandId)
       .sort((a, b) => a.def.createdAt - b.def.createdAt)
       .map((s) => ({
         id: s.def.id,
@@ -147,7 +152,7 @@ export class SandboxDataset {
   /** A set in the company's scope; sets of other companies are as invisible as missing ones. */
   set(querySetId: number): SetRecord | undefined {
     const set = this.sets.get(querySetId);
-    return set && set.def.companyId === COMPANY_ID ? set : undefined;
+    return set && set.def.companyId === this.catalog.companyId ? set : undefined;
   }
 
   /**

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Clock, systemClock } from '../clock.js';
+import { companyCredentials, companyOfSet } from './dataset/companies.js';
 import { createDataset, type SandboxDataset } from './dataset.js';
 import { BAD_GATEWAY_HTML, type FaultKind, FaultPlan } from './faults.js';
 import { handlerFor } from './handlers.js';
@@ -14,7 +15,9 @@ import { BadRequest, parseId, resolveWindow, validateQuery } from './validate.js
  * `{error_code, error_message}`) and decides what the spec leaves open, documented where decided:
  * - order of checks: -4 auth, then -145 rate, then -3 unknown path/method, then -3 parameters, then
  *   -132 query set, then -3 run window;
- * - the rate window is sliding and counts admitted requests only (see rate-window.ts);
+ * - the rate window is sliding, per API key, and counts admitted requests only (see rate-window.ts);
+ * - with `companies` > 1 each company has its own credential, brands, sets, runs and rate window;
+ *   ids never collide across companies, so another company's set is a -132 (dataset/companies.ts);
  * - an unknown brand id on /sets/brands/{brandId}/list is -3, as is an unknown path (with HTTP 500,
  *   like every other failure, so clients classify by error_code only);
  * - faults hit only first attempts (see faults.ts) and count against the rate window.
@@ -23,8 +26,11 @@ import { BadRequest, parseId, resolveWindow, validateQuery } from './validate.js
 export interface SandboxOptions {
   port?: number;
   host?: string;
+  /** Company 1's credential; company c > 1 gets `${apiKey}-c` / `${apiSecret}-c`. */
   apiKey?: string;
   apiSecret?: string;
+  /** How many companies the sandbox serves, each with its own key (default 1). */
+  companies?: number;
   rate?: { requests: number; windowMs: number };
   /** Share (0..1) of first attempts that fail with a network-style fault. */
   faults?: number;
@@ -52,13 +58,17 @@ export interface SandboxStats {
 export interface Sandbox {
   /** http://127.0.0.1:PORT/v2/integration */
   baseUrl: string;
+  /** Company 1's credential. */
   apiKey: string;
   apiSecret: string;
+  companies: number;
+  /** The credential of company 1..companies. */
+  credentials(company: number): { apiKey: string; apiSecret: string };
   stats: SandboxStats;
   resetStats(): void;
   /** Forget which requests were attempted, so their next attempt can fault again (sandbox extra). */
   resetFaults(): void;
-  /** Publishes the next run of a set; `movement` makes it trip the example alert rules. */
+  /** Publishes the next run of a set (of whichever company owns it); `movement` trips the example alert rules. */
   publishRun(
     querySetId: number,
     options?: { movement?: boolean },
@@ -85,7 +95,30 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const window = new SlidingWindow(rate.requests, rate.windowMs, clock);
   const faults = new FaultPlan(options.faults ?? 0, options.faultKinds, options.faultSeed);
   const stallMs = options.faultStallMs ?? 3000;
-  const ds = createDataset({ hostile: options.hostile });
+  const companies = options.companies ?? 1;
+  if (!Number.isSafeInteger(companies) || companies < 1) {
+    throw new RangeError(`sandbox: companies must be a whole number >= 1 (got ${companies})`);
+  }
+  const base = { apiKey, apiSecret };
+  const credentials = (company: number) => {
+    if (!(company >= 1 && company <= companies)) throw new RangeError(`sandbox: no company ${company}`);
+    return companyCredentials(company, base);
+  };
+  // Key → its company; a company's data set is built on its first request, so 200 cost nothing idle.
+  const companyOfKey = new Map<string, { secret: string; company: number }>();
+  for (let company = 1; company <= companies; company++) {
+    const c = credentials(company);
+    companyOfKey.set(c.apiKey, { secret: c.apiSecret, company });
+  }
+  const datasets = new Map<number, SandboxDataset>();
+  const datasetOf = (company: number): SandboxDataset => {
+    let ds = datasets.get(company);
+    if (!ds) {
+      ds = createDataset({ hostile: options.hostile, company });
+      datasets.set(company, ds);
+    }
+    return ds;
+  };
   const stats: SandboxStats = { total: 0, byEndpoint: {}, byErrorCode: {}, faults: 0 };
   const shutdown = new AbortController();
 
@@ -96,10 +129,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     stats.total++;
     const url = new URL(req.url ?? '/', 'http://sandbox');
-    if (req.headers['x-api-key'] !== apiKey || req.headers['x-api-secret'] !== apiSecret) {
-      throw NOT_AUTHORIZED();
-    }
-    if (!window.tryAdmit(apiKey)) throw new ApiFailure(-145, 'Rate limit exceeded');
+    const key = req.headers['x-api-key'];
+    const owner = typeof key === 'string' ? companyOfKey.get(key) : undefined;
+    if (!owner || req.headers['x-api-secret'] !== owner.secret) throw NOT_AUTHORIZED();
+    if (!window.tryAdmit(key as string)) throw new ApiFailure(-145, 'Rate limit exceeded');
     const route = matchRoute(url.pathname);
     if (!route) throw new BadRequest(`no endpoint at ${url.pathname}`);
     bump(stats.byEndpoint, route.endpoint.key);
@@ -129,7 +162,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     validateQuery(route.endpoint, url.searchParams);
     const handler = handlerFor(route.endpoint.key);
     if (!handler) throw new Error(`sandbox: no handler for ${route.endpoint.key}`);
-    const body = answer(ds, route, url.searchParams, handler);
+    const body = answer(datasetOf(owner.company), route, url.searchParams, handler);
     sendJson(res, 200, body);
   }
 
@@ -166,6 +199,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     baseUrl: `http://${host}:${address.port}${BASE_PATH}`,
     apiKey,
     apiSecret,
+    companies,
+    credentials,
     stats,
     resetStats() {
       stats.total = 0;
@@ -174,7 +209,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       stats.byErrorCode = {};
     },
     resetFaults: () => faults.reset(),
-    publishRun: (querySetId, options) => ds.publishRun(querySetId, options),
+    publishRun: (querySetId, options) => {
+      const company = companyOfSet(querySetId);
+      if (company > companies)
+        throw new Error(`sandbox: query set ${querySetId} is in no company of this sandbox`);
+      return datasetOf(company).publishRun(querySetId, options);
+    },
     close() {
       closing ??= new Promise<void>((resolve) => {
         shutdown.abort();

@@ -1,13 +1,12 @@
 import { DEFAULT_MAX_PAYLOAD_MB } from '../api/bounded-json.js';
-import { type RateBudget, sharedBudget } from '../api/budget.js';
 import { ApiClient, type ApiClientOptions, type RequestEvent } from '../api/client.js';
 import { type Clock, systemClock } from '../clock.js';
 import { type Logger, silentLogger } from '../log.js';
 import { recordAccountPass, upsertAccount } from '../store/accounts.js';
 import type { Store } from '../store/db.js';
-import { StoreRequestHistory } from '../store/request-log.js';
 import { asStoreFault, StoreFaultError } from '../store/store-fault.js';
 import { finishSyncRun, startSyncRun } from '../store/sync-runs.js';
+import { accountBudget, type BudgetFactory } from './account-budget.js';
 import { type AccountLease, holdAccountLease } from './account-lease.js';
 import { budgetKeyFor } from './budget-key.js';
 import { type AccountContext, errorMessage, isStoreFault, stopOnNotAuthorized } from './context.js';
@@ -39,7 +38,7 @@ export interface SyncOptions {
   /** Every HTTP attempt of the pass, as the client reports it (the daemon's request metrics). */
   onRequest?: (event: RequestEvent & { account: string }) => void;
   /** The budget of an API key; defaults to the process-wide `sharedBudget`, so passes share windows. */
-  budgetFor?: (key: string, options: Parameters<typeof sharedBudget>[1]) => RateBudget;
+  budgetFor?: BudgetFactory;
   /** Client tuning (tests shorten backoff); never the credentials, which come from the account. */
   client?: Pick<ApiClientOptions, 'backoff' | 'maxAttempts' | 'maxRateLimited' | 'random' | 'timeoutMs'>;
 }
@@ -122,14 +121,7 @@ async function syncAccount(
   if (options.signal?.aborted) onOuterAbort();
   options.signal?.addEventListener('abort', onOuterAbort, { once: true });
 
-  const windowMs = budgetWindowMs(account.rate_limit.window_seconds * 1000);
-  const budget = (options.budgetFor ?? sharedBudget)(budgetKey, {
-    requests: account.rate_limit.requests,
-    windowMs,
-    concurrency: account.concurrency,
-    clock,
-    history: historyFor(budgetKey, store, windowMs),
-  });
+  const budget = accountBudget(account, { store, clock, budgetFor: options.budgetFor });
   const log = (options.logger ?? silentLogger).child({ account: account.name });
   const client = new ApiClient({
     ...options.client,
@@ -216,32 +208,4 @@ async function syncAccount(
     summary.errors.push(...ctx.issues);
     summary.goneSets.push(...ctx.goneSets.map((querySetId) => ({ account: account.name, querySetId })));
   }
-}
-
-/**
- * The budget of a key lives for the whole process (`sharedBudget`), longer than one pass and perhaps
- * longer than one open store: its history follows whichever store the latest pass uses.
- */
-const historyStores = new Map<string, { store: Store }>();
-
-function historyFor(budgetKey: string, store: Store, windowMs: number): StoreRequestHistory {
-  let holder = historyStores.get(budgetKey);
-  if (!holder) {
-    holder = { store };
-    historyStores.set(budgetKey, holder);
-  }
-  holder.store = store;
-  const current = holder;
-  return new StoreRequestHistory(() => current.store, { retainMs: 2 * windowMs });
-}
-
-/**
- * The budget counts a request when it grants the slot; the server counts it when it arrives, a
- * little later and not always equally later (a busy event loop, another process, the network). With
- * no margin, a request granted the instant an old one leaves our window can reach the server while
- * that old one is still in the server's: a -145, which costs a whole window. 2% of the window
- * (50 ms to 1 s) absorbs that jitter for 2% of the throughput.
- */
-export function budgetWindowMs(configuredMs: number): number {
-  return configuredMs + Math.min(1000, Math.max(50, configuredMs * 0.02));
 }

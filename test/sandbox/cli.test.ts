@@ -66,6 +66,35 @@ describe('reportd sandbox (CLI)', () => {
     expect(cli.output()).toMatch(/sandbox stopped \(2 requests served\)/);
   });
 
+  it('serves --companies N, each company with its own key, secret and brands', async () => {
+    const cli = startCli(['--port', '0', '--companies', '3']);
+    const baseUrl = await cli.ready;
+    expect(cli.output()).toMatch(/companies:\s+3 .*sandbox-key-3 \/ sandbox-secret-3/);
+    const brands = async (key: string, secret: string) =>
+      (
+        await fetch(`${baseUrl}/brands/list`, { headers: { 'X-Api-Key': key, 'X-Api-Secret': secret } })
+      ).json();
+    expect(await brands('sandbox-key', 'sandbox-secret')).toEqual([
+      { id: 1, name: 'Northwind Coffee' },
+      { id: 2, name: 'Lumen Tea' },
+    ]);
+    expect(await brands('sandbox-key-3', 'sandbox-secret-3')).toEqual([
+      { id: 21, name: 'Northwind Coffee #3' },
+      { id: 22, name: 'Lumen Tea #3' },
+    ]);
+    expect(await brands('sandbox-key-4', 'sandbox-secret-4')).toEqual({
+      error_code: -4,
+      error_message: 'Not authorized',
+    });
+  });
+
+  it('refuses --companies that is not a whole number >= 1', async () => {
+    const cli = startCli(['--port', '0', '--companies', '2.5']);
+    const [code] = await once(cli.child, 'exit');
+    expect(code).toBe(2);
+    expect(cli.errors().trim()).toBe('reportd: --companies must be a whole number (got "2.5")');
+  });
+
   it('refuses a malformed --rate with a one-line usage error', async () => {
     const cli = startCli(['--port', '0', '--rate', 'fast']);
     const [code] = await once(cli.child, 'exit');
