@@ -4,7 +4,7 @@ import { envelopeRecipients } from '../delivery/envelope.js';
 import type { OutboxOptions } from '../delivery/outbox.js';
 import { getFiring } from '../store/alerts.js';
 import type { Store } from '../store/db.js';
-import type { DeliveryRow } from '../store/deliveries.js';
+import type { Delivery } from '../store/deliveries.js';
 import { composeAlertEmail } from './email.js';
 import type { AlertContent } from './run-alerts.js';
 
@@ -15,12 +15,12 @@ export function alertMessageBuilder(store: Store, config: Config): NonNullable<O
     if (!alert) return { error: `alert "${row.report}" is no longer in the config` };
     if (!alert.email) return { error: `alert "${row.report}" no longer has an email section` };
     const content = await storedFiring(store, row);
-    if (!content) return { error: `nothing stored for alert "${row.report}" on run ${row.run_id}` };
+    if (!content) return { error: `nothing stored for alert "${row.report}" on run ${row.runId}` };
     const message = composeAlertEmail({
       alert,
       content,
       from: config.smtp?.from ?? 'reportd',
-      messageId: row.message_id,
+      messageId: row.messageId,
       date,
       reports: config.reports,
     });
@@ -32,12 +32,12 @@ export function alertMessageBuilder(store: Store, config: Config): NonNullable<O
   };
 }
 
-async function storedFiring(store: Store, row: DeliveryRow): Promise<AlertContent | undefined> {
+async function storedFiring(store: Store, row: Delivery): Promise<AlertContent | undefined> {
   return (await getFiring(store, {
     alert: row.report,
     account: row.account ?? '',
-    querySetId: row.query_set_id,
-    runId: row.run_id,
+    querySetId: row.querySetId,
+    runId: row.runId,
   })) as AlertContent | undefined;
 }
 
@@ -52,7 +52,7 @@ export function channelAlertBuilder(
     if (!alert.channels?.includes(row.destination))
       return { error: `channel "${row.destination}" is no longer in the config of alert "${row.report}"` };
     const content = await storedFiring(store, row);
-    if (!content) return { error: `nothing stored for alert "${row.report}" on run ${row.run_id}` };
+    if (!content) return { error: `nothing stored for alert "${row.report}" on run ${row.runId}` };
     return toChannelAlert(content);
   };
 }

@@ -16,7 +16,7 @@ import { safeFileName } from '../report/file-names.js';
 import { scrub } from '../secrets.js';
 import { openStore, type Store } from '../store/db.js';
 import { EMAIL_DESTINATION, getDelivery, makeDueNow } from '../store/deliveries.js';
-import { listRecipients, type RecipientRow, summary } from '../store/delivery-recipients.js';
+import { listRecipients, type Recipient, summary } from '../store/delivery-recipients.js';
 import { coveredRuns } from '../store/digest-deliveries.js';
 import { asStoreFault } from '../store/store-fault.js';
 import { type ConfigOptions, configOption } from './options.js';
@@ -141,9 +141,9 @@ async function deliverPending(config: Config): Promise<void> {
     const problems: string[] = [];
     for (const outcome of outcomes) {
       const row = (await getDelivery(store, outcome.id))!;
-      const label = `${row.kind ?? 'report'} ${row.report}, query set ${row.query_set_id}, run ${row.run_id}`;
-      if (outcome.result === 'sent') process.stdout.write(`sent: ${label} (${row.message_id})\n`);
-      else problems.push(`${label}: ${outcome.error ?? row.last_error ?? outcome.result}`);
+      const label = `${row.kind ?? 'report'} ${row.report}, query set ${row.querySetId}, run ${row.runId}`;
+      if (outcome.result === 'sent') process.stdout.write(`sent: ${label} (${row.messageId})\n`);
+      else problems.push(`${label}: ${outcome.error ?? row.lastError ?? outcome.result}`);
     }
     if (outcomes.length === 0) process.stdout.write('nothing due in the outbox\n');
     if (problems.length) throw new DeliveryFailedError(problems.join('; '));
@@ -185,7 +185,7 @@ async function deliverNow(
     const digestRuns = coveredRuns(delivery);
     const label = digestRuns
       ? `report ${report.name}, digest of ${digestRuns.map((r) => `query set ${r.querySetId} run ${r.runId}`).join(', ')}${to}`
-      : `report ${report.name}, query set ${delivery.query_set_id}, run ${delivery.run_id}${to}`;
+      : `report ${report.name}, query set ${delivery.querySetId}, run ${delivery.runId}${to}`;
     if (signal.aborted) {
       problems.push(`${label}: not sent (interrupted)`);
       continue;
@@ -201,8 +201,8 @@ async function deliverNow(
         {
           report: report.name,
           destination: delivery.destination,
-          querySetId: delivery.query_set_id,
-          runId: delivery.run_id,
+          querySetId: delivery.querySetId,
+          runId: delivery.runId,
           account: delivery.account,
         },
         { force: true },
@@ -210,7 +210,7 @@ async function deliverNow(
     }
     if (!created && delivery.state === 'sent') {
       process.stdout.write(
-        `already delivered: ${label} (sent ${new Date(delivery.sent_at ?? 0).toISOString()}); use --force to send again\n`,
+        `already delivered: ${label} (sent ${new Date(delivery.sentAt ?? 0).toISOString()}); use --force to send again\n`,
       );
       continue;
     }
@@ -221,15 +221,15 @@ async function deliverNow(
     if (outcome?.result === 'sent' && to) {
       // A channel has one destination, already named in the label; its reply says what it did.
       const reply = outcome.recipients?.[0]?.reply;
-      process.stdout.write(`sent: ${label} (${row.message_id}${reply ? `; ${scrub(reply)}` : ''})\n`);
+      process.stdout.write(`sent: ${label} (${row.messageId}${reply ? `; ${scrub(reply)}` : ''})\n`);
     } else if (outcome?.result === 'sent') {
       process.stdout.write(
-        `sent: ${label} to ${who.got || 'nobody'} (${row.message_id})${who.missed ? `; ${who.missed}` : ''}\n`,
+        `sent: ${label} to ${who.got || 'nobody'} (${row.messageId})${who.missed ? `; ${who.missed}` : ''}\n`,
       );
     } else if (!outcome) {
       // Someone alive holds it (a daemon rendering it right now): not sent by this command, so not 0.
       problems.push(
-        `${label}: being delivered by another process (${row.state}, claimed by ${row.claimed_by}); not sent by this command`,
+        `${label}: being delivered by another process (${row.state}, claimed by ${row.claimedBy}); not sent by this command`,
       );
     } else if (outcome.result === 'released') {
       problems.push(
@@ -238,7 +238,7 @@ async function deliverNow(
     } else {
       const got = who.got ? `sent to ${who.got}; ` : '';
       const later = row.state === 'pending' ? '; the daemon will retry' : '';
-      problems.push(`${label}: ${got}${who.missed || row.last_error || outcome.result}${later}`);
+      problems.push(`${label}: ${got}${who.missed || row.lastError || outcome.result}${later}`);
     }
   }
   // Interrupted after everything was sent (a signal during the last SMTP answer): nothing is owed.
@@ -277,7 +277,7 @@ async function printDryRun(config: Config, report: Config['reports'][number]): P
 }
 
 /** "a@x, b@x" that got it, and who did not with the server's words. */
-function recipientLine(recipients: readonly RecipientRow[]): { got: string; missed: string } {
+function recipientLine(recipients: readonly Recipient[]): { got: string; missed: string } {
   const got = recipients
     .filter((r) => r.state === 'accepted')
     .map((r) => r.recipient)

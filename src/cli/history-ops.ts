@@ -32,9 +32,9 @@ export async function opsHistory(config: Config, store: Store, now: number, limi
     incidents.push({
       incident: i.key,
       kind: i.kind,
-      state: i.cleared_at === null ? 'open' : 'cleared',
-      openedAt: iso(i.opened_at),
-      clearedAt: i.cleared_at === null ? null : iso(i.cleared_at),
+      state: i.clearedAt === null ? 'open' : 'cleared',
+      openedAt: iso(i.openedAt),
+      clearedAt: i.clearedAt === null ? null : iso(i.clearedAt),
       // Stored scrubbed; scrubbed again here like every stored text `history` shows.
       detail: scrub(i.detail),
       notices: notices.map((n) => ({

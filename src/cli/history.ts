@@ -4,11 +4,11 @@ import { UsageError } from '../errors/index.js';
 import { printable } from '../printable.js';
 import { scrub, scrubOrNull } from '../secrets.js';
 import { openStore } from '../store/db.js';
-import { type DeliveryRow, listDeliveries } from '../store/deliveries.js';
-import { type RecipientRow, recipientsOf } from '../store/delivery-recipients.js';
+import { type Delivery, listDeliveries } from '../store/deliveries.js';
+import { type Recipient, recipientsOf } from '../store/delivery-recipients.js';
 import { coveredRuns } from '../store/digest-deliveries.js';
 import { listJobStates } from '../store/job-state.js';
-import { listSyncRuns } from '../store/sync-runs.js';
+import { listSyncRuns, type SyncRun } from '../store/sync-runs.js';
 import { opsHistory, opsHistoryLines } from './history-ops.js';
 import { type ConfigOptions, configOption } from './options.js';
 
@@ -41,7 +41,7 @@ export function register(program: Command): void {
       const config = loadConfig(flags.config);
       const store = await openStore(config.store, { mustExist: true });
       try {
-        const syncs = (await listSyncRuns(store, limit)).map((s) => ({ ...s, error: scrubOrNull(s.error) }));
+        const syncs = (await listSyncRuns(store, limit)).map(syncView);
         const rows = await listDeliveries(store, limit);
         const recipients = await recipientsOf(
           store,
@@ -103,24 +103,42 @@ function parseLimit(text: string): number {
   return Number(text);
 }
 
-function deliveryView(d: DeliveryRow, recipients: readonly RecipientRow[]) {
+/**
+ * A sync pass as `history --json` prints it. The snake_case names are the documented JSON contract
+ * (they were the table's columns when it was first printed), so they are spelled out here rather
+ * than following the domain type.
+ */
+function syncView(s: SyncRun) {
+  return {
+    id: s.id,
+    started_at: s.startedAt,
+    finished_at: s.finishedAt,
+    outcome: s.outcome,
+    requests: s.requests,
+    metric_requests: s.metricRequests,
+    snapshots_completed: s.snapshotsCompleted,
+    error: scrubOrNull(s.error),
+  };
+}
+
+function deliveryView(d: Delivery, recipients: readonly Recipient[]) {
   return {
     id: d.id,
     report: d.report,
     destination: d.destination,
     account: d.account,
-    querySetId: d.query_set_id,
-    runId: d.run_id,
+    querySetId: d.querySetId,
+    runId: d.runId,
     /** A digest's (set, run) list; absent for a per-set delivery (whose set and run are above). */
     covers: coveredRuns(d),
     generation: d.generation,
     state: d.state,
     attempts: d.attempts,
-    lastError: scrubOrNull(d.last_error),
-    messageId: d.message_id,
-    createdAt: iso(d.created_at)!,
-    updatedAt: iso(d.updated_at)!,
-    sentAt: iso(d.sent_at),
+    lastError: scrubOrNull(d.lastError),
+    messageId: d.messageId,
+    createdAt: iso(d.createdAt)!,
+    updatedAt: iso(d.updatedAt)!,
+    sentAt: iso(d.sentAt),
     recipients: recipients.map((r) => ({
       recipient: r.recipient,
       state: r.state,

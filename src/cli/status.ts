@@ -107,7 +107,7 @@ export async function collectStatus(
     store: store.location,
     // Errors are scrubbed again on the way out: rows written before the store's writers scrubbed.
     lastSync: last
-      ? { finishedAt: last.finished_at, outcome: last.outcome, error: scrubOrNull(last.error) }
+      ? { finishedAt: last.finishedAt, outcome: last.outcome, error: scrubOrNull(last.error) }
       : null,
     accounts,
   };

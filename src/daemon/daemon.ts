@@ -185,6 +185,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         // The store refused the read: look again after pollMs rather than stop the worker.
         logger.error({ err: error }, 'outbox worker error');
       }
+      // A kick while the reads above were awaited found no waker to abort: look again instead of
+      // sleeping through it (up to pollMs) with a due row in the outbox.
+      if (kicks !== seen) continue;
       const waitMs = Math.max(0, Math.min(pollMs, due === undefined ? pollMs : due - clock.now() + 1));
       const wake = new AbortController();
       wakers.add(wake);

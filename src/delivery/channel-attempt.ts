@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import { scrub } from '../secrets.js';
 import type { Store } from '../store/db.js';
-import { type DeliveryKey, type DeliveryRow, saveChannelState } from '../store/deliveries.js';
+import { type Delivery, type DeliveryKey, saveChannelState } from '../store/deliveries.js';
 import type { RecipientOutcome } from '../store/delivery-recipients.js';
 import type { ChannelDelivery, ChannelResult, ChannelSender } from './channels/types.js';
 import type { EmailContent } from './email.js';
@@ -17,7 +17,7 @@ export async function channelAttempt(options: {
   store: Store;
   clock: Clock;
   worker: string;
-  row: DeliveryRow;
+  row: Delivery;
   sender: ChannelSender;
   content: EmailContent;
   log: Logger;
@@ -30,12 +30,12 @@ export async function channelAttempt(options: {
     // Deliberately not given the shutdown signal: a request in flight is finished, not cut, so
     // its answer is recorded and a restart does not send it again.
     const delivery: ChannelDelivery = {
-      id: row.message_id,
+      id: row.messageId,
       event: options.post ? 'alert.fired' : 'report.delivered',
       report: row.report,
       account: row.account,
       at: clock.now(),
-      resume: row.channel_state,
+      resume: row.channelState,
       checkpoint: async (state) => {
         if (!(await saveChannelState(store, row.id, worker, state))) {
           log.warn('could not save the channel checkpoint (the claim moved); a retry may repeat the message');

@@ -2,7 +2,7 @@ import { type Clock, systemClock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/db.js';
-import { type DeliveryRow, EMAIL_DESTINATION } from '../store/deliveries.js';
+import { EMAIL_DESTINATION, unsavedDelivery } from '../store/deliveries.js';
 import { coversKey, digestMessageId } from '../store/digest-deliveries.js';
 import { channelDeliveryId } from './channel-attempt.js';
 import type { ChannelSender } from './channels/types.js';
@@ -46,27 +46,18 @@ export async function dryRunPayloads(options: {
     ? [{ querySetId: 0, runId: 0, account: null }]
     : latest;
   for (const run of items) {
-    const row: DeliveryRow = {
-      id: 0,
-      report: report.name,
-      destination: EMAIL_DESTINATION,
-      query_set_id: run.querySetId,
-      run_id: run.runId,
-      generation: 0,
-      account: run.account,
-      state: 'rendering',
-      attempts: 0,
-      last_error: null,
-      message_id: `<dry-run-${run.querySetId}-${run.runId}@reportd>`,
-      claimed_by: null,
-      lease_until: null,
-      next_attempt_at: clock.now(),
-      created_at: clock.now(),
-      updated_at: clock.now(),
-      sent_at: null,
-      channel_state: null,
-      covers: digest ? coversKey(latest) : null,
-    };
+    const row = unsavedDelivery(
+      {
+        report: report.name,
+        destination: EMAIL_DESTINATION,
+        querySetId: run.querySetId,
+        runId: run.runId,
+        account: run.account,
+        messageId: `<dry-run-${run.querySetId}-${run.runId}@reportd>`,
+        covers: digest ? coversKey(latest) : null,
+      },
+      clock.now(),
+    );
     const content = await renderer.render(row);
     const at = { report: report.name, querySetId: run.querySetId, runId: run.runId };
     if (report.email) {
@@ -74,7 +65,7 @@ export async function dryRunPayloads(options: {
         from: config.smtp?.from ?? 'reportd <reportd@localhost>',
         report,
         content,
-        messageId: row.message_id,
+        messageId: row.messageId,
         templatesDir: config.templates.dir,
         date: new Date(clock.now()),
       });

@@ -3,7 +3,7 @@ import type { Config } from '../config/index.js';
 import { UsageError } from '../errors/index.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/db.js';
-import { type DeliveryRow, EMAIL_DESTINATION } from '../store/deliveries.js';
+import { EMAIL_DESTINATION, unsavedDelivery } from '../store/deliveries.js';
 import { type CoveredRun, coversKey } from '../store/digest-deliveries.js';
 import { isReportable } from '../store/payloads.js';
 import { findSnapshot } from '../store/snapshots.js';
@@ -47,27 +47,18 @@ export async function writeReportEml(options: {
     );
   }
   const messageId = `<preview-${snapshot.querySet.id}-${snapshot.run.id}-${clock.now()}@reportd>`;
-  const row: DeliveryRow = {
-    id: 0,
-    report: report.name,
-    destination: 'email',
-    query_set_id: snapshot.querySet.id,
-    run_id: snapshot.run.id,
-    generation: 0,
-    account: snapshot.account,
-    state: 'rendering',
-    attempts: 0,
-    last_error: null,
-    message_id: messageId,
-    claimed_by: null,
-    lease_until: null,
-    next_attempt_at: clock.now(),
-    created_at: clock.now(),
-    updated_at: clock.now(),
-    sent_at: null,
-    channel_state: null,
-    covers: null,
-  };
+  const row = unsavedDelivery(
+    {
+      report: report.name,
+      destination: 'email',
+      querySetId: snapshot.querySet.id,
+      runId: snapshot.run.id,
+      account: snapshot.account,
+      messageId,
+      covers: null,
+    },
+    clock.now(),
+  );
   const owned = options.renderer
     ? undefined
     : createReportRenderer({ config, store, clock, logger: options.logger, idleMs: 0 });
@@ -108,27 +99,18 @@ export async function writeDigestEml(options: {
   if (!report) throw new UsageError(`no report named "${options.report}" in the config`);
   const messageId = `<preview-digest-${clock.now()}@reportd>`;
   const now = clock.now();
-  const row: DeliveryRow = {
-    id: 0,
-    report: report.name,
-    destination: EMAIL_DESTINATION,
-    query_set_id: 0,
-    run_id: 0,
-    generation: 0,
-    account: null,
-    state: 'rendering',
-    attempts: 0,
-    last_error: null,
-    message_id: messageId,
-    claimed_by: null,
-    lease_until: null,
-    next_attempt_at: now,
-    created_at: now,
-    updated_at: now,
-    sent_at: null,
-    channel_state: null,
-    covers: coversKey(options.runs),
-  };
+  const row = unsavedDelivery(
+    {
+      report: report.name,
+      destination: EMAIL_DESTINATION,
+      querySetId: 0,
+      runId: 0,
+      account: null,
+      messageId,
+      covers: coversKey(options.runs),
+    },
+    now,
+  );
   const owned = options.renderer
     ? undefined
     : createReportRenderer({ config, store, clock, logger: options.logger, idleMs: 0 });

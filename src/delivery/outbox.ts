@@ -7,8 +7,8 @@ import { scrub } from '../secrets.js';
 import type { Store } from '../store/db.js';
 import {
   claimNextDelivery,
+  type Delivery,
   type DeliveryKey,
-  type DeliveryRow,
   defaultMessageId,
   EMAIL_DESTINATION,
   type EnqueueResult,
@@ -22,8 +22,8 @@ import {
 } from '../store/deliveries.js';
 import {
   ensureRecipients,
+  type Recipient,
   type RecipientOutcome,
-  type RecipientRow,
   unsettledRecipients,
 } from '../store/delivery-recipients.js';
 import { type CoveredRun, digestMessageId, enqueueDigest } from '../store/digest-deliveries.js';
@@ -66,7 +66,7 @@ import { classifySmtpError, recipientOutcomes } from './smtp-errors.js';
 
 export interface DeliveryRenderer {
   /** Renders the report files for the delivery's (query set, run) and gathers the email's headline. */
-  render(delivery: DeliveryRow, signal?: AbortSignal): Promise<EmailContent>;
+  render(delivery: Delivery, signal?: AbortSignal): Promise<EmailContent>;
 }
 
 export interface OutboxOptions {
@@ -110,11 +110,11 @@ export interface OutboxOptions {
    * recipients, or why it cannot be built (the row then fails, named in `history`).
    */
   messageFor?: (
-    row: DeliveryRow,
+    row: Delivery,
     date: Date,
   ) => Promise<{ message: Mail.Options; recipients: string[]; attachReport?: boolean } | { error: string }>;
   /** The alert of an `alert` row bound for a channel (its destination), or why it cannot be built. */
-  channelAlertFor?: (row: DeliveryRow) => Promise<ChannelAlert | { error: string }>;
+  channelAlertFor?: (row: Delivery) => Promise<ChannelAlert | { error: string }>;
   /** Told about every finished attempt (metrics). */
   onOutcome?: (outcome: DeliveryOutcome) => void;
 }
@@ -128,7 +128,7 @@ export interface DeliveryOutcome {
   error?: string;
   renderMs?: number;
   /** Each recipient's state after this attempt (absent when nothing was sent). */
-  recipients?: RecipientRow[];
+  recipients?: Recipient[];
 }
 
 /** Short, because the heartbeat renews it: about how long a crashed worker's row waits to be taken over. */
@@ -282,13 +282,13 @@ export class Outbox {
       delivery: row.id,
       report: row.report,
       destination: row.destination,
-      querySetId: row.query_set_id,
-      runId: row.run_id,
+      querySetId: row.querySetId,
+      runId: row.runId,
       attempt: row.attempts,
     });
     if (claimed.recoveredFrom === 'sending') {
       log.warn(
-        { messageId: row.message_id },
+        { messageId: row.messageId },
         'an earlier attempt stopped during SMTP; sending again with the same Message-ID (receivers may see a duplicate)',
       );
     } else if (claimed.recoveredFrom === 'rendering') {
@@ -316,7 +316,7 @@ export class Outbox {
   }
 
   private async process(
-    row: DeliveryRow,
+    row: Delivery,
     log: Logger,
     heartbeat: LeaseHeartbeat,
     signal?: AbortSignal,
@@ -397,7 +397,7 @@ export class Outbox {
           from: this.options.from,
           report,
           content,
-          messageId: row.message_id,
+          messageId: row.messageId,
           templatesDir: this.options.templatesDir,
           date: new Date(this.clock.now()),
         });
@@ -440,7 +440,7 @@ export class Outbox {
 
   /** Marks `sending`, hands the message to SMTP for the recipients still owed it, records the answers. */
   private async send(
-    row: DeliveryRow,
+    row: Delivery,
     message: Mail.Options,
     envelopeTo: string[],
     log: Logger,
@@ -492,7 +492,7 @@ export class Outbox {
   }
 
   /** An alert row bound for a channel: the stored firing through the channel's `alert`, nothing rendered. */
-  private async alertToChannel(row: DeliveryRow, log: Logger): Promise<DeliveryOutcome> {
+  private async alertToChannel(row: Delivery, log: Logger): Promise<DeliveryOutcome> {
     const sender = this.options.channels?.get(row.destination);
     const built = (await this.options.channelAlertFor?.(row)) ?? {
       error: `no alert builder for channel rows`,
@@ -521,7 +521,7 @@ export class Outbox {
 
   /** The channel's single destination, settled like an email recipient (accepted, deferred, refused). */
   private async sendToChannel(
-    row: DeliveryRow,
+    row: Delivery,
     sender: ChannelSender,
     content: EmailContent | undefined,
     log: Logger,
@@ -556,7 +556,7 @@ export class Outbox {
   }
 
   private settle(
-    row: DeliveryRow,
+    row: Delivery,
     outcomes: RecipientOutcome[],
     retryAt: number | null,
     log: Logger,
@@ -580,7 +580,7 @@ export class Outbox {
   }
 
   private async retryOrFail(
-    row: DeliveryRow,
+    row: Delivery,
     rawReason: string,
     log: Logger,
     renderMs?: number,

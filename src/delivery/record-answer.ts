@@ -2,14 +2,14 @@ import type { Clock } from '../clock.js';
 import { DeliveryRecordError } from '../errors/index.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/db.js';
-import type { DeliveryRow } from '../store/deliveries.js';
-import { type RecipientOutcome, type RecipientRow, settleRecipients } from '../store/delivery-recipients.js';
+import type { Delivery } from '../store/deliveries.js';
+import { type Recipient, type RecipientOutcome, settleRecipients } from '../store/delivery-recipients.js';
 import { coverLabel } from '../store/digest-deliveries.js';
 
 export interface RecordedAnswer {
   result: 'sent' | 'retry' | 'failed';
   error?: string;
-  recipients: RecipientRow[];
+  recipients: Recipient[];
 }
 
 /**
@@ -22,7 +22,7 @@ export interface RecordedAnswer {
 export async function recordAnswer(options: {
   store: Store;
   clock: Clock;
-  row: DeliveryRow;
+  row: Delivery;
   outcomes: readonly RecipientOutcome[];
   /** When deferred recipients are tried again; null when no attempt is left. */
   retryAt: number | null;
@@ -43,7 +43,7 @@ export async function recordAnswer(options: {
           `the SMTP server answered for report ${row.report} (${coverLabel(row)})` +
             `${accepted.length ? ` and accepted it for ${accepted.join(', ')}` : ''}, but store ${store.location} ` +
             `could not record it: ${reason}; not sent again by this process (a later attempt may resend it ` +
-            `with Message-ID ${row.message_id})`,
+            `with Message-ID ${row.messageId})`,
           { cause: error },
         );
       }
@@ -57,7 +57,7 @@ export async function recordAnswer(options: {
   const { state, recipients } = settled;
   const missed = recipients.filter((r) => r.state !== 'accepted').map((r) => `${r.recipient}: ${r.state}`);
   const accepted = recipients.length - missed.length;
-  const fields = { messageId: row.message_id, accepted, missed };
+  const fields = { messageId: row.messageId, accepted, missed };
   if (state === 'sent') {
     log.info(
       { ...fields, destination: row.destination },

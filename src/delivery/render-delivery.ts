@@ -8,7 +8,7 @@ import type { PdfRenderer } from '../report/pdf.js';
 import { documentSettings, renderSnapshotDocuments, withBriefMovers } from '../report/render.js';
 import { pdfRendererOptions } from '../report/renderer-config.js';
 import type { Store } from '../store/db.js';
-import type { DeliveryRow } from '../store/deliveries.js';
+import type { Delivery } from '../store/deliveries.js';
 import { coveredBefore, coveredRuns, pairKey } from '../store/digest-deliveries.js';
 import { isReportable } from '../store/payloads.js';
 import { findSnapshot, listSnapshots } from '../store/snapshots.js';
@@ -45,10 +45,10 @@ export function createReportRenderer(options: {
     logger,
   );
   // Teams webhooks carry no files: a card needs only headlines, so no browser and no folder for it.
-  const isTeams = (delivery: DeliveryRow) =>
+  const isTeams = (delivery: Delivery) =>
     config.channels.some((c) => c.name === delivery.destination && c.type === 'teams');
   return {
-    async render(delivery: DeliveryRow, signal?: AbortSignal) {
+    async render(delivery: Delivery, signal?: AbortSignal) {
       signal?.throwIfAborted();
       const report =
         delivery.kind === 'alert'
@@ -74,7 +74,7 @@ export function createReportRenderer(options: {
               outDir: join(
                 config.output.dir,
                 safeFileName([report.name]),
-                `digest-${delivery.run_id}${destinationSuffix(delivery)}`,
+                `digest-${delivery.runId}${destinationSuffix(delivery)}`,
               ),
               templatesDir: config.templates.dir,
               ...documentSettings(report),
@@ -92,14 +92,12 @@ export function createReportRenderer(options: {
       }
       const account = delivery.account ?? undefined;
       const snapshot = await findSnapshot(store, {
-        querySetId: delivery.query_set_id,
-        runId: delivery.run_id,
+        querySetId: delivery.querySetId,
+        runId: delivery.runId,
         account,
       });
       if (!snapshot || !isReportable(snapshot.state)) {
-        throw new Error(
-          `run ${delivery.run_id} of query set ${delivery.query_set_id} is not stored complete`,
-        );
+        throw new Error(`run ${delivery.runId} of query set ${delivery.querySetId} is not stored complete`);
       }
       // The snapshot read above is the one rendered, and the model the render builds gives the email
       // its headline: one read of the payloads per delivery, one source for the numbers.
@@ -127,7 +125,7 @@ export function createReportRenderer(options: {
               outDir: join(
                 config.output.dir,
                 safeFileName([report.name]),
-                `set-${delivery.query_set_id}-run-${delivery.run_id}${destinationSuffix(delivery)}`,
+                `set-${delivery.querySetId}-run-${delivery.runId}${destinationSuffix(delivery)}`,
               ),
               templatesDir: config.templates.dir,
               ...documentSettings(report),
@@ -239,7 +237,7 @@ class IdleBrowser {
  * Each destination of the same run or digest has its own row, possibly rendering in another process
  * at the same moment: its own folder, so one never reads the other's half-written file.
  */
-function destinationSuffix(delivery: DeliveryRow): string {
+function destinationSuffix(delivery: Delivery): string {
   return delivery.destination && delivery.destination !== 'email'
     ? `-${safeFileName([delivery.destination])}`
     : '';

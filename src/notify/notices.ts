@@ -11,8 +11,8 @@ import {
   claimNextNotice,
   finishNotice,
   getIncident,
-  type IncidentRow,
-  type NoticeRow,
+  type Incident,
+  type Notice,
   nextNoticeDue,
 } from '../store/incidents.js';
 
@@ -27,7 +27,7 @@ const MAX_ATTEMPTS = 8;
 const LEASE_MS = 5 * 60_000;
 const BACKOFF = { baseMs: 30_000, capMs: 30 * 60_000 };
 
-const TITLES: Record<IncidentRow['kind'], (i: IncidentRow) => string> = {
+const TITLES: Record<Incident['kind'], (i: Incident) => string> = {
   delivery_failed: (i) => `report ${i.report ?? ''} could not be delivered`,
   credential_refused: (i) => `${i.key.slice('credential:'.length)}: API credential refused`,
   sync_failing: () => 'the sync keeps failing',
@@ -38,43 +38,43 @@ const TITLES: Record<IncidentRow['kind'], (i: IncidentRow) => string> = {
 const headerSafe = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').slice(0, 200);
 
 /** The title and plain text of a notice, shared by the email and every channel. */
-export function noticeText(notice: NoticeRow, incident: IncidentRow) {
+export function noticeText(notice: Notice, incident: Incident) {
   const title = TITLES[incident.kind](incident);
   const iso = (at: number) => new Date(at).toISOString();
   const cleared = notice.kind === 'cleared';
   const lines = cleared
     ? [
-        `Resolved: ${incident.cleared_detail ?? ''}`,
+        `Resolved: ${incident.clearedDetail ?? ''}`,
         '',
-        `The incident opened at ${iso(incident.opened_at)}:`,
+        `The incident opened at ${iso(incident.openedAt)}:`,
         incident.detail,
-        `Cleared at ${iso(incident.cleared_at ?? notice.created_at)}.`,
+        `Cleared at ${iso(incident.clearedAt ?? notice.createdAt)}.`,
       ]
     : [
         incident.detail,
         '',
-        `Since ${iso(incident.opened_at)}. You get one more message when this clears.`,
+        `Since ${iso(incident.openedAt)}. You get one more message when this clears.`,
         'Details: `reportd history` and the status page of the daemon.',
       ];
   return { title: `${cleared ? 'resolved: ' : ''}${title}`, text: `${lines.join('\n')}\n` };
 }
 
-export function noticeMessage(notice: NoticeRow, incident: IncidentRow, from: string) {
+export function noticeMessage(notice: Notice, incident: Incident, from: string) {
   const { title, text } = noticeText(notice, incident);
   return {
     from,
-    to: JSON.parse(notice.recipients) as string[],
+    to: notice.recipients,
     subject: headerSafe(`[reportd] ${title}`),
-    messageId: notice.message_id,
+    messageId: notice.messageId,
     text,
   };
 }
 
 /** The notice for a channel sender; its id (`webhook-id`) is the row's Message-ID stem, stable across retries. */
-export function channelNotice(notice: NoticeRow, incident: IncidentRow, at: number): ChannelNotice {
+export function channelNotice(notice: Notice, incident: Incident, at: number): ChannelNotice {
   const { title, text } = noticeText(notice, incident);
   return {
-    id: notice.message_id.replace(/^<|@.*$/g, ''),
+    id: notice.messageId.replace(/^<|@.*$/g, ''),
     event: notice.kind === 'cleared' ? 'incident.cleared' : 'incident.opened',
     at,
     title: headerSafe(title),
@@ -112,7 +112,7 @@ export class NoticeSender {
     while (!signal?.aborted) {
       const notice = await claimNextNotice(store, this.worker, clock.now(), LEASE_MS);
       if (!notice) break;
-      const incident = await getIncident(store, notice.incident_id);
+      const incident = await getIncident(store, notice.incidentId);
       if (!incident) {
         await finishNotice(store, notice.id, this.worker, {
           state: 'failed',
@@ -148,7 +148,7 @@ export class NoticeSender {
   }
 
   /** One attempt at one destination: the mailer for `email`, the channel's sender otherwise. */
-  private async attempt(notice: NoticeRow, incident: IncidentRow, signal?: AbortSignal): Promise<Attempt> {
+  private async attempt(notice: Notice, incident: Incident, signal?: AbortSignal): Promise<Attempt> {
     if (notice.destination === 'email') {
       try {
         await this.options.mailer.send(noticeMessage(notice, incident, this.options.from));

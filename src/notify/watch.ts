@@ -123,7 +123,7 @@ export class IncidentWatch {
           ? await this.open(
               key,
               'delivery_failed',
-              `report ${report.name}: a delivery failed for good: ${last.last_error ?? 'no reason recorded'}`,
+              `report ${report.name}: a delivery failed for good: ${last.lastError ?? 'no reason recorded'}`,
               report.name,
             )
           : await this.clear(key, `report ${report.name}: a delivery went out again`, report.name)) ||

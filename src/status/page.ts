@@ -58,7 +58,7 @@ export async function statusView({ config, store, now, deliveries = 15 }: Status
     const state = lifecycleState(report, timezone, now);
     const job = jobs[index];
     const lastDelivery = recent.find((d) => d.report === report.name);
-    const lastFire = report.schedule ? job?.last_started_at : lastDelivery?.created_at;
+    const lastFire = report.schedule ? job?.last_started_at : lastDelivery?.createdAt;
     const next = report.schedule ? nextSlot(report.schedule.cron, timezone, report, now) : undefined;
     return {
       name: report.name,
@@ -90,20 +90,20 @@ export async function statusView({ config, store, now, deliveries = 15 }: Status
     incidents: incidents.map((i) => ({
       kind: i.kind.replace('_', ' '),
       detail: scrubOrNull(i.detail),
-      since: shortUtc(i.opened_at),
+      since: shortUtc(i.openedAt),
     })),
     accounts,
     reports,
     deliveries: shown.map((d) => ({
       report: d.report,
-      querySetId: d.query_set_id,
-      runId: d.run_id,
+      querySetId: d.querySetId,
+      runId: d.runId,
       /** A digest's (set:run) list; absent for a per-set delivery. */
       covers: d.covers === null ? undefined : coverLabel(d),
       state: d.state,
       attempts: d.attempts,
-      error: scrubOrNull(d.last_error),
-      updatedAt: iso(d.updated_at),
+      error: scrubOrNull(d.lastError),
+      updatedAt: iso(d.updatedAt),
     })),
   };
 }

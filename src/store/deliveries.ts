@@ -21,10 +21,45 @@ export const DELIVERY_STATES: readonly DeliveryState[] = [
   'failed',
 ];
 
-export interface DeliveryRow {
+/** One outbox row as the rest of reportd sees it (delivery/, cli/, alerts/); the row shape stays here. */
+export interface Delivery {
   id: number;
   report: string;
   /** `email`, or the name of a `channels[]` entry (migration 11): one row per destination. */
+  destination: string;
+  /** 0 for a digest (see `covers`). */
+  querySetId: number;
+  /** A digest's ordinal in its report when `covers` is set. */
+  runId: number;
+  generation: number;
+  account: string | null;
+  state: DeliveryState;
+  attempts: number;
+  lastError: string | null;
+  messageId: string;
+  claimedBy: string | null;
+  /** Epoch ms. */
+  leaseUntil: number | null;
+  /** Epoch ms. */
+  nextAttemptAt: number;
+  /** Epoch ms. */
+  createdAt: number;
+  /** Epoch ms. */
+  updatedAt: number;
+  /** Epoch ms. */
+  sentAt: number | null;
+  /** A channel sender's checkpoint within this delivery (Slack: the message already posted). */
+  channelState: string | null;
+  /** What the row carries (migration 12): a report, or an alert's message; the worker builds by it. */
+  kind: DeliveryKind;
+  /** A digest's exact (account, set, run) list as canonical JSON (digest-deliveries.ts); null for a per-set row. */
+  covers: string | null;
+}
+
+/** The table's columns; never leaves this file (callers get a `Delivery` from `toDelivery`). */
+interface DeliveryRow {
+  id: number;
+  report: string;
   destination: string;
   query_set_id: number;
   run_id: number;
@@ -40,13 +75,68 @@ export interface DeliveryRow {
   created_at: number;
   updated_at: number;
   sent_at: number | null;
-  /** A channel sender's checkpoint within this delivery (Slack: the message already posted). */
   channel_state: string | null;
-  /** What the row carries (migration 12): a report, or an alert's message; the worker builds by it. */
-  kind?: DeliveryKind;
-  /** A digest's exact (account, set, run) list as canonical JSON (digest-deliveries.ts); null for a per-set row. */
+  /** NULL-free since migration 12's default; optional for rows read before it. */
+  kind?: DeliveryKind | null;
   covers: string | null;
 }
+
+/** The one row → domain mapping of the outbox. */
+function toDelivery(row: DeliveryRow): Delivery {
+  return {
+    id: Number(row.id),
+    report: row.report,
+    destination: row.destination,
+    querySetId: Number(row.query_set_id),
+    runId: Number(row.run_id),
+    generation: Number(row.generation),
+    account: row.account,
+    state: row.state,
+    attempts: Number(row.attempts),
+    lastError: row.last_error,
+    messageId: row.message_id,
+    claimedBy: row.claimed_by,
+    leaseUntil: row.lease_until === null ? null : Number(row.lease_until),
+    nextAttemptAt: Number(row.next_attempt_at),
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+    sentAt: row.sent_at === null ? null : Number(row.sent_at),
+    channelState: row.channel_state,
+    kind: row.kind ?? 'report',
+    covers: row.covers,
+  };
+}
+
+/**
+ * A delivery that is never stored: what `preview` and `deliver --dry-run` hand the renderer so it
+ * builds exactly what the outbox would, without a row (id 0, in `rendering`, never attempted).
+ */
+export function unsavedDelivery(
+  fields: Pick<
+    Delivery,
+    'report' | 'destination' | 'querySetId' | 'runId' | 'account' | 'messageId' | 'covers'
+  >,
+  now: number,
+): Delivery {
+  return {
+    ...fields,
+    id: 0,
+    generation: 0,
+    state: 'rendering',
+    attempts: 0,
+    lastError: null,
+    claimedBy: null,
+    leaseUntil: null,
+    nextAttemptAt: now,
+    createdAt: now,
+    updatedAt: now,
+    sentAt: null,
+    channelState: null,
+    kind: 'report',
+  };
+}
+
+const maybeDelivery = (row: DeliveryRow | undefined) => (row ? toDelivery(row) : undefined);
 
 /** The destination of email rows; every other destination is a channel name. */
 export const EMAIL_DESTINATION = 'email';
@@ -65,7 +155,7 @@ export interface DeliveryKey {
 }
 
 export interface EnqueueResult {
-  delivery: DeliveryRow;
+  delivery: Delivery;
   /** False when the (report, set, run) already had a row and `force` was not asked for. */
   created: boolean;
 }
@@ -116,7 +206,7 @@ export function enqueueDelivery(
         key.kind ?? 'report',
       ],
     );
-    if (inserted) return { delivery: inserted, created: true };
+    if (inserted) return { delivery: toDelivery(inserted), created: true };
     return { delivery: (await findDelivery(store, key))!, created: false };
   });
 }
@@ -141,16 +231,18 @@ export function defaultMessageId(
   return `<reportd.${hash}@${domain}>`;
 }
 
-export function getDelivery(store: Store, id: number): Promise<DeliveryRow | undefined> {
-  return store.get<DeliveryRow>('SELECT * FROM deliveries WHERE id = ?', [id]);
+export async function getDelivery(store: Store, id: number): Promise<Delivery | undefined> {
+  return maybeDelivery(await store.get<DeliveryRow>('SELECT * FROM deliveries WHERE id = ?', [id]));
 }
 
 /** The newest generation for a key (its destination `email` unless said), if any. */
-export function findDelivery(store: Store, key: DeliveryKey): Promise<DeliveryRow | undefined> {
-  return store.get<DeliveryRow>(
-    `SELECT * FROM deliveries WHERE report = ? AND destination = ? AND query_set_id = ? AND run_id = ?
-     ORDER BY generation DESC LIMIT 1`,
-    [key.report, key.destination ?? EMAIL_DESTINATION, key.querySetId, key.runId],
+export async function findDelivery(store: Store, key: DeliveryKey): Promise<Delivery | undefined> {
+  return maybeDelivery(
+    await store.get<DeliveryRow>(
+      `SELECT * FROM deliveries WHERE report = ? AND destination = ? AND query_set_id = ? AND run_id = ?
+       ORDER BY generation DESC LIMIT 1`,
+      [key.report, key.destination ?? EMAIL_DESTINATION, key.querySetId, key.runId],
+    ),
   );
 }
 
@@ -180,7 +272,7 @@ export interface ClaimOptions {
 }
 
 export interface Claimed {
-  delivery: DeliveryRow;
+  delivery: Delivery;
   /** The state the row was taken from: `sending` means an earlier attempt died inside SMTP. */
   recoveredFrom: DeliveryState;
 }
@@ -217,7 +309,7 @@ export function claimNextDelivery(
          RETURNING *`,
         [worker, now + leaseMs, now, candidate.id, candidate.state, maxAttempts, now, now],
       );
-      if (won) return { delivery: won, recoveredFrom: candidate.state };
+      if (won) return { delivery: toDelivery(won), recoveredFrom: candidate.state };
     }
     return undefined;
   });
@@ -389,8 +481,10 @@ export function countDeliveriesByDestination(
   return store.all('SELECT destination, state, COUNT(*) AS n FROM deliveries GROUP BY destination, state');
 }
 
-export function listDeliveries(store: Store, limit = 20): Promise<DeliveryRow[]> {
-  return store.all<DeliveryRow>('SELECT * FROM deliveries ORDER BY updated_at DESC, id DESC LIMIT ?', [
-    limit,
-  ]);
+export async function listDeliveries(store: Store, limit = 20): Promise<Delivery[]> {
+  const rows = await store.all<DeliveryRow>(
+    'SELECT * FROM deliveries ORDER BY updated_at DESC, id DESC LIMIT ?',
+    [limit],
+  );
+  return rows.map(toDelivery);
 }

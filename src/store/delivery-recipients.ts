@@ -9,12 +9,35 @@ import type { Store } from './sql.js';
  */
 export type RecipientState = 'pending' | 'accepted' | 'deferred' | 'refused';
 
-export interface RecipientRow {
+/** One recipient of one delivery, as delivery/ and cli/ see it. */
+export interface Recipient {
+  deliveryId: number;
+  /** The address. */
+  recipient: string;
+  state: RecipientState;
+  /** The server's reply (scrubbed), null before any. */
+  reply: string | null;
+  /** Epoch ms. */
+  updatedAt: number;
+}
+
+/** The table's columns; never leaves this file. */
+interface RecipientRow {
   delivery_id: number;
   recipient: string;
   state: RecipientState;
   reply: string | null;
   updated_at: number;
+}
+
+function toRecipient(row: RecipientRow): Recipient {
+  return {
+    deliveryId: Number(row.delivery_id),
+    recipient: row.recipient,
+    state: row.state,
+    reply: row.reply,
+    updatedAt: Number(row.updated_at),
+  };
 }
 
 export interface RecipientOutcome {
@@ -25,19 +48,20 @@ export interface RecipientOutcome {
 
 const RECIPIENT_COLUMNS = 'delivery_id, recipient, state, reply, updated_at';
 
-export function listRecipients(store: Store, deliveryId: number): Promise<RecipientRow[]> {
-  return store.all<RecipientRow>(
+export async function listRecipients(store: Store, deliveryId: number): Promise<Recipient[]> {
+  const rows = await store.all<RecipientRow>(
     `SELECT ${RECIPIENT_COLUMNS} FROM delivery_recipients WHERE delivery_id = ? ORDER BY rowid`,
     [deliveryId],
   );
+  return rows.map(toRecipient);
 }
 
 /** The recipients of many deliveries at once (for `history`), keyed by delivery id. */
 export async function recipientsOf(
   store: Store,
   deliveryIds: readonly number[],
-): Promise<Map<number, RecipientRow[]>> {
-  const byId = new Map<number, RecipientRow[]>();
+): Promise<Map<number, Recipient[]>> {
+  const byId = new Map<number, Recipient[]>();
   for (const id of deliveryIds) byId.set(id, await listRecipients(store, id));
   return byId;
 }
@@ -83,7 +107,7 @@ export interface SettleOptions {
 
 export interface Settled {
   state: 'sent' | 'pending' | 'failed';
-  recipients: RecipientRow[];
+  recipients: Recipient[];
 }
 
 /**
@@ -127,7 +151,7 @@ export function settleRecipients(store: Store, options: SettleOptions): Promise<
 }
 
 /** One line naming who did not get the message and why; null when everyone did. */
-export function summary(recipients: readonly RecipientRow[]): string | null {
+export function summary(recipients: readonly Recipient[]): string | null {
   const parts: string[] = [];
   const refused = recipients.filter((r) => r.state === 'refused');
   const waiting = recipients.filter((r) => r.state === 'deferred' || r.state === 'pending');
@@ -136,4 +160,4 @@ export function summary(recipients: readonly RecipientRow[]): string | null {
   return parts.length ? parts.join('; ') : null;
 }
 
-const named = (r: RecipientRow) => (r.reply ? `${r.recipient} (${r.reply})` : r.recipient);
+const named = (r: Recipient) => (r.reply ? `${r.recipient} (${r.reply})` : r.recipient);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type DeliveryRow, EMAIL_DESTINATION, type EnqueueResult, getDelivery } from './deliveries.js';
+import { type Delivery, EMAIL_DESTINATION, type EnqueueResult, getDelivery } from './deliveries.js';
 import type { Store } from './sql.js';
 
 /**
@@ -24,7 +24,7 @@ export function coversKey(runs: readonly CoveredRun[]): string {
 }
 
 /** The runs a digest row covers (in key order); undefined for a per-set row. */
-export function coveredRuns(row: Pick<DeliveryRow, 'covers'>): CoveredRun[] | undefined {
+export function coveredRuns(row: Pick<Delivery, 'covers'>): CoveredRun[] | undefined {
   if (row.covers === null) return undefined;
   return (JSON.parse(row.covers) as [string | null, number, number][]).map(
     ([account, querySetId, runId]) => ({
@@ -79,7 +79,7 @@ export function enqueueDigest(
       // of the same covers (so "digest 3" is one thing in history) and stable across generations; it
       // keeps the table's UNIQUE (report, destination, set, run, generation) satisfied.
       const ordinal =
-        latest?.run_id ??
+        latest?.runId ??
         (await store.get<{ n: number }>(
           `SELECT COALESCE(
              (SELECT run_id FROM deliveries WHERE report = ? AND covers = ? LIMIT 1),
@@ -106,17 +106,19 @@ export function enqueueDigest(
   );
 }
 
-function findDigestByCovers(
+async function findDigestByCovers(
   store: Store,
   report: string,
   destination: string,
   covers: string,
-): Promise<DeliveryRow | undefined> {
-  return store.get<DeliveryRow>(
-    `SELECT * FROM deliveries WHERE report = ? AND destination = ? AND covers = ?
+): Promise<Delivery | undefined> {
+  // The id only: the row is read (and mapped) by deliveries.ts, which alone knows its columns.
+  const found = await store.get<{ id: number }>(
+    `SELECT id FROM deliveries WHERE report = ? AND destination = ? AND covers = ?
      ORDER BY generation DESC LIMIT 1`,
     [report, destination, covers],
   );
+  return found ? getDelivery(store, Number(found.id)) : undefined;
 }
 
 /**
@@ -129,13 +131,18 @@ function findDigestByCovers(
 export async function coveredBefore(
   store: Store,
   report: string,
-  before?: Pick<DeliveryRow, 'id' | 'covers'> & { destination?: string },
+  before?: Pick<Delivery, 'id' | 'covers'> & { destination?: string },
   destination: string = before?.destination ?? EMAIL_DESTINATION,
 ): Promise<Set<string>> {
   // A forced resend's earlier generations cover the same runs: they are the same message, not news.
   const id = before?.id ?? null;
   const covers = before?.covers ?? null;
-  const rows = await store.all<Pick<DeliveryRow, 'query_set_id' | 'run_id' | 'account' | 'covers'>>(
+  const rows = await store.all<{
+    query_set_id: number;
+    run_id: number;
+    account: string | null;
+    covers: string | null;
+  }>(
     `SELECT query_set_id, run_id, account, covers FROM deliveries
      WHERE report = ? AND destination = ? AND state != 'failed'
        AND (CAST(? AS INTEGER) IS NULL OR id < ?)
@@ -166,14 +173,14 @@ export function findDigest(
   report: string,
   runs: readonly CoveredRun[],
   destination: string = EMAIL_DESTINATION,
-): Promise<DeliveryRow | undefined> {
+): Promise<Delivery | undefined> {
   return findDigestByCovers(store, report, destination, coversKey(runs));
 }
 
 /** What a row delivers, for messages: "query set 101, run 7" or "digest of 101:7, 102:8". */
-export function coverLabel(row: Pick<DeliveryRow, 'covers' | 'query_set_id' | 'run_id'>): string {
+export function coverLabel(row: Pick<Delivery, 'covers' | 'querySetId' | 'runId'>): string {
   const runs = coveredRuns(row);
   return runs
     ? `digest of ${runs.map((r) => `${r.querySetId}:${r.runId}`).join(', ')}`
-    : `query set ${row.query_set_id}, run ${row.run_id}`;
+    : `query set ${row.querySetId}, run ${row.runId}`;
 }

@@ -10,7 +10,47 @@ import type { Store } from './sql.js';
  */
 export type IncidentKind = 'delivery_failed' | 'credential_refused' | 'sync_failing' | 'set_gone';
 
-export interface IncidentRow {
+/** One incident as notify/, status/ and cli/ see it. */
+export interface Incident {
+  id: number;
+  /** What is wrong with what, e.g. `delivery_failed:weekly`; one open incident per key. */
+  key: string;
+  kind: IncidentKind;
+  report: string | null;
+  detail: string;
+  /** Epoch ms. */
+  openedAt: number;
+  /** Epoch ms; null while open. */
+  clearedAt: number | null;
+  clearedDetail: string | null;
+}
+
+/** One message announcing an incident's opening or clearing, to one destination. */
+export interface Notice {
+  id: number;
+  incidentId: number;
+  kind: 'opened' | 'cleared';
+  /** `email` (`recipients` get one message) or the name of a configured channel (migration 014). */
+  destination: string;
+  /** Email addresses; empty for a channel's notice. */
+  recipients: string[];
+  state: 'pending' | 'sending' | 'sent' | 'failed';
+  attempts: number;
+  lastError: string | null;
+  messageId: string;
+  claimedBy: string | null;
+  /** Epoch ms. */
+  leaseUntil: number | null;
+  /** Epoch ms. */
+  nextAttemptAt: number;
+  /** Epoch ms. */
+  createdAt: number;
+  /** Epoch ms. */
+  sentAt: number | null;
+}
+
+/** The tables' columns; never leave this file. */
+interface IncidentRow {
   id: number;
   key: string;
   kind: IncidentKind;
@@ -21,7 +61,7 @@ export interface IncidentRow {
   cleared_detail: string | null;
 }
 
-export interface NoticeRow {
+interface NoticeRow {
   id: number;
   incident_id: number;
   kind: 'opened' | 'cleared';
@@ -39,6 +79,40 @@ export interface NoticeRow {
   sent_at: number | null;
 }
 
+const epochOrNull = (at: number | null) => (at === null ? null : Number(at));
+
+function toIncident(row: IncidentRow): Incident {
+  return {
+    id: Number(row.id),
+    key: row.key,
+    kind: row.kind,
+    report: row.report,
+    detail: row.detail,
+    openedAt: Number(row.opened_at),
+    clearedAt: epochOrNull(row.cleared_at),
+    clearedDetail: row.cleared_detail,
+  };
+}
+
+function toNotice(row: NoticeRow): Notice {
+  return {
+    id: Number(row.id),
+    incidentId: Number(row.incident_id),
+    kind: row.kind,
+    destination: row.destination,
+    recipients: JSON.parse(row.recipients) as string[],
+    state: row.state,
+    attempts: Number(row.attempts),
+    lastError: row.last_error,
+    messageId: row.message_id,
+    claimedBy: row.claimed_by,
+    leaseUntil: epochOrNull(row.lease_until),
+    nextAttemptAt: Number(row.next_attempt_at),
+    createdAt: Number(row.created_at),
+    sentAt: epochOrNull(row.sent_at),
+  };
+}
+
 const oneLine = (text: string) => scrub(text).replace(/\s+/g, ' ').trim().slice(0, 500);
 
 /** Who is told about one incident: email addresses (one message) and channel names (one row each). */
@@ -51,7 +125,7 @@ export interface NoticeTargets {
 async function addNotices(
   store: Store,
   incidentId: number,
-  kind: NoticeRow['kind'],
+  kind: Notice['kind'],
   to: NoticeTargets,
   at: number,
 ): Promise<void> {
@@ -110,35 +184,44 @@ export function clearIncident(
   });
 }
 
-export function getOpenIncident(store: Store, key: string): Promise<IncidentRow | undefined> {
-  return store.get<IncidentRow>('SELECT * FROM incidents WHERE key = ? AND cleared_at IS NULL', [key]);
+export async function getOpenIncident(store: Store, key: string): Promise<Incident | undefined> {
+  const row = await store.get<IncidentRow>('SELECT * FROM incidents WHERE key = ? AND cleared_at IS NULL', [
+    key,
+  ]);
+  return row ? toIncident(row) : undefined;
 }
 
-export function listOpenIncidents(store: Store): Promise<IncidentRow[]> {
-  return store.all<IncidentRow>('SELECT * FROM incidents WHERE cleared_at IS NULL ORDER BY opened_at');
+export async function listOpenIncidents(store: Store): Promise<Incident[]> {
+  const rows = await store.all<IncidentRow>(
+    'SELECT * FROM incidents WHERE cleared_at IS NULL ORDER BY opened_at',
+  );
+  return rows.map(toIncident);
 }
 
-export function listIncidents(store: Store, limit: number): Promise<IncidentRow[]> {
-  return store.all<IncidentRow>(
+export async function listIncidents(store: Store, limit: number): Promise<Incident[]> {
+  const rows = await store.all<IncidentRow>(
     'SELECT * FROM incidents ORDER BY COALESCE(cleared_at, opened_at) DESC, id DESC LIMIT ?',
     [limit],
   );
+  return rows.map(toIncident);
 }
 
-export function getIncident(store: Store, id: number): Promise<IncidentRow | undefined> {
-  return store.get<IncidentRow>('SELECT * FROM incidents WHERE id = ?', [id]);
+export async function getIncident(store: Store, id: number): Promise<Incident | undefined> {
+  const row = await store.get<IncidentRow>('SELECT * FROM incidents WHERE id = ?', [id]);
+  return row ? toIncident(row) : undefined;
 }
 
 /** The newest delivery of `report` that ended (sent or failed for good), read-only on `deliveries`. */
-export function lastFinishedDelivery(
+export async function lastFinishedDelivery(
   store: Store,
   report: string,
-): Promise<{ id: number; state: 'sent' | 'failed'; last_error: string | null } | undefined> {
-  return store.get(
+): Promise<{ id: number; state: 'sent' | 'failed'; lastError: string | null } | undefined> {
+  const row = await store.get<{ id: number; state: 'sent' | 'failed'; last_error: string | null }>(
     `SELECT id, state, last_error FROM deliveries WHERE report = ? AND state IN ('sent', 'failed')
      ORDER BY updated_at DESC, id DESC LIMIT 1`,
     [report],
   );
+  return row ? { id: Number(row.id), state: row.state, lastError: row.last_error } : undefined;
 }
 
 // --- the notices outbox
@@ -149,7 +232,7 @@ export function claimNextNotice(
   worker: string,
   now: number,
   leaseMs: number,
-): Promise<NoticeRow | undefined> {
+): Promise<Notice | undefined> {
   return store.transaction(async () => {
     const row = await store.get<NoticeRow>(
       `SELECT * FROM notices
@@ -164,7 +247,13 @@ export function claimNextNotice(
       [worker, now + leaseMs, row.id, row.state, row.lease_until ?? 0],
     );
     return claimed.changes === 1
-      ? { ...row, state: 'sending' as const, attempts: row.attempts + 1 }
+      ? toNotice({
+          ...row,
+          state: 'sending',
+          attempts: Number(row.attempts) + 1,
+          claimed_by: worker,
+          lease_until: now + leaseMs,
+        })
       : undefined;
   });
 }
@@ -198,8 +287,10 @@ export async function nextNoticeDue(store: Store): Promise<number | undefined> {
   return row?.due ?? undefined;
 }
 
-export function listNotices(store: Store, incidentId?: number): Promise<NoticeRow[]> {
-  return incidentId === undefined
-    ? store.all<NoticeRow>('SELECT * FROM notices ORDER BY id')
-    : store.all<NoticeRow>('SELECT * FROM notices WHERE incident_id = ? ORDER BY id', [incidentId]);
+export async function listNotices(store: Store, incidentId?: number): Promise<Notice[]> {
+  const rows =
+    incidentId === undefined
+      ? await store.all<NoticeRow>('SELECT * FROM notices ORDER BY id')
+      : await store.all<NoticeRow>('SELECT * FROM notices WHERE incident_id = ? ORDER BY id', [incidentId]);
+  return rows.map(toNotice);
 }

@@ -11,7 +11,21 @@ import type { Store } from './sql.js';
 
 export type SyncOutcome = 'running' | 'ok' | 'incomplete' | 'failed' | 'aborted';
 
-export interface SyncRunRow {
+/** One sync pass as cli/ and daemon/ see it. Times are ISO 8601 text, as stored. */
+export interface SyncRun {
+  id: number;
+  startedAt: string;
+  finishedAt: string | null;
+  outcome: SyncOutcome;
+  /** HTTP requests of the pass, metric requests included. */
+  requests: number;
+  metricRequests: number;
+  snapshotsCompleted: number;
+  error: string | null;
+}
+
+/** The table's columns; never leave this file. */
+interface SyncRunRow {
   id: number;
   started_at: string;
   finished_at: string | null;
@@ -23,6 +37,19 @@ export interface SyncRunRow {
 }
 
 const iso = (at: number) => new Date(at).toISOString();
+
+function toSyncRun(row: SyncRunRow): SyncRun {
+  return {
+    id: Number(row.id),
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+    outcome: row.outcome,
+    requests: Number(row.requests),
+    metricRequests: Number(row.metric_requests),
+    snapshotsCompleted: Number(row.snapshots_completed),
+    error: row.error,
+  };
+}
 
 export async function startSyncRun(store: Store, at: number): Promise<number> {
   const row = await store.get<{ id: number }>('INSERT INTO sync_runs (started_at) VALUES (?) RETURNING id', [
@@ -59,11 +86,15 @@ export async function finishSyncRun(
 }
 
 /** The newest passes first. */
-export function listSyncRuns(store: Store, limit = 20): Promise<SyncRunRow[]> {
-  return store.all<SyncRunRow>('SELECT * FROM sync_runs ORDER BY id DESC LIMIT ?', [limit]);
+export async function listSyncRuns(store: Store, limit = 20): Promise<SyncRun[]> {
+  const rows = await store.all<SyncRunRow>('SELECT * FROM sync_runs ORDER BY id DESC LIMIT ?', [limit]);
+  return rows.map(toSyncRun);
 }
 
 /** The newest pass that finished (any outcome), for readiness checks. */
-export function lastFinishedSyncRun(store: Store): Promise<SyncRunRow | undefined> {
-  return store.get<SyncRunRow>(`SELECT * FROM sync_runs WHERE outcome != 'running' ORDER BY id DESC LIMIT 1`);
+export async function lastFinishedSyncRun(store: Store): Promise<SyncRun | undefined> {
+  const row = await store.get<SyncRunRow>(
+    `SELECT * FROM sync_runs WHERE outcome != 'running' ORDER BY id DESC LIMIT 1`,
+  );
+  return row ? toSyncRun(row) : undefined;
 }

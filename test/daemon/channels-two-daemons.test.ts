@@ -109,7 +109,7 @@ describe('two reportd daemons with channels', () => {
       }, 60_000);
       const run = sandbox.publishRun(101);
       await until(
-        async () => (await rows()).filter((d) => d.run_id === run.id && d.state === 'sent').length === 4,
+        async () => (await rows()).filter((d) => d.runId === run.id && d.state === 'sent').length === 4,
         120_000,
       );
       await new Promise((resolve) => setTimeout(resolve, 3_000)); // give a duplicate every chance

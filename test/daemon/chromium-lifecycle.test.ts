@@ -83,7 +83,7 @@ describe('Chromium in the daemon', () => {
     const store = await openStore(join(tmp.dir, 'reportd.sqlite'));
     const row = await getDelivery(store, delivery.id);
     await store.close();
-    expect(row).toMatchObject({ state: 'pending', attempts: 1, last_error: 'interrupted by shutdown' });
+    expect(row).toMatchObject({ state: 'pending', attempts: 1, lastError: 'interrupted by shutdown' });
     // The render was cut, not awaited: it never wrote its PDF.
     const dir = join(tmp.dir, 'reports-shutdown', 'weekly');
     const written = existsSync(dir) ? readdirSync(dir, { recursive: true, encoding: 'utf8' }) : [];

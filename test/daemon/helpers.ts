@@ -48,8 +48,8 @@ export function stubRenderer(dir: string): DeliveryRenderer {
     async render(delivery) {
       return {
         brand: 'Northwind Coffee',
-        querySet: { id: delivery.query_set_id, name: 'Main' },
-        run: { id: delivery.run_id, display_name: `Run ${delivery.run_id}` },
+        querySet: { id: delivery.querySetId, name: 'Main' },
+        run: { id: delivery.runId, display_name: `Run ${delivery.runId}` },
         kpis: [],
         // A name per render: two daemons may render one delivery, each must attach its own file.
         files: [{ path: fakeFile(dir, `d${delivery.id}-${randomUUID()}.pdf`), format: 'pdf' }],
@@ -62,7 +62,7 @@ export function stubRenderer(dir: string): DeliveryRenderer {
 export async function enqueued(store: Store): Promise<[number, string][]> {
   return (await listDeliveries(store, 100))
     .sort((a, b) => a.id - b.id)
-    .map((d) => [d.run_id, new Date(d.created_at).toISOString()]);
+    .map((d) => [d.runId, new Date(d.createdAt).toISOString()]);
 }
 
 /** Moves a fake clock to an instant. */

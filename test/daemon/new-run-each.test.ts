@@ -37,7 +37,7 @@ describe('trigger: new_run with several runs published between two syncs', () =>
     expect(results.filter((r) => r.created)).toHaveLength(2);
     // Enqueued in publication order (delivery ids grow with each enqueue).
     const enqueued = [...(await listDeliveries(env.store))].sort((a, b) => a.id - b.id);
-    expect(enqueued.map((d) => d.run_id)).toEqual([first.id, second.id]);
+    expect(enqueued.map((d) => d.runId)).toEqual([first.id, second.id]);
 
     // The next evaluation with nothing new enqueues nothing more.
     await env.sync();

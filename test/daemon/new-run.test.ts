@@ -96,7 +96,7 @@ describe('daemon with trigger: new_run', () => {
     await daemon.syncNow();
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(smtp.messages).toHaveLength(1);
-    expect((await listDeliveries(daemon.store)).map((d) => [d.run_id, d.state])).toEqual([[run.id, 'sent']]);
+    expect((await listDeliveries(daemon.store)).map((d) => [d.runId, d.state])).toEqual([[run.id, 'sent']]);
   });
 
   it('answers /healthz, /readyz and Prometheus /metrics', async () => {

@@ -61,7 +61,7 @@ describe('two daemons on one store', () => {
     await smtp.waitFor(1);
     await new Promise((resolve) => setTimeout(resolve, 1_500)); // give a duplicate every chance
     expect(smtp.messages).toHaveLength(1);
-    expect((await listDeliveries(daemons[0]!.store)).map((d) => [d.run_id, d.state, d.attempts])).toEqual([
+    expect((await listDeliveries(daemons[0]!.store)).map((d) => [d.runId, d.state, d.attempts])).toEqual([
       [run.id, 'sent', 1],
     ]);
   });

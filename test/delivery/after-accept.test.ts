@@ -27,8 +27,8 @@ function renderer(dir: string): DeliveryRenderer {
     async render(delivery): Promise<EmailContent> {
       return {
         brand: 'Northwind Coffee',
-        querySet: { id: delivery.query_set_id, name: 'Main set' },
-        run: { id: delivery.run_id, display_name: `Week ${delivery.run_id}` },
+        querySet: { id: delivery.querySetId, name: 'Main set' },
+        run: { id: delivery.runId, display_name: `Week ${delivery.runId}` },
         kpis: [],
         files: [{ path: fakeFile(dir, `r${delivery.id}.pdf`, 2048), format: 'pdf' }],
       };
@@ -101,7 +101,7 @@ describe('after the SMTP server accepted', () => {
     await env.box.enqueue(key);
     const outcome = await env.box.runOnce();
     expect(outcome?.result).toBe('sent');
-    expect(await getDelivery(env.store, 1)).toMatchObject({ state: 'sent', attempts: 1, last_error: null });
+    expect(await getDelivery(env.store, 1)).toMatchObject({ state: 'sent', attempts: 1, lastError: null });
     expect(await env.box.drain()).toEqual([]);
     expect(env.smtp.messages).toHaveLength(1);
   }, 30_000);
@@ -179,7 +179,7 @@ describe('per recipient', () => {
     expect(env.smtp.messages[1]!.messageId).toBe(env.smtp.messages[0]!.messageId);
     const row = (await getDelivery(env.store, 1))!;
     expect(row.state).toBe('sent');
-    expect(row.last_error).toMatch(/^refused: gone@example\.com \(550 No such user\)$/);
+    expect(row.lastError).toMatch(/^refused: gone@example\.com \(550 No such user\)$/);
     await clock.advance(60 * 60_000);
     expect(await env.box.drain()).toEqual([]);
     expect(env.smtp.messages).toHaveLength(2);

@@ -118,7 +118,7 @@ describe('channels across processes', () => {
       teams: [7, 8, 9],
       webhook: [7, 8, 9],
     });
-    const slack7 = (await rows()).find((d) => d.destination === 'marketing' && d.run_id === 7)!;
+    const slack7 = (await rows()).find((d) => d.destination === 'marketing' && d.runId === 7)!;
     expect(slack7).toMatchObject({ state: 'sent', attempts: 2 });
   });
 

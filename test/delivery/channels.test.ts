@@ -48,10 +48,10 @@ afterEach(async () => {
   clearSecrets();
 });
 
-const content = (delivery: { query_set_id: number; run_id: number; id: number }): EmailContent => ({
+const content = (delivery: { querySetId: number; runId: number; id: number }): EmailContent => ({
   brand: 'Northwind <Coffee> & Co',
-  querySet: { id: delivery.query_set_id, name: 'Main set' },
-  run: { id: delivery.run_id, display_name: `Week ${delivery.run_id}` },
+  querySet: { id: delivery.querySetId, name: 'Main set' },
+  run: { id: delivery.runId, display_name: `Week ${delivery.runId}` },
   kpis: [
     { label: 'Weighted presence', value: '42.1%', delta: '+1.2 pts', arrow: '▲', good: true, bad: false },
     { label: 'Life', value: '61', delta: '−3', arrow: '▼', good: false, bad: true },
@@ -61,7 +61,7 @@ const content = (delivery: { query_set_id: number; run_id: number; id: number })
 });
 /** A digest row's content: two sets' headlines, as headline.ts's digestEmailContent gives. */
 const digestContent = (delivery: { id: number }): EmailContent => ({
-  ...content({ query_set_id: 101, run_id: 7, id: delivery.id }),
+  ...content({ querySetId: 101, runId: 7, id: delivery.id }),
   summary: undefined,
   digest: {
     period: 'Week 7 – Week 8',
@@ -195,7 +195,7 @@ describe('channels through the outbox', () => {
     const hook = peers.accepted('hook')[0]!;
     expect(verifyWithPython(hook)).toBe('valid');
     const row = (await listDeliveries(store)).find((d) => d.destination === 'ops')!;
-    expect(hook.headers['webhook-id']).toBe(row.message_id);
+    expect(hook.headers['webhook-id']).toBe(row.messageId);
     expect(hook.headers['webhook-timestamp']).toBe(String(Math.floor(clock.now() / 1000)));
     const body = JSON.parse(hook.raw.toString('utf8'));
     expect(body).toMatchObject({
@@ -208,7 +208,7 @@ describe('channels through the outbox', () => {
         kpis: [{ label: 'Weighted presence', value: '42.1%', delta: '+1.2 pts' }, { label: 'Life' }],
       },
     });
-    const pdf = content({ query_set_id: 101, run_id: 7, id: 0 }).files[0]!;
+    const pdf = content({ querySetId: 101, runId: 7, id: 0 }).files[0]!;
     const bytes = (await import('node:fs')).readFileSync(pdf.path);
     expect(body.data.files).toEqual([
       {
@@ -232,14 +232,14 @@ describe('channels through the outbox', () => {
       { account: 'acme', querySetId: 101, runId: 7 },
     ];
     const rows = await box.enqueueDigestAll('weekly', runs);
-    expect(rows.map((r) => [r.delivery.destination, r.created, r.delivery.query_set_id])).toEqual([
+    expect(rows.map((r) => [r.delivery.destination, r.created, r.delivery.querySetId])).toEqual([
       ['email', true, 0],
       ['marketing', true, 0],
       ['leadership', true, 0],
       ['ops', true, 0],
     ]);
     // One digest, numbered once for the report whatever the destination.
-    expect(new Set(rows.map((r) => r.delivery.run_id))).toEqual(new Set([1]));
+    expect(new Set(rows.map((r) => r.delivery.runId))).toEqual(new Set([1]));
     // The same runs in another order are the same digest: nothing new is enqueued.
     expect((await box.enqueueDigestAll('weekly', [...runs].reverse())).map((r) => r.created)).toEqual([
       false,
@@ -304,7 +304,7 @@ describe('channels through the outbox', () => {
     peers.failNext.set('files.completeUploadExternal', [{ status: 500, body: 'oops' }]);
     await box.enqueueAll(key);
     expect((await box.drain()).map((o) => o.result)).toEqual(['retry']);
-    expect((await listDeliveries(store))[0]!.last_error).toMatch(
+    expect((await listDeliveries(store))[0]!.lastError).toMatch(
       /message 1700000000\.\d+ posted, file upload: HTTP 500/,
     );
     await clock.advance(60_000);
@@ -337,7 +337,7 @@ describe('channels through the outbox', () => {
     expect(rows.find((d) => d.destination === 'email')!.state).toBe('sent');
     expect(rows.find((d) => d.destination === 'ops')).toMatchObject({
       state: 'failed',
-      last_error: expect.stringContaining('HTTP 422: {"error":"unknown report weekly"}'),
+      lastError: expect.stringContaining('HTTP 422: {"error":"unknown report weekly"}'),
     });
     expect(smtp.messages).toHaveLength(1);
   });
@@ -347,7 +347,7 @@ describe('channels through the outbox', () => {
     peers.failNext.set('hook', [{ status: 307, headers: { location: `${peers.url}/elsewhere` }, body: '' }]);
     await box.enqueueAll(key);
     expect((await box.drain()).map((o) => o.result)).toEqual(['failed']);
-    expect((await listDeliveries(store))[0]!.last_error).toContain('HTTP 307');
+    expect((await listDeliveries(store))[0]!.lastError).toContain('HTTP 307');
     expect(peers.requests.map((r) => r.route)).toEqual(['hook']);
   });
 
@@ -378,7 +378,7 @@ describe('channels through the outbox', () => {
       ['marketing', 'failed'],
       ['leadership', 'failed'],
     ]);
-    expect((await listDeliveries(store)).map((d) => d.last_error)).toEqual(
+    expect((await listDeliveries(store)).map((d) => d.lastError)).toEqual(
       expect.arrayContaining([expect.stringContaining('invalid_auth'), expect.stringContaining('HTTP 404')]),
     );
   });

@@ -61,10 +61,10 @@ describe('outbox across kill -9', () => {
     const first = worker('hang-after-claim');
     expect(await first.output).toContain('claimed');
     // Alive past two leases: its heartbeat keeps the claim (a render may outlast the lease).
-    const claimedUntil = (await rows())[0]!.lease_until!;
+    const claimedUntil = (await rows())[0]!.leaseUntil!;
     await new Promise((resolve) => setTimeout(resolve, 2 * LEASE_MS));
     // (Renewed at least once: a bound on "now" too would make the test depend on the machine's load.)
-    expect((await rows())[0]!.lease_until!).toBeGreaterThan(claimedUntil);
+    expect((await rows())[0]!.leaseUntil!).toBeGreaterThan(claimedUntil);
     first.child.kill('SIGKILL');
     expect(await first.exit).toBe('SIGKILL');
     expect((await rows())[0]).toMatchObject({ state: 'rendering', attempts: 1 });

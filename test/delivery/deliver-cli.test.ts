@@ -63,6 +63,38 @@ describe('reportd deliver / history', () => {
       ['sent', 0],
     ]);
     expect(history.syncs[0].outcome).toBe('ok');
+    // The JSON field names are a documented contract for scripts: they must not follow renames of
+    // the store's domain types (syncs kept the table's snake_case names, deliveries camelCase).
+    const iso = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(history.syncs[0]).toEqual({
+      id: expect.any(Number),
+      started_at: iso,
+      finished_at: iso,
+      outcome: 'ok',
+      requests: expect.any(Number),
+      metric_requests: expect.any(Number),
+      snapshots_completed: 1,
+      error: null,
+    });
+    expect(Object.keys(history.deliveries[0]).sort()).toEqual(
+      [
+        'id',
+        'report',
+        'destination',
+        'account',
+        'querySetId',
+        'runId',
+        'generation',
+        'state',
+        'attempts',
+        'lastError',
+        'messageId',
+        'createdAt',
+        'updatedAt',
+        'sentAt',
+        'recipients',
+      ].sort(),
+    );
     const table = (await reportd('history')).stdout;
     expect(table).toMatch(/^Sync passes \(newest first\)\n {2}\S+ {2}ok /);
     expect(table).toMatch(/\n {2}\S+ {2}sent +weekly {2}set 102 {2}run \d+ \(resend 1\) {2}attempts 1\n/);

@@ -67,8 +67,8 @@ function renderer(wait?: Promise<void>): DeliveryRenderer {
       await wait;
       return {
         brand: 'Northwind Coffee',
-        querySet: { id: delivery.query_set_id, name: 'Main set' },
-        run: { id: delivery.run_id, display_name: `Week ${delivery.run_id}` },
+        querySet: { id: delivery.querySetId, name: 'Main set' },
+        run: { id: delivery.runId, display_name: `Week ${delivery.runId}` },
         kpis: [],
         files: [{ path: fakeFile(tmp.dir, `r${delivery.id}.pdf`), format: 'pdf' }],
       };
@@ -112,8 +112,8 @@ describe('outbox lease heartbeat', () => {
       await clock.advance(MINUTE);
       expect(await other.runOnce()).toBeUndefined();
       const row = (await getDelivery(store, delivery.id))!;
-      expect(row).toMatchObject({ state: 'rendering', claimed_by: slow.worker, attempts: 1 });
-      expect(row.lease_until!).toBeGreaterThan(clock.now());
+      expect(row).toMatchObject({ state: 'rendering', claimedBy: slow.worker, attempts: 1 });
+      expect(row.leaseUntil!).toBeGreaterThan(clock.now());
     }
     render.open();
     expect((await slowRun)?.result).toBe('sent');
@@ -174,7 +174,7 @@ describe('outbox lease heartbeat', () => {
     // The one allowed attempt is used up: failed for good rather than held or retried forever.
     expect(await other.runOnce()).toBeUndefined();
     expect(await getDelivery(store, delivery.id)).toMatchObject({ state: 'failed', attempts: 1 });
-    expect((await getDelivery(store, delivery.id))!.last_error).toMatch(/^gave up after 1 attempts/);
+    expect((await getDelivery(store, delivery.id))!.lastError).toMatch(/^gave up after 1 attempts/);
     expect(clock.pendingSleepers).toBe(0);
   });
 
@@ -185,7 +185,7 @@ describe('outbox lease heartbeat', () => {
     await clock.advance(10 * MINUTE + 1);
     expect(await attempt).toMatchObject({ result: 'retry' });
     expect(await getDelivery(store, delivery.id)).toMatchObject({ state: 'pending', attempts: 1 });
-    expect((await getDelivery(store, delivery.id))!.last_error).toBe(
+    expect((await getDelivery(store, delivery.id))!.lastError).toBe(
       'render failed: the attempt took longer than 10 min',
     );
     expect(clock.pendingSleepers).toBe(0);
@@ -202,7 +202,7 @@ describe('outbox lease heartbeat', () => {
     expect(await attempt).toMatchObject({ result: 'lost' });
     expect(await getDelivery(store, delivery.id)).toMatchObject({
       state: 'rendering',
-      claimed_by: 'other-worker',
+      claimedBy: 'other-worker',
     });
   });
 

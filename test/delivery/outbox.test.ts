@@ -47,8 +47,8 @@ function renderer(bytes = 2048, gate?: Promise<void>): DeliveryRenderer {
       await gate;
       return {
         brand: 'Northwind Coffee',
-        querySet: { id: delivery.query_set_id, name: 'Main set' },
-        run: { id: delivery.run_id, display_name: `Week ${delivery.run_id}` },
+        querySet: { id: delivery.querySetId, name: 'Main set' },
+        run: { id: delivery.runId, display_name: `Week ${delivery.runId}` },
         kpis: [],
         files: [{ path: fakeFile(tmp.dir, `r${delivery.id}.pdf`, bytes), format: 'pdf' }],
       };
@@ -84,7 +84,7 @@ describe('outbox', () => {
     expect(smtp.messages).toHaveLength(1);
     const mail = smtp.messages[0]!;
     expect(mail.subject).toBe('AI visibility — Northwind Coffee — Week 10');
-    expect(mail.messageId).toBe(first.delivery.message_id);
+    expect(mail.messageId).toBe(first.delivery.messageId);
     expect(mail.attachments.map((a) => a.filename)).toEqual([
       'weekly-executive-northwind-coffee-week-10.pdf',
     ]);
@@ -100,7 +100,7 @@ describe('outbox', () => {
     expect(again.created).toBe(true);
     expect(again.delivery.generation).toBe(1);
     await box.drain();
-    expect(smtp.messages.map((m) => m.messageId)).toEqual([first.message_id, again.delivery.message_id]);
+    expect(smtp.messages.map((m) => m.messageId)).toEqual([first.messageId, again.delivery.messageId]);
   });
 
   it('two workers on one store send one message', async () => {
@@ -126,13 +126,13 @@ describe('outbox', () => {
     expect((await box.runOnce())?.result).toBe('retry');
     const row = (await getDelivery(stores[0]!, delivery.id))!;
     expect(row.state).toBe('pending');
-    expect(row.last_error).toMatch(/SMTP unreachable.*ECONNREFUSED|SMTP unreachable/);
-    expect(row.next_attempt_at).toBe(clock.now() + 30_000);
+    expect(row.lastError).toMatch(/SMTP unreachable.*ECONNREFUSED|SMTP unreachable/);
+    expect(row.nextAttemptAt).toBe(clock.now() + 30_000);
     expect(await box.runOnce()).toBeUndefined(); // not due before its backoff
 
     await clock.advance(30_000);
     expect((await box.runOnce())?.result).toBe('retry'); // still down: backoff doubles
-    expect((await getDelivery(stores[0]!, delivery.id))!.next_attempt_at).toBe(clock.now() + 60_000);
+    expect((await getDelivery(stores[0]!, delivery.id))!.nextAttemptAt).toBe(clock.now() + 60_000);
 
     smtp = await startSmtp({ port });
     await clock.advance(60_000);
@@ -161,7 +161,7 @@ describe('outbox', () => {
     expect(outcome?.result).toBe('failed');
     const row = (await getDelivery(stores[0]!, bounced.id))!;
     expect(row.state).toBe('failed');
-    expect(row.last_error).toMatch(/refused: nobody@bounce\.test \(550 /);
+    expect(row.lastError).toMatch(/refused: nobody@bounce\.test \(550 /);
     expect(smtp.messages).toHaveLength(1);
   });
 
@@ -172,7 +172,7 @@ describe('outbox', () => {
     expect((await box.runOnce())?.result).toBe('retry');
     await clock.advance(30_000);
     expect((await box.runOnce())?.result).toBe('failed');
-    expect((await getDelivery(stores[0]!, delivery.id))!.last_error).toMatch(
+    expect((await getDelivery(stores[0]!, delivery.id))!.lastError).toMatch(
       /^gave up after 2 attempts: SMTP unreachable/,
     );
   });

@@ -54,10 +54,10 @@ describe('an SMTP reply that echoes the password', () => {
     try {
       const [row] = await listDeliveries(store, 10);
       expect(row).toMatchObject({ state: 'pending', attempts: 1 });
-      expect(row!.last_error).toMatch(
+      expect(row!.lastError).toMatch(
         /^SMTP server deferred \(451\): .*your AUTH was reports\/\[redacted\]\)$/,
       );
-      expect(row!.last_error).not.toContain(PASSWORD);
+      expect(row!.lastError).not.toContain(PASSWORD);
     } finally {
       await store.close();
     }

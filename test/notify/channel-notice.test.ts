@@ -179,14 +179,14 @@ describe('failure notices through channels', () => {
     expect(await sender.drain()).toBe(0);
     let [row] = await listNotices(store);
     expect(row).toMatchObject({ destination: 'ops-webhook', state: 'pending', attempts: 1 });
-    expect(row!.last_error).toBe('HTTP 503: down for maintenance');
+    expect(row!.lastError).toBe('HTTP 503: down for maintenance');
     expect(await sender.drain()).toBe(0); // not due yet: nothing is sent
     expect(peers.requests.filter((r) => r.route === 'hook')).toHaveLength(1);
-    await clock.advance(row!.next_attempt_at - clock.now());
+    await clock.advance(row!.nextAttemptAt - clock.now());
     expect(await sender.drain()).toBe(0);
     [row] = await listNotices(store);
-    expect(row).toMatchObject({ state: 'pending', attempts: 2, last_error: 'HTTP 502: bad gateway' });
-    await clock.advance(row!.next_attempt_at - clock.now());
+    expect(row).toMatchObject({ state: 'pending', attempts: 2, lastError: 'HTTP 502: bad gateway' });
+    await clock.advance(row!.nextAttemptAt - clock.now());
     expect(await sender.drain()).toBe(1);
     expect(await sender.drain()).toBe(0);
     [row] = await listNotices(store);

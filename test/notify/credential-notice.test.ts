@@ -74,7 +74,7 @@ describe('a refused credential', () => {
     const incidents = await listIncidents(daemon.store, 10);
     expect(incidents).toHaveLength(1);
     expect(incidents[0]).toMatchObject({ key: 'credential:acme', kind: 'credential_refused' });
-    expect(incidents[0]!.cleared_at).not.toBeNull();
+    expect(incidents[0]!.clearedAt).not.toBeNull();
     for (const message of smtp.messages)
       expect(`${message.text}${message.subject}`).not.toContain(WRONG_SECRET);
     expect(logLines.join('')).not.toContain(WRONG_SECRET);

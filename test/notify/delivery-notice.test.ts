@@ -111,7 +111,7 @@ describe('a delivery that failed for good', () => {
     ]);
     expect(smtp.messages).toHaveLength(3); // the two notices and the report itself
     const [incident] = await listIncidents(daemon.store, 10);
-    expect(incident?.cleared_at).not.toBeNull();
+    expect(incident?.clearedAt).not.toBeNull();
     expect((await listNotices(daemon.store)).map((n) => [n.kind, n.state, n.attempts])).toEqual([
       ['opened', 'sent', 1],
       ['cleared', 'sent', 1],

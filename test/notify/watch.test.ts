@@ -69,7 +69,7 @@ describe('incident rules', () => {
       ['sync', 'the sync failed 3 passes in a row: account acme: internal'],
     ]);
     await w.afterSyncPass(pass([]), 'ok');
-    expect((await listIncidents(store, 10))[0]?.cleared_at).not.toBeNull();
+    expect((await listIncidents(store, 10))[0]?.clearedAt).not.toBeNull();
     expect((await listNotices(store)).map((n) => n.kind)).toEqual(['opened', 'cleared']);
   });
 
@@ -99,7 +99,7 @@ describe('incident rules', () => {
       ],
     ]);
     await w.afterSyncPass(pass([]), 'ok'); // still gone in the store: stays open
-    expect((await listIncidents(store, 10))[0]?.cleared_at).toBeNull();
+    expect((await listIncidents(store, 10))[0]?.clearedAt).toBeNull();
     await saveQuerySets(
       store,
       'acme',
@@ -108,7 +108,7 @@ describe('incident rules', () => {
       0,
     );
     await w.afterSyncPass(pass([]), 'ok');
-    expect((await listIncidents(store, 10))[0]?.cleared_at).not.toBeNull();
+    expect((await listIncidents(store, 10))[0]?.clearedAt).not.toBeNull();
   });
 
   it('records incidents without recipients but queues no notice', async () => {
@@ -150,7 +150,7 @@ describe('notice destinations', () => {
     });
     expect(w.recipients()).toEqual({ recipients: ['ops@example.com'], channels: ['ops'] });
     await w.afterSyncPass(pass(['not_authorized']), 'failed');
-    expect((await listNotices(store)).map((n) => [n.kind, n.destination, JSON.parse(n.recipients)])).toEqual([
+    expect((await listNotices(store)).map((n) => [n.kind, n.destination, n.recipients])).toEqual([
       ['opened', 'email', ['ops@example.com']],
       ['opened', 'ops', []],
     ]);

@@ -51,19 +51,19 @@ describe('migration 13 (digest covers)', () => {
         ];
         const first = await enqueueDigest(after, 'weekly', runs, 3000);
         expect(first.created).toBe(true);
-        expect(first.delivery).toMatchObject({ query_set_id: 0, run_id: 1, generation: 0 });
+        expect(first.delivery).toMatchObject({ querySetId: 0, runId: 1, generation: 0 });
         // The same runs in another order are the same digest; a forced one is the next generation.
         expect((await enqueueDigest(after, 'weekly', [...runs].reverse(), 3000)).created).toBe(false);
         const forced = await enqueueDigest(after, 'weekly', runs, 3000, { force: true });
-        expect(forced.delivery).toMatchObject({ run_id: 1, generation: 1 });
-        expect(forced.delivery.message_id).not.toBe(first.delivery.message_id);
+        expect(forced.delivery).toMatchObject({ runId: 1, generation: 1 });
+        expect(forced.delivery.messageId).not.toBe(first.delivery.messageId);
         const other = await enqueueDigest(
           after,
           'weekly',
           [{ account: 'acme', querySetId: 101, runId: 10 }, runs[0]!],
           3000,
         );
-        expect(other.delivery).toMatchObject({ run_id: 2, generation: 0 });
+        expect(other.delivery).toMatchObject({ runId: 2, generation: 0 });
         expect(await listDeliveries(after, 10)).toHaveLength(5);
       } finally {
         raw.close();

@@ -56,9 +56,9 @@ describe('error text written to the store', () => {
 
     // The secret is rotated: the process no longer knows the old value.
     clearSecrets();
-    expect((await getDelivery(store, retried))!.last_error).toBe('451 auth [redacted] echoed');
-    expect((await getDelivery(store, failed))!.last_error).toBe('535 bad login [redacted]');
-    expect((await getDelivery(store, sent))!.last_error).toBe('refused recipients: [redacted]@example.com');
+    expect((await getDelivery(store, retried))!.lastError).toBe('451 auth [redacted] echoed');
+    expect((await getDelivery(store, failed))!.lastError).toBe('535 bad login [redacted]');
+    expect((await getDelivery(store, sent))!.lastError).toBe('refused recipients: [redacted]@example.com');
   });
 
   it('the sync-side writers (accounts, query sets, sync runs, payloads) scrub too', async () => {

@@ -45,15 +45,16 @@ export interface ChannelNotice {
   at: number;
   title: string;
   text: string;
+  /** The incident as the store holds it (epoch ms); each sender spells its own payload from it. */
   incident: {
     id: number;
     key: string;
     kind: string;
     report: string | null;
     detail: string;
-    opened_at: number;
-    cleared_at: number | null;
-    cleared_detail: string | null;
+    openedAt: number;
+    clearedAt: number | null;
+    clearedDetail: string | null;
   };
 }
 

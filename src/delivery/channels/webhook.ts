@@ -134,9 +134,10 @@ export function webhookNoticeBody(notice: ChannelNotice) {
         kind: incident.kind,
         report: incident.report,
         detail: incident.detail,
-        opened_at: iso(incident.opened_at),
-        cleared_at: iso(incident.cleared_at),
-        cleared_detail: incident.cleared_detail,
+        // The payload's snake_case names are the documented contract, whatever the domain type says.
+        opened_at: iso(incident.openedAt),
+        cleared_at: iso(incident.clearedAt),
+        cleared_detail: incident.clearedDetail,
       },
     },
   };
