@@ -3,7 +3,7 @@ import type { Config } from '../config/index.js';
 import { UsageError } from '../errors/index.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/db.js';
-import { EMAIL_DESTINATION, unsavedDelivery } from '../store/deliveries.js';
+import { type Delivery, EMAIL_DESTINATION, unsavedDelivery } from '../store/deliveries.js';
 import { type CoveredRun, coversKey } from '../store/digest-deliveries.js';
 import { isReportable } from '../store/payloads.js';
 import { findSnapshot } from '../store/snapshots.js';
@@ -59,24 +59,7 @@ export async function writeReportEml(options: {
     },
     clock.now(),
   );
-  const owned = options.renderer
-    ? undefined
-    : createReportRenderer({ config, store, clock, logger: options.logger, idleMs: 0 });
-  const renderer = options.renderer ?? owned!;
-  try {
-    const content = await renderer.render(row);
-    const message = await composeEmail({
-      from: config.smtp?.from ?? 'reportd <reportd@localhost>',
-      report,
-      content,
-      messageId,
-      templatesDir: config.templates.dir,
-      date: new Date(clock.now()),
-    });
-    return await writeEml(message, options.file);
-  } finally {
-    await owned?.close();
-  }
+  return renderToEml(options, report, row, clock);
 }
 
 /**
@@ -93,7 +76,7 @@ export async function writeDigestEml(options: {
   clock?: Clock;
   logger?: Logger;
 }): Promise<string> {
-  const { config, store } = options;
+  const { config } = options;
   const clock = options.clock ?? systemClock;
   const report = config.reports.find((r) => r.name === options.report);
   if (!report) throw new UsageError(`no report named "${options.report}" in the config`);
@@ -111,6 +94,17 @@ export async function writeDigestEml(options: {
     },
     now,
   );
+  return renderToEml(options, report, row, clock);
+}
+
+/** Renders `row` with the outbox's renderer (the caller's, or one of its own) and writes its email. */
+async function renderToEml(
+  options: { config: Config; store: Store; file: string; renderer?: DeliveryRenderer; logger?: Logger },
+  report: Config['reports'][number],
+  row: Delivery,
+  clock: Clock,
+): Promise<string> {
+  const { config, store } = options;
   const owned = options.renderer
     ? undefined
     : createReportRenderer({ config, store, clock, logger: options.logger, idleMs: 0 });
@@ -121,9 +115,9 @@ export async function writeDigestEml(options: {
       from: config.smtp?.from ?? 'reportd <reportd@localhost>',
       report,
       content,
-      messageId,
+      messageId: row.messageId,
       templatesDir: config.templates.dir,
-      date: new Date(now),
+      date: new Date(row.createdAt),
     });
     return await writeEml(message, options.file);
   } finally {
