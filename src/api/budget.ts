@@ -263,12 +263,6 @@ export class RateBudget {
       return { at, now, logged: { row: await history.record(this.key, now) } };
     };
     if (!history?.others || !history.exclusive) return step();
-    // Other processes' requests can only push the next start later, so when this process's own
-    // window already says "not yet", sleep without the store's lock: a transaction per wake-up
-    // (one per waiting key, hundreds at agency scale) would hold SQLite's one write lock for nothing.
-    const now = this.clock.now();
-    const earliest = startAt(this.finished, now);
-    if (earliest > now) return { at: earliest, now };
     try {
       return await history.exclusive(this.key, step);
     } catch (error) {

@@ -26,19 +26,27 @@ export class StoreRequestHistory implements RequestHistory {
   private readonly retainMs: number;
   private writes = 0;
   /**
-   * Per store: the newest row that existed when the budget loaded its window (`recent`), and the
-   * rows this history recorded since. Every other newer row is another process's request.
+   * Per store and key: the newest row of the key that existed when the budget loaded its window
+   * (`recent`), and the rows this history recorded since. Every other newer row of the key is another
+   * process's request. Per key because rows of one key are written one at a time under that key's
+   * lock, so its committed ids only grow; across keys (PostgreSQL) a lower id may commit later.
    */
-  private readonly seen = new WeakMap<Store, { after: number; own: Set<number> }>();
+  private readonly seen = new WeakMap<Store, Map<string, { after: number; own: Set<number> }>>();
 
-  private async seenIn(store: Store): Promise<{ after: number; own: Set<number> }> {
-    let seen = this.seen.get(store);
+  private async seenIn(store: Store, budgetKey: string): Promise<{ after: number; own: Set<number> }> {
+    let byKey = this.seen.get(store);
+    if (!byKey) {
+      byKey = new Map();
+      this.seen.set(store, byKey);
+    }
+    let seen = byKey.get(budgetKey);
     if (!seen) {
       const row = await store.get<{ last: number }>(
-        'SELECT COALESCE(MAX(rowid), 0) AS last FROM request_log',
+        'SELECT COALESCE(MAX(rowid), 0) AS last FROM request_log WHERE budget_key = ?',
+        [budgetKey],
       );
-      seen = this.seen.get(store) ?? { after: Number(row?.last ?? 0), own: new Set() };
-      this.seen.set(store, seen);
+      seen = byKey.get(budgetKey) ?? { after: Number(row?.last ?? 0), own: new Set() };
+      byKey.set(budgetKey, seen);
     }
     return seen;
   }
@@ -57,14 +65,18 @@ export class StoreRequestHistory implements RequestHistory {
    */
   async recent(budgetKey: string, since: number, now: number = since): Promise<number[]> {
     const store = this.storeOf();
-    await prune(store, budgetKey, since);
-    const rows = await store.all<{ at: number }>(
-      `SELECT ${COUNTS_FROM} AS at FROM request_log
-       WHERE budget_key = ? AND COALESCE(ended_at, started_at) >= ? ORDER BY at`,
-      [now, now, budgetKey, since],
-    );
-    await this.seenIn(store);
-    return rows.map((row) => Number(row.at));
+    // Under the key's lock, so no other process records a request of this key between the newest
+    // id read here and the window read below: each row is in one of the two, never in neither.
+    return this.exclusive(budgetKey, async () => {
+      await this.seenIn(store, budgetKey);
+      await prune(store, budgetKey, since);
+      const rows = await store.all<{ at: number }>(
+        `SELECT ${COUNTS_FROM} AS at FROM request_log
+         WHERE budget_key = ? AND COALESCE(ended_at, started_at) >= ? ORDER BY at`,
+        [now, now, budgetKey, since],
+      );
+      return rows.map((row) => Number(row.at));
+    });
   }
 
   /**
@@ -74,7 +86,7 @@ export class StoreRequestHistory implements RequestHistory {
    */
   async others(budgetKey: string, since: number, now: number): Promise<number[]> {
     const store = this.storeOf();
-    const seen = await this.seenIn(store);
+    const seen = await this.seenIn(store, budgetKey);
     const rows = await store.all<{ row: number; at: number }>(
       `SELECT rowid AS row, ${COUNTS_FROM} AS at
        FROM request_log WHERE budget_key = ? AND rowid > ? AND COALESCE(ended_at, started_at) >= ?`,
@@ -100,7 +112,7 @@ export class StoreRequestHistory implements RequestHistory {
       [budgetKey, at],
     );
     const rowid = Number(inserted!.rowid);
-    const own = (await this.seenIn(store)).own;
+    const own = (await this.seenIn(store, budgetKey)).own;
     own.add(rowid);
     if (++this.writes % 500 === 0) {
       await prune(store, budgetKey, at - this.retainMs);
