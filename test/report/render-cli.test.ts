@@ -108,7 +108,8 @@ describe('reportd render', () => {
     );
     expect(badFormat.code).toBe(2);
     expect(badFormat.stderr).toContain('--format takes pdf, xlsx, html');
-  });
+    // Three processes, each of which starts Chromium before it finds out: minutes on a loaded machine.
+  }, 180_000);
 
   it('names a store path that does not exist, and creates nothing there', async () => {
     const typo = join(dir, 'typo.yaml');
