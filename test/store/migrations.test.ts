@@ -6,7 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migrate, openStore, type Store } from '../../src/store/db.js';
 import { migrations } from '../../src/store/migrations/index.js';
+import { ensureSnapshot } from '../../src/store/payloads.js';
 import { testEngine } from '../helpers/test-store.js';
+import { seedCatalog } from '../sync/helpers/seed-catalog.js';
 import { type TempStore, tempStore } from '../sync/helpers/temp-store.js';
 
 const onPostgres = testEngine() === 'postgres';
@@ -260,3 +262,37 @@ describe.skipIf(onPostgres)(
     });
   },
 );
+
+describe.skipIf(!onPostgres)('migration 19 (payloads as json on PostgreSQL)', () => {
+  let temp: TempStore | undefined;
+  afterEach(async () => {
+    await temp?.cleanup();
+    temp = undefined;
+  });
+
+  it('converts a store made with jsonb payloads, keeping them, so an answer quoting U+0000 stores', async () => {
+    temp = await tempStore('bare.sqlite', {
+      migrations: migrations.filter((m) => m.version < 19),
+      deriveMetrics: false,
+    });
+    const { store } = temp;
+    // The column as stores created before migration 19 have it.
+    await store.exec('ALTER TABLE payloads ALTER COLUMN json TYPE JSONB USING json::jsonb');
+    await seedCatalog(store, 1);
+    const snapshot = await ensureSnapshot(store, { account: 'acme', querySetId: 101, runId: 1 }, 0);
+    const insert = `INSERT INTO payloads (snapshot_id, endpoint_key, json, fetched_at) VALUES (?, ?, ?, 'x')`;
+    await store.run(insert, [snapshot.id, 'life.kpi', '{"current":1}']);
+    await expect(store.run(insert, [snapshot.id, 'nul', '"a\\u0000b"'])).rejects.toThrow(
+      /unsupported Unicode escape/,
+    );
+    expect(await migrate(store, migrations)).toEqual([19]);
+    await store.run(insert, [snapshot.id, 'nul', '"a\\u0000b"']);
+    const rows = await store.all<{ endpoint_key: string; json: string }>(
+      'SELECT endpoint_key, json FROM payloads ORDER BY endpoint_key',
+    );
+    expect(rows.map((r) => [r.endpoint_key, JSON.parse(r.json)])).toEqual([
+      ['life.kpi', { current: 1 }],
+      ['nul', 'a\u0000b'],
+    ]);
+  });
+});

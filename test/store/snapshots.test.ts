@@ -91,6 +91,17 @@ describe('snapshot store', () => {
     expect(snapshot?.state).toBe('complete');
   });
 
+  it('keeps an answer quoting U+0000 as the server sent it, on either engine', async () => {
+    // PostgreSQL's jsonb cannot hold a NUL in a string; the payload must still be stored valid.
+    const id = await storeAll(store, 1, ['presence.gross']);
+    const data = { answer: 'before\u0000after', brands: ['a\u0000'] };
+    expect(await savePayload(store, id, 'presence.gross', { data, validationError: null }, AT)).toBe(
+      'complete',
+    );
+    const snapshot = await findSnapshot(store, { querySetId: 101, runId: 1 });
+    expect(snapshot?.payloads['presence.gross']).toEqual({ data, error: null });
+  });
+
   it('lists complete snapshots newest run first, and finds by run or account', async () => {
     await storeAll(store, 1);
     await storeAll(store, 3);
