@@ -11,6 +11,7 @@ import { listQuerySets, listRuns, type QuerySetRow } from '../store/query-sets.j
 import { countRequestsSince } from '../store/request-log.js';
 import { snapshotStates } from '../store/snapshots.js';
 import { lastFinishedSyncRun } from '../store/sync-runs.js';
+import { type ClusterView, clusterLines, collectCluster } from '../status/cluster.js';
 import { budgetKeyFor } from '../sync/budget-key.js';
 import { type ConfigOptions, configOption } from './options.js';
 
@@ -54,6 +55,8 @@ export interface StatusReport {
   store: string;
   lastSync: { finishedAt: string | null; outcome: string; error: string | null } | null;
   accounts: AccountStatus[];
+  /** The daemons on this store: each instance, the slots it ran, the leases it holds. */
+  cluster: ClusterView;
 }
 
 export function register(program: Command): void {
@@ -110,6 +113,7 @@ export async function collectStatus(
       ? { finishedAt: last.finishedAt, outcome: last.outcome, error: scrubOrNull(last.error) }
       : null,
     accounts,
+    cluster: await collectCluster(store, now),
   };
 }
 
@@ -198,6 +202,7 @@ export function formatStatus(report: StatusReport): string {
       );
     }
   }
+  lines.push('', ...clusterLines(report.cluster));
   return `${lines.join('\n')}\n`;
 }
 
