@@ -3,6 +3,7 @@ import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { printable } from '../printable.js';
 import { scrubOrNull } from '../secrets.js';
+import { type ClusterView, clusterLines, collectCluster } from '../status/cluster.js';
 import { getAccount } from '../store/accounts.js';
 import type { Store } from '../store/db.js';
 import { openStore } from '../store/db.js';
@@ -11,7 +12,6 @@ import { listQuerySets, listRuns, type QuerySetRow } from '../store/query-sets.j
 import { countRequestsSince } from '../store/request-log.js';
 import { snapshotStates } from '../store/snapshots.js';
 import { lastFinishedSyncRun } from '../store/sync-runs.js';
-import { type ClusterView, clusterLines, collectCluster } from '../status/cluster.js';
 import { budgetKeyFor } from '../sync/budget-key.js';
 import { type ConfigOptions, configOption } from './options.js';
 
@@ -62,7 +62,9 @@ export interface StatusReport {
 export function register(program: Command): void {
   program
     .command('status')
-    .description('show what the store holds per account and query set (runs, snapshots, errors, budget)')
+    .description(
+      'show what the store holds per account and query set (runs, snapshots, errors, budget) and the daemons sharing it',
+    )
     .addOption(configOption)
     .option('--json', 'print as JSON')
     .action(async (flags: ConfigOptions & { json?: boolean }) => {

@@ -2,7 +2,12 @@ import { hostname } from 'node:os';
 import { type Clock, systemClock } from '../clock.js';
 import { workerName } from '../delivery/claim-holder.js';
 import { type Logger, silentLogger } from '../log.js';
-import { heartbeatInstance, markInstanceStopped, pruneInstances, registerInstance } from '../store/instances.js';
+import {
+  heartbeatInstance,
+  markInstanceStopped,
+  pruneInstances,
+  registerInstance,
+} from '../store/instances.js';
 import { pruneJobSlots } from '../store/job-slots.js';
 import type { Store } from '../store/sql.js';
 import { VERSION } from '../version.js';

@@ -7,7 +7,7 @@ import type { Store } from '../store/db.js';
 import { getJobSlot, latestClaimedSlot, type SlotReason } from '../store/job-slots.js';
 import { getJobState, initJobSlot, recordJobEnd, recordJobStart } from '../store/job-state.js';
 import { recordSkippedSlots } from '../store/schedule-events.js';
-import { lostClaimMessage, type SlotClaims, SlotClaims as Claims, type SlotHold } from './slot-claims.js';
+import { SlotClaims as Claims, lostClaimMessage, type SlotClaims, type SlotHold } from './slot-claims.js';
 
 /**
  * Runs the daemon's jobs: the sync on `sync.schedule`, cron reports in their own timezones, and

@@ -103,6 +103,7 @@ export class SlotClaims {
 /** The log line of a lost claim: who has the slot, and whether it already ran. */
 export function lostClaimMessage(held: JobSlotRow, busy: boolean): string {
   if (busy) return `slot skipped: the previous run is still going on instance ${held.instance}`;
-  if (held.finished_at !== null) return `slot skipped: instance ${held.instance} already ran it (${held.outcome})`;
+  if (held.finished_at !== null)
+    return `slot skipped: instance ${held.instance} already ran it (${held.outcome})`;
   return `slot skipped: instance ${held.instance} has claimed it`;
 }

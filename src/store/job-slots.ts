@@ -34,7 +34,10 @@ const COLUMNS =
   'job, slot_at, reason, instance, claimed_at, lease_until, finished_at, outcome, error, takeovers';
 
 export function getJobSlot(store: Store, job: string, slotAt: number): Promise<JobSlotRow | undefined> {
-  return store.get<JobSlotRow>(`SELECT ${COLUMNS} FROM job_slots WHERE job = ? AND slot_at = ?`, [job, slotAt]);
+  return store.get<JobSlotRow>(`SELECT ${COLUMNS} FROM job_slots WHERE job = ? AND slot_at = ?`, [
+    job,
+    slotAt,
+  ]);
 }
 
 /**
@@ -136,9 +139,10 @@ export async function finishJobSlot(
 
 /** The newest claims first (history, status, /readyz). */
 export function listJobSlots(store: Store, limit: number): Promise<JobSlotRow[]> {
-  return store.all<JobSlotRow>(`SELECT ${COLUMNS} FROM job_slots ORDER BY claimed_at DESC, slot_at DESC LIMIT ?`, [
-    limit,
-  ]);
+  return store.all<JobSlotRow>(
+    `SELECT ${COLUMNS} FROM job_slots ORDER BY claimed_at DESC, slot_at DESC LIMIT ?`,
+    [limit],
+  );
 }
 
 /** Every claim of `job`, oldest slot first (tests and the acceptance checks read this). */
@@ -148,16 +152,18 @@ export function jobSlotsOf(store: Store, job: string): Promise<JobSlotRow[]> {
 
 /** Rows older than `before` go: one row per job and slot would otherwise grow without end. */
 export async function pruneJobSlots(store: Store, before: number): Promise<number> {
-  const { changes } = await store.run('DELETE FROM job_slots WHERE claimed_at < ? AND finished_at IS NOT NULL', [
-    before,
-  ]);
+  const { changes } = await store.run(
+    'DELETE FROM job_slots WHERE claimed_at < ? AND finished_at IS NOT NULL',
+    [before],
+  );
   return changes;
 }
 
 /** The newest slot of `job` anyone claimed, or undefined. */
 export async function latestClaimedSlot(store: Store, job: string): Promise<number | undefined> {
-  const row = await store.get<{ slot_at: number | null }>('SELECT MAX(slot_at) AS slot_at FROM job_slots WHERE job = ?', [
-    job,
-  ]);
+  const row = await store.get<{ slot_at: number | null }>(
+    'SELECT MAX(slot_at) AS slot_at FROM job_slots WHERE job = ?',
+    [job],
+  );
   return row?.slot_at ?? undefined;
 }

@@ -1,10 +1,10 @@
 import { hostname } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startInstance } from '../../src/daemon/instance.js';
+import { clusterLines, collectCluster } from '../../src/status/cluster.js';
 import { acquireAccountLease } from '../../src/store/account-leases.js';
 import { listInstances } from '../../src/store/instances.js';
 import { claimJobSlot, finishJobSlot } from '../../src/store/job-slots.js';
-import { clusterLines, collectCluster } from '../../src/status/cluster.js';
 import { type TempStore, tempStore } from '../sync/helpers/temp-store.js';
 
 /**
@@ -27,10 +27,19 @@ async function until(check: () => Promise<boolean>, ms = 5_000) {
 describe('instances', () => {
   it('registers, heartbeats on its timer, and is marked stopped by a clean close (twice is fine)', async () => {
     temp = await tempStore();
-    const instance = await startInstance({ store: temp.store, roles: ['scheduler', 'worker'], heartbeatMs: 50 });
+    const instance = await startInstance({
+      store: temp.store,
+      roles: ['scheduler', 'worker'],
+      heartbeatMs: 50,
+    });
     expect(instance.id).toMatch(new RegExp(`^${hostname()}(#\\d+)?:${process.pid}:[0-9a-f]+$`));
     const [row] = await listInstances(temp.store, 0);
-    expect(row).toMatchObject({ id: instance.id, pid: process.pid, roles: 'scheduler,worker', stopped_at: null });
+    expect(row).toMatchObject({
+      id: instance.id,
+      pid: process.pid,
+      roles: 'scheduler,worker',
+      stopped_at: null,
+    });
     await until(async () => (await listInstances(temp.store, 0))[0]!.heartbeat_at > row!.heartbeat_at);
     await Promise.all([instance.close(), instance.close()]);
     expect((await listInstances(temp.store, 0))[0]!.stopped_at).not.toBeNull();
@@ -63,7 +72,13 @@ describe('instances', () => {
       { at: now, outcome: 'ok' },
     );
     // This process syncs account acme (a lease holder is per pass, matched by host and pid) …
-    await acquireAccountLease(temp.store, 'acme', { id: 'pass-1', host: hostname(), pid: process.pid }, now, 30_000);
+    await acquireAccountLease(
+      temp.store,
+      'acme',
+      { id: 'pass-1', host: hostname(), pid: process.pid },
+      now,
+      30_000,
+    );
     // … and a `reportd sync` elsewhere holds beta: no instance of its own.
     await acquireAccountLease(temp.store, 'beta', { id: 'pass-2', host: 'laptop', pid: 999 }, now, 30_000);
 
@@ -81,7 +96,7 @@ describe('instances', () => {
     const text = clusterLines(view, live.id).join('\n');
     expect(text).toMatch(/^Instances \(1 live of 3 heard from in the last day\)/);
     expect(text).toContain(`live    ${live.id} (this one)`);
-    expect(text).toMatch(/gone    far-host:77:dead .* heartbeat 10m ago/);
+    expect(text).toMatch(/gone {4}far-host:77:dead .* heartbeat 10m ago/);
     expect(text).toContain('slots: report:weekly 2026-05-04T08:00:00.000Z ok');
     expect(text).toContain('holds: accounts acme');
     expect(text).toContain('not an instance: pid 999 on laptop holds account beta');

@@ -63,13 +63,21 @@ describe('job_slots claims', () => {
     expect((await claimJobSlot(temp.store, claim('host-a:1:aa', slot, 1_000))).won).toBe(true);
     const early = await claimJobSlot(temp.store, claim('host-b:2:bb', slot + 500));
     expect(early.won).toBe(false);
-    const late = await claimJobSlot(temp.store, { ...claim('host-b:2:bb', slot + 1_500), reason: 'takeover' });
+    const late = await claimJobSlot(temp.store, {
+      ...claim('host-b:2:bb', slot + 1_500),
+      reason: 'takeover',
+    });
     expect(late).toEqual({ won: true, takeover: true });
     const a = { job: 'report:weekly', slotAt: slot, instance: 'host-a:1:aa' };
     expect(await renewJobSlot(temp.store, a, slot + 90_000)).toBe(false);
     await finishJobSlot(temp.store, a, { at: slot + 2_000, outcome: 'ok' });
     const row = await getJobSlot(temp.store, 'report:weekly', slot);
-    expect(row).toMatchObject({ instance: 'host-b:2:bb', reason: 'takeover', takeovers: 1, finished_at: null });
+    expect(row).toMatchObject({
+      instance: 'host-b:2:bb',
+      reason: 'takeover',
+      takeovers: 1,
+      finished_at: null,
+    });
   });
 
   it('a finished slot is never claimed again, however old its lease', async () => {
@@ -100,7 +108,10 @@ describe('job_slots claims', () => {
   it("no overlap across daemons: a job's next slot is not claimed while another instance still runs the last", async () => {
     temp = await tempStore();
     await claimJobSlot(temp.store, claim('host-a:1:aa', slot));
-    const next = await claimJobSlot(temp.store, { ...claim('host-b:2:bb', slot + 60_000), slotAt: slot + 60_000 });
+    const next = await claimJobSlot(temp.store, {
+      ...claim('host-b:2:bb', slot + 60_000),
+      slotAt: slot + 60_000,
+    });
     expect(next.won).toBe(false);
     expect(!next.won && next.busy).toBe(true);
     expect(!next.won && next.held.instance).toBe('host-a:1:aa');
