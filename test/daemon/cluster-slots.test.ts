@@ -17,6 +17,7 @@ import { type TempStore, tempStore } from '../sync/helpers/temp-store.js';
  * and synced into the shared store, so every slot has one new run to send: each slot must send one
  * message (not two), three slots in a row, and job_slots must show each slot claimed once. About three
  * minutes of wall time (the slots are real minutes); nothing here asserts how long anything took.
+ * Then a daemon kill -9'd in the middle of a slot: the next daemon to start takes the claim over.
  */
 const onPostgres = testEngine() === 'postgres';
 
@@ -168,4 +169,61 @@ describe.skipIf(!onPostgres)('two daemons on one PostgreSQL store', () => {
     );
     expect((await listInstances(store, 0)).every((i) => i.stopped_at !== null)).toBe(true);
   }, 330_000);
+
+  it("a daemon kill -9'd in the middle of a slot: the next start's catch-up takes the claim over and runs it", async () => {
+    await temp?.cleanup();
+    await sandbox?.close();
+    daemons.length = 0;
+    temp = await tempStore();
+    // 20 requests a second: the sync of four new runs (136 payloads) takes several seconds.
+    sandbox = await startSandbox({ rate: { requests: 20, windowMs: 1_000 } });
+    const store = temp.store;
+    const config = join(temp.dir, 'reportd.yaml');
+    writeFileSync(
+      config,
+      [
+        'accounts:',
+        `  - { name: acme, base_url: "${sandbox.baseUrl}", api_key: ${sandbox.apiKey}, api_secret: ${sandbox.apiSecret}, rate_limit: { requests: 20, window_seconds: 1 } }`,
+        temp.configLine,
+        'sync: { query_sets: [101], backfill_runs: 4, schedule: "* * * * *" }',
+        '',
+      ].join('\n'),
+    );
+    // Early in a minute, so the start-up sync is over before the slot the test kills.
+    const into = Date.now() % 60_000;
+    if (into > 15_000) await new Promise((r) => setTimeout(r, 61_000 - into));
+    const first = startDaemon(config);
+    await until(() => /"job":"sync"[^\n]*job finished/.test(first.logs), 'the start-up sync');
+    // Four new runs for the next slot's pass to fetch.
+    for (let i = 0; i < 4; i++) sandbox.publishRun(101);
+    await until(
+      async () => (await jobSlotsOf(store, 'sync')).some((r) => r.finished_at === null),
+      'the sync slot to be claimed',
+    );
+    const [claimed] = await jobSlotsOf(store, 'sync');
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    first.child.kill('SIGKILL');
+    await new Promise((resolve) => first.child.once('exit', resolve));
+    expect(await jobSlotsOf(store, 'sync')).toMatchObject([{ slot_at: claimed!.slot_at, finished_at: null }]);
+
+    // A new daemon (a new process, before the next slot): its catch-up stands for the killed slot,
+    // whose holder is a dead process of this host, so it need not wait out the lease.
+    const second = startDaemon(config);
+    await until(
+      async () =>
+        (await jobSlotsOf(store, 'sync')).some((r) => r.slot_at === claimed!.slot_at && r.outcome === 'ok'),
+      'the taken-over slot to finish',
+    );
+    const row = (await jobSlotsOf(store, 'sync')).find((r) => r.slot_at === claimed!.slot_at)!;
+    const secondId = (await listInstances(store, 0)).find(
+      (i) => i.stopped_at === null && i.pid === second.child.pid,
+    )!.id;
+    expect(row).toMatchObject({ reason: 'catch-up', takeovers: 1, instance: secondId });
+    expect(second.logs).toContain('took over a slot whose daemon stopped renewing its claim');
+    const status = await runCli(['status', '--config', config]);
+    expect(status.stdout).toMatch(new RegExp(`live {4}${secondId}`));
+    expect(status.stdout).toContain(`sync ${new Date(claimed!.slot_at).toISOString()} (catch-up) ok`);
+    second.child.kill('SIGTERM');
+    await new Promise((resolve) => second.child.once('exit', resolve));
+  }, 240_000);
 });
