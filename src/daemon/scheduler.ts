@@ -179,7 +179,7 @@ export class Scheduler {
       if (!ran && job.def.runAtStart) await this.exclusive(job, started, 'start', true);
       if (!job.cron) return;
       let cursor = this.clock.now();
-      while (!signal.aborted) {
+      slots: while (!signal.aborted) {
         const slot = nextSlot(job.cron, timezone, lifecycle, cursor);
         if (slot === undefined) {
           this.logger.info(
@@ -192,7 +192,11 @@ export class Scheduler {
           let wait = Math.min(slot - this.clock.now(), MAX_SLEEP_MS);
           if (job.watch) wait = Math.min(wait, Math.max(0, job.watch.until - this.clock.now() + 1));
           await this.clock.sleep(wait, signal);
-          if (job.watch && this.clock.now() > job.watch.until) await this.checkWatched(job);
+          if (job.watch && this.clock.now() > job.watch.until && (await this.checkWatched(job))) {
+            // A taken-over run may have outlasted the slot waited for: slots passed meanwhile are skipped.
+            cursor = this.clock.now();
+            continue slots;
+          }
         }
         await this.exclusive(job, slot, 'schedule', true, slot);
         // Slots that passed during a long run are skipped, not queued.
@@ -221,21 +225,22 @@ export class Scheduler {
 
   /**
    * A peer's claim this daemon lost has outlived its lease: finished meanwhile (forget it), renewed
-   * (wait again), superseded by a newer slot of the job (missed slots run once), or taken over here.
+   * (wait again), superseded by a newer slot of the job (missed slots run once), or taken over here
+   * (true: a run happened).
    */
-  private async checkWatched(job: JobSlot): Promise<void> {
+  private async checkWatched(job: JobSlot): Promise<boolean> {
     const watch = job.watch!;
     const { name, lifecycle = ALWAYS } = job.def;
     const row = await getJobSlot(this.options.store, name, watch.slot);
     if (row && row.finished_at === null && row.lease_until >= this.clock.now()) {
       watch.until = row.lease_until;
-      return;
+      return false;
     }
     job.watch = undefined;
-    if (!row || row.finished_at !== null) return;
-    if (((await latestClaimedSlot(this.options.store, name)) ?? watch.slot) > watch.slot) return;
-    if (lifecycle.max_delay && this.clock.now() - watch.slot > durationMs(lifecycle.max_delay)) return;
-    await this.exclusive(job, watch.slot, 'takeover', true, watch.slot);
+    if (!row || row.finished_at !== null) return false;
+    if (((await latestClaimedSlot(this.options.store, name)) ?? watch.slot) > watch.slot) return false;
+    if (lifecycle.max_delay && this.clock.now() - watch.slot > durationMs(lifecycle.max_delay)) return false;
+    return this.exclusive(job, watch.slot, 'takeover', true, watch.slot);
   }
 
   /**
