@@ -15,6 +15,7 @@ import type { Store } from '../store/sql.js';
 
 const MAX_INSTANCES = 8;
 const SLOTS_EACH = 3;
+const MAX_OTHERS = 5;
 const DAY_MS = 86_400_000;
 
 const iso = (at: number) => new Date(at).toISOString();
@@ -127,14 +128,22 @@ export function clusterLines(view: ClusterView, self?: string): string[] {
     }
     const { accounts, deliveries, notices } = i.holds;
     const holds = [
-      accounts.length ? `accounts ${accounts.map((a) => printable(a)).join(', ')}` : '',
-      deliveries.length ? `deliveries ${deliveries.join(', ')}` : '',
-      notices.length ? `notices ${notices.join(', ')}` : '',
+      accounts.length ? `accounts ${few(accounts.map((a) => printable(a)))}` : '',
+      deliveries.length ? `deliveries ${few(deliveries.map(String))}` : '',
+      notices.length ? `notices ${few(notices.map(String))}` : '',
     ].filter(Boolean);
     if (holds.length > 0) out.push(`      holds: ${holds.join('; ')}`);
   }
-  for (const o of view.others) {
+  for (const o of view.others.slice(0, MAX_OTHERS)) {
     out.push(`  not an instance: ${printable(o.holder)} holds ${o.kind} ${printable(o.what)}`);
   }
+  if (view.others.length > MAX_OTHERS) out.push(`  … and ${view.others.length - MAX_OTHERS} more leases`);
   return out;
+}
+
+/** Up to ten items, then how many more: a line stays a line. */
+function few(items: string[]): string {
+  return items.length <= 10
+    ? items.join(', ')
+    : `${items.slice(0, 10).join(', ')} and ${items.length - 10} more`;
 }
