@@ -10,6 +10,8 @@ const bothEngines = [
   'test/delivery/outbox*.test.ts',
   'test/export/export-tables.test.ts',
   'test/cli/store-engines.test.ts',
+  // Two daemon processes on one PostgreSQL store (it skips itself in the sqlite project).
+  'test/daemon/cluster-slots.test.ts',
 ];
 
 export default defineConfig({

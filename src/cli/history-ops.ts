@@ -2,13 +2,16 @@ import type { Config } from '../config/index.js';
 import { printable } from '../printable.js';
 import { lifecycleState } from '../schedule/lifecycle.js';
 import { scrub } from '../secrets.js';
+import { clusterLines, collectCluster } from '../status/cluster.js';
 import type { Store } from '../store/db.js';
 import { listIncidents, listNotices } from '../store/incidents.js';
+import { listJobSlots } from '../store/job-slots.js';
 import { listScheduleEvents } from '../store/schedule-events.js';
 
 /**
  * The ops part of `reportd history`: each report's lifecycle state (paused, active…), the slots
- * the scheduler skipped on purpose, and failure incidents with the state of their notices. Kept beside history.ts so the delivery and sync parts of that
+ * the scheduler skipped on purpose, the slots claimed and by which instance, the instances and the
+ * leases each holds, and failure incidents with the state of their notices. Kept beside history.ts so the delivery and sync parts of that
  * command can change without touching this.
  */
 const iso = (at: number) => new Date(at).toISOString();
@@ -45,7 +48,20 @@ export async function opsHistory(config: Config, store: Store, now: number, limi
       })),
     });
   }
-  return { schedules, skipped, incidents };
+  // Who ran each slot: one row per (job, slot) however many daemons share the store.
+  const slots = (await listJobSlots(store, limit)).map((s) => ({
+    job: s.job,
+    slot: iso(s.slot_at),
+    reason: s.reason,
+    instance: s.instance,
+    claimedAt: iso(s.claimed_at),
+    finishedAt: s.finished_at === null ? null : iso(s.finished_at),
+    outcome: s.outcome ?? (s.lease_until >= now ? 'running' : 'abandoned'),
+    takeovers: s.takeovers,
+    error: s.error === null ? null : scrub(s.error),
+  }));
+  const cluster = await collectCluster(store, now);
+  return { schedules, skipped, slots, cluster, incidents };
 }
 
 export function opsHistoryLines(view: Awaited<ReturnType<typeof opsHistory>>): string[] {
@@ -59,6 +75,15 @@ export function opsHistoryLines(view: Awaited<ReturnType<typeof opsHistory>>): s
   for (const s of view.skipped) {
     out.push(`  ${s.at}  ${printable(s.job)}  from ${s.firstSlot}  ${printable(s.detail ?? '')}`);
   }
+  out.push('', 'Slots claimed (newest first)');
+  if (view.slots.length === 0) out.push('  none');
+  for (const s of view.slots) {
+    const again = s.takeovers > 0 ? ` (taken over ${s.takeovers}x)` : '';
+    out.push(
+      `  ${s.slot}  ${printable(s.job)}  ${s.reason.padEnd(8)} ${s.outcome.padEnd(11)} ${printable(s.instance)}${again}`,
+    );
+  }
+  out.push('', ...clusterLines(view.cluster));
   out.push('', 'Incidents (newest first)');
   if (view.incidents.length === 0) out.push('  none');
   for (const i of view.incidents) {

@@ -3,6 +3,7 @@ import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { printable } from '../printable.js';
 import { scrubOrNull } from '../secrets.js';
+import { type ClusterView, clusterLines, collectCluster } from '../status/cluster.js';
 import { getAccount } from '../store/accounts.js';
 import type { Store } from '../store/db.js';
 import { openStore } from '../store/db.js';
@@ -54,12 +55,16 @@ export interface StatusReport {
   store: string;
   lastSync: { finishedAt: string | null; outcome: string; error: string | null } | null;
   accounts: AccountStatus[];
+  /** The daemons on this store: each instance, the slots it ran, the leases it holds. */
+  cluster: ClusterView;
 }
 
 export function register(program: Command): void {
   program
     .command('status')
-    .description('show what the store holds per account and query set (runs, snapshots, errors, budget)')
+    .description(
+      'show what the store holds per account and query set (runs, snapshots, errors, budget) and the daemons sharing it',
+    )
     .addOption(configOption)
     .option('--json', 'print as JSON')
     .action(async (flags: ConfigOptions & { json?: boolean }) => {
@@ -110,6 +115,7 @@ export async function collectStatus(
       ? { finishedAt: last.finishedAt, outcome: last.outcome, error: scrubOrNull(last.error) }
       : null,
     accounts,
+    cluster: await collectCluster(store, now),
   };
 }
 
@@ -198,6 +204,7 @@ export function formatStatus(report: StatusReport): string {
       );
     }
   }
+  lines.push('', ...clusterLines(report.cluster));
   return `${lines.join('\n')}\n`;
 }
 

@@ -16,6 +16,7 @@ import { renderConcurrency } from '../report/renderer-config.js';
 import { lifecycleState } from '../schedule/lifecycle.js';
 import { scrub } from '../secrets.js';
 import { statusPageAccess } from '../status/access.js';
+import { clusterLines, collectCluster } from '../status/cluster.js';
 import { statusRoutes } from '../status/routes.js';
 import { openStore, type Store } from '../store/db.js';
 import { watchStoreFile } from '../store/file-watch.js';
@@ -24,6 +25,7 @@ import { accountBudget } from '../sync/account-budget.js';
 import { runSync, type SyncOptions } from '../sync/sync.js';
 import { type SyncSummary, syncOutcome } from '../sync/types.js';
 import { type HealthServer, startHealthServer } from './http.js';
+import { type Instance, startInstance } from './instance.js';
 import { createMetrics, type DaemonMetrics } from './metrics.js';
 import { enqueueNewRuns } from './new-runs.js';
 import { Scheduler } from './scheduler.js';
@@ -70,6 +72,8 @@ export interface Daemon {
   store: Store;
   outbox: Outbox;
   scheduler: Scheduler;
+  /** This daemon's row of `instances`; its id names every claim and lease the daemon holds. */
+  instance: Instance;
   metrics: DaemonMetrics;
   http?: HealthServer;
   /** Runs a sync pass now (then the new_run triggers), waiting for one already running first. */
@@ -96,6 +100,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const logger = options.logger ?? silentLogger;
   const ownsStore = !options.store;
   const store = options.store ?? (await openStore(config.store));
+  const instance = await startInstance({
+    store,
+    clock,
+    logger,
+    roles: ['scheduler', 'sync', 'worker', ...(config.http.port !== undefined ? ['http'] : [])],
+  });
   const abort = new AbortController();
   setMaxListeners(0, abort.signal);
   // A store file deleted or replaced under the daemon stops all work (see file-watch.ts), said once
@@ -131,6 +141,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     from: config.smtp?.from ?? 'reportd',
     clock,
     logger,
+    worker: instance.id,
   });
   const outbox = new Outbox({
     store,
@@ -145,6 +156,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     maxHoldMs: maxHoldFor(config.chromium.render_timeout_seconds * 1000),
     messageFor: alertMessageBuilder(store, config),
     channelAlertFor: channelAlertBuilder(store, config),
+    worker: instance.id,
     ...options.outbox,
     onOutcome(outcome) {
       metrics.deliveryAttempts.inc({ result: outcome.result });
@@ -204,7 +216,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   );
 
   // --- the scheduler: sync on its cron (and at start), reports on theirs, triggers after each sync.
-  const scheduler = new Scheduler({ store, clock, logger });
+  const scheduler = new Scheduler({ store, clock, logger, instance: instance.id });
   const sync =
     options.sync ??
     ((signal: AbortSignal) => {
@@ -288,6 +300,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       registry: metrics.registry,
       logger,
       extra: statusRoutes({ config, store, clock, logger, storeOpen: () => storeOpen }),
+      readyDetail: async () => clusterLines(await collectCluster(store, clock.now()), instance.id),
       async notReadyReason() {
         if (!storeOpen) return 'store closed';
         const problem = storeProblem();
@@ -305,6 +318,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       // The port is taken (or the host wrong): undo what already started before failing.
       abort.abort(error);
       await worker;
+      await instance.close();
       if (ownsStore) await store.close();
       await renderer.close?.();
       mailer?.close();
@@ -317,7 +331,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     if (page.mode === 'off') logger.warn(page.reason);
   }
   scheduler.start();
-  logger.info({ next: scheduler.nextRuns(), worker: outbox.worker }, 'daemon started');
+  logger.info({ next: scheduler.nextRuns(), instance: instance.id }, 'daemon started');
 
   let closing: Promise<void> | undefined;
   const close = () => {
@@ -345,6 +359,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       await step('renderer', () => renderer.close?.());
       await step('http', () => http?.close());
       await step('mailer', () => mailer?.close());
+      await step('instance', () => instance.close());
       storeOpen = false;
       if (ownsStore) await step('store', () => store.close());
       logger.info('daemon stopped');
@@ -356,6 +371,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     store,
     outbox,
     scheduler,
+    instance,
     metrics,
     http,
     syncNow: () => scheduler.runNow('sync'),

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../log.js';
+import { scrub } from '../secrets.js';
 import type { ExtraRoute } from '../status/routes.js';
 
 /**
@@ -25,11 +26,16 @@ export interface HealthOptions {
   logger?: Logger;
   /** Further GET routes (the status page); answered before the 404. */
   extra?: ExtraRoute;
+  /**
+   * Lines `/readyz?verbose` adds under the answer (the instances sharing the store, their slots and
+   * leases). The probe's plain answer stays one line.
+   */
+  readyDetail?: () => Promise<string[]>;
 }
 
 export async function startHealthServer(options: HealthOptions): Promise<HealthServer> {
   const server: Server = createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
+    const [path, query = ''] = (req.url ?? '/').split('?');
     const send = (status: number, body: string, type = 'text/plain; charset=utf-8') => {
       res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
       res.end(req.method === 'HEAD' ? undefined : body);
@@ -41,7 +47,17 @@ export async function startHealthServer(options: HealthOptions): Promise<HealthS
       void Promise.resolve()
         .then(() => options.notReadyReason())
         .catch((error: Error) => `readiness check failed: ${error.message}`)
-        .then((reason) => (reason ? send(503, `not ready: ${reason}\n`) : send(200, 'ready\n')));
+        .then(async (reason) => {
+          const head = reason ? `not ready: ${reason}\n` : 'ready\n';
+          const verbose = options.readyDetail && new URLSearchParams(query).has('verbose');
+          const detail = verbose
+            ? await options.readyDetail!().then(
+                (lines) => lines.map((line) => `${line}\n`).join(''),
+                (error: Error) => `instances unreadable: ${scrub(error.message)}\n`,
+              )
+            : '';
+          send(reason ? 503 : 200, head + detail);
+        });
       return;
     }
     if (path === '/metrics') {

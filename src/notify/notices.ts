@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import { backoffCeiling } from '../api/retry-timing.js';
 import type { Clock } from '../clock.js';
 import type { ChannelNotice, ChannelSender } from '../delivery/channels/index.js';
+import { workerName } from '../delivery/claim-holder.js';
 import type { Mailer } from '../delivery/email.js';
 import { classifySmtpError } from '../delivery/smtp-errors.js';
 import type { Logger } from '../log.js';
@@ -87,7 +86,8 @@ export function channelNotice(notice: Notice, incident: Incident, at: number): C
 type Attempt = { sent: true } | { sent: false; permanent: boolean; reason: string; retryAfterMs?: number };
 
 export class NoticeSender {
-  private readonly worker = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  /** Names this sender in `claimed_by`: the daemon's instance id when given, so status can say who holds it. */
+  private readonly worker: string;
 
   constructor(
     private readonly options: {
@@ -98,8 +98,12 @@ export class NoticeSender {
       logger: Logger;
       /** Senders of the configured channels, by name; notices to channels need them. */
       channels?: ReadonlyMap<string, ChannelSender>;
+      /** Default `host:pid:random`, as the outbox names its workers. */
+      worker?: string;
     },
-  ) {}
+  ) {
+    this.worker = options.worker ?? workerName();
+  }
 
   async nextDueAt(): Promise<number | undefined> {
     return nextNoticeDue(this.options.store);

@@ -95,3 +95,29 @@ export function nextSlots(
   }
   return out;
 }
+
+/**
+ * The newest slot at or before `at` and after `after` (inside the window), or undefined when none:
+ * the slot a start-up catch-up stands for. It looks back in growing steps, so a long outage of a
+ * per-second cron costs a few dozen cron reads, not one per missed slot.
+ */
+export function latestSlot(
+  cron: string,
+  timezone: string,
+  life: Lifecycle,
+  at: number,
+  after: number,
+): number | undefined {
+  for (let span = 1_000; ; span *= 4) {
+    const from = Math.max(after, at - span);
+    let slot = nextSlot(cron, timezone, life, from);
+    if (slot !== undefined && slot <= at) {
+      for (let n = nextSlot(cron, timezone, life, slot); n !== undefined && n <= at; ) {
+        slot = n;
+        n = nextSlot(cron, timezone, life, n);
+      }
+      return slot;
+    }
+    if (from === after) return undefined;
+  }
+}

@@ -94,6 +94,21 @@ export async function statusView({ config, store, now, deliveries = 15 }: Status
     })),
     accounts,
     reports,
+    // The daemons on this store (src/status/cluster.ts): every value below is escaped by the template.
+    instances: status.cluster.instances.map((i) => ({
+      id: i.id,
+      state: i.state,
+      version: i.version,
+      roles: i.roles.join(', '),
+      heartbeat: `${shortUtc(Date.parse(i.heartbeatAt))} (${i.heartbeatAgeSeconds} s ago)`,
+      slots: i.slots.map((slot) => `${slot.job} ${slot.slot.slice(0, 16).replace('T', ' ')} ${slot.outcome}`),
+      holds: [
+        ...i.holds.accounts.map((a) => `account ${a}`),
+        ...i.holds.deliveries.map((d) => `delivery ${d}`),
+        ...i.holds.notices.map((n) => `notice ${n}`),
+      ],
+    })),
+    otherHolders: status.cluster.others.map((o) => `${o.holder} holds ${o.kind} ${o.what}`),
     deliveries: shown.map((d) => ({
       report: d.report,
       querySetId: d.querySetId,

@@ -47,10 +47,16 @@ export async function recordJobEnd(
   end: { at: number; slot?: number; outcome: 'ok' | 'failed'; error?: string | null },
 ): Promise<void> {
   // Columns of the existing row are qualified: PostgreSQL calls a bare name ambiguous beside `excluded`.
+  // The slot only moves forward: with several daemons on one store, runs of older slots (a takeover)
+  // may end after newer ones.
   await store.run(
     `INSERT INTO job_state (job, last_slot_at, last_finished_at, last_outcome, last_error)
      VALUES (?, ?, ?, ?, ?)
-     ON CONFLICT (job) DO UPDATE SET last_slot_at = COALESCE(excluded.last_slot_at, job_state.last_slot_at),
+     ON CONFLICT (job) DO UPDATE SET last_slot_at = CASE
+         WHEN job_state.last_slot_at IS NULL THEN excluded.last_slot_at
+         WHEN excluded.last_slot_at IS NULL OR excluded.last_slot_at < job_state.last_slot_at
+           THEN job_state.last_slot_at
+         ELSE excluded.last_slot_at END,
        last_finished_at = excluded.last_finished_at, last_outcome = excluded.last_outcome,
        last_error = excluded.last_error`,
     // Scrubbed as it is stored: the text may quote a secret, and a stored row outlives its rotation.

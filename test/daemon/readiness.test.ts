@@ -47,4 +47,20 @@ describe('readiness', () => {
     expect(metrics).toMatch(/^reportd_api_requests_total\{outcome="not_authorized"\} [1-9]/m);
     expect(logLines.join('')).not.toContain(WRONG_SECRET);
   });
+
+  it('/readyz?verbose adds the instances under the same first line; every claim of this daemon names it', async () => {
+    const base = daemon.http!.url;
+    const verbose = await fetch(`${base}/readyz?verbose`);
+    expect(verbose.status).toBe(503);
+    const lines = (await verbose.text()).split('\n');
+    expect(lines[0]).toMatch(/^not ready: last sync failed: /);
+    expect(lines[1]).toBe('Instances (1 live of 1 heard from in the last day)');
+    expect(lines[2]).toMatch(
+      new RegExp(
+        `^ {2}live {4}${daemon.instance.id} \\(this one\\) {2}v\\S+ {2}scheduler,sync,worker,http {2}since `,
+      ),
+    );
+    expect(lines.join('\n')).not.toContain(WRONG_SECRET);
+    expect(daemon.outbox.worker).toBe(daemon.instance.id);
+  });
 });

@@ -141,6 +141,12 @@ describe('the status page on loopback', () => {
       expect(setRow).toContain(HOSTILE_SET);
       expect(setRow).toContain('4825 · W12 2026');
       expect(await tab.$eval('h3', (h) => h.textContent)).toMatch(/main · credential/);
+      // The daemon itself, as the instances sharing the store, with the slot it ran.
+      const instances = await tab.$$eval('tr.instance', (trs) =>
+        trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent?.trim())),
+      );
+      expect(instances.map((row) => row[0])).toEqual([daemon.instance.id]);
+      expect(instances[0]![4]).toBe('report:weekly-executive 2026-03-23 07:00 ok');
       // No script, and nothing wider than the phone: wide tables scroll inside their own box.
       expect(await tab.evaluate('document.scripts.length')).toBe(0);
       expect(await tab.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);

@@ -10,6 +10,8 @@ import m011 from './011-delivery-destinations.js';
 import m012 from './012-alerts.js';
 import m013 from './013-digest-covers.js';
 import m014 from './014-notice-destinations.js';
+import m015 from './015-job-slots.js';
+import m016 from './016-instances.js';
 import m019 from './019-payload-json-text.js';
 import { postgresDdl } from './postgres-ddl.js';
 
@@ -45,5 +47,7 @@ export const migrations: readonly Migration[] = [
   m012,
   m013,
   m014,
+  m015,
+  m016,
   m019,
 ];

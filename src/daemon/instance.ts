@@ -1,0 +1,111 @@
+import { hostname } from 'node:os';
+import { type Clock, systemClock } from '../clock.js';
+import { workerName } from '../delivery/claim-holder.js';
+import { type Logger, silentLogger } from '../log.js';
+import {
+  heartbeatInstance,
+  markInstanceStopped,
+  pruneInstances,
+  registerInstance,
+} from '../store/instances.js';
+import { pruneJobSlots } from '../store/job-slots.js';
+import type { Store } from '../store/sql.js';
+import { VERSION } from '../version.js';
+
+/**
+ * This daemon as a row of `instances`: registered at start, a heartbeat on a timer, `stopped_at` on
+ * a clean stop. Its `id` is a claim holder's name (`host:pid:random`), and the daemon uses it as the
+ * outbox worker, the notice sender and the slot claimer, so every lease it holds names it; a peer on
+ * the same host can tell from it that the process is gone.
+ */
+
+/** How often the row is touched (ms); readers call an instance gone after `GONE_AFTER_BEATS` missed. */
+export const HEARTBEAT_MS = 15_000;
+export const GONE_AFTER_BEATS = 3;
+/** Stopped or silent instances and finished slots are kept this long for `status` and `history`. */
+const KEEP_MS = 7 * 86_400_000;
+
+export interface Instance {
+  readonly id: string;
+  readonly host: string;
+  readonly pid: number;
+  readonly roles: readonly string[];
+  readonly startedAt: number;
+  /** Stops the heartbeat and marks the row stopped; the same promise on every call. */
+  close(): Promise<void>;
+}
+
+/** Live = heard from within a few heartbeats and not stopped. */
+export function instanceLive(
+  row: { heartbeat_at: number; stopped_at: number | null },
+  now: number,
+  heartbeatMs = HEARTBEAT_MS,
+): boolean {
+  return row.stopped_at === null && now - row.heartbeat_at <= GONE_AFTER_BEATS * heartbeatMs;
+}
+
+export async function startInstance(options: {
+  store: Store;
+  roles: readonly string[];
+  clock?: Clock;
+  logger?: Logger;
+  heartbeatMs?: number;
+}): Promise<Instance> {
+  const { store, roles } = options;
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? silentLogger;
+  const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
+  const row = {
+    id: workerName(),
+    host: hostname(),
+    pid: process.pid,
+    version: VERSION,
+    roles: roles.join(','),
+    started_at: clock.now(),
+  };
+  await registerInstance(store, row);
+  // Housekeeping at start, not on a timer: a week of history is plenty and starts are rare enough.
+  try {
+    await pruneInstances(store, row.started_at - KEEP_MS);
+    await pruneJobSlots(store, row.started_at - KEEP_MS);
+  } catch (error) {
+    logger.warn({ err: error }, 'could not prune old instances and slots');
+  }
+  let beating: Promise<void> | undefined;
+  const beat = async () => {
+    try {
+      // A row pruned away (this process stalled for a week) is written again rather than lost.
+      if (!(await heartbeatInstance(store, row.id, clock.now()))) await registerInstance(store, row);
+    } catch (error) {
+      logger.warn({ err: error }, 'instance heartbeat failed');
+    }
+  };
+  // Real time, unref'd: the heartbeat says the process is alive, whatever clock schedules its jobs.
+  const timer = setInterval(() => {
+    beating ??= beat().finally(() => {
+      beating = undefined;
+    });
+  }, heartbeatMs);
+  timer.unref();
+  let closing: Promise<void> | undefined;
+  return {
+    id: row.id,
+    host: row.host,
+    pid: row.pid,
+    roles,
+    startedAt: row.started_at,
+    close() {
+      closing ??= (async () => {
+        clearInterval(timer);
+        await beating;
+        try {
+          await markInstanceStopped(store, row.id, clock.now());
+        } catch (error) {
+          // Unmarked, the row reads as gone once its heartbeat is a few intervals old.
+          logger.warn({ err: error }, 'could not mark the instance stopped');
+        }
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,79 @@
+import type { Store } from './sql.js';
+
+/**
+ * The daemons that share the store (table instances, migration 016) and what each holds: the slots
+ * it claimed (job_slots), the accounts it syncs (account_leases, by host and pid: a lease holder is
+ * per pass), and the deliveries and notices it is working on (`claimed_by` = its id).
+ */
+
+export interface InstanceRow {
+  id: string;
+  host: string;
+  pid: number;
+  version: string;
+  roles: string;
+  started_at: number;
+  heartbeat_at: number;
+  stopped_at: number | null;
+}
+
+export async function registerInstance(
+  store: Store,
+  row: Omit<InstanceRow, 'heartbeat_at' | 'stopped_at'>,
+): Promise<void> {
+  await store.run(
+    `INSERT INTO instances (id, host, pid, version, roles, started_at, heartbeat_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    [row.id, row.host, row.pid, row.version, row.roles, row.started_at, row.started_at],
+  );
+}
+
+/** False when the row is gone (pruned by a peer after a very long stall): the caller registers again. */
+export async function heartbeatInstance(store: Store, id: string, at: number): Promise<boolean> {
+  const { changes } = await store.run('UPDATE instances SET heartbeat_at = ? WHERE id = ?', [at, id]);
+  return changes === 1;
+}
+
+export async function markInstanceStopped(store: Store, id: string, at: number): Promise<void> {
+  await store.run('UPDATE instances SET stopped_at = ?, heartbeat_at = ? WHERE id = ?', [at, at, id]);
+}
+
+/** Instances heard from since `since` (stopped ones too), newest start first. */
+export function listInstances(store: Store, since: number): Promise<InstanceRow[]> {
+  return store.all<InstanceRow>(
+    `SELECT id, host, pid, version, roles, started_at, heartbeat_at, stopped_at FROM instances
+     WHERE heartbeat_at >= ? ORDER BY started_at DESC, id`,
+    [since],
+  );
+}
+
+/** Rows silent since `before` go, so the table holds recent instances only. */
+export async function pruneInstances(store: Store, before: number): Promise<number> {
+  const { changes } = await store.run('DELETE FROM instances WHERE heartbeat_at < ?', [before]);
+  return changes;
+}
+
+export interface HeldLeases {
+  accounts: { account: string; host: string; pid: number; expires_at: number }[];
+  deliveries: { id: number; report: string; state: string; claimed_by: string; lease_until: number }[];
+  notices: { id: number; destination: string; state: string; claimed_by: string; lease_until: number }[];
+}
+
+/** Every lease still running at `now`: accounts being synced, deliveries and notices in hand. */
+export async function heldLeases(store: Store, now: number): Promise<HeldLeases> {
+  return {
+    accounts: await store.all(
+      'SELECT account, host, pid, expires_at FROM account_leases WHERE expires_at > ? ORDER BY account',
+      [now],
+    ),
+    deliveries: await store.all(
+      `SELECT id, report, state, claimed_by, lease_until FROM deliveries
+       WHERE state IN ('rendering', 'sending') AND claimed_by IS NOT NULL AND lease_until > ? ORDER BY id`,
+      [now],
+    ),
+    notices: await store.all(
+      `SELECT id, destination, state, claimed_by, lease_until FROM notices
+       WHERE state = 'sending' AND claimed_by IS NOT NULL AND lease_until > ? ORDER BY id`,
+      [now],
+    ),
+  };
+}
