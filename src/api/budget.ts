@@ -8,7 +8,8 @@ import { minimumDurationMs, nextStartTime, timesInWindow, timeToStartAll } from 
 export interface RequestHistory {
   /**
    * Times (ms) from which the requests of `budgetKey` still counted after `since` count: their end
-   * when `finish` recorded one, else their start (or later). Order does not matter.
+   * when `finish` recorded one, else their start (or later). Order does not matter. A time may be
+   * later than `now` (a request of another process that started or ended while this read waited).
    */
   recent(budgetKey: string, since: number, now: number): Promise<number[]>;
   /** A request started; the value it resolves to is handed back to `finish`. */
@@ -18,7 +19,8 @@ export interface RequestHistory {
   /**
    * Optional, for a history several processes write (one store): the times, counted as `recent`
    * counts them, of requests OTHER processes recorded since this history first answered `recent`
-   * (older ones the budget already loaded). With `exclusive`, the budget reads them before each grant.
+   * (older ones the budget already loaded), and again, from its end, of one that was in flight when
+   * `recent` answered and has ended since. With `exclusive`, the budget reads them before each grant.
    */
   others?(budgetKey: string, since: number, now: number): Promise<number[]>;
   /** Runs `fn` so that no other process reads or records for `budgetKey` between its reads and its record. */
@@ -117,13 +119,19 @@ export class RateBudget {
     return this.load();
   }
 
-  /** The server still counts what the history remembers; a restart must not forget it. */
+  /**
+   * The server still counts what the history remembers; a restart must not forget it. Every time the
+   * history returns counts, even one later than `now`: the history reads after waiting for the key's
+   * lock, so a request another process started or ended meanwhile comes back later than the `now`
+   * taken here, and the history will not return it again (`others` starts after what it loaded).
+   * Dropping those let two processes on one PostgreSQL store overrun the key by one (a -145).
+   */
   private load(): Promise<void> {
     const history = this.history;
     if (!history) return Promise.resolve();
     this.loaded ??= (async () => {
       const now = this.clock.now();
-      const recent = (await history.recent(this.key, now - this.windowMs, now)).filter((t) => t <= now);
+      const recent = await history.recent(this.key, now - this.windowMs, now);
       this.finished = [...recent, ...this.finished].sort((a, b) => a - b);
       this.trim(now);
     })();
@@ -307,8 +315,10 @@ export class RateBudget {
       // Only the end can be lost: a restart then counts this request from its start or from the
       // restart itself (see RequestHistory.recent), never not at all. The release must go on.
       this.history?.finish?.(logged, end)?.catch(() => {});
-      // Ends come in clock order, so appending keeps the list sorted.
-      this.finished.push(end);
+      // Kept sorted: ends come in clock order, but a loaded time may lie after this end (above).
+      let at = this.finished.length;
+      while (at > 0 && this.finished[at - 1]! > end) at--;
+      this.finished.splice(at, 0, end);
       this.trim(end);
       void this.drain();
     });

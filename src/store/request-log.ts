@@ -7,6 +7,15 @@ interface LoggedRequest {
   rowid: number;
 }
 
+/** What `StoreRequestHistory` remembers per store and key (see its `seen`). */
+interface Seen {
+  loaded: number;
+  open: Set<number>;
+  /** Rows up to this one never matter to `others`: the lowest of `loaded` and the open rows, less one. */
+  after: number;
+  own: Set<number>;
+}
+
 /** When a request counts from, as the live budget counts it (see `StoreRequestHistory.recent`). */
 const COUNTS_FROM =
   'CASE WHEN ended_at IS NOT NULL THEN ended_at WHEN started_at > ? THEN started_at ELSE ? END';
@@ -26,14 +35,25 @@ export class StoreRequestHistory implements RequestHistory {
   private readonly retainMs: number;
   private writes = 0;
   /**
-   * Per store and key: the newest row of the key that existed when the budget loaded its window
-   * (`recent`), and the rows this history recorded since. Every other newer row of the key is another
-   * process's request. Per key because rows of one key are written one at a time under that key's
-   * lock, so its committed ids only grow; across keys (PostgreSQL) a lower id may commit later.
+   * Per store and key, what the budget loaded (`recent`) and what this history recorded since, so
+   * `others` returns exactly the rows of other processes the budget has not counted yet:
+   * - `loaded`: the newest row of the key when the budget loaded its window. Rows up to it were
+   *   returned by `recent`; newer ones are other processes' (or this history's, in `own`).
+   * - `open`: rows `recent` returned while they were still in flight (counted from the load). When
+   *   one ends, `others` returns it again from its end: a request in flight at the load may reach
+   *   the server later than the load, and the server counts it from then.
+   * Per key because rows of one key are written one at a time under that key's lock, so its
+   * committed ids only grow; across keys (PostgreSQL) a lower id may commit later.
    */
-  private readonly seen = new WeakMap<Store, Map<string, { after: number; own: Set<number> }>>();
+  private readonly seen = new WeakMap<Store, Map<string, Seen>>();
 
-  private async seenIn(store: Store, budgetKey: string): Promise<{ after: number; own: Set<number> }> {
+  /**
+   * The key's bookkeeping on `store`, created on first use. Created by `recent` (under the key's
+   * lock, right before it reads the window) it starts after the rows that read returns; created by
+   * anything else (the store was reopened after the load) it starts at 0, so every row in the window
+   * counts as another's: twice for this process's own, never not at all.
+   */
+  private seenIn(store: Store, budgetKey: string, loading?: { loaded: number; open: number[] }): Seen {
     let byKey = this.seen.get(store);
     if (!byKey) {
       byKey = new Map();
@@ -41,11 +61,12 @@ export class StoreRequestHistory implements RequestHistory {
     }
     let seen = byKey.get(budgetKey);
     if (!seen) {
-      const row = await store.get<{ last: number }>(
-        'SELECT COALESCE(MAX(rowid), 0) AS last FROM request_log WHERE budget_key = ?',
-        [budgetKey],
-      );
-      seen = byKey.get(budgetKey) ?? { after: Number(row?.last ?? 0), own: new Set() };
+      seen = {
+        loaded: loading?.loaded ?? 0,
+        open: new Set(loading?.open ?? []),
+        after: Math.min(loading?.loaded ?? 0, ...(loading?.open ?? []).map((id) => id - 1)),
+        own: new Set(),
+      };
       byKey.set(budgetKey, seen);
     }
     return seen;
@@ -68,13 +89,20 @@ export class StoreRequestHistory implements RequestHistory {
     // Under the key's lock, so no other process records a request of this key between the newest
     // id read here and the window read below: each row is in one of the two, never in neither.
     return this.exclusive(budgetKey, async () => {
-      await this.seenIn(store, budgetKey);
       await prune(store, budgetKey, since);
-      const rows = await store.all<{ at: number }>(
-        `SELECT ${COUNTS_FROM} AS at FROM request_log
-         WHERE budget_key = ? AND COALESCE(ended_at, started_at) >= ? ORDER BY at`,
+      const newest = await store.get<{ last: number }>(
+        'SELECT COALESCE(MAX(rowid), 0) AS last FROM request_log WHERE budget_key = ?',
+        [budgetKey],
+      );
+      const rows = await store.all<{ row: number; open: number; at: number }>(
+        `SELECT rowid AS row, CASE WHEN ended_at IS NULL THEN 1 ELSE 0 END AS open, ${COUNTS_FROM} AS at
+         FROM request_log WHERE budget_key = ? AND COALESCE(ended_at, started_at) >= ? ORDER BY at`,
         [now, now, budgetKey, since],
       );
+      this.seenIn(store, budgetKey, {
+        loaded: Number(newest?.last ?? 0),
+        open: rows.filter((row) => Number(row.open) === 1).map((row) => Number(row.row)),
+      });
       return rows.map((row) => Number(row.at));
     });
   }
@@ -86,13 +114,22 @@ export class StoreRequestHistory implements RequestHistory {
    */
   async others(budgetKey: string, since: number, now: number): Promise<number[]> {
     const store = this.storeOf();
-    const seen = await this.seenIn(store, budgetKey);
-    const rows = await store.all<{ row: number; at: number }>(
-      `SELECT rowid AS row, ${COUNTS_FROM} AS at
+    const seen = this.seenIn(store, budgetKey);
+    const rows = await store.all<{ row: number; open: number; at: number }>(
+      `SELECT rowid AS row, CASE WHEN ended_at IS NULL THEN 1 ELSE 0 END AS open, ${COUNTS_FROM} AS at
        FROM request_log WHERE budget_key = ? AND rowid > ? AND COALESCE(ended_at, started_at) >= ?`,
       [now, now, budgetKey, seen.after, since],
     );
-    return rows.filter((row) => !seen.own.has(Number(row.row))).map((row) => Number(row.at));
+    return rows
+      .filter((row) => {
+        const id = Number(row.row);
+        if (seen.own.has(id)) return false;
+        if (id > seen.loaded) return true;
+        // Loaded already; again only once it ended (see `seen`). One that never ends (its process
+        // died) keeps the count the load gave it, from the restart.
+        return seen.open.has(id) && Number(row.open) === 0;
+      })
+      .map((row) => Number(row.at));
   }
 
   /**
@@ -112,7 +149,7 @@ export class StoreRequestHistory implements RequestHistory {
       [budgetKey, at],
     );
     const rowid = Number(inserted!.rowid);
-    const own = (await this.seenIn(store, budgetKey)).own;
+    const own = this.seenIn(store, budgetKey).own;
     own.add(rowid);
     if (++this.writes % 500 === 0) {
       await prune(store, budgetKey, at - this.retainMs);

@@ -105,6 +105,46 @@ describe('request_log as the budget history', () => {
     await reopened.close();
   });
 
+  it("counts another process's request recorded while the budget waited to load, until it ends and a window after", async () => {
+    const temp = await tempStore();
+    cleanup = temp.cleanup;
+    // Another process: its own connection (SQLite: same file; PostgreSQL: its own pool).
+    const other = await openStore(temp.target);
+    const theirs = new StoreRequestHistory(other);
+    const clock = new FakeClock();
+    const t0 = clock.now();
+    const mine = new RateBudget({
+      key: 'k',
+      requests: 1,
+      windowMs: 1000,
+      clock,
+      history: new StoreRequestHistory(temp.store),
+    });
+    let loading!: Promise<void>;
+    let theirRow: unknown;
+    await theirs.exclusive('k', async () => {
+      // The load takes its time now (t0), then waits for the key's lock, held here...
+      loading = mine.ready();
+      // ...while the other process starts a request 10 ms later.
+      await clock.advance(10);
+      theirRow = await theirs.record('k', clock.now());
+    });
+    await loading;
+    expect(mine.usedInWindow()).toBe(1);
+    // It ends at t0 + 300: the server may have counted it as late as that, so the one slot frees at t0 + 1300.
+    await clock.advance(290);
+    await theirs.finish(theirRow, clock.now());
+    let granted: number | undefined;
+    const pending = mine.acquire().then((release) => {
+      granted = clock.now() - t0;
+      release();
+    });
+    await driveUntil(clock, () => granted !== undefined);
+    await pending;
+    expect(granted).toBe(1300);
+    await other.close();
+  });
+
   it('prunes rows that left every window and keeps keys apart', async () => {
     const temp = await tempStore();
     cleanup = temp.cleanup;
