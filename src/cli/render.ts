@@ -193,7 +193,13 @@ async function startRenderer(config: Config): Promise<PdfRenderer> {
   const { findChromium } = await import('../report/chromium.js');
   const executablePath = findChromium({ configPath: config.chromium.path });
   const { PdfRenderer } = await import('../report/pdf.js');
-  const renderer = new PdfRenderer({ ...pdfRendererOptions(config), executablePath, handleSignals: false });
+  const renderer = new PdfRenderer({
+    ...pdfRendererOptions(config),
+    executablePath,
+    handleSignals: false,
+    // The command exits once its files are written: nothing is gained by waiting for Chromium to quit.
+    killOnClose: true,
+  });
   renderer.warmUp();
   return renderer;
 }
