@@ -144,6 +144,9 @@ export function register(program: Command): void {
           throw error;
         }
         renderer = await starting;
+        // One browser was started before the selection was known; a batch gets the rest of its pool
+        // now, while the first snapshot's HTML is built (a single report does not pay for a second).
+        renderer?.warmUp(items.length);
         let failed = 0;
         let fatal: unknown;
         await renderBatch(
