@@ -66,9 +66,10 @@ export interface PdfOptions {
  * of ~300 ms CPU) is serial, and two browsers printed 15–20 % more per minute than two pages of one.
  * Every page has JavaScript off and request interception that aborts every request except `data:`,
  * so a report cannot reach the network whatever its data contains. A page serves one document at a
- * time and is cleared between documents (cookies and cache dropped, the DOM replaced by the next);
- * a page whose render failed is closed, never reused. Reusing the cleared page instead of creating a
- * context per document is what makes back-to-back renders cost what a warm one does. A browser is
+ * time and is cleared between documents (blank page, cookies and cache dropped) while the browser's
+ * other page prints the next (see SPARE_LANES); a page whose render failed is closed, never reused.
+ * Reusing cleared pages instead of creating a context per document, and clearing off the critical
+ * path, is what makes back-to-back renders cost what a warm one does. A browser is
  * recycled after `recycleAfter` renders, after a timeout (once the renders still running on it are
  * done), or when it crashes; `close()` ends them all, and is the same promise however often it is
  * called.
