@@ -89,9 +89,9 @@ export function offerLane(slot: BrowserSlot, lane: Promise<Lane>): void {
 }
 
 /**
- * The lane for the next render on this browser: the oldest ready one; when none is ready, a spare
- * is opened (up to SPARE_LANES) and whichever of it and the lanes still being cleared is ready first
- * serves, the other stays for the render after. A lane that failed to open or clear is not fatal:
+ * The lane for the next render on this browser: the oldest ready one; when none is ready (the last
+ * document's page is still being cleared), a spare is opened (up to SPARE_LANES) and whichever of it
+ * and the lanes being cleared is ready first serves, the other stays for the render after. A lane that failed to open or clear is not fatal:
  * this render opens its own.
  */
 export async function takeLane(slot: BrowserSlot, open: () => Promise<Lane>): Promise<Lane> {
@@ -99,7 +99,9 @@ export async function takeLane(slot: BrowserSlot, open: () => Promise<Lane>): Pr
     const ready = slot.idle.findIndex((entry) => entry.ready);
     if (ready >= 0) return slot.idle.splice(ready, 1)[0]!.lane.catch(open);
     if (slot.idle.length === 0) return open();
-    if (slot.lanes < SPARE_LANES) offerLane(slot, open());
+    // Not while a browser's first page is still opening: a cold `reportd render` of one report would
+    // pay for a second page (a context and a renderer process) it never uses.
+    if (slot.renders > 0 && slot.lanes < SPARE_LANES) offerLane(slot, open());
     const settled = () => undefined;
     await Promise.race(slot.idle.map((entry) => entry.lane.then(settled, settled)));
   }
