@@ -3,12 +3,14 @@
  * reports per minute it turns out. Every PDF figure is also given as a ratio to bare `page.pdf` of the
  * same HTML, measured in the same run (machine noise weighs on both alike):
  *
- * - bare: one reused puppeteer page, `setContent` + `page.pdf`, nothing else;
+ * - bare: one reused puppeteer page, `setContent` + `page.pdf` with the renderer's print options
+ *   (untagged, as reports without an outline are printed), nothing else;
  * - warm single: `PdfRenderer.render` (isolated context, JS off, request interception, deadline) with
  *   its work between renders done (`idle()`), as in a daemon where workbook and email come between;
  * - back to back: renders with no pause, each also paying for clearing the last page;
  * - batch of 20: `renderBatch` (model → charts → HTML → PDF, files written) at concurrency 1 and at
- *   the default (cores, at most 4), as reports per minute;
+ *   the default (cores, at most 4), as reports per minute, each renderer warm (as many documents
+ *   printed at once as it has browsers before the clock starts, as in a daemon past its first batch);
  * - the HTML step (model + charts + HTML) in ms;
  * - cold `reportd render` of one report as a process (built CLI, fresh store);
  * - idle daemon RSS: a real `reportd daemon` process with reports configured, before any render
@@ -19,11 +21,11 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import puppeteer from 'puppeteer';
+import puppeteer from 'puppeteer-core';
 import { type BatchItem, renderBatch } from '../src/report/batch.js';
 import { CHROMIUM_ARGS, findChromium } from '../src/report/chromium.js';
 import { renderReportHtml } from '../src/report/html.js';
@@ -88,14 +90,38 @@ function treeRss(pid: number | undefined): number {
   return total;
 }
 
-function processTable(): { pid: number; ppid: number; rss: number }[] {
-  const out: { pid: number; ppid: number; rss: number }[] = [];
+/** CPU time (user + system, ms) of a process and all its live descendants, from /proc. */
+function treeCpuMs(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  const table = processTable({ memory: false });
+  const children = new Map<number, number[]>();
+  for (const entry of table) children.set(entry.ppid, [...(children.get(entry.ppid) ?? []), entry.pid]);
+  const cpu = new Map(table.map((entry) => [entry.pid, entry.cpuMs]));
+  let total = 0;
+  const stack = [pid];
+  while (stack.length) {
+    const next = stack.pop()!;
+    total += cpu.get(next) ?? 0;
+    stack.push(...(children.get(next) ?? []));
+  }
+  return total;
+}
+
+const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+function processTable({ memory = true } = {}): { pid: number; ppid: number; rss: number; cpuMs: number }[] {
+  const out: { pid: number; ppid: number; rss: number; cpuMs: number }[] = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.push({ pid: Number(name), ppid: Number(fields[1]), rss: proportionalSetSize(name) });
+      out.push({
+        pid: Number(name),
+        ppid: Number(fields[1]),
+        rss: memory ? proportionalSetSize(name) : 0,
+        cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND,
+      });
     } catch {
       // gone
     }
@@ -114,6 +140,8 @@ const pdfOptions = {
   headerTemplate: doc.headerTemplate,
   footerTemplate: doc.footerTemplate,
   margin: { top: '16mm', bottom: '14mm', left: '14mm', right: '14mm' },
+  // As PdfRenderer prints a report without an outline (puppeteer would tag it by default).
+  tagged: false,
 };
 
 // Bare Chromium: one page, reused, nothing between setContent and page.pdf.
@@ -159,11 +187,24 @@ const batchItems: BatchItem[] = Array.from({ length: 20 }, (_, i) => ({
   history: [],
   baseName: `report-${i}`,
 }));
+/** CPU a batch's report cost, all processes together: the Chromium trees and this process. */
+const batchCpu = new Map<number, { chromiumMs: number; nodeMs: number }>();
+async function chromiumCpuMs(renderer: PdfRenderer): Promise<number> {
+  const { slots } = renderer as unknown as {
+    slots: { browser: Promise<import('puppeteer-core').Browser> }[];
+  };
+  let total = 0;
+  for (const slot of slots) total += treeCpuMs((await slot.browser).process()?.pid);
+  return total;
+}
 async function batchMs(concurrency: number): Promise<number> {
   const batchRenderer = new PdfRenderer({ executablePath, recycleAfter: 1000, concurrency });
   try {
-    await batchRenderer.render(doc.html, doc); // the browser and a first page up, as in a warm daemon
+    // Every browser and its first page up, as in a warm daemon.
+    await Promise.all(Array.from({ length: concurrency }, () => batchRenderer.render(doc.html, doc)));
     await batchRenderer.idle();
+    const chromiumBefore = await chromiumCpuMs(batchRenderer);
+    const nodeBefore = process.cpuUsage();
     const start = performance.now();
     const results = await renderBatch(
       batchItems,
@@ -171,12 +212,19 @@ async function batchMs(concurrency: number): Promise<number> {
       () => {},
     );
     const elapsed = performance.now() - start;
+    await batchRenderer.idle();
+    const node = process.cpuUsage(nodeBefore);
+    batchCpu.set(concurrency, {
+      chromiumMs: ((await chromiumCpuMs(batchRenderer)) - chromiumBefore) / 20,
+      nodeMs: (node.user + node.system) / 1000 / 20,
+    });
     if (results.some((r) => r.error)) throw new Error('a batch render failed');
     return elapsed;
   } finally {
     await batchRenderer.close();
   }
 }
+const loadBefore = loadavg()[0]!;
 const batch1Ms = await batchMs(1);
 const batchDefaultMs = await batchMs(defaultConcurrency);
 
@@ -280,8 +328,8 @@ for (let i = 0; i < MEMORY_RENDERS; i++) {
   await daemonRenderer.render(d.html, d);
   if (i === MEMORY_RENDERS - 2) {
     const slot = (
-      daemonRenderer as unknown as { slot: { browser: Promise<import('puppeteer').Browser> } | null }
-    ).slot;
+      daemonRenderer as unknown as { slots: { browser: Promise<import('puppeteer-core').Browser> }[] }
+    ).slots[0];
     browserRss = slot ? treeRss((await slot.browser).process()?.pid) : 0;
   }
 }
@@ -290,6 +338,7 @@ const rssAfter = process.memoryUsage().rss;
 const heapAfter = process.memoryUsage().heapUsed;
 await daemonRenderer.close();
 
+const loadAfter = loadavg()[0]!;
 const x = (ms: number) => `${(ms / bareMs).toFixed(2)}×`;
 const perMinute = (ms: number) => (20 / ms) * 60_000;
 const speedup = perMinute(batchDefaultMs) / perMinute(batch1Ms);
@@ -305,6 +354,14 @@ console.log(
 );
 console.log(
   `  batch of 20, conc. ${defaultConcurrency}   ${(batchDefaultMs / 20).toFixed(0)} ms per report = ${x(batchDefaultMs / 20)} · ${perMinute(batchDefaultMs).toFixed(0)} reports/min (${speedup.toFixed(2)}× conc. 1)`,
+);
+// What the cores allow: the CPU a report costs (every process) bounds the reports per minute of any
+// concurrency; on a machine that others share, the load average says how much of it was ours.
+const cpu1 = batchCpu.get(1)!;
+const cpuPerReport = cpu1.chromiumMs + cpu1.nodeMs;
+const cpuBound = (availableParallelism() * 60_000) / cpuPerReport;
+console.log(
+  `  CPU per report         ${cpuPerReport.toFixed(0)} ms at conc. 1 (Chromium ${cpu1.chromiumMs.toFixed(0)} + node ${cpu1.nodeMs.toFixed(0)}): ${availableParallelism()} idle cores allow at most ${cpuBound.toFixed(0)} reports/min; load average ${loadBefore.toFixed(1)} → ${loadAfter.toFixed(1)} during the batches`,
 );
 console.log(
   `  HTML step              ${htmlMs.toFixed(0)} ms (model + charts + HTML, median of ${SAMPLES}) = ${x(htmlMs)}`,

@@ -144,6 +144,9 @@ export function register(program: Command): void {
           throw error;
         }
         renderer = await starting;
+        // One browser was started before the selection was known; a batch gets the rest of its pool
+        // now, while the first snapshot's HTML is built (a single report does not pay for a second).
+        renderer?.warmUp(items.length);
         let failed = 0;
         let fatal: unknown;
         await renderBatch(
@@ -193,7 +196,13 @@ async function startRenderer(config: Config): Promise<PdfRenderer> {
   const { findChromium } = await import('../report/chromium.js');
   const executablePath = findChromium({ configPath: config.chromium.path });
   const { PdfRenderer } = await import('../report/pdf.js');
-  const renderer = new PdfRenderer({ ...pdfRendererOptions(config), executablePath, handleSignals: false });
+  const renderer = new PdfRenderer({
+    ...pdfRendererOptions(config),
+    executablePath,
+    handleSignals: false,
+    // The command exits once its files are written: nothing is gained by waiting for Chromium to quit.
+    killOnClose: true,
+  });
   renderer.warmUp();
   return renderer;
 }

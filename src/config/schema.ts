@@ -144,7 +144,7 @@ export const configSchema = z
           .max(16)
           .optional()
           .describe(
-            'PDFs printed at once by the one browser, each in its own isolated page (count, 1 to 16). Default: the number of CPU cores, at most 4.',
+            'PDFs printed at once, each by a Chromium process of its own (count, 1 to 16; each browser costs its own memory). Default: the number of CPU cores, at most 4.',
           ),
       })
       .prefault({})

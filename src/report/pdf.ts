@@ -1,8 +1,9 @@
-import puppeteer, { type Browser } from 'puppeteer';
+import type { Browser } from 'puppeteer-core';
 import { ReportdError } from '../errors/index.js';
 import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
-import { CHROMIUM_ARGS, findChromium } from './chromium.js';
+import { type BrowserSlot, endBrowser, launchBrowser, offerLane, takeLane } from './browser-slot.js';
+import { findChromium } from './chromium.js';
 import { DEFAULT_PAGE, type PageSetup } from './page.js';
 import { clearLane, type Lane, openLane } from './page-lane.js';
 import { Permits } from './permits.js';
@@ -27,8 +28,8 @@ export interface PdfRendererOptions {
   /** Relaunch the browser after this many renders (config `chromium.recycle_after`). Default 50. */
   recycleAfter?: number;
   /**
-   * Pages printing at once (config `chromium.concurrency`); further renders wait their turn, and their
-   * deadline starts when they get a page. Default 1.
+   * Documents printing at once (config `chromium.concurrency`), each in a browser process of its own;
+   * further renders wait their turn, and their deadline starts when they get a page. Default 1.
    */
   concurrency?: number;
   /**
@@ -36,6 +37,11 @@ export interface PdfRendererOptions {
    * shutdown sets false and calls `close()`; the browser is killed on process exit either way.
    */
   handleSignals?: boolean;
+  /**
+   * End the browsers with SIGKILL instead of a graceful close, for a command that exits right after
+   * `close()` (`reportd render`). A daemon leaves it off: see `endBrowser`.
+   */
+  killOnClose?: boolean;
   logger?: Logger;
 }
 
@@ -46,31 +52,27 @@ export interface PdfOptions {
   page?: PageSetup;
   /**
    * PDF bookmarks from the document's headings (h1 a set, h2 its sections…). Chromium builds the
-   * outline from the tagged structure, so this also asks for a tagged PDF.
+   * outline from the tagged structure, so this also asks for a tagged PDF. Without it the PDF is
+   * untagged: tagging cost a quarter of Chromium's CPU per print and doubled the file (310 → 136 KiB
+   * for the bench report), and puppeteer tags by default.
    */
   outline?: boolean;
 }
 
-interface BrowserSlot {
-  browser: Promise<Browser>;
-  /** Lanes ready for the next render (or being cleared for it), oldest first. */
-  idle: Promise<Lane>[];
-  renders: number;
-  inFlight: number;
-  retired: boolean;
-  closing?: Promise<void>;
-}
-
 /**
- * HTML → PDF with one warm Chromium and up to `concurrency` pages printing at once. Each page lives in
- * its own browser context (no cookies, cache or storage shared with another page), with JavaScript
- * off and request interception that aborts every request except `data:`, so a report cannot reach
- * the network whatever its data contains. A page serves one document at a time and is cleared between
- * documents (blank page, cookies and cache dropped); a page whose render failed is closed, never
- * reused. Reusing the cleared page instead of creating a context per document is what makes back-to-back
- * renders cost what a warm one does. The browser is recycled after `recycleAfter` renders, after a
- * timeout (once the renders still running on it are done), or when it crashes; `close()` ends it, and
- * is the same promise however often it is called.
+ * HTML → PDF with warm Chromiums and up to `concurrency` documents printing at once, each in a browser
+ * process of its own (the pool grows to `concurrency` browsers as renders overlap). A second page in
+ * the same browser gained little on 2 cores: the browser process's own share of every print (~80 ms
+ * of ~300 ms CPU) is serial, and two browsers printed 15–20 % more per minute than two pages of one.
+ * Every page has JavaScript off and request interception that aborts every request except `data:`,
+ * so a report cannot reach the network whatever its data contains. A page serves one document at a
+ * time and is cleared between documents (blank page, cookies and cache dropped) while the browser's
+ * other page prints the next (see SPARE_LANES); a page whose render failed is closed, never reused.
+ * Reusing cleared pages instead of creating a context per document, and clearing off the critical
+ * path, is what makes back-to-back renders cost what a warm one does. A browser is
+ * recycled after `recycleAfter` renders, after a timeout (once the renders still running on it are
+ * done), or when it crashes; `close()` ends them all, and is the same promise however often it is
+ * called.
  */
 export class PdfRenderer {
   private readonly timeoutMs: number;
@@ -78,7 +80,8 @@ export class PdfRenderer {
   private readonly logger: Logger;
   private readonly permits: Permits;
   private executablePath: string | undefined;
-  private slot: BrowserSlot | null = null;
+  /** The live browsers, at most `concurrency`; retired ones move to `retiring`. */
+  private slots: BrowserSlot[] = [];
   private readonly retiring = new Set<BrowserSlot>();
   /** Lane clears and context closes still running in the background. */
   private readonly pending = new Set<Promise<void>>();
@@ -96,18 +99,21 @@ export class PdfRenderer {
     this.permits = new Permits(Math.max(1, options.concurrency ?? 1));
   }
 
-  /** Pages that print at once. */
+  /** Documents that print at once. */
   get concurrency(): number {
     return this.permits.limit;
   }
 
   /**
-   * Starts the browser (and its first page) now, without waiting: a caller that knows a render is
-   * coming overlaps Chromium's start-up with its own work (reading the store, building the HTML).
+   * Starts `browsers` browsers (and their first pages) now, without waiting: a caller that knows
+   * renders are coming overlaps Chromium's start-up with its own work (reading the store, building
+   * the HTML). One by default: a single report must not pay for a second Chromium starting beside it.
    */
-  warmUp(): void {
+  warmUp(browsers = 1): void {
     if (this.closed) return;
-    this.acquire().browser.catch(() => undefined); // a failed launch is retried, and said, by render()
+    while (this.slots.length < Math.min(browsers, this.concurrency)) {
+      this.launch().browser.catch(() => undefined); // a failed launch is retried, and said, by render()
+    }
   }
 
   async render(html: string, pdf: PdfOptions = {}): Promise<Buffer> {
@@ -156,7 +162,7 @@ export class PdfRenderer {
     timedOut: () => boolean,
   ): Promise<Buffer> {
     const browser = await slot.browser;
-    const lane = await this.takeLane(slot, browser);
+    const lane = await takeLane(slot, () => this.prepareLane(slot, browser));
     let reusable = false;
     try {
       await lane.page.setContent(html, { waitUntil: 'load', timeout: this.timeoutMs });
@@ -164,6 +170,7 @@ export class PdfRenderer {
       const header = pdf.headerTemplate !== undefined || pdf.footerTemplate !== undefined;
       const paper = pdf.page ?? DEFAULT_PAGE;
       const bytes = await lane.page.pdf({
+        tagged: pdf.outline === true,
         format: paper.size,
         landscape: paper.orientation === 'landscape',
         printBackground: true,
@@ -184,34 +191,35 @@ export class PdfRenderer {
     }
   }
 
-  /** A cleared lane of this browser, or a new one when none is idle. */
-  private takeLane(slot: BrowserSlot, browser: Browser): Promise<Lane> {
-    const ready = slot.idle.shift();
-    // A lane that failed to prepare or clear is not fatal: this render prepares its own.
-    return ready ? ready.catch(() => this.prepareLane(browser)) : this.prepareLane(browser);
-  }
-
   /**
    * Returns a lane for the next render once its document is gone (blank page, cookies and cache of its
    * context cleared), or closes it: after a failure, or when its browser is being recycled.
    */
   private giveBack(slot: BrowserSlot, lane: Lane, reusable: boolean): void {
     if (!reusable || slot.retired || this.closed) {
-      this.track(lane.context.close());
+      this.closeLane(slot, lane);
       return;
     }
     const cleared = clearLane(lane).catch(async (error: unknown) => {
-      this.track(lane.context.close());
+      this.closeLane(slot, lane);
       throw error;
     });
     this.track(cleared);
-    slot.idle.push(cleared);
+    offerLane(slot, cleared);
   }
 
   /** A fresh isolated lane (counted, for tests and the benchmark). */
-  private prepareLane(browser: Browser): Promise<Lane> {
+  private prepareLane(slot: BrowserSlot, browser: Browser, initialTab = false): Promise<Lane> {
     this.contexts++;
-    return openLane(browser);
+    slot.lanes++;
+    const lane = openLane(browser, { initialTab });
+    lane.catch(() => slot.lanes--);
+    return lane;
+  }
+
+  private closeLane(slot: BrowserSlot, lane: Lane): void {
+    slot.lanes--;
+    this.track(lane.close());
   }
 
   private track(work: Promise<unknown>): void {
@@ -223,67 +231,64 @@ export class PdfRenderer {
     void settled.finally(() => this.pending.delete(settled));
   }
 
+  /**
+   * The browser for the next render: an idle one, else a new one while the pool has fewer than
+   * `concurrency`, else the least busy (only while a retired browser still finishes its renders).
+   */
   private acquire(): BrowserSlot {
-    if (this.slot && !this.slot.retired) return this.slot;
+    const idlest = this.slots.reduce<BrowserSlot | undefined>(
+      (best, slot) => (best === undefined || slot.inFlight < best.inFlight ? slot : best),
+      undefined,
+    );
+    if (idlest && (idlest.inFlight === 0 || this.slots.length >= this.concurrency)) return idlest;
+    return this.launch();
+  }
+
+  private launch(): BrowserSlot {
     this.executablePath ??= findChromium({ configPath: this.options.chromiumPath });
-    const handleSignals = this.options.handleSignals ?? true;
     this.launches++;
     const slot: BrowserSlot = {
       renders: 0,
       inFlight: 0,
       retired: false,
       idle: [],
+      lanes: 0,
       browser: Promise.resolve(null as never),
     };
-    slot.browser = puppeteer
-      .launch({
-        executablePath: this.executablePath,
-        headless: true,
-        // A pipe instead of a websocket: when this process dies, even by SIGKILL, the pipe closes and
-        // Chromium exits on its own instead of living on as an orphan.
-        pipe: true,
-        args: [...CHROMIUM_ARGS],
-        handleSIGINT: handleSignals,
-        handleSIGTERM: handleSignals,
-        handleSIGHUP: handleSignals,
-        protocolTimeout: this.timeoutMs + 10_000,
-      })
-      .then((browser) => {
-        // The first render's page is prepared while the caller still builds its HTML.
-        const first = this.prepareLane(browser);
-        this.track(first);
-        slot.idle.push(first);
-        browser.once('disconnected', () => {
-          if (!slot.retired)
-            this.logger.warn({ renders: slot.renders }, 'chromium disconnected; relaunching on next render');
-          this.retire(slot);
-        });
-        return browser;
+    slot.browser = launchBrowser({
+      executablePath: this.executablePath,
+      handleSignals: this.options.handleSignals ?? true,
+      protocolTimeoutMs: this.timeoutMs + 10_000,
+    }).then((browser) => {
+      // The first render's page (the tab Chromium opened) is made ready while the caller still
+      // builds its HTML.
+      const first = this.prepareLane(slot, browser, true);
+      this.track(first);
+      offerLane(slot, first);
+      browser.once('disconnected', () => {
+        if (!slot.retired)
+          this.logger.warn({ renders: slot.renders }, 'chromium disconnected; relaunching on next render');
+        this.retire(slot);
       });
+      return browser;
+    });
     // A failed launch must not stick: the next render tries again.
     slot.browser.catch(() => this.retire(slot));
-    this.slot = slot;
+    this.slots.push(slot);
     return slot;
   }
 
   private retire(slot: BrowserSlot): void {
     if (slot.retired) return;
     slot.retired = true;
-    if (this.slot === slot) this.slot = null;
+    this.slots = this.slots.filter((live) => live !== slot);
     this.retiring.add(slot);
     if (slot.inFlight === 0) void this.shut(slot);
   }
 
   private shut(slot: BrowserSlot): Promise<void> {
     slot.closing ??= slot.browser
-      .then(async (browser) => {
-        // close() asks Chromium to quit; if it does not, kill the process so nothing is left behind.
-        await Promise.race([
-          browser.close(),
-          new Promise((resolve) => setTimeout(resolve, 5_000).unref()),
-        ]).catch(() => undefined);
-        browser.process()?.kill('SIGKILL');
-      })
+      .then((browser) => endBrowser(browser, { kill: this.options.killOnClose === true }))
       .catch(() => undefined)
       .finally(() => this.retiring.delete(slot));
     return slot.closing;
@@ -300,7 +305,7 @@ export class PdfRenderer {
   /** Closes every browser this renderer started. Idempotent: every call returns the same promise. */
   close(): Promise<void> {
     this.closed ??= (async () => {
-      if (this.slot) this.retire(this.slot);
+      for (const slot of this.slots) this.retire(slot);
       // Browsers first: work still pending on them (a context closing, a spare being prepared) then
       // fails at once instead of waiting out the protocol timeout on a wedged Chromium.
       await Promise.allSettled([...this.retiring].map((slot) => this.shut(slot)));

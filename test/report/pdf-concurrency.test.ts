@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SPARE_LANES } from '../../src/report/browser-slot.js';
 import { PdfRenderer, RenderTimeoutError } from '../../src/report/pdf.js';
 import { renderSnapshot } from '../../src/report/render.js';
 import { fixtureSnapshot } from './fixtures.js';
@@ -104,17 +105,36 @@ describe('PdfRenderer with concurrency', () => {
     }
   });
 
-  it('reuses a cleared page between documents instead of a context per document, showing nothing of the last', async () => {
+  it('reuses cleared pages between documents instead of a context per document, showing nothing of the last', async () => {
     const renderer = new PdfRenderer({ concurrency: 1 });
     try {
+      const names = ['first', 'second', 'third', 'fourth', 'fifth', 'sixth'];
       const texts: string[] = [];
-      for (const name of ['first', 'second', 'third', 'fourth']) {
+      for (const name of names) {
         texts.push(pdfTextOf(await renderer.render(`<p>${name} document</p>`), dir));
       }
-      expect(texts[1]).toContain('second document');
-      expect(texts[1]).not.toContain('first');
-      expect(texts[3]).not.toMatch(/first|second|third/);
-      expect(renderer.contexts).toBe(1);
+      texts.forEach((text, i) => {
+        expect(text).toContain(`${names[i]} document`);
+        for (const other of names.filter((_, j) => j !== i)) expect(text).not.toContain(other);
+      });
+      // Six documents back to back, two pages for them: one printing while the other is cleared.
+      expect(renderer.contexts).toBe(SPARE_LANES);
+      expect(renderer.launches).toBe(1);
+    } finally {
+      await renderer.close();
+    }
+  });
+
+  it('lets nothing a document scheduled reach the next one printed on its page', async () => {
+    const renderer = new PdfRenderer({ concurrency: 1 });
+    try {
+      // A refresh that would blank the page a second later, in the middle of the next document.
+      await renderer.render('<meta http-equiv="refresh" content="1;url=about:blank"><p>first</p>');
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      const long = `<p>the next report</p>${'<p>a long table of figures</p>'.repeat(20_000)}`;
+      const texts: string[] = [];
+      for (let i = 0; i < SPARE_LANES; i++) texts.push(pdfTextOf(await renderer.render(long), dir));
+      for (const text of texts) expect(text).toContain('the next report');
     } finally {
       await renderer.close();
     }
@@ -129,8 +149,10 @@ describe('PdfRenderer with concurrency', () => {
       results.forEach((bytes, i) => {
         expect(pdfTextOf(bytes, dir)).toContain(`queued report ${i}`);
       });
-      // Six documents, but never more than two pages (two contexts) alive for them.
-      expect(renderer.contexts).toBe(2);
+      // Six documents, never more than two printing at once: two browsers, each with at most a page
+      // printing and one being cleared.
+      expect(renderer.launches).toBe(2);
+      expect(renderer.contexts).toBeLessThanOrEqual(2 * SPARE_LANES);
     } finally {
       await renderer.close();
     }

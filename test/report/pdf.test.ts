@@ -1,4 +1,12 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -177,14 +185,55 @@ describe('PdfRenderer lifecycle', () => {
     await expect(small.render(html)).rejects.toBeInstanceOf(RendererClosedError);
   });
 
+  /** Processes of a browser's process group still running (a killed helper waits for init as a zombie). */
+  const running = (group: number) =>
+    readdirSync('/proc')
+      .filter((name) => /^\d+$/.test(name))
+      .map((name) => {
+        try {
+          const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+          return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        } catch {
+          return []; // gone meanwhile
+        }
+      })
+      .filter((fields) => Number(fields[2]) === group && fields[0] !== 'Z');
+
+  for (const killOnClose of [false, true]) {
+    it(`leaves no Chromium process and no temporary profile behind once closed (killOnClose ${killOnClose})`, async () => {
+      const closing = new PdfRenderer({ killOnClose });
+      await closing.render('<p>one</p>');
+      const browser = await (
+        closing as unknown as { slots: { browser: Promise<import('puppeteer-core').Browser> }[] }
+      ).slots[0]!.browser;
+      const pid = browser.process()!.pid!;
+      const profile = /--user-data-dir=(\S+)/.exec(browser.process()!.spawnargs.join(' '))?.[1];
+      expect(profile && existsSync(profile)).toBe(true);
+      expect(running(pid).length).toBeGreaterThan(1); // the browser and its helpers
+      await closing.close();
+      // The whole process group: the browser and its renderer and helper processes.
+      await expect.poll(() => running(pid).length, { timeout: 5_000 }).toBe(0);
+      expect(existsSync(profile!)).toBe(false);
+    });
+  }
+
+  it('tags the PDF only when an outline is asked for (tagging doubles the file)', async () => {
+    const html = '<h1>Set</h1><h2>Section</h2><p>text</p>';
+    const plain = await renderer.render(html);
+    const outlined = await renderer.render(html, { outline: true });
+    expect(plain.includes('/StructTreeRoot')).toBe(false);
+    expect(outlined.includes('/StructTreeRoot')).toBe(true);
+    expect(outlined.includes('/Outlines')).toBe(true);
+  });
+
   it('relaunches after the browser dies under it', async () => {
     const fragile = new PdfRenderer();
     try {
       await fragile.render('<p>one</p>');
       // Simulate a crash: kill the browser process behind puppeteer's back.
       const browser = await (
-        fragile as unknown as { slot: { browser: Promise<import('puppeteer').Browser> } }
-      ).slot.browser;
+        fragile as unknown as { slots: { browser: Promise<import('puppeteer-core').Browser> }[] }
+      ).slots[0]!.browser;
       browser.process()?.kill('SIGKILL');
       await new Promise((resolve) => browser.once('disconnected', resolve));
       const text = pdfTextOf(await fragile.render('<p>two</p>'), dir);
