@@ -4,7 +4,7 @@
  * same HTML, measured in the same run (machine noise weighs on both alike):
  *
  * - bare: one reused puppeteer page, `setContent` + `page.pdf` with the renderer's print options
- *   (untagged, as reports without an outline are printed), nothing else;
+ *   (tagged, as every report is printed), nothing else;
  * - warm single: `PdfRenderer.render` (isolated context, JS off, request interception, deadline) with
  *   its work between renders done (`idle()`), as in a daemon where workbook and email come between;
  * - back to back: renders with no pause, each also paying for clearing the last page;
@@ -140,8 +140,8 @@ const pdfOptions = {
   headerTemplate: doc.headerTemplate,
   footerTemplate: doc.footerTemplate,
   margin: { top: '16mm', bottom: '14mm', left: '14mm', right: '14mm' },
-  // As PdfRenderer prints a report without an outline (puppeteer would tag it by default).
-  tagged: false,
+  // As PdfRenderer prints every report.
+  tagged: true,
 };
 
 // Bare Chromium: one page, reused, nothing between setContent and page.pdf.

@@ -217,11 +217,12 @@ describe('PdfRenderer lifecycle', () => {
     });
   }
 
-  it('tags the PDF only when an outline is asked for (tagging doubles the file)', async () => {
+  it('tags every PDF (screen readers), and adds bookmarks only when an outline is asked for', async () => {
     const html = '<h1>Set</h1><h2>Section</h2><p>text</p>';
     const plain = await renderer.render(html);
     const outlined = await renderer.render(html, { outline: true });
-    expect(plain.includes('/StructTreeRoot')).toBe(false);
+    expect(plain.includes('/StructTreeRoot')).toBe(true);
+    expect(plain.includes('/Outlines')).toBe(false);
     expect(outlined.includes('/StructTreeRoot')).toBe(true);
     expect(outlined.includes('/Outlines')).toBe(true);
   });
