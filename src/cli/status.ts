@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
+import { claimScope } from '../delivery/claim-scope.js';
 import { printable } from '../printable.js';
 import { scrubOrNull } from '../secrets.js';
-import { claimScope } from '../delivery/claim-scope.js';
 import { getAccount } from '../store/accounts.js';
-import { unclaimedDeliveries } from '../store/deliveries.js';
 import type { Store } from '../store/db.js';
 import { openStore } from '../store/db.js';
+import { unclaimedDeliveries } from '../store/deliveries.js';
 import { driftedEndpoints, isReportable } from '../store/payloads.js';
 import { listQuerySets, listRuns, type QuerySetRow } from '../store/query-sets.js';
 import { countRequestsSince } from '../store/request-log.js';

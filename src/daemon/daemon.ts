@@ -88,7 +88,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const runs = (role: DaemonRole) => roles.has(role);
   // Checked before anything opens or listens, so a refusal leaves nothing to clean up.
   const sends = runs('worker');
-  if (sends && !options.mailer && [...config.reports, ...config.alerts].some((r) => r.email) && !config.smtp) {
+  if (
+    sends &&
+    !options.mailer &&
+    [...config.reports, ...config.alerts].some((r) => r.email) &&
+    !config.smtp
+  ) {
     throw new DaemonStartError('reports or alerts send email but smtp is not configured');
   }
   // Asked for by name (not all roles, the default) without a port: it would silently serve nothing.
@@ -133,8 +138,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const noMailer: Mailer = { send: () => Promise.reject(new Error('no smtp configured')), close() {} };
   // Only a worker renders: Chromium is never looked for (nor, being lazy, launched) without one.
   const renderer: DeliveryRenderer & { close?(): Promise<void> } =
-    options.renderer ??
-    (sends ? await defaultRenderer(config, store, clock, logger) : { render: noRender });
+    options.renderer ?? (sends ? await defaultRenderer(config, store, clock, logger) : { render: noRender });
   const watch = new IncidentWatch({ config, store, clock, logger });
   const channels = options.channels ?? channelSenders(config.channels);
   // Every role enqueues through the outbox (the Message-ID is fixed there); only the worker drains it.

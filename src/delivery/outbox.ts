@@ -6,8 +6,8 @@ import { type Logger, silentLogger } from '../log.js';
 import { scrub } from '../secrets.js';
 import type { Store } from '../store/db.js';
 import {
-  claimNextDelivery,
   type ClaimScope,
+  claimNextDelivery,
   type Delivery,
   type DeliveryKey,
   defaultMessageId,
@@ -29,9 +29,9 @@ import {
 } from '../store/delivery-recipients.js';
 import { type CoveredRun, digestMessageId, enqueueDigest } from '../store/digest-deliveries.js';
 import { channelAttempt, channelDeliveryId } from './channel-attempt.js';
-import { claimScope, type Destined } from './claim-scope.js';
 import type { ChannelAlert, ChannelSender } from './channels/types.js';
 import { isGoneLocalWorker, workerName } from './claim-holder.js';
+import { claimScope, type Destined } from './claim-scope.js';
 import {
   composeEmail,
   type EmailContent,

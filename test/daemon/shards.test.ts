@@ -61,7 +61,12 @@ describe('daemons with different report sets on one store', () => {
   it('each delivers only its own reports; a row no config knows stays queued and shows in status', async () => {
     const north = shardConfig({ name: 'north', set: 101, to: 'north@example.com' });
     const south = shardConfig({ name: 'south', set: 102, to: 'south@example.com' });
-    const a = await startDaemon({ config: north, renderer: stubRenderer(tmp.dir), sync: idleSync, pollMs: 100 });
+    const a = await startDaemon({
+      config: north,
+      renderer: stubRenderer(tmp.dir),
+      sync: idleSync,
+      pollMs: 100,
+    });
     daemons.push(a);
     // South's rows are enqueued by the north daemon's process before any south worker runs; and a
     // row for a report that was renamed away, which no config has any more.

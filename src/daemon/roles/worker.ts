@@ -61,9 +61,7 @@ export function startWorkerRole(
       wakers.delete(wake);
     }
   };
-  const stopped = Promise.all(Array.from({ length: Math.max(1, options.loops) }, loop)).then(
-    () => undefined,
-  );
+  const stopped = Promise.all(Array.from({ length: Math.max(1, options.loops) }, loop)).then(() => undefined);
   return { kick, stopped };
 }
 
