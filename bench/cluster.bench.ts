@@ -118,7 +118,7 @@ reports:
     schedule: { cron: "0 8 1 1 *" }
     email: { to: [board@example.com] }
 daemon: { roles: [worker], poll_seconds: 0.2 }
-log: { level: warn }
+log: { level: info }
 `,
   );
   return path;
@@ -146,7 +146,6 @@ async function startDaemon(configPath: string, index: number): Promise<Daemon> {
     ['-c', String(core), process.execPath, BIN, 'daemon', '--config', configPath],
     {
       stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, REPORTD_LOG_LEVEL: 'info' },
     },
   );
   let logs = '';
@@ -225,8 +224,15 @@ async function scenario(daemons: number, killAfter?: number): Promise<Result> {
       await sleep(100);
     }
   }
-  const deadline = Date.now() + 20 * 60_000;
+  const deadline = Date.now() + Number(flag('--timeout-minutes') ?? 20) * 60_000;
   while (arrivals.size < ROWS && Date.now() < deadline) await sleep(50);
+  if (arrivals.size < ROWS) {
+    // Say why instead of printing a rate for work that did not finish.
+    const stuck = (await listDeliveries(store, ROWS + 10)).filter((r) => r.state !== 'sent');
+    console.log(
+      `  ${daemons} daemon(s): only ${arrivals.size}/${ROWS} arrived; not sent: ${stuck.map((r) => `${r.id} ${r.state} ${r.lastError ?? ''}`).join('; ')}`,
+    );
+  }
   const ms = Math.max(...arrivedAt) - started;
   await sleep(1_500); // a duplicate would arrive now
   const rows = await listDeliveries(store, ROWS + 10);
@@ -268,7 +274,9 @@ try {
   const killed = await scenario(2, Math.floor(ROWS / 2));
   console.log(
     `  2 daemons, one kill -9'd after ${Math.floor(ROWS / 2)} arrived: ${killed.perMinute.toFixed(1)} deliveries/min, not sent ${killed.lost}, duplicates ${killed.duplicates}, ` +
-      `rows it held ${killed.heldAtKill}, sent ${killed.takeoverMs === undefined ? 'NOT within 2 leases' : `${(killed.takeoverMs / 1000).toFixed(1)} s after the kill`} (lease ${LEASE_MS / 1000} s)`,
+      (killed.heldAtKill === 0
+        ? 'it held no row at the kill'
+        : `the ${killed.heldAtKill} row(s) it held sent ${killed.takeoverMs === undefined ? 'NOT within 2 leases' : `${(killed.takeoverMs / 1000).toFixed(1)} s after the kill`} (lease ${LEASE_MS / 1000} s)`),
   );
   console.log(`load after: ${uptime()}`);
 } finally {
