@@ -8,6 +8,8 @@ const bothEngines = [
   'test/store/**/*.test.ts',
   'test/sync/**/*.test.ts',
   'test/delivery/outbox*.test.ts',
+  'test/daemon/shards.test.ts',
+  'test/daemon/cluster-*.test.ts',
   'test/export/export-tables.test.ts',
   'test/cli/store-engines.test.ts',
   // Two daemon processes on one PostgreSQL store (it skips itself in the sqlite project).

@@ -2,6 +2,10 @@ import { setFlagsFromString } from 'node:v8';
 import type { Command } from 'commander';
 import { type ConfigOptions, configOption } from './options.js';
 
+interface DaemonFlags extends ConfigOptions {
+  roles?: string;
+}
+
 /**
  * Past the SMTP grace plus this, shutdown exits anyway: closing Chromium, the listener and the store
  * takes well under it.
@@ -19,6 +23,10 @@ export function register(program: Command): void {
     .command('daemon')
     .description('run continuously: sync on schedule, email due reports, serve health and metrics')
     .addOption(configOption)
+    .option(
+      '--roles <list>',
+      'what this process runs, comma-separated: sync, worker, scheduler, http (default: daemon.roles, all four)',
+    )
     .addHelpText(
       'after',
       `
@@ -34,19 +42,25 @@ restarts, kill -9 and two daemons on one store. On SIGTERM an SMTP exchange in f
 smtp.shutdown_grace_seconds (default 75) to get its answer, which is recorded; give the container that
 long plus 5 s (docker stop -t 80). The one exception SMTP cannot close: a crash (or kill) after the server
 accepted a message but before it was recorded resends it with the same Message-ID.
-\`reportd history\` shows the states.`,
+\`reportd history\` shows the states.
+Several daemons may share one PostgreSQL store: each worker claims only the outbox rows of the reports
+and alerts its own config has, so daemons with different report sets split the work, and --roles
+splits a daemon (e.g. --roles worker on extra machines, one with --roles sync,scheduler,http).`,
     )
-    .action(async (flags: ConfigOptions) => {
+    .action(async (flags: DaemonFlags) => {
       keepYoungGenerationSmall();
-      const [{ loadConfig }, { shutdownGraceMs, startDaemon }, { createLogger }] = await Promise.all([
-        import('../config/load.js'),
-        import('../daemon/daemon.js'),
-        import('../log.js'),
-      ]);
+      const [{ loadConfig }, { shutdownGraceMs, startDaemon }, { createLogger }, { parseRoles }] =
+        await Promise.all([
+          import('../config/load.js'),
+          import('../daemon/daemon.js'),
+          import('../log.js'),
+          import('../daemon/roles/names.js'),
+        ]);
+      const roles = flags.roles === undefined ? undefined : parseRoles(flags.roles);
       const config = loadConfig(flags.config);
       // JSON lines for log collectors; readable lines when a person watches the terminal.
       const logger = createLogger({ level: config.log.level });
-      const daemon = await startDaemon({ config, logger });
+      const daemon = await startDaemon({ config, logger, ...(roles ? { roles } : {}) });
       await new Promise<void>((resolve) => {
         const stop = (signal: NodeJS.Signals) => {
           process.off('SIGTERM', stop);

@@ -129,6 +129,8 @@ async function deliverPending(config: Config): Promise<void> {
     mailer,
     from: config.smtp.from,
     reports: config.reports,
+    // Its claims, like the daemon's, are the rows this config's reports and alerts can send.
+    alerts: config.alerts,
     templatesDir: config.templates.dir,
     logger,
     channels: channelSenders(config.channels),

@@ -1,12 +1,14 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
+import { claimScope } from '../delivery/claim-scope.js';
 import { printable } from '../printable.js';
 import { scrubOrNull } from '../secrets.js';
 import { type ClusterView, clusterLines, collectCluster } from '../status/cluster.js';
 import { getAccount } from '../store/accounts.js';
 import type { Store } from '../store/db.js';
 import { openStore } from '../store/db.js';
+import { unclaimedDeliveries } from '../store/deliveries.js';
 import { driftedEndpoints, isReportable } from '../store/payloads.js';
 import { listQuerySets, listRuns, type QuerySetRow } from '../store/query-sets.js';
 import { countRequestsSince } from '../store/request-log.js';
@@ -57,6 +59,12 @@ export interface StatusReport {
   accounts: AccountStatus[];
   /** The daemons on this store: each instance, the slots it ran, the leases it holds. */
   cluster: ClusterView;
+  /**
+   * Due outbox rows of reports, alerts or destinations this config does not have: a daemon with
+   * this config never claims them. On a store shared by shards another config may; rows that stay
+   * here long past `dueSince` are known to no running daemon (a report renamed or removed).
+   */
+  unclaimed?: { kind: string; name: string; destination: string; count: number; dueSince: string }[];
 }
 
 export function register(program: Command): void {
@@ -81,7 +89,7 @@ export function register(program: Command): void {
 
 export async function collectStatus(
   store: Store,
-  config: Pick<Config, 'accounts' | 'sync'>,
+  config: Pick<Config, 'accounts' | 'sync'> & Partial<Pick<Config, 'reports' | 'alerts' | 'channels'>>,
   now: number,
 ): Promise<StatusReport> {
   const last = await lastFinishedSyncRun(store);
@@ -116,7 +124,28 @@ export async function collectStatus(
       : null,
     accounts,
     cluster: await collectCluster(store, now),
+    ...(config.reports ? { unclaimed: await unclaimed(store, config, now) } : {}),
   };
+}
+
+/** See `StatusReport.unclaimed`: the same scope a worker with this config claims by. */
+async function unclaimed(
+  store: Store,
+  config: Partial<Pick<Config, 'reports' | 'alerts' | 'channels'>>,
+  now: number,
+): Promise<NonNullable<StatusReport['unclaimed']>> {
+  const scope = claimScope({
+    reports: config.reports ?? [],
+    alerts: config.alerts ?? [],
+    channels: new Set((config.channels ?? []).map((c) => c.name)),
+  });
+  return (await unclaimedDeliveries(store, scope, now)).map((group) => ({
+    kind: group.kind,
+    name: group.report,
+    destination: group.destination,
+    count: group.count,
+    dueSince: new Date(group.dueSince).toISOString(),
+  }));
 }
 
 async function setStatus(
@@ -201,6 +230,18 @@ export function formatStatus(report: StatusReport): string {
       // Endpoint keys come from our own catalog, not from the API: safe to print as they are.
       lines.push(
         `  set ${set.id}: the API's answer drifted from its schema for ${set.drifted.join(', ')} (reported as "Data unavailable")`,
+      );
+    }
+  }
+  if (report.unclaimed && report.unclaimed.length > 0) {
+    lines.push('');
+    lines.push(
+      'outbox rows this config cannot send (a daemon whose config has them sends them; none running has them if they stay):',
+    );
+    for (const group of report.unclaimed) {
+      // Names come from the store (another config wrote them): printable, like the API's strings.
+      lines.push(
+        `  ${group.kind} ${printable(group.name)} → ${printable(group.destination)}: ${group.count} due since ${group.dueSince}`,
       );
     }
   }

@@ -36,6 +36,7 @@ export function resolveConfig(parsed: Parsed, baseDir: string, secrets: SecretFi
     alerts: parsed.alerts,
     notify_on_failure: parsed.notify_on_failure,
     http: resolveHttp(parsed.http, secrets, at),
+    daemon: parsed.daemon,
     log: parsed.log,
   };
   return config;

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { alert } from './alert-section.js';
 import { channel } from './channels.js';
+import { daemonSection } from './daemon-section.js';
 import {
   account,
   cron,
@@ -185,6 +186,7 @@ export const configSchema = z
       })
       .prefault({})
       .describe("The daemon's HTTP listener: status page, health and Prometheus metrics endpoints."),
+    daemon: daemonSection,
     log: z
       .strictObject({
         level: z

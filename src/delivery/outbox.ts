@@ -6,6 +6,7 @@ import { type Logger, silentLogger } from '../log.js';
 import { scrub } from '../secrets.js';
 import type { Store } from '../store/db.js';
 import {
+  type ClaimScope,
   claimNextDelivery,
   type Delivery,
   type DeliveryKey,
@@ -30,6 +31,7 @@ import { type CoveredRun, digestMessageId, enqueueDigest } from '../store/digest
 import { channelAttempt, channelDeliveryId } from './channel-attempt.js';
 import type { ChannelAlert, ChannelSender } from './channels/types.js';
 import { isGoneLocalWorker, workerName } from './claim-holder.js';
+import { claimScope, type Destined } from './claim-scope.js';
 import {
   composeEmail,
   type EmailContent,
@@ -73,10 +75,12 @@ export interface OutboxOptions {
   store: Store;
   renderer: DeliveryRenderer;
   mailer: Mailer;
-  /** The configured channels' senders by name (`channels[]`); rows of other destinations fail. */
+  /** The configured channels' senders by name (`channels[]`); rows bound elsewhere are not claimed. */
   channels?: ReadonlyMap<string, ChannelSender>;
   from: string;
   reports: readonly ReportEmailConfig[];
+  /** The config's alerts: with the reports and channels they make the claim scope (claim-scope.ts). */
+  alerts?: readonly Destined[];
   templatesDir?: string;
   clock?: Clock;
   logger?: Logger;
@@ -152,8 +156,11 @@ export class Outbox {
   private readonly maxHoldMs: number;
   private readonly maxAttempts: number;
   private readonly backoff: { baseMs: number; capMs: number };
+  /** The rows this outbox claims: those its reports, alerts and channels can build and send. */
+  readonly scope: ClaimScope;
 
   constructor(private readonly options: OutboxOptions) {
+    this.scope = claimScope(options);
     this.worker = options.worker ?? workerName();
     this.clock = options.clock ?? systemClock;
     this.logger = (options.logger ?? silentLogger).child({ component: 'outbox', worker: this.worker });
@@ -246,7 +253,7 @@ export class Outbox {
 
   /** When the next row becomes claimable (retry time or lease end), for the worker's sleep. */
   async nextDueAt(): Promise<number | undefined> {
-    return nextDeliveryDue(this.options.store);
+    return nextDeliveryDue(this.options.store, this.scope);
   }
 
   /** Processes due rows until none is left; returns what happened to each. */
@@ -263,7 +270,7 @@ export class Outbox {
   /** Claims and processes one due row (only row `id` when given); undefined when nothing is due. */
   async runOnce(signal?: AbortSignal, id?: number): Promise<DeliveryOutcome | undefined> {
     const { store } = this.options;
-    const exhausted = await failExhausted(store, this.clock.now(), this.maxAttempts);
+    const exhausted = await failExhausted(store, this.clock.now(), this.maxAttempts, this.scope);
     if (exhausted > 0) this.logger.error({ count: exhausted }, 'deliveries failed after using every attempt');
     // A holder on this host that no longer exists (kill -9, a second Ctrl+C) will never finish its
     // row: take it over now rather than one lease later.
@@ -274,6 +281,7 @@ export class Outbox {
       now: this.clock.now(),
       leaseMs: this.leaseMs,
       maxAttempts: this.maxAttempts,
+      scope: this.scope,
       id,
     });
     if (!claimed) return undefined;

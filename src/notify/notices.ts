@@ -100,13 +100,25 @@ export class NoticeSender {
       channels?: ReadonlyMap<string, ChannelSender>;
       /** Default `host:pid:random`, as the outbox names its workers. */
       worker?: string;
+      /**
+       * Whether `mailer` really sends (smtp is configured). Without one, email notices are left for a
+       * daemon that has it, as are notices to channels this one does not define. Default true.
+       */
+      canEmail?: boolean;
     },
   ) {
     this.worker = options.worker ?? workerName();
+    this.destinations = [
+      ...(options.canEmail === false ? [] : ['email']),
+      ...(options.channels?.keys() ?? []),
+    ];
   }
 
+  /** The notice destinations this sender claims (store/incidents.ts `claimNextNotice`). */
+  private readonly destinations: readonly string[];
+
   async nextDueAt(): Promise<number | undefined> {
-    return nextNoticeDue(this.options.store);
+    return nextNoticeDue(this.options.store, this.destinations);
   }
 
   /** Sends every due notice; stops between notices when `signal` aborts. */
@@ -114,7 +126,7 @@ export class NoticeSender {
     const { store, clock, logger } = this.options;
     let sent = 0;
     while (!signal?.aborted) {
-      const notice = await claimNextNotice(store, this.worker, clock.now(), LEASE_MS);
+      const notice = await claimNextNotice(store, this.worker, clock.now(), LEASE_MS, this.destinations);
       if (!notice) break;
       const incident = await getIncident(store, notice.incidentId);
       if (!incident) {

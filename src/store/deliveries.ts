@@ -269,6 +269,38 @@ export interface ClaimOptions {
   leaseMs: number;
   /** Rows whose lease ran out this many times are not reclaimed (see `failExhausted`). */
   maxAttempts: number;
+  /** Only rows of these targets (see `ClaimTarget`); every row when absent. */
+  scope?: ClaimScope;
+}
+
+/**
+ * One kind of row a worker can build and send: a report's (or alert's) name and one of its
+ * destinations, as its config has them. Several daemons with different configs share one outbox;
+ * each claims only rows it can finish, so a row of another shard's report is left for that shard
+ * instead of failed as "no longer in the config". A row no running config knows stays pending
+ * (`reportd status` lists it; see `unclaimedDeliveries`).
+ */
+export interface ClaimTarget {
+  kind: DeliveryKind;
+  /** The report's name, or the alert's. */
+  name: string;
+  /** `email` or a channel name. */
+  destination: string;
+}
+export type ClaimScope = readonly ClaimTarget[];
+
+/**
+ * `(kind, report, destination) IN (VALUES …)` for a scope: plain SQL both engines read. An empty
+ * scope matches nothing (a config without reports or alerts claims no row); no scope, everything.
+ */
+function scopeFilter(scope: ClaimScope | undefined, negate = false): { sql: string; params: string[] } {
+  if (scope === undefined) return { sql: negate ? '1 = 0' : '1 = 1', params: [] };
+  if (scope.length === 0) return { sql: negate ? '1 = 1' : '1 = 0', params: [] };
+  const values = scope.map(() => '(?, ?, ?)').join(', ');
+  return {
+    sql: `(kind, report, destination) ${negate ? 'NOT IN' : 'IN'} (VALUES ${values})`,
+    params: scope.flatMap((t) => [t.kind, t.name, t.destination]),
+  };
 }
 
 export interface Claimed {
@@ -293,12 +325,14 @@ export function claimNextDelivery(
   options: ClaimOptions & { id?: number },
 ): Promise<Claimed | undefined> {
   const { worker, now, leaseMs, maxAttempts } = options;
+  const scope = scopeFilter(options.scope);
   return store.transaction(async () => {
+    // The scope is checked on the read only: a row's kind, report and destination never change.
     const candidates = await store.all<{ id: number; state: DeliveryState }>(
       `SELECT id, state FROM deliveries
-       WHERE (CAST(? AS INTEGER) IS NULL OR id = ?) AND ${CLAIMABLE}
+       WHERE (CAST(? AS INTEGER) IS NULL OR id = ?) AND ${CLAIMABLE} AND ${scope.sql}
        ORDER BY next_attempt_at, id LIMIT 10${skipLocked(store)}`,
-      [options.id ?? null, options.id ?? null, maxAttempts, now, now],
+      [options.id ?? null, options.id ?? null, maxAttempts, now, now, ...scope.params],
     );
     for (const candidate of candidates) {
       // `state = ?` pins the state we read, so `recoveredFrom` is true of the row we won.
@@ -445,24 +479,78 @@ export async function markFailed(
  * Rows that used every attempt without finishing (each attempt crashed or hung past its lease) are
  * failed here rather than retried forever; a crash loop must end in a visible failure.
  */
-export async function failExhausted(store: Store, now: number, maxAttempts: number): Promise<number> {
+export async function failExhausted(
+  store: Store,
+  now: number,
+  maxAttempts: number,
+  scope?: ClaimScope,
+): Promise<number> {
+  // Scoped like the claim: another shard counts its own attempts against its own limit.
+  const filter = scopeFilter(scope);
   const { changes } = await store.run(
     `UPDATE deliveries SET state = 'failed', updated_at = ?,
        last_error = 'gave up after ' || CAST(attempts AS TEXT) || ' attempts: ' || COALESCE(last_error, 'the worker stopped or hung each time')
      WHERE attempts >= ? AND ((state = 'pending')
-        OR (state IN ('rendering', 'sending') AND lease_until < ?))`,
-    [now, maxAttempts, now],
+        OR (state IN ('rendering', 'sending') AND lease_until < ?)) AND ${filter.sql}`,
+    [now, maxAttempts, now, ...filter.params],
   );
   return changes;
 }
 
-/** Earliest time something becomes claimable (a retry time or a lease end), for the worker's sleep. */
-export async function nextDeliveryDue(store: Store): Promise<number | undefined> {
+/**
+ * Earliest time something in `scope` becomes claimable (a retry time or a lease end), for the
+ * worker's sleep. Scoped, or a due row only another shard can take would wake this worker in a loop.
+ */
+export async function nextDeliveryDue(store: Store, scope?: ClaimScope): Promise<number | undefined> {
+  const filter = scopeFilter(scope);
   const row = await store.get<{ at: number | null }>(
     `SELECT MIN(CASE WHEN state = 'pending' THEN next_attempt_at ELSE lease_until END) AS at
-     FROM deliveries WHERE state IN ('pending', 'rendering', 'sending')`,
+     FROM deliveries WHERE state IN ('pending', 'rendering', 'sending') AND ${filter.sql}`,
+    filter.params,
   );
   return row?.at ?? undefined;
+}
+
+export interface UnclaimedGroup {
+  kind: DeliveryKind;
+  report: string;
+  destination: string;
+  /** Rows due now that this scope never claims. */
+  count: number;
+  /** Epoch ms: the longest-waiting row's due time. */
+  dueSince: number;
+}
+
+/**
+ * Due pending rows outside `scope`, per (kind, report, destination): work this config cannot do.
+ * On a store shared by shards, another daemon's config may know them; when they stay due long
+ * after their time, none running does (`reportd status` prints them).
+ */
+export async function unclaimedDeliveries(
+  store: Store,
+  scope: ClaimScope,
+  now: number,
+): Promise<UnclaimedGroup[]> {
+  const filter = scopeFilter(scope, true);
+  const rows = await store.all<{
+    kind: DeliveryKind;
+    report: string;
+    destination: string;
+    n: number;
+    since: number;
+  }>(
+    `SELECT kind, report, destination, COUNT(*) AS n, MIN(next_attempt_at) AS since FROM deliveries
+     WHERE state = 'pending' AND next_attempt_at <= ? AND ${filter.sql}
+     GROUP BY kind, report, destination ORDER BY MIN(next_attempt_at), report, destination`,
+    [now, ...filter.params],
+  );
+  return rows.map((r) => ({
+    kind: r.kind,
+    report: r.report,
+    destination: r.destination,
+    count: Number(r.n),
+    dueSince: Number(r.since),
+  }));
 }
 
 export async function countDeliveriesByState(store: Store): Promise<Record<DeliveryState, number>> {

@@ -226,19 +226,35 @@ export async function lastFinishedDelivery(
 
 // --- the notices outbox
 
-/** Claims the next due notice with one conditional UPDATE: it wins or sees nothing. */
+/**
+ * `destination IN (…)` for the destinations a sender has (`email` when it has a mailer, its channel
+ * names); every destination when absent, none when empty.
+ */
+function destinationFilter(destinations: readonly string[] | undefined): { sql: string; params: string[] } {
+  if (destinations === undefined) return { sql: '1 = 1', params: [] };
+  if (destinations.length === 0) return { sql: '1 = 0', params: [] };
+  return { sql: `destination IN (${destinations.map(() => '?').join(', ')})`, params: [...destinations] };
+}
+
+/**
+ * Claims the next due notice with one conditional UPDATE: it wins or sees nothing. Only notices
+ * bound for `destinations`: a daemon without a channel leaves its notices to one that has it.
+ */
 export function claimNextNotice(
   store: Store,
   worker: string,
   now: number,
   leaseMs: number,
+  destinations?: readonly string[],
 ): Promise<Notice | undefined> {
+  const filter = destinationFilter(destinations);
   return store.transaction(async () => {
     const row = await store.get<NoticeRow>(
       `SELECT * FROM notices
-       WHERE (state = 'pending' AND next_attempt_at <= ?) OR (state = 'sending' AND lease_until <= ?)
+       WHERE ((state = 'pending' AND next_attempt_at <= ?) OR (state = 'sending' AND lease_until <= ?))
+         AND ${filter.sql}
        ORDER BY next_attempt_at, id LIMIT 1${store.engine === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : ''}`,
-      [now, now],
+      [now, now, ...filter.params],
     );
     if (!row) return undefined;
     const claimed = await store.run(
@@ -279,10 +295,15 @@ export async function finishNotice(
   );
 }
 
-export async function nextNoticeDue(store: Store): Promise<number | undefined> {
+export async function nextNoticeDue(
+  store: Store,
+  destinations?: readonly string[],
+): Promise<number | undefined> {
+  const filter = destinationFilter(destinations);
   const row = await store.get<{ due: number | null }>(
     `SELECT MIN(CASE WHEN state = 'pending' THEN next_attempt_at ELSE lease_until END) AS due
-     FROM notices WHERE state IN ('pending', 'sending')`,
+     FROM notices WHERE state IN ('pending', 'sending') AND ${filter.sql}`,
+    filter.params,
   );
   return row?.due ?? undefined;
 }

@@ -33,6 +33,11 @@ export async function startSmtp(
     afterStore?: () => Promise<void>;
     /** A reply for RCPT TO of `address` (e.g. 450 greylisting), or undefined to accept it. */
     rcptReply?: (address: string) => { code: number; text: string } | undefined;
+    /**
+     * Runs before RCPT TO is answered: a client held here is mid-exchange, with nothing stored yet
+     * (a kill now must not leave a message behind). Resolve to answer as usual.
+     */
+    beforeRcpt?: (address: string) => Promise<void>;
   } = {},
 ): Promise<TestSmtp> {
   const messages: ParsedMail[] = [];
@@ -51,7 +56,8 @@ export async function startSmtp(
       }
       return callback(new Error('Invalid username or password'));
     },
-    onRcptTo(address, _session, callback) {
+    async onRcptTo(address, _session, callback) {
+      if (options.beforeRcpt) await options.beforeRcpt(address.address);
       const reply = options.rcptReply?.(address.address);
       if (reply) {
         const error = new Error(reply.text) as Error & { responseCode: number };

@@ -1,0 +1,29 @@
+import type { Clock } from '../../clock.js';
+import type { Config } from '../../config/index.js';
+import type { Outbox } from '../../delivery/outbox.js';
+import type { Logger } from '../../log.js';
+import type { IncidentWatch } from '../../notify/watch.js';
+import type { Store } from '../../store/db.js';
+import type { DaemonMetrics } from '../metrics.js';
+
+/**
+ * What the composer (daemon.ts) hands every role: the shared pieces of one process. Roles talk to
+ * each other only through the store and `kick`, so any subset of them can run in one process and the
+ * rest in others on the same store.
+ */
+export interface RoleContext {
+  config: Config;
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  /** Aborted when the daemon stops. */
+  signal: AbortSignal;
+  /** Why the store cannot be used (its file was deleted or replaced), once it happens: take no more work. */
+  storeProblem(): string | undefined;
+  metrics: DaemonMetrics;
+  /** Enqueues (every role) and drains (the worker role). */
+  outbox: Outbox;
+  watch: IncidentWatch;
+  /** Wakes this process's worker after an enqueue; a no-op without the worker role. */
+  kick(): void;
+}
