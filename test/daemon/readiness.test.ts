@@ -57,7 +57,7 @@ describe('readiness', () => {
     expect(lines[1]).toBe('Instances (1 live of 1 heard from in the last day)');
     expect(lines[2]).toMatch(
       new RegExp(
-        `^ {2}live {4}${daemon.instance.id} \\(this one\\) {2}v\\S+ {2}scheduler,sync,worker,http {2}since `,
+        `^ {2}live {4}${daemon.instance.id} \\(this one\\) {2}v\\S+ {2}sync,worker,scheduler,http {2}since `,
       ),
     );
     expect(lines.join('\n')).not.toContain(WRONG_SECRET);
