@@ -350,15 +350,7 @@ export class Outbox {
         files = (await this.options.renderer.render(row, renderSignal)).files;
       } catch (error) {
         if (signal?.aborted) {
-          await markRetry(
-            store,
-            row.id,
-            this.worker,
-            this.clock.now(),
-            'interrupted by shutdown',
-            this.clock.now(),
-          );
-          return { ...base, result: 'released' };
+          return this.releaseOnShutdown(row, base);
         }
         if (heartbeat.gaveUp === 'lost') return { ...base, result: 'lost' };
         return this.retryOrFail(row, `render failed: ${(error as Error).message}`, log);
@@ -411,16 +403,7 @@ export class Outbox {
         });
     } catch (error) {
       if (signal?.aborted) {
-        // Shutting down: hand the row back untouched by backoff; nothing was sent.
-        await markRetry(
-          store,
-          row.id,
-          this.worker,
-          this.clock.now(),
-          'interrupted by shutdown',
-          this.clock.now(),
-        );
-        return { ...base, result: 'released' };
+        return this.releaseOnShutdown(row, base);
       }
       if (heartbeat.gaveUp === 'lost') {
         // Another worker owns the row now: it settles it, this one must not touch it.
@@ -431,19 +414,25 @@ export class Outbox {
     }
 
     if (signal?.aborted) {
-      await markRetry(
-        store,
-        row.id,
-        this.worker,
-        this.clock.now(),
-        'interrupted by shutdown',
-        this.clock.now(),
-      );
-      return { ...base, result: 'released', renderMs };
+      return this.releaseOnShutdown(row, base, renderMs);
     }
     if (sender) return this.sendToChannel(row, sender, content, log, renderMs);
     if (!message || !report.email) throw new Error('unreachable: an email row without its message');
     return this.send(row, message, envelopeRecipients(report.email), log, renderMs);
+  }
+
+  /**
+   * Shutting down before anything was sent: the row goes back due now, untouched by backoff and
+   * without spending an attempt's worth of delay, for this or another worker to take.
+   */
+  private async releaseOnShutdown<T extends object>(
+    row: { id: number },
+    base: T,
+    renderMs?: number,
+  ): Promise<T & { result: 'released'; renderMs?: number }> {
+    const now = this.clock.now();
+    await markRetry(this.options.store, row.id, this.worker, now, 'interrupted by shutdown', now);
+    return { ...base, result: 'released', ...(renderMs === undefined ? {} : { renderMs }) };
   }
 
   /** Marks `sending`, hands the message to SMTP for the recipients still owed it, records the answers. */
