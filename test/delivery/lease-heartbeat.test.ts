@@ -216,7 +216,12 @@ describe('outbox lease heartbeat', () => {
             mailer: mailerFromTransport(nodemailer.createTransport({ url: 'smtp://127.0.0.1:1' } as never)),
           }).runOnce(),
       ],
-      ['failed', () => outbox({ reports: [] }).runOnce()],
+      [
+        'failed',
+        // The last attempt's render fails (a report missing from the config is not claimed at all).
+        () =>
+          outbox({ renderer: { render: () => Promise.reject(new Error('boom')) }, maxAttempts: 1 }).runOnce(),
+      ],
       [
         'released',
         () => {
@@ -237,11 +242,12 @@ describe('outbox lease heartbeat', () => {
         'throw',
         () =>
           outbox({
-            reports: {
+            // The claim scope reads the list; the bug strikes when the worker looks the report up.
+            reports: Object.assign([report], {
               find() {
                 throw new Error('a bug');
               },
-            } as unknown as ReportEmailConfig[],
+            }) as unknown as ReportEmailConfig[],
           })
             .runOnce()
             .catch((error: Error) => ({ result: error.message })),
