@@ -5,7 +5,7 @@ import { silentLogger } from '../log.js';
 import { type BrowserSlot, endBrowser, launchBrowser, offerLane, takeLane } from './browser-slot.js';
 import { findChromium } from './chromium.js';
 import { DEFAULT_PAGE, type PageSetup } from './page.js';
-import { clearLane, type Lane, openLane } from './page-lane.js';
+import { clearLane, type Lane, mayScheduleNavigation, openLane } from './page-lane.js';
 import { Permits } from './permits.js';
 
 /** A render that did not finish before its deadline; the browser it used is recycled. */
@@ -64,7 +64,7 @@ export interface PdfOptions {
  * of ~300 ms CPU) is serial, and two browsers printed 15–20 % more per minute than two pages of one.
  * Every page has JavaScript off and request interception that aborts every request except `data:`,
  * so a report cannot reach the network whatever its data contains. A page serves one document at a
- * time and is cleared between documents (blank page, cookies and cache dropped) while the browser's
+ * time and is cleared between documents (DOM replaced, cookies and cache dropped; see clearLane) while the browser's
  * other page prints the next (see SPARE_LANES); a page whose render failed is closed, never reused.
  * Reusing cleared pages instead of creating a context per document, and clearing off the critical
  * path, is what makes back-to-back renders cost what a warm one does. A browser is
@@ -189,20 +189,20 @@ export class PdfRenderer {
       return Buffer.from(bytes);
     } finally {
       // Off the critical path: the caller has its PDF before the page is cleared for the next one.
-      this.giveBack(slot, lane, reusable);
+      this.giveBack(slot, lane, reusable, mayScheduleNavigation(html));
     }
   }
 
   /**
-   * Returns a lane for the next render once its document is gone (blank page, cookies and cache of its
-   * context cleared), or closes it: after a failure, or when its browser is being recycled.
+   * Returns a lane for the next render once its document is gone (see clearLane; `navigate` when the
+   * document may have scheduled a refresh), or closes it: after a failure, or when its browser is being recycled.
    */
-  private giveBack(slot: BrowserSlot, lane: Lane, reusable: boolean): void {
+  private giveBack(slot: BrowserSlot, lane: Lane, reusable: boolean, navigate: boolean): void {
     if (!reusable || slot.retired || this.closed) {
       this.closeLane(slot, lane);
       return;
     }
-    const cleared = clearLane(lane).catch(async (error: unknown) => {
+    const cleared = clearLane(lane, { navigate }).catch(async (error: unknown) => {
       this.closeLane(slot, lane);
       throw error;
     });

@@ -140,6 +140,21 @@ describe('PdfRenderer with concurrency', () => {
     }
   });
 
+  it('cancels a refresh however its tag is written', async () => {
+    const renderer = new PdfRenderer({ concurrency: 1 });
+    try {
+      // Upper case, unquoted: HTML attribute names are case-insensitive, so the check must be too.
+      await renderer.render('<META HTTP-EQUIV=Refresh CONTENT="1;url=about:blank"><p>first</p>');
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      const long = `<p>the next report</p>${'<p>a long table of figures</p>'.repeat(20_000)}`;
+      const texts: string[] = [];
+      for (let i = 0; i < SPARE_LANES; i++) texts.push(pdfTextOf(await renderer.render(long), dir));
+      for (const text of texts) expect(text).toContain('the next report');
+    } finally {
+      await renderer.close();
+    }
+  });
+
   it('keeps at most `concurrency` pages printing, queueing the rest', async () => {
     const renderer = new PdfRenderer({ concurrency: 2 });
     try {
