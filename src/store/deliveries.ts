@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { scrub, scrubOrNull } from '../secrets.js';
+import { type ClaimedRowFields, membership } from './claim-rows.js';
 import type { Store } from './sql.js';
 
 // Error text is scrubbed where it is written: it may quote a server's reply or an exception, and a
@@ -22,7 +23,7 @@ export const DELIVERY_STATES: readonly DeliveryState[] = [
 ];
 
 /** One outbox row as the rest of reportd sees it (delivery/, cli/, alerts/); the row shape stays here. */
-export interface Delivery {
+export interface Delivery extends ClaimedRowFields {
   id: number;
   report: string;
   /** `email`, or the name of a `channels[]` entry (migration 11): one row per destination. */
@@ -34,20 +35,8 @@ export interface Delivery {
   generation: number;
   account: string | null;
   state: DeliveryState;
-  attempts: number;
-  lastError: string | null;
-  messageId: string;
-  claimedBy: string | null;
-  /** Epoch ms. */
-  leaseUntil: number | null;
-  /** Epoch ms. */
-  nextAttemptAt: number;
-  /** Epoch ms. */
-  createdAt: number;
   /** Epoch ms. */
   updatedAt: number;
-  /** Epoch ms. */
-  sentAt: number | null;
   /** A channel sender's checkpoint within this delivery (Slack: the message already posted). */
   channelState: string | null;
   /** What the row carries (migration 12): a report, or an alert's message; the worker builds by it. */
@@ -289,18 +278,10 @@ export interface ClaimTarget {
 }
 export type ClaimScope = readonly ClaimTarget[];
 
-/**
- * `(kind, report, destination) IN (VALUES …)` for a scope: plain SQL both engines read. An empty
- * scope matches nothing (a config without reports or alerts claims no row); no scope, everything.
- */
+/** The scope as a filter on (kind, report, destination); see `membership`. */
 function scopeFilter(scope: ClaimScope | undefined, negate = false): { sql: string; params: string[] } {
-  if (scope === undefined) return { sql: negate ? '1 = 0' : '1 = 1', params: [] };
-  if (scope.length === 0) return { sql: negate ? '1 = 1' : '1 = 0', params: [] };
-  const values = scope.map(() => '(?, ?, ?)').join(', ');
-  return {
-    sql: `(kind, report, destination) ${negate ? 'NOT IN' : 'IN'} (VALUES ${values})`,
-    params: scope.flatMap((t) => [t.kind, t.name, t.destination]),
-  };
+  const rows = scope?.map((t) => [t.kind, t.name, t.destination]);
+  return membership(['kind', 'report', 'destination'], rows, { negate });
 }
 
 export interface Claimed {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { scrub } from '../secrets.js';
+import { type ClaimedRowFields, membership } from './claim-rows.js';
 import type { Store } from './sql.js';
 
 /**
@@ -26,7 +27,7 @@ export interface Incident {
 }
 
 /** One message announcing an incident's opening or clearing, to one destination. */
-export interface Notice {
+export interface Notice extends ClaimedRowFields {
   id: number;
   incidentId: number;
   kind: 'opened' | 'cleared';
@@ -35,18 +36,6 @@ export interface Notice {
   /** Email addresses; empty for a channel's notice. */
   recipients: string[];
   state: 'pending' | 'sending' | 'sent' | 'failed';
-  attempts: number;
-  lastError: string | null;
-  messageId: string;
-  claimedBy: string | null;
-  /** Epoch ms. */
-  leaseUntil: number | null;
-  /** Epoch ms. */
-  nextAttemptAt: number;
-  /** Epoch ms. */
-  createdAt: number;
-  /** Epoch ms. */
-  sentAt: number | null;
 }
 
 /** The tables' columns; never leave this file. */
@@ -227,13 +216,14 @@ export async function lastFinishedDelivery(
 // --- the notices outbox
 
 /**
- * `destination IN (…)` for the destinations a sender has (`email` when it has a mailer, its channel
- * names); every destination when absent, none when empty.
+ * The destinations a sender has (`email` when it has a mailer, its channel names) as a filter; every
+ * destination when absent, none when empty.
  */
 function destinationFilter(destinations: readonly string[] | undefined): { sql: string; params: string[] } {
-  if (destinations === undefined) return { sql: '1 = 1', params: [] };
-  if (destinations.length === 0) return { sql: '1 = 0', params: [] };
-  return { sql: `destination IN (${destinations.map(() => '?').join(', ')})`, params: [...destinations] };
+  return membership(
+    ['destination'],
+    destinations?.map((d) => [d]),
+  );
 }
 
 /**
