@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Installs what reportd needs on a Debian or Ubuntu machine, then its npm dependencies:
-#   chromium       renders the PDF reports (found at /usr/bin/chromium; REPORTD_CHROMIUM overrides)
+#   chromium-headless-shell
+#                  renders the PDF reports (found at /usr/lib/chromium/chromium-headless-shell;
+#                  REPORTD_CHROMIUM overrides). Where apt has no such package (Ubuntu), `chromium`
+#                  instead; where a full chromium is already installed, the shell is added when apt
+#                  can, and skipped with a note when it cannot (reportd then uses chromium).
 #   poppler-utils  pdftotext/pdftoppm, used by the tests and to draw the README picture
 #   qpdf           reads the digest PDF's bookmarks in the tests (never reportd's own reader)
 #   fonts          DejaVu and Liberation, the fonts the report templates ask for
@@ -12,8 +16,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 missing=()
-if [ -z "${REPORTD_CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
-  missing+=(chromium)
+browser=none # none: one is there; wanted: add the shell if apt can; needed: a browser must be installed
+if [ -z "${REPORTD_CHROMIUM:-}" ] && [ ! -x /usr/lib/chromium/chromium-headless-shell ] \
+  && ! command -v chromium-headless-shell >/dev/null 2>&1; then
+  if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then
+    browser=wanted
+  else
+    browser=needed
+  fi
 fi
 command -v pdftotext >/dev/null 2>&1 || missing+=(poppler-utils)
 command -v qpdf >/dev/null 2>&1 || missing+=(qpdf)
@@ -23,15 +33,30 @@ if [ -z "${REPORTD_TEST_DATABASE_URL:-}" ] && [ -z "${REPORTD_PG_BIN:-}" ] && ! 
   missing+=(postgresql)
 fi
 
-if [ "${#missing[@]}" -gt 0 ]; then
-  echo "reportd install: system packages needed: ${missing[*]}"
+if [ "${#missing[@]}" -gt 0 ] || [ "$browser" != none ]; then
   if [ "$(id -u)" = 0 ]; then sudo=(); elif command -v sudo >/dev/null 2>&1; then sudo=(sudo); else sudo=(none); fi
   if ! command -v apt-get >/dev/null 2>&1 || [ "${sudo[0]:-}" = none ]; then
-    echo "reportd install: please install them with your package manager (as root), then run this again" >&2
-    exit 1
+    if [ "${#missing[@]}" -gt 0 ] || [ "$browser" = needed ]; then
+      [ "$browser" = needed ] && missing+=(chromium-headless-shell)
+      echo "reportd install: system packages needed: ${missing[*]}"
+      echo "reportd install: please install them with your package manager (as root), then run this again" >&2
+      exit 1
+    fi
+    echo "reportd install: chromium-headless-shell not installed (no apt-get as root); reportd uses chromium"
+  else
+    "${sudo[@]}" apt-get update -qq
+    if [ "$browser" != none ]; then
+      if apt-cache show chromium-headless-shell >/dev/null 2>&1; then
+        missing+=(chromium-headless-shell)
+      elif [ "$browser" = needed ]; then
+        missing+=(chromium)
+      fi
+    fi
+    if [ "${#missing[@]}" -gt 0 ]; then
+      echo "reportd install: system packages needed: ${missing[*]}"
+      DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+    fi
   fi
-  "${sudo[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
 # .puppeteerrc.cjs skips puppeteer's own browser download because a system Chromium is now present.

@@ -127,7 +127,7 @@ export const configSchema = z
           .min(1)
           .optional()
           .describe(
-            'Chromium or Chrome executable, relative to the config file; the REPORTD_CHROMIUM environment variable overrides it. Default: the first of /usr/bin/chromium, /usr/bin/chromium-browser, /usr/lib/chromium/chromium, /snap/bin/chromium and the usual Google Chrome paths that exists, else the browser Puppeteer downloaded.',
+            'Chromium or Chrome executable, relative to the config file; the REPORTD_CHROMIUM environment variable overrides it. Default: the first of /usr/lib/chromium/chromium-headless-shell, /usr/bin/chromium-headless-shell, /usr/bin/chromium, /usr/bin/chromium-browser, /usr/lib/chromium/chromium, /snap/bin/chromium and the usual Google Chrome paths that exists, else the browser Puppeteer downloaded.',
           ),
         render_timeout_seconds: positiveSeconds
           .default(60)

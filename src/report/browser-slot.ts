@@ -1,5 +1,5 @@
 import puppeteer, { type Browser } from 'puppeteer-core';
-import { CHROMIUM_ARGS } from './chromium.js';
+import { CHROMIUM_ARGS, headlessMode } from './chromium.js';
 import type { Lane } from './page-lane.js';
 
 /** A lane not printing: being opened or cleared for the next render, or ready for it. */
@@ -35,7 +35,7 @@ export interface LaunchOptions {
 export function launchBrowser(options: LaunchOptions): Promise<Browser> {
   return puppeteer.launch({
     executablePath: options.executablePath,
-    headless: true,
+    headless: headlessMode(options.executablePath),
     // A pipe instead of a websocket: when this process dies, even by SIGKILL, the pipe closes and
     // Chromium exits on its own instead of living on as an orphan.
     pipe: true,

@@ -7,8 +7,16 @@ export class ChromiumNotFoundError extends ReportdError {
   override name = 'ChromiumNotFoundError' as const;
 }
 
-/** Where Debian, Ubuntu, Fedora, Alpine, snap and macOS put a Chromium-family browser, in order. */
+/**
+ * Where Debian, Ubuntu, Fedora, Alpine, snap and macOS put a Chromium-family browser, in order. The
+ * headless shell first: it prints the same PDFs with the same Blink as the full browser (Debian
+ * builds both from one source), without the browser UI layers that headless Chrome still starts —
+ * on 2 cores it took 180 ms of CPU per report where `chromium` took 320, and started faster. The
+ * binary itself, not Debian's /usr/bin wrapper script, which would stay behind as Chromium's parent.
+ */
 export const CHROMIUM_CANDIDATES: readonly string[] = [
+  '/usr/lib/chromium/chromium-headless-shell',
+  '/usr/bin/chromium-headless-shell',
   '/usr/bin/chromium',
   '/usr/bin/chromium-browser',
   '/usr/lib/chromium/chromium',
@@ -20,7 +28,8 @@ export const CHROMIUM_CANDIDATES: readonly string[] = [
   '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome',
 ];
 
-const INSTALL_HINT = 'install it with `apt-get install chromium` or set REPORTD_CHROMIUM / chromium.path';
+const INSTALL_HINT =
+  'install it with `apt-get install chromium-headless-shell` (or chromium) or set REPORTD_CHROMIUM / chromium.path';
 
 function isExecutable(path: string): boolean {
   try {
@@ -88,6 +97,15 @@ export const CHROMIUM_ARGS: readonly string[] = [
   '--hide-scrollbars',
   '--font-render-hinting=none',
 ];
+
+/**
+ * Puppeteer's `headless` for a browser binary: `'shell'` (plain `--headless`) for a Chromium headless
+ * shell (Debian's `chromium-headless-shell`, Chrome for Testing's `chrome-headless-shell`), `true`
+ * (`--headless=new`) for a full Chromium or Chrome.
+ */
+export function headlessMode(path: string): 'shell' | true {
+  return /headless[-_]shell[^/\\]*$/i.test(path) ? 'shell' : true;
+}
 
 /** The browser Puppeteer downloaded at install time, if it did. */
 function puppeteerBrowser(): string | undefined {

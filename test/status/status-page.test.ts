@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/clock.js';
 import { configFromObject } from '../../src/config/index.js';
 import { type Daemon, startDaemon } from '../../src/daemon/daemon.js';
-import { findChromium } from '../../src/report/chromium.js';
+import { findChromium, headlessMode } from '../../src/report/chromium.js';
 import { advanceTo, idleSync } from '../daemon/helpers.js';
 import { startSmtp, type TestSmtp, tempDir } from '../delivery/smtp-helpers.js';
 import { fixtureSnapshot } from '../report/fixtures.js';
@@ -108,9 +108,10 @@ describe('the status page on loopback', () => {
   });
 
   it('reads right in headless Chromium at phone width', async () => {
+    const executablePath = findChromium({});
     const browser = await puppeteer.launch({
-      executablePath: findChromium({}),
-      headless: true,
+      executablePath,
+      headless: headlessMode(executablePath),
       args: ['--no-sandbox', '--disable-gpu'],
     });
     try {
