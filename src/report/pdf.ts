@@ -5,7 +5,7 @@ import { silentLogger } from '../log.js';
 import { type BrowserSlot, endBrowser, launchBrowser, offerLane, takeLane } from './browser-slot.js';
 import { findChromium } from './chromium.js';
 import { DEFAULT_PAGE, type PageSetup } from './page.js';
-import { clearLane, type Lane, mayScheduleNavigation, openLane } from './page-lane.js';
+import { clearLane, type Lane, mayScheduleNavigation, openLane, withoutScreenLayout } from './page-lane.js';
 import { Permits } from './permits.js';
 
 /** A render that did not finish before its deadline; the browser it used is recycled. */
@@ -163,7 +163,7 @@ export class PdfRenderer {
     const lane = await takeLane(slot, () => this.prepareLane(slot, browser));
     let reusable = false;
     try {
-      await lane.page.setContent(html, { waitUntil: 'load', timeout: this.timeoutMs });
+      await lane.page.setContent(withoutScreenLayout(html), { waitUntil: 'load', timeout: this.timeoutMs });
       if (timedOut()) throw new RenderTimeoutError('PDF render timed out');
       const header = pdf.headerTemplate !== undefined || pdf.footerTemplate !== undefined;
       const paper = pdf.page ?? DEFAULT_PAGE;

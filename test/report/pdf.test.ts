@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderReportHtml } from '../../src/report/html.js';
 import { buildReportModel } from '../../src/report/model/index.js';
+import { withoutScreenLayout } from '../../src/report/page-lane.js';
 import { PdfRenderer, RendererClosedError } from '../../src/report/pdf.js';
 import { renderSnapshot } from '../../src/report/render.js';
 import { loadReportTemplates } from '../../src/report/templates.js';
@@ -135,6 +136,29 @@ describe('PDF report', () => {
     const text = pdfTextOf(await renderer.render(html), dir);
     expect(text).toContain('inline');
     expect(hits).toEqual([]);
+  });
+
+  it('prints the document as it is on paper, though Chromium never lays it out for the screen', async () => {
+    // A template's own web font (as data:, the only URL a report may load) and its print and screen
+    // styles: the renderer hides the document on screen (withoutScreenLayout), so this is what shows
+    // that the print still loads the font and applies print styles, not screen ones.
+    const font = readFileSync('/usr/share/fonts/truetype/dejavu/DejaVuSerif-Italic.ttf').toString('base64');
+    const html = `<!doctype html><html><HEAD lang="en"><style>
+      @font-face { font-family: brand; src: url(data:font/ttf;base64,${font}); }
+      h1 { font-family: brand, monospace; }
+      @media screen { .paper { display: none; } }
+      @media print { .screen { display: none; } }
+      </style></HEAD><body><h1>Acme quarterly</h1><p class="paper">only on paper</p>
+      <p class="screen">only on screen</p></body></html>`;
+    expect(withoutScreenLayout(html)).toMatch(/^<!doctype html><html><HEAD lang="en"><style media="screen">/);
+    const pdf = await renderer.render(html);
+    const text = pdfTextOf(pdf, dir);
+    expect(text).toContain('Acme quarterly');
+    expect(text).toContain('only on paper');
+    expect(text).not.toContain('only on screen');
+    expect(pdf.includes('DejaVuSerif-Italic')).toBe(true); // the web font is embedded, not a fallback
+    // A document without a head is printed as it is.
+    expect(withoutScreenLayout('<p>bare</p>')).toBe('<p>bare</p>');
   });
 
   it('puts a "data unavailable" note where a missing payload would be', async () => {
