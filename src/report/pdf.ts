@@ -59,9 +59,11 @@ export interface PdfOptions {
 
 /**
  * HTML → PDF with warm Chromiums and up to `concurrency` documents printing at once, each in a browser
- * process of its own (the pool grows to `concurrency` browsers as renders overlap). A second page in
- * the same browser gained little on 2 cores: the browser process's own share of every print (~80 ms
- * of ~300 ms CPU) is serial, and two browsers printed 15–20 % more per minute than two pages of one.
+ * process of its own (the pool grows to `concurrency` browsers as renders overlap). With the full
+ * `chromium`, two browsers printed 15–20 % more per minute than two pages of one (its browser
+ * process's share of every print, ~80 ms of ~300 ms CPU, is serial); with the headless shell the two
+ * were even (82–89 against 85–93 ms per report on 2 cores), and a browser of its own per render
+ * keeps a crash or hang to that render's browser.
  * Every page has JavaScript off and request interception that aborts every request except `data:`,
  * so a report cannot reach the network whatever its data contains. A page serves one document at a
  * time and is cleared between documents (DOM replaced, cookies and cache dropped; see clearLane) while the browser's
