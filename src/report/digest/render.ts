@@ -189,8 +189,8 @@ export async function printDigestPdf(
   // pdf-lib only when a digest prints: the daemon's start-up does not load it.
   const { readDraft, topLevelBookmarkPages, withFrontPages } = await import('./front-pages.js');
   const read = await readDraft(draft);
-  const tops = topLevelBookmarkPages(read);
-  if (!tops || tops.length !== HEADINGS_BEFORE_SETS + setCount) return draft;
+  const tops = read && topLevelBookmarkPages(read);
+  if (!read || !tops || tops.length !== HEADINGS_BEFORE_SETS + setCount) return draft;
   const pages: DigestPages = { portfolio: tops[2]!, sets: tops.slice(HEADINGS_BEFORE_SETS) };
   const full = async () => {
     const final = html(pages);
