@@ -69,6 +69,22 @@ describe('front pages swapped into a rendered draft', () => {
     expect((await PDFDocument.load(out!)).getPageCount()).toBe(5);
   });
 
+  it('repeats the file identifier in the update, as a reader expects of every trailer', async () => {
+    const rendered = Buffer.from(await renderer.render(doc(sections('Draft', 3)), { outline: true }));
+    // Chromium writes no /ID; one in the trailer (after every object, so no offset moves) stands for
+    // a draft that has one.
+    const id = '/ID [<0123456789abcdef0123456789abcdef> <0123456789abcdef0123456789abcdef>]';
+    const withId = Buffer.from(
+      rendered.toString('latin1').replace(/trailer\s*<</, `trailer\n<<${id}\n`),
+      'latin1',
+    );
+    const front = await renderer.render(doc(sections('Front', 2)));
+    const out = (await withFrontPages((await readDraft(withId))!, front, 2))!;
+    const lastTrailer = out.toString('latin1').slice(out.toString('latin1').lastIndexOf('trailer'));
+    expect(lastTrailer).toContain(id);
+    expect(lastTrailer).toMatch(/\/Prev \d+/);
+  });
+
   it('declines what it cannot update, so the caller prints the whole document again', async () => {
     const draftPdf = await renderer.render(doc(sections('Draft', 4)), { outline: true });
     // A front matter longer than the draft gave it.

@@ -38,6 +38,8 @@ export interface DraftPdf {
   info?: PDFRef;
   /** Where the draft's cross-reference table starts (the update's /Prev). */
   startXref: number;
+  /** The file identifier, as the trailer writes it (an update's trailer repeats it). */
+  id?: string;
   pages: PDFRef[];
   context: PDFContext;
 }
@@ -86,6 +88,7 @@ export async function readDraft(pdf: Uint8Array): Promise<DraftPdf | undefined> 
       size,
       root,
       info: ref('Info'),
+      id: /\/ID\s*\[[^\]]*\]/.exec(trailer[1]!)?.[0],
       startXref,
       pages: [],
       context: PDFContext.create(),
@@ -225,9 +228,10 @@ function appendUpdate(draft: DraftPdf, objects: [PDFRef, PDFObject][]): Buffer {
     .map(([number, at]) => `${number} 1\n${String(at).padStart(10, '0')} 00000 n \n`)
     .join('');
   const info = draft.info ? ` /Info ${draft.info.objectNumber} 0 R` : '';
+  const id = draft.id ? ` ${draft.id}` : '';
   parts.push(
     Buffer.from(
-      `xref\n${table}trailer\n<< /Size ${size} /Root ${draft.root.objectNumber} 0 R${info} /Prev ${draft.startXref} >>\nstartxref\n${offset}\n%%EOF\n`,
+      `xref\n${table}trailer\n<< /Size ${size} /Root ${draft.root.objectNumber} 0 R${info}${id} /Prev ${draft.startXref} >>\nstartxref\n${offset}\n%%EOF\n`,
       'latin1',
     ),
   );
