@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumProcessesWith } from '../helpers/chromium-processes.js';
 import { runCli } from '../helpers/cli.js';
+import { type GatedChromium, gatedChromium } from '../helpers/gated-chromium.js';
 import { type DeliveryCliEnv, startDeliveryCliEnv } from './cli-env.js';
 
 /**
@@ -13,6 +14,8 @@ import { type DeliveryCliEnv, startDeliveryCliEnv } from './cli-env.js';
 let env: DeliveryCliEnv;
 let config: string;
 const MARKER = `REPORTD_DIGEST_CRASH_TEST_${process.pid}`;
+/** Held at its gate, so the kill lands while the digest renders (see gatedChromium). */
+let browser: GatedChromium;
 
 beforeAll(async () => {
   env = await startDeliveryCliEnv();
@@ -30,6 +33,7 @@ log: { level: warn }
 `,
   );
   expect((await env.reportd(config, 'sync')).code).toBe(0);
+  browser = gatedChromium(env.dir);
 }, 120_000);
 
 afterAll(async () => {
@@ -56,7 +60,7 @@ describe('digest across kill -9', () => {
     let child!: ChildProcess;
     const done = runCli(['deliver', '--report', 'portfolio', '--config', config], {
       cwd: env.dir,
-      env: { REPORTD_LOG_LEVEL: 'warn', [MARKER]: '1' },
+      env: { REPORTD_LOG_LEVEL: 'warn', [MARKER]: '1', REPORTD_CHROMIUM: browser.path },
       onSpawn: (c) => {
         child = c;
       },

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumProcessesWith } from '../helpers/chromium-processes.js';
 import { runCli } from '../helpers/cli.js';
+import { type GatedChromium, gatedChromium } from '../helpers/gated-chromium.js';
 import { type DeliveryCliEnv, startDeliveryCliEnv } from './cli-env.js';
 
 /**
@@ -14,6 +15,8 @@ import { type DeliveryCliEnv, startDeliveryCliEnv } from './cli-env.js';
 let env: DeliveryCliEnv;
 let config: string;
 const MARKER = `REPORTD_INTERRUPT_TEST_${process.pid}`;
+/** Held at its gate while a test stops `deliver` during the render (see gatedChromium). */
+let browser: GatedChromium;
 
 beforeAll(async () => {
   env = await startDeliveryCliEnv();
@@ -31,6 +34,7 @@ log: { level: warn }
 `,
   );
   expect((await env.reportd(config, 'sync')).code).toBe(0);
+  browser = gatedChromium(env.dir);
 }, 120_000);
 
 afterAll(async () => {
@@ -54,12 +58,16 @@ function rows(): Row[] {
   }
 }
 
-/** Starts `reportd deliver …` and resolves once its row is claimed by it and rendering. */
+/**
+ * Starts `reportd deliver …` with the gate closed and resolves once its row is claimed by it and
+ * rendering: its browser is then waiting at the gate (`browser.release()` lets it print).
+ */
 async function deliverUntilRendering(...args: string[]) {
+  browser.hold();
   let child!: ChildProcess;
   const done = runCli(['deliver', '--report', 'weekly', ...args, '--config', config], {
     cwd: env.dir,
-    env: { REPORTD_LOG_LEVEL: 'warn', [MARKER]: '1' },
+    env: { REPORTD_LOG_LEVEL: 'warn', [MARKER]: '1', REPORTD_CHROMIUM: browser.path },
     onSpawn: (c) => {
       child = c;
     },
@@ -100,6 +108,7 @@ describe('reportd deliver interrupted during render', () => {
       /^reportd: report weekly, query set 102, run \d+: being delivered by another process \(rendering, claimed by [^)]+\); not sent by this command\n$/m,
     );
     expect(second.code).toBe(1);
+    browser.release();
     const first = await done;
     expect(first.code).toBe(0);
     expect(env.smtp.messages).toHaveLength(before + 1);
