@@ -19,9 +19,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import puppeteer from 'puppeteer';
 import { runDemo } from '../src/demo/demo.js';
-import { CHROMIUM_ARGS, findChromium, headlessMode } from '../src/report/chromium.js';
+import { launchBrowser } from '../src/report/browser-slot.js';
+import { findChromium } from '../src/report/chromium.js';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const out = process.env.PREVIEW_OUT ?? join(root, 'docs/report-preview.png');
@@ -58,11 +58,10 @@ try {
     img { display: block; background: #fff; box-shadow: 0 1px 4px rgba(15, 30, 50, .28); }
   </style></head><body><div id="sheet">${images}</div></body></html>`;
 
-  const executablePath = findChromium();
-  const browser = await puppeteer.launch({
-    executablePath,
-    args: [...CHROMIUM_ARGS],
-    headless: headlessMode(executablePath),
+  const browser = await launchBrowser({
+    executablePath: findChromium(),
+    handleSignals: true,
+    protocolTimeoutMs: 60_000,
   });
   try {
     const page = await browser.newPage();

@@ -42,7 +42,7 @@ describe('front pages swapped into a rendered draft', () => {
   it('replaces pages 2..n in place, keeping the draft byte for byte and its bookmarks', async () => {
     const draftPdf = await renderer.render(doc(sections('Draft', 5)), { outline: true });
     const frontPdf = await renderer.render(doc(sections('Front', 3)), { outline: true });
-    const draft = await readDraft(draftPdf);
+    const draft = readDraft(draftPdf);
     expect(draft?.pageCount).toBe(5);
     expect(topLevelBookmarkPages(draft!)).toEqual([1, 2, 3, 4, 5]);
 
@@ -79,7 +79,7 @@ describe('front pages swapped into a rendered draft', () => {
       'latin1',
     );
     const front = await renderer.render(doc(sections('Front', 2)));
-    const out = (await withFrontPages((await readDraft(withId))!, front, 2))!;
+    const out = (await withFrontPages(readDraft(withId)!, front, 2))!;
     const lastTrailer = out.toString('latin1').slice(out.toString('latin1').lastIndexOf('trailer'));
     expect(lastTrailer).toContain(id);
     expect(lastTrailer).toMatch(/\/Prev \d+/);
@@ -88,12 +88,12 @@ describe('front pages swapped into a rendered draft', () => {
   it('declines what it cannot update, so the caller prints the whole document again', async () => {
     const draftPdf = await renderer.render(doc(sections('Draft', 4)), { outline: true });
     // A front matter longer than the draft gave it.
-    const draft = await readDraft(draftPdf);
+    const draft = readDraft(draftPdf);
     const longFront = await renderer.render(doc(sections('Front', 3)));
     expect(await withFrontPages(draft!, longFront, 2)).toBeUndefined();
     // A PDF with a cross-reference stream (not what Chromium writes), and one cut short.
     const streams = await (await PDFDocument.load(draftPdf)).save({ useObjectStreams: true });
-    expect(await readDraft(streams)).toBeUndefined();
-    expect(await readDraft(draftPdf.subarray(0, draftPdf.length - 100))).toBeUndefined();
+    expect(readDraft(streams)).toBeUndefined();
+    expect(readDraft(draftPdf.subarray(0, draftPdf.length - 100))).toBeUndefined();
   });
 });

@@ -1,11 +1,11 @@
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import puppeteer from 'puppeteer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/clock.js';
 import { configFromObject } from '../../src/config/index.js';
 import { type Daemon, startDaemon } from '../../src/daemon/daemon.js';
-import { findChromium, headlessMode } from '../../src/report/chromium.js';
+import { launchBrowser } from '../../src/report/browser-slot.js';
+import { findChromium } from '../../src/report/chromium.js';
 import { advanceTo, idleSync } from '../daemon/helpers.js';
 import { startSmtp, type TestSmtp, tempDir } from '../delivery/smtp-helpers.js';
 import { fixtureSnapshot } from '../report/fixtures.js';
@@ -108,11 +108,10 @@ describe('the status page on loopback', () => {
   });
 
   it('reads right in headless Chromium at phone width', async () => {
-    const executablePath = findChromium({});
-    const browser = await puppeteer.launch({
-      executablePath,
-      headless: headlessMode(executablePath),
-      args: ['--no-sandbox', '--disable-gpu'],
+    const browser = await launchBrowser({
+      executablePath: findChromium({}),
+      handleSignals: true,
+      protocolTimeoutMs: 60_000,
     });
     try {
       const tab = await browser.newPage();

@@ -48,7 +48,7 @@ const latin1 = (bytes: Uint8Array, from = 0, to = bytes.length) =>
   Buffer.from(bytes.buffer, bytes.byteOffset + from, to - from).toString('latin1');
 
 /** The draft's index, or undefined when it is not a PDF with a classic cross-reference table. */
-export async function readDraft(pdf: Uint8Array): Promise<DraftPdf | undefined> {
+export function readDraft(pdf: Uint8Array): DraftPdf | undefined {
   try {
     const tail = latin1(pdf, Math.max(0, pdf.length - 1024));
     const startXref = Number(/startxref\s+(\d+)\s+%%EOF\s*$/.exec(tail)?.[1]);
@@ -204,7 +204,8 @@ export async function withFrontPages(
 
 /** The draft's bytes, then `objects` and a cross-reference section and trailer for them. */
 function appendUpdate(draft: DraftPdf, objects: [PDFRef, PDFObject][]): Buffer {
-  const parts: Buffer[] = [Buffer.from(draft.bytes)];
+  // The draft as it is (Buffer.concat copies it once, into the result).
+  const parts: Uint8Array[] = [draft.bytes];
   let offset = draft.bytes.length;
   // An update starts on a line of its own.
   if (draft.bytes[draft.bytes.length - 1] !== 0x0a) {

@@ -188,7 +188,7 @@ export async function printDigestPdf(
   if (!withContents) return draft;
   // pdf-lib only when a digest prints: the daemon's start-up does not load it.
   const { readDraft, topLevelBookmarkPages, withFrontPages } = await import('./front-pages.js');
-  const read = await readDraft(draft);
+  const read = readDraft(draft);
   const tops = read && topLevelBookmarkPages(read);
   if (!read || !tops || tops.length !== HEADINGS_BEFORE_SETS + setCount) return draft;
   const pages: DigestPages = { portfolio: tops[2]!, sets: tops.slice(HEADINGS_BEFORE_SETS) };
