@@ -6,8 +6,13 @@ import { progressPrinter, summaryLine } from './sync.js';
 export function register(program: Command): void {
   program
     .command('demo')
+    .summary('sync the built-in sandbox into a temporary store and write PDF reports, workbooks and an email')
     .description(
-      'sync the built-in sandbox into a temporary store and write PDF reports, workbooks and an email',
+      'Starts the sandbox in-process, syncs it into a temporary store (a 5 s rate window instead of 60 s), ' +
+        'writes a PDF and a workbook for every query set with a published run, the weekly email as an `.eml` ' +
+        'file and `metric_values.csv` (every number as a tidy row). After its first sync it publishes one ' +
+        'more run of set 101 with a presence drop and a new false claim, syncs it, and writes the alert that ' +
+        'run causes as `visibility-drop.eml`. Needs no config.',
     )
     .option('--out <dir>', 'where the reports go', 'demo-output')
     .action(async (flags: { out: string }) => {

@@ -111,7 +111,7 @@ function defaultOf(node: JsonSchema, required: boolean): string {
   return `\`${JSON.stringify(node.default)}\``;
 }
 
-/** Table cells cannot hold a pipe or a line break. */
-function cell(text: string): string {
+/** Table cells cannot hold a pipe or a line break (the CLI reference's tables too). */
+export function cell(text: string): string {
   return text.replaceAll('|', '\\|').replaceAll('\n', ' ');
 }
