@@ -1,5 +1,5 @@
 /**
- * Writes config/reportd.schema.json and docs/config-reference.md from src/config/schema.ts.
+ * Writes config/reportd.schema.json and docs/reference/config.md from src/config/schema.ts.
  * Run after changing the schema: `npm run gen:config` (test/config/generated-docs.test.ts fails
  * while either file is stale).
  */

@@ -121,7 +121,7 @@ export function mixScale(parts: readonly number[]): 'fraction' | 'percent' {
   return sum <= 1.5 ? 'fraction' : 'percent';
 }
 
-/** The `unit` column of a metric row: what scale the API's number is on (see README, metric_values). */
+/** The `unit` column of a metric row: what scale the API's number is on (see docs/analysing-data.md, metric_values). */
 export type MetricUnit = 'percent' | 'fraction' | 'count' | 'ratio' | 'score' | 'unknown';
 
 /**

@@ -27,7 +27,12 @@ function positiveId(value: string | undefined, flag: string): number | undefined
 export function register(program: Command): void {
   program
     .command('alerts')
-    .description('print what the configured alerts would fire for a stored run, without sending')
+    .summary('print what the configured alerts would fire for a stored run, without sending')
+    .description(
+      'Prints what each configured alert would fire for a stored run (the newest of each watched set by ' +
+        'default): every rule that fires, and rules skipped for missing data. Nothing is queued or sent, so ' +
+        'thresholds can be tuned on real history. Exit 0 whether or not something fires.',
+    )
     .addOption(configOption)
     .option('--set <id>', 'only this query set')
     .option('--run <id>', 'this stored run instead of the newest')

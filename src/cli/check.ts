@@ -17,7 +17,13 @@ import { type ConfigOptions, configOption } from './options.js';
 export function register(program: Command): void {
   program
     .command('check')
-    .description('validate the config file and print it resolved, with secrets masked')
+    .summary('validate the config file and print it resolved, with secrets masked')
+    .description(
+      'Validates the config and prints it as reportd will use it: defaults filled in, paths absolute, ' +
+        'secrets masked; then, as YAML comments, the next three fire times of the sync and of every report ' +
+        '(paused ones say so). Warns in one line when the status page is off (http.port set on an address ' +
+        'other than loopback without http.auth). Every problem of an invalid config is listed at once (exit 2).',
+    )
     .addOption(configOption)
     .action((options: ConfigOptions) => {
       const config = loadConfig(options.config);

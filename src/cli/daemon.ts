@@ -21,11 +21,22 @@ const SHUTDOWN_MARGIN_MS = 4_500;
 export function register(program: Command): void {
   program
     .command('daemon')
-    .description('run continuously: sync on schedule, email due reports, serve health and metrics')
+    .summary('run continuously: sync on schedule, email due reports, serve health and metrics')
+    .description(
+      'Runs until SIGTERM or SIGINT: sync on `sync.schedule` (and at start), reports on their schedules and ' +
+        'triggers, the outbox worker, failure notices, and the status page, `/healthz` `/readyz` `/metrics` ' +
+        'when `http.port` is set. Stops within a few seconds, or, when an SMTP exchange is in flight, once ' +
+        'it has its answer (at most `smtp.shutdown_grace_seconds`, default 75, plus 4.5 s). On a store ' +
+        'shared by several daemons, `--roles` splits the work: `worker` renders and sends the outbox rows of ' +
+        "the reports and alerts in this process's config (and leaves the rest for a daemon whose config has " +
+        'them), `scheduler` enqueues reports on their crons, `sync` runs the sync passes with their new-run ' +
+        'triggers and alerts, `http` serves the status page and probes (needs `http.port`).',
+    )
     .addOption(configOption)
     .option(
       '--roles <list>',
-      'what this process runs, comma-separated: sync, worker, scheduler, http (default: daemon.roles, all four)',
+      'what this process runs, comma-separated: sync, worker, scheduler, http (default: daemon.roles, all ' +
+        'four); an unknown role is refused in one line',
     )
     .addHelpText(
       'after',

@@ -43,20 +43,31 @@ export class DeliveryFailedError extends ReportdError {
 export function register(program: Command): void {
   program
     .command('deliver')
-    .description('render and email a report now for the latest complete run of its query sets')
+    .summary('render and email a report now for the latest complete run of its query sets')
+    .description(
+      'Renders and emails a report now, for the newest complete run of each of its query sets, through the ' +
+        'same outbox as the daemon. A run already sent is reported and skipped; a failed one is sent again. ' +
+        'Says who got it and who did not (`sent: … to a@x; refused: b@x (550 …)`); a recipient the server ' +
+        'deferred (4xx) is named and retried by the daemon. Ctrl+C (or SIGTERM) stops the render in hand and ' +
+        "hands its row back (exit 130 / 143); a run killed harder leaves a claim this host's next `deliver` " +
+        'or daemon takes over at once.',
+    )
     .addOption(configOption)
-    .option('--report <name>', 'the report (reports[].name in the config)')
+    .option('--report <name>', 'the report (reports[].name in the config); required unless --pending')
     .addOption(
       new Option(
         '--pending',
-        'send whatever the outbox holds that is due (reports and alerts), then exit',
+        'send whatever the outbox holds that is due (reports and alerts), print one line each and exit: ' +
+          'for installs that run `reportd sync` from cron instead of the daemon',
       ).conflicts(['report', 'force', 'eml']),
     )
     .option('--force', 'send again even if this run was already delivered')
     .addOption(
       new Option(
         '--eml <file>',
-        'write the email to this .eml file instead of sending it (no SMTP, nothing queued)',
+        'write the email, attachments included, to this .eml file instead of sending it, and print its ' +
+          'path: no SMTP connection, nothing queued or marked delivered; with several query sets, one file ' +
+          'each (`x.eml` becomes `x-<set id>.eml`)',
       ).conflicts('force'),
     )
     .addOption(

@@ -6,8 +6,13 @@ import { progressPrinter, summaryLine } from './sync.js';
 export function register(program: Command): void {
   program
     .command('demo')
+    .summary('sync the built-in sandbox into a temporary store and write PDF reports, workbooks and an email')
     .description(
-      'sync the built-in sandbox into a temporary store and write PDF reports, workbooks and an email',
+      'Starts the sandbox in-process, syncs it into a temporary store (a 5 s rate window instead of 60 s), ' +
+        'writes a PDF and a workbook for every query set with a published run, the weekly email as an `.eml` ' +
+        'file and `metric_values.csv` (every number as a tidy row). After its first sync it publishes one ' +
+        'more run of set 101 with a presence drop and a new false claim, syncs it, and writes the alert that ' +
+        'run causes as `visibility-drop.eml`. Needs no config.',
     )
     .option('--out <dir>', 'where the reports go', 'demo-output')
     .action(async (flags: { out: string }) => {
@@ -37,11 +42,12 @@ export function register(program: Command): void {
           '    is the alert a newly published run with a presence drop and a new false claim caused);',
           '  - metric_values.csv has every number as one tidy row; on your own store, `npx reportd export',
           '    --format csv|parquet|xlsx --out DIR` writes it with its companion tables, and the SQL view',
-          '    v_metric_values serves sqlite3, DuckDB or a BI tool (see README, "Analysing the data");',
+          '    v_metric_values serves sqlite3, DuckDB or a BI tool (see docs/analysing-data.md);',
           '  - point reportd at a real account: cp config/reportd.example.yaml reportd.yaml, edit its smtp',
           '    and reports sections, set REPORTD_API_KEY, REPORTD_API_SECRET and SMTP_PASSWORD, then',
-          '    `npx reportd check` and `npx reportd sync --once` (both read ./reportd.yaml);',
-          '  - preview your own templates against `npx reportd sandbox` (see README, "Templates").',
+          '    `npx reportd check` and `npx reportd sync --once` (both read ./reportd.yaml; the steps are in',
+          '    docs/getting-started.md);',
+          '  - preview your own templates against `npx reportd sandbox` (see docs/reports-and-templates.md).',
           '',
         ].join('\n'),
       );

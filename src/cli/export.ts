@@ -44,9 +44,17 @@ function parseFormat(value: string): ExportFormat {
 export function register(program: Command): void {
   program
     .command('export')
-    .description('export every stored number as tidy rows (metric_values) and companion tables')
+    .summary('export every stored number as tidy rows (metric_values) and companion tables')
+    .description(
+      'Writes every stored number as tidy rows (`metric_values`) with its companion tables (runs, query ' +
+        'sets, engines, intents, error register, sources, summaries), from the store only, and prints each ' +
+        'path. docs/analysing-data.md describes the columns.',
+    )
     .addOption(configOption)
-    .requiredOption('--format <format>', EXPORT_FORMATS.join(' | '))
+    .requiredOption(
+      '--format <format>',
+      `${EXPORT_FORMATS.join(' | ')}: csv and parquet write a file per table, xlsx one workbook with an Excel table per table`,
+    )
     .requiredOption('--out <dir>', 'output folder')
     .option('--set <ids>', 'query set ids, comma-separated, or "all"', 'all')
     .option('--runs <n>', 'only the newest N runs of each set (default: every stored run)')

@@ -30,10 +30,17 @@ const shown = (text: string) => printable(scrub(text));
 export function register(program: Command): void {
   program
     .command('history')
-    .description('show recent sync passes and report deliveries with their states')
+    .summary('show recent sync passes and report deliveries with their states')
+    .description(
+      "Recent sync passes and deliveries, one per destination (`email` or the channel's name: state, " +
+        "attempts, last error, and per recipient: got it, deferred or refused with the server's reply), each " +
+        "report's state (active, paused, scheduled, ended), slots skipped for `max_delay`, each slot claimed " +
+        '(job, slot, reason, outcome, the instance that ran it), the instances, and failure incidents with ' +
+        'their notices.',
+    )
     .addOption(configOption)
-    .option('--json', 'print JSON instead of a table')
-    .option('--limit <n>', 'rows of each kind', '20')
+    .option('--json', "print JSON instead of a table; adds the scheduler's jobs (last slot, outcome, error)")
+    .option('--limit <n>', 'rows of each kind, 1 to 10000', '20')
     .action(async (flags: HistoryFlags) => {
       // Checked before anything is opened: `--limit 1e9`, `-5` or `ten` is a typo to point at, not
       // something to guess a meaning for (or to hand to SQLite as a huge or negative LIMIT).

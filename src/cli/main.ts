@@ -1,18 +1,13 @@
-import { Command, CommanderError } from 'commander';
+import { CommanderError } from 'commander';
 import { ConfigError, ReportdError, TemplateError } from '../errors/index.js';
 import { systemErrorLine } from '../errors/system-error.js';
 import { printable } from '../printable.js';
 import { scrub } from '../secrets.js';
 import { storeFaultHint } from '../store/store-fault.js';
-import { VERSION } from '../version.js';
 import { registerCommands } from './commands.js';
+import { createProgram } from './program.js';
 
-const program = new Command()
-  .name('reportd')
-  .description('Syncs AI answer-engine reporting into SQLite snapshots and renders PDF and Excel reports.')
-  .version(VERSION)
-  .showHelpAfterError('(run with --help for usage)')
-  .exitOverride();
+const program = createProgram();
 
 try {
   await registerCommands(program, process.argv.slice(2));

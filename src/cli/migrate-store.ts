@@ -18,7 +18,13 @@ interface MigrateFlags extends ConfigOptions {
 export function register(program: Command): void {
   program
     .command('migrate-store')
-    .description('copy a SQLite store into the PostgreSQL store of the config (store.url)')
+    .summary('copy a SQLite store into the PostgreSQL store of the config (store.url)')
+    .description(
+      'Copies a SQLite store into the PostgreSQL store the config names (`store.url`), in one transaction, ' +
+        "and prints each table with its row count. Refuses (exit 2) while the source's outbox has a row " +
+        "being rendered or sent, when the config's store is not PostgreSQL, or when the database already " +
+        'holds data.',
+    )
     .addOption(configOption)
     .requiredOption('--from <file>', 'the SQLite store file to copy')
     .action(async (flags: MigrateFlags) => {

@@ -79,17 +79,31 @@ export function documentFlags(flags: Pick<RenderFlags, 'locale' | 'page' | 'land
 export function register(program: Command): void {
   program
     .command('render')
-    .description('render stored snapshots of query sets as PDF, XLSX and/or HTML')
+    .summary('render stored snapshots of query sets as PDF, XLSX and/or HTML')
+    .description(
+      'Writes the documents of stored snapshots, from the store only, through one warm browser printing ' +
+        '`chromium.concurrency` at a time, and prints each path (by set, in the order given or by id for ' +
+        '`all`; newest run first). Every snapshot asked for is looked up before anything is written. Two ' +
+        'snapshots whose file names would be the same (runs with the same label) get ` - run <id>` appended.',
+    )
     .addOption(configOption)
-    .requiredOption('--set <ids>', 'query set ids, comma-separated, or all')
-    .option('--run <ids>', 'published run ids, comma-separated, or all, or latest', 'latest')
+    .requiredOption(
+      '--set <ids>',
+      'query set ids: `101`, `101,102`, or `all` (every set with a complete snapshot)',
+    )
+    .option(
+      '--run <ids>',
+      '`latest`: the newest complete snapshot of each set; `all`: every complete snapshot; or run ids, ' +
+        '`4825,4826`, each of which must be stored in one of the sets',
+      'latest',
+    )
     .option('--format <list>', `comma-separated: ${REPORT_FORMATS.join(', ')}`, 'pdf')
-    .option('--out <dir>', 'output folder (default: config output.dir)')
+    .option('--out <dir>', "output folder (default: the config's output.dir)")
     .option('--account <name>', 'account, when several accounts see the same query set')
     .option('--locale <tag>', `language and number style: ${REPORT_LOCALES.join(', ')}`, DEFAULT_LOCALE)
     .option('--page <size>', 'paper of the PDF: a4, letter or legal', 'a4')
     .option('--landscape', 'print the PDF in landscape')
-    .option('--timezone <zone>', 'IANA time zone of the printed dates', 'UTC')
+    .option('--timezone <zone>', 'IANA time zone the dates are printed in', 'UTC')
     .action(async (flags: RenderFlags) => {
       const selection: BatchSelection = {
         sets: idList(flags.set, '--set', ['all']) as BatchSelection['sets'],

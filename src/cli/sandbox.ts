@@ -48,7 +48,11 @@ function parseNumber(flag: string, text: string, min: number, max: number): numb
 export function register(program: Command): void {
   program
     .command('sandbox')
-    .description('Run a simulated Integration Reporting API with a deterministic demo company')
+    .summary('run a simulated Integration Reporting API with a deterministic demo company')
+    .description(
+      'Runs the simulated Integration Reporting API in the foreground (a deterministic demo company: ' +
+        'brands 1 and 2, query sets 101, 102, 103 and 201). Ctrl+C stops it.',
+    )
     .option('--port <port>', 'TCP port; 0 picks a free one', '8787')
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--rate <requests/seconds>', 'rate limit per API key (sliding window)', '120/60')
@@ -58,13 +62,17 @@ export function register(program: Command): void {
     .option('--secret <secret>', 'API secret the sandbox accepts', 'sandbox-secret')
     .option(
       '--companies <n>',
-      'serve N companies, each with its own brands, sets, runs and rate window; company c > 1 uses key KEY-c and secret SECRET-c (sandbox-key-7 / sandbox-secret-7)',
+      'serve N companies at once: company 1 is the demo company with the key and secret above, company ' +
+        'c > 1 answers to KEY-c / SECRET-c (sandbox-key-7 / sandbox-secret-7) with its own brands ' +
+        '(Northwind Coffee #7), query sets (101 + (c−1)×1000…), runs, numbers and rate window; another ' +
+        "company's set is -132",
       '1',
     )
     .option('--hostile', 'put hostile strings (formula, script tag) into the data set')
     .option(
       '--publish-every <seconds>',
-      'publish a new run of each set this often, with a presence drop and a new error register entry (SIGUSR2 publishes one at once)',
+      'publish a new run of sets 101, 102 and 201 this often, each with a presence drop and a new error ' +
+        'register entry (`kill -USR2 <pid>` publishes one at once)',
     )
     .action(async (flags: SandboxFlags) => {
       // Checked before listening: a refused flag must not leave a server running.

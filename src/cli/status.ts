@@ -70,8 +70,17 @@ export interface StatusReport {
 export function register(program: Command): void {
   program
     .command('status')
-    .description(
+    .summary(
       'show what the store holds per account and query set (runs, snapshots, errors, budget) and the daemons sharing it',
+    )
+    .description(
+      'What the store holds per account and query set (runs known, complete / settled / partial / missing ' +
+        'snapshots, the latest complete or settled run — the default of `render`, endpoints whose answer ' +
+        'drifted from its schema, last errors, rate budget in use), the daemons sharing the store (live, gone ' +
+        'or stopped, last heartbeat, recent slots, leases held), and due outbox rows of reports, alerts or ' +
+        'channels this config does not have (a daemon with this config never sends them: on a shared store ' +
+        "another shard's config may; rows that stay there belong to a report no running config has). Never " +
+        'calls the API.',
     )
     .addOption(configOption)
     .option('--json', 'print as JSON')

@@ -29,12 +29,21 @@ interface SyncFlags extends ConfigOptions {
 export function register(program: Command): void {
   program
     .command('sync')
-    .description(
+    .summary(
       'fetch newly published runs into the store (one pass; `reportd daemon` repeats it on sync.schedule)',
     )
+    .description(
+      'One sync pass over every account, then exit: lists the catalog, asks every wanted set for its ' +
+        'published runs and fetches the metric payloads of the newest `sync.backfill_runs` runs not complete ' +
+        'yet. Exit 1 with one line saying why when not everything due was stored. `reportd daemon` repeats ' +
+        'it on `sync.schedule`.',
+    )
     .addOption(configOption)
-    .option('--once', 'run one pass and exit (what sync always does; the daemon schedules passes)')
-    .option('--no-progress', 'no progress output, only the final line')
+    .option('--once', 'run one pass and exit (what `sync` always does; for scripts that want to say so)')
+    .option(
+      '--no-progress',
+      'only the final line; without it a progress bar on a terminal, one line per snapshot otherwise',
+    )
     .action(async (flags: SyncFlags) => {
       const config = loadConfig(flags.config);
       const store = await openStore(config.store);

@@ -16,7 +16,7 @@ import {
 
 /**
  * The one description of reportd's YAML config: validation, the TypeScript types, the JSON Schema
- * (config/reportd.schema.json) and docs/config-reference.md all come from here and sections.ts, so
+ * (config/reportd.schema.json) and docs/reference/config.md all come from here and sections.ts, so
  * every field says its unit and default in its `.describe()` (run `npm run gen:config` after changing one).
  *
  * Objects are strict: an unknown key is an error naming its path, because a misspelt option that is

@@ -4,7 +4,7 @@ import type { ColumnType, ExportTable } from './tables.js';
 
 /**
  * Parquet through hyparquet-writer (pure JavaScript, one dependency, maintained; chosen over DuckDB's
- * node API, a 68 MB native module, and @dsnp/parquetjs, which pulls in the AWS SDK: see README).
+ * node API, a 68 MB native module, and @dsnp/parquetjs, which pulls in the AWS SDK: see docs/performance.md).
  * Typed columns: ids as INT32 (INT64 when one does not fit), values as DOUBLE, text as UTF-8 strings, times as TIMESTAMP (ms, UTC),
  * all nullable, so DuckDB, pandas and pyarrow read them without a schema of their own.
  */

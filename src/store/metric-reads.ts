@@ -7,7 +7,7 @@ import type { Store } from './sql.js';
  * alerts): derived snapshots chosen by account, set and the newest N runs, then their rows and text.
  */
 
-/** A `metric_values` row with the public column names (the README documents them). */
+/** A `metric_values` row with the public column names (docs/analysing-data.md documents them). */
 export interface MetricValueRow {
   account: string;
   brand_id: number | null;
@@ -26,7 +26,7 @@ export interface MetricValueRow {
   unit: MetricUnit;
 }
 
-/** The public columns of `metric_values`, in order (README, "Analysing the data"). */
+/** The public columns of `metric_values`, in order (docs/analysing-data.md). */
 export const METRIC_VALUE_COLUMNS = [
   'account',
   'brand_id',

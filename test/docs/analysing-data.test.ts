@@ -1,19 +1,15 @@
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SyncEnv, startSyncEnv } from '../sync/helpers/sync-env.js';
+import { readPage } from './pages.js';
 
 /**
- * The three example queries of README "Analysing the data", run as written against a store synced
+ * The three example queries of docs/analysing-data.md, run as written against a store synced
  * from the sandbox, through a second, read-only connection (as a BI tool would open the file).
  */
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
-const readme = readFileSync(join(root, 'README.md'), 'utf8');
-const section = readme.slice(readme.indexOf('## Analysing the data'), readme.indexOf('## Operations'));
-const queries = [...section.matchAll(/^```sql\n([\s\S]*?)^```/gm)].map((m) => m[1]!);
+const page = readPage('docs/analysing-data.md');
+const queries = [...page.matchAll(/^```sql\n([\s\S]*?)^```/gm)].map((m) => m[1]!);
 
 let env: SyncEnv;
 let reader: Database.Database;
@@ -31,7 +27,7 @@ afterAll(async () => {
   await env.close();
 });
 
-describe('README "Analysing the data"', () => {
+describe('docs/analysing-data.md', () => {
   it('has three example queries', () => {
     expect(queries).toHaveLength(3);
   });

@@ -1,21 +1,20 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { nextFireTime } from '../../src/schedule/cron.js';
+import { readPage } from './pages.js';
 
 /**
- * The README's daylight-saving sentence against what the scheduler computes (src/schedule/cron.ts,
+ * The daylight-saving sentence of docs/reports-and-templates.md against what the scheduler computes (src/schedule/cron.ts,
  * the one cron implementation the daemon's scheduler uses): a 02:30 Berlin job on the spring-forward
  * day fires when the clock skips to 03:00,
  * and on the fall-back day once, at the first 02:30.
  */
-const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8').replace(/\s+/g, ' ');
+const page = readPage('docs/reports-and-templates.md').replace(/\s+/g, ' ');
 const berlin = (at: number) =>
   new Date(at).toLocaleString('en-GB', { timeZone: 'Europe/Berlin', hour: '2-digit', minute: '2-digit' });
 
-describe("README's daylight-saving sentence", () => {
+describe('the daylight-saving sentence of the reports page', () => {
   it('says what the scheduler does in the spring-forward gap and the fall-back repeat', () => {
-    expect(readme).toContain(
+    expect(page).toContain(
       'in Europe/Berlin a 02:30 job fires at 03:00 on the day the clocks jump from 02:00 to 03:00; a time that happens twice when they go back fires once, at its first occurrence (02:30 summer time).',
     );
     const spring = nextFireTime('30 2 * * *', 'Europe/Berlin', Date.parse('2026-03-28T12:00:00Z'));

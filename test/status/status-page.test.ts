@@ -16,7 +16,7 @@ import { seedStore } from '../report/helpers.js';
  * clock, renders a real PDF in Chromium, sends it to a real SMTP server; then the page (driven in
  * real headless Chromium at phone width) lists every report with its next fire time, the paused one
  * as paused, the delivery as sent, and its download link returns the PDF.
- * Set REPORTD_STATUS_SCREENSHOT=docs/status-page.png to refresh the README's picture.
+ * Set REPORTD_STATUS_SCREENSHOT=docs/status-page.png to refresh the picture of docs/operations.md and the README.
  */
 let tmp: ReturnType<typeof tempDir>;
 let smtp: TestSmtp;

@@ -1,23 +1,25 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Command } from 'commander';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { registerCommands } from '../../src/cli/commands.js';
+import { cliProgram } from '../../src/cli/reference.js';
 import { configFromObject } from '../../src/config/load.js';
+import { linkTargets, pages, readPage, root } from './pages.js';
 
 /**
- * Keeps the README true to the code: its configs validate, every `reportd <command> --flag` it shows
- * exists, its CLI table lists every command and option, and the files it links to are there.
+ * Keeps the README and the docs/ pages true to the code: their configs validate, every
+ * `reportd <command> --flag` they show exists, and the README keeps its quick start and its picture.
+ * (Links and anchors: links.test.ts; the generated CLI reference: cli-reference.test.ts.)
  */
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
-const readme = readFileSync(join(root, 'README.md'), 'utf8');
+const readme = readPage('README.md');
+/** Every page's text, README first: configs, commands and flags are checked wherever they appear. */
+const docs = pages()
+  .map((page) => page.text)
+  .join('\n');
 
-const program = new Command();
-await registerCommands(program, []);
+const program = await cliProgram();
 const options = new Map(
   program.commands.map((command) => [
     command.name(),
@@ -26,9 +28,9 @@ const options = new Map(
 );
 const GLOBAL_FLAGS = new Set(['--help', '--version']);
 
-/** Fenced blocks of one language, in order. */
-function blocks(language: string): string[] {
-  return [...readme.matchAll(new RegExp('^```' + language + '\\n([\\s\\S]*?)^```', 'gm'))].map((m) => m[1]!);
+/** Fenced blocks of one language, in order (of `text`: all pages by default). */
+function blocks(language: string, text = docs): string[] {
+  return [...text.matchAll(new RegExp('^```' + language + '\\n([\\s\\S]*?)^```', 'gm'))].map((m) => m[1]!);
 }
 
 /**
@@ -54,13 +56,13 @@ function validate(text: string): void {
   configFromObject(parse(text), work, envFor(text));
 }
 
-describe('README', () => {
+describe('README and docs/', () => {
   it('has no placeholder comment left', () => {
-    expect(readme).not.toMatch(/<!-- The sections below/);
+    expect(docs).not.toMatch(/<!-- The sections below/);
   });
 
   it('keeps the two quick-start commands', () => {
-    expect(blocks('sh')[0]).toBe('bash scripts/install.sh && npx reportd demo\nnpm test\n');
+    expect(blocks('sh', readme)[0]).toBe('bash scripts/install.sh && npx reportd demo\nnpm test\n');
   });
 
   it('shows configs that validate', () => {
@@ -73,13 +75,13 @@ describe('README', () => {
       const merged = { ...parse(full[0]!), ...parse(fragment) };
       expect(() => configFromObject(merged, work, envFor(full[0]! + fragment)), fragment).not.toThrow();
     }
-    const heredocs = [...readme.matchAll(/cat > \S+\.yaml <<'EOF'\n([\s\S]*?)\nEOF/g)].map((m) => m[1]!);
+    const heredocs = [...docs.matchAll(/cat > \S+\.yaml <<'EOF'\n([\s\S]*?)\nEOF/g)].map((m) => m[1]!);
     expect(heredocs.length).toBeGreaterThan(0);
     for (const text of heredocs) expect(() => validate(text), text).not.toThrow();
   });
 
   it('uses only commands and flags the CLI has', () => {
-    const code = [...blocks('sh'), ...[...readme.matchAll(/`([^`\n]+)`/g)].map((m) => m[1]!)];
+    const code = [...blocks('sh'), ...[...docs.matchAll(/`([^`\n]+)`/g)].map((m) => m[1]!)];
     const problems: string[] = [];
     let seen = 0;
     for (const text of code) {
@@ -105,21 +107,8 @@ describe('README', () => {
     expect(problems).toEqual([]);
   });
 
-  it('lists every command and option in the CLI reference', () => {
-    const rows = new Map(
-      [...readme.matchAll(/^\| `([a-z-]+)` \| [^|]* \| ([^\n]*) \|$/gm)].map((m) => [m[1]!, m[2]!]),
-    );
-    expect([...rows.keys()].sort()).toEqual([...options.keys()].sort());
-    for (const [name, known] of options) {
-      const documented = new Set([...rows.get(name)!.matchAll(/(--[a-z][a-z-]*)/g)].map((m) => m[1]!));
-      expect([...documented].sort(), `reportd ${name}`).toEqual([...known].sort());
-    }
-  });
-
-  it('links only to files that exist, and the picture is a small PNG', () => {
-    const links = [...readme.matchAll(/\]\((?!https?:|#)([^)\s]+)\)/g)].map((m) => m[1]!);
-    expect(links).toContain('docs/report-preview.png');
-    for (const link of links) expect(existsSync(join(root, link)), link).toBe(true);
+  it('shows the report picture, a small PNG', () => {
+    expect(linkTargets(readme)).toContain('docs/report-preview.png');
     const png = readFileSync(join(root, 'docs/report-preview.png'));
     expect(png.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
     expect(statSync(join(root, 'docs/report-preview.png')).size).toBeLessThan(300 * 1024);
