@@ -1,3 +1,4 @@
+import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { CLI_REFERENCE_FILE, cliProgram, commandsOf, renderCliReference } from '../../src/cli/reference.js';
 import { headingAnchors, readPage } from './pages.js';
@@ -33,7 +34,6 @@ describe(CLI_REFERENCE_FILE, () => {
     for (const { path, command } of commands) {
       if (!anchors.has(`reportd-${path.replaceAll(' ', '-')}`)) problems.push(`reportd ${path}: no section`);
       if (!command.description()) problems.push(`reportd ${path}: no description`);
-      if (!command.summary()) problems.push(`reportd ${path}: no summary for \`reportd --help\``);
       const text = section(rendered, path);
       for (const option of command.options) {
         if (!option.description) problems.push(`reportd ${path} ${option.flags}: no description`);
@@ -53,5 +53,20 @@ describe(CLI_REFERENCE_FILE, () => {
     expect(section(page, 'deliver')).toMatch(/`--dry-run` .*not with `--force`, `--eml`/);
     // Help text added with addHelpText is part of the page too.
     expect(section(page, 'daemon')).toContain('Schedules (what ops can rely on):');
+  });
+
+  it('documents subcommands and arguments under their full path', () => {
+    const demo = new Command().name('reportd');
+    const templates = demo.command('templates').description('template tools');
+    templates
+      .command('check')
+      .description('checks the templates')
+      .argument('[dir]', 'the template folder')
+      .option('--strict', 'fail on warnings');
+    const text = renderCliReference(demo);
+    expect(text).toContain('| [`templates check`](#reportd-templates-check) | checks the templates |');
+    expect(headingAnchors(text).has('reportd-templates-check')).toBe(true);
+    expect(section(text, 'templates check')).toContain('| `[dir]` | the template folder |');
+    expect(section(text, 'templates check')).toContain('| `--strict` | — | fail on warnings |');
   });
 });

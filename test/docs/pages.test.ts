@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { cliProgram } from '../../src/cli/reference.js';
+import { cliProgram, commandsOf } from '../../src/cli/reference.js';
 import { configFromObject } from '../../src/config/load.js';
 import { linkTargets, pages, readPage, root } from './pages.js';
 
@@ -19,13 +19,23 @@ const docs = pages()
   .map((page) => page.text)
   .join('\n');
 
-const program = await cliProgram();
+/** Each command's words after `reportd` (`render`, or `templates check` for a subcommand) → its flags. */
 const options = new Map(
-  program.commands.map((command) => [
-    command.name(),
+  commandsOf(await cliProgram()).map(({ path, command }) => [
+    path,
     new Set(command.options.map((option) => option.long).filter((long): long is string => Boolean(long))),
   ]),
 );
+
+/** The longest command path `words` start with: `templates check --x` → `templates check`. */
+function commandPath(words: string[]): string {
+  let path = words[0]!;
+  for (const word of words.slice(1)) {
+    if (!options.has(`${path} ${word}`)) break;
+    path = `${path} ${word}`;
+  }
+  return path;
+}
 const GLOBAL_FLAGS = new Set(['--help', '--version']);
 
 /** Fenced blocks of one language, in order (of `text`: all pages by default). */
@@ -88,8 +98,9 @@ describe('README and docs/', () => {
       for (const line of text.split('\n')) {
         const command = line.replace(/\s#.*$/, '');
         for (const match of command.matchAll(/\breportd (?=([a-z][a-z-]*)([^|`]*))/g)) {
-          const [name, rest] = [match[1]!, match[2]!];
-          if (name === 'reportd') continue; // `docker exec reportd reportd status`: the container's name
+          if (match[1] === 'reportd') continue; // `docker exec reportd reportd status`: the container's name
+          const name = commandPath(`${match[1]!}${match[2]!}`.trim().split(/\s+/));
+          const rest = `${match[1]!}${match[2]!}`.slice(name.length);
           const known = options.get(name);
           if (!known) {
             problems.push(`${line.trim()}: no command "${name}"`);
