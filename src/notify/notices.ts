@@ -1,10 +1,10 @@
 import { backoffCeiling } from '../api/retry-timing.js';
 import type { Clock } from '../clock.js';
 import type { ChannelNotice, ChannelSender } from '../delivery/channels/index.js';
-import { workerName } from '../delivery/claim-holder.js';
 import type { Mailer } from '../delivery/email.js';
 import { classifySmtpError } from '../delivery/smtp-errors.js';
 import type { Logger } from '../log.js';
+import { holderName as workerName } from '../queue/holder.js';
 import type { Store } from '../store/db.js';
 import {
   claimNextNotice,
