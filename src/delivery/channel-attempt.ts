@@ -36,6 +36,9 @@ export async function channelAttempt(options: {
       account: row.account,
       at: clock.now(),
       resume: row.channelState,
+      // Any earlier attempt may have reached the provider with its answer lost (a crash, a timeout).
+      lookFirst: row.attempts > 1,
+      since: row.createdAt,
       checkpoint: async (state) => {
         if (!(await saveChannelState(store, { id: row.id, token: row.token ?? '' }, state))) {
           staleWrite(log, 'save the channel checkpoint');

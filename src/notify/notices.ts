@@ -76,6 +76,9 @@ export function channelNotice(notice: Notice, incident: Incident, at: number): C
     id: notice.messageId.replace(/^<|@.*$/g, ''),
     event: notice.kind === 'cleared' ? 'incident.cleared' : 'incident.opened',
     at,
+    // An earlier attempt may have been posted with its answer lost: Slack looks before posting.
+    lookFirst: notice.attempts > 1,
+    since: notice.createdAt,
     title: headerSafe(title),
     text,
     incident: { ...incident },
