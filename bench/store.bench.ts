@@ -79,8 +79,9 @@ async function drain(stores: Store[]): Promise<number> {
         const now = Date.now();
         const claimed = await claimNextDelivery(store, { worker, now, leaseMs: 60_000, maxAttempts: 5 });
         if (!claimed) return;
-        if (!(await markSending(store, claimed.delivery.id, worker, now, 60_000))) continue;
-        if (await markSent(store, claimed.delivery.id, Date.now(), null)) sent++;
+        const fence = { id: claimed.delivery.id, token: claimed.delivery.token ?? '' };
+        if (!(await markSending(store, fence, now, 60_000))) continue;
+        if (await markSent(store, fence, Date.now(), null)) sent++;
       }
     }),
   );

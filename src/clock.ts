@@ -9,9 +9,9 @@ export interface Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
-export const systemClock: Clock = {
-  now: () => Date.now(),
-  sleep: (ms, signal) =>
+/** A timer sleep; `unref`'d timers never keep the process alive on their own. */
+function timerSleep(unref: boolean): Clock['sleep'] {
+  return (ms, signal) =>
     new Promise<void>((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
       const timer = setTimeout(
@@ -21,13 +21,19 @@ export const systemClock: Clock = {
         },
         Math.max(0, ms),
       );
+      if (unref) timer.unref();
       const onAbort = () => {
         clearTimeout(timer);
         reject(signal?.reason);
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-    }),
-};
+    });
+}
+
+export const systemClock: Clock = { now: () => Date.now(), sleep: timerSleep(false) };
+
+/** The system clock for background renewals: its timers do not hold a finishing process open. */
+export const backgroundClock: Clock = { now: () => Date.now(), sleep: timerSleep(true) };
 
 interface Sleeper {
   until: number;

@@ -43,6 +43,14 @@ export const slackChannel = z
     api_url: httpUrl('the Slack Web API base, ending in /api/')
       .default('https://slack.com/api/')
       .describe('Slack Web API base URL (tests, proxies). Default https://slack.com/api/.'),
+    timeout_seconds: z
+      .number()
+      .positive()
+      .max(600)
+      .default(30)
+      .describe(
+        'How long one Slack Web API call is waited for, in seconds, before the attempt counts as unknown; the next attempt looks for the message (conversations.history, by its metadata) before posting again. Default 30.',
+      ),
   })
   .describe('Posts the headline KPIs (Block Kit) and uploads the PDF into the thread of that message.');
 

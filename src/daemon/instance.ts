@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { type Clock, systemClock } from '../clock.js';
-import { workerName } from '../delivery/claim-holder.js';
 import { type Logger, silentLogger } from '../log.js';
+import { holderName as workerName } from '../queue/holder.js';
 import {
   heartbeatInstance,
   markInstanceStopped,

@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { type Clock, systemClock } from '../clock.js';
-import { workerName } from '../delivery/claim-holder.js';
 import { type Logger, silentLogger } from '../log.js';
+import { holderName as workerName } from '../queue/holder.js';
 import { durationMs, type Lifecycle, latestSlot, nextSlot } from '../schedule/lifecycle.js';
 import type { Store } from '../store/db.js';
 import { getJobSlot, latestClaimedSlot, type SlotReason } from '../store/job-slots.js';

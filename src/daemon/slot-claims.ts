@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
-import { isGoneLocalWorker } from '../delivery/claim-holder.js';
 import type { Logger } from '../log.js';
+import { isHolderGone, startHeartbeat } from '../queue/index.js';
 import {
   type ClaimResult,
   claimJobSlot,
@@ -56,7 +56,7 @@ export class SlotClaims {
       instance,
       now: clock.now(),
       leaseMs: this.leaseMs,
-      isGone: isGoneLocalWorker,
+      isGone: isHolderGone,
     });
     if (!result.won) return result;
     if (result.takeover) {
@@ -71,29 +71,18 @@ export class SlotClaims {
   private hold(job: string, slotAt: number): SlotHold {
     const { store, clock, logger, instance } = this.options;
     const key = { job, slotAt, instance };
-    const stop = new AbortController();
-    const renewing = (async () => {
-      while (!stop.signal.aborted) {
-        try {
-          await clock.sleep(this.leaseMs / 3, stop.signal);
-        } catch {
-          return;
-        }
-        try {
-          if (!(await renewJobSlot(store, key, clock.now() + this.leaseMs))) {
-            logger.warn({ job }, 'lost the slot claim while running (this daemon stalled past its lease)');
-            return;
-          }
-        } catch (error) {
-          // The store refused the write: try again next time; the lease covers three attempts.
-          logger.warn({ err: error, job }, 'could not renew the slot claim');
-        }
-      }
-    })();
+    const heartbeat = startHeartbeat({
+      clock,
+      leaseMs: this.leaseMs,
+      renew: () => renewJobSlot(store, key, clock.now() + this.leaseMs),
+      onGiveUp: () =>
+        logger.warn({ job }, 'lost the slot claim while running (this daemon stalled past its lease)'),
+      // The store refused the write: try again next time; the lease covers three attempts.
+      onError: (error) => logger.warn({ err: error, job }, 'could not renew the slot claim'),
+    });
     return {
       async finish(outcome, error) {
-        stop.abort();
-        await renewing;
+        await heartbeat.stop();
         await finishJobSlot(store, key, { at: clock.now(), outcome, error });
       },
     };

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
+import { staleWrite } from '../queue/index.js';
 import { scrub } from '../secrets.js';
 import type { Store } from '../store/db.js';
 import { type Delivery, type DeliveryKey, saveChannelState } from '../store/deliveries.js';
@@ -16,7 +17,6 @@ import type { EmailContent } from './email.js';
 export async function channelAttempt(options: {
   store: Store;
   clock: Clock;
-  worker: string;
   row: Delivery;
   sender: ChannelSender;
   content: EmailContent;
@@ -24,7 +24,7 @@ export async function channelAttempt(options: {
   /** Posts something other than the report (an alert); defaults to `sender.send(delivery, content)`. */
   post?: (delivery: ChannelDelivery) => Promise<ChannelResult>;
 }): Promise<{ outcome: RecipientOutcome; retryAfterMs?: number }> {
-  const { store, clock, worker, row, sender, content, log } = options;
+  const { store, clock, row, sender, content, log } = options;
   const recipient = row.destination;
   try {
     // Deliberately not given the shutdown signal: a request in flight is finished, not cut, so
@@ -36,9 +36,12 @@ export async function channelAttempt(options: {
       account: row.account,
       at: clock.now(),
       resume: row.channelState,
+      // Any earlier attempt may have reached the provider with its answer lost (a crash, a timeout).
+      lookFirst: row.attempts > 1,
+      since: row.createdAt,
       checkpoint: async (state) => {
-        if (!(await saveChannelState(store, row.id, worker, state))) {
-          log.warn('could not save the channel checkpoint (the claim moved); a retry may repeat the message');
+        if (!(await saveChannelState(store, { id: row.id, token: row.token ?? '' }, state))) {
+          staleWrite(log, 'save the channel checkpoint');
         }
       },
     };

@@ -3,6 +3,8 @@ import type Mail from 'nodemailer/lib/mailer/index.js';
 import { backoffCeiling } from '../api/retry-timing.js';
 import { type Clock, systemClock } from '../clock.js';
 import { type Logger, silentLogger } from '../log.js';
+import { isHolderGone, holderName as workerName } from '../queue/holder.js';
+import { type Fence, staleWrite } from '../queue/index.js';
 import { scrub } from '../secrets.js';
 import type { Store } from '../store/db.js';
 import {
@@ -30,7 +32,6 @@ import {
 import { type CoveredRun, digestMessageId, enqueueDigest } from '../store/digest-deliveries.js';
 import { channelAttempt, channelDeliveryId } from './channel-attempt.js';
 import type { ChannelAlert, ChannelSender } from './channels/types.js';
-import { isGoneLocalWorker, workerName } from './claim-holder.js';
 import { claimScope, type Destined } from './claim-scope.js';
 import {
   composeEmail,
@@ -57,7 +58,7 @@ import { classifySmtpError, recipientOutcomes } from './smtp-errors.js';
  *   worker holds the row, so a render may outlast the lease without anyone taking the row over.
  * - a second worker: claims are one conditional UPDATE (`changes === 1`), and `rendering → sending`
  *   re-checks ownership, so a worker that lost its lease (paused past it) never reaches SMTP.
- * - a holder on this host that is gone (kill -9): its claim is expired at once (claim-holder.ts).
+ * - a holder on this host that is gone (kill -9): its claim is expired at once (queue/holder.ts).
  * - per recipient: accepted ones are done, 4xx-deferred ones are retried alone with the same
  *   Message-ID, 5xx-refused ones are named (delivery_recipients, migration 4).
  * - crash inside the SMTP exchange (row `sending`, lease expired): we choose **never lose** over
@@ -274,7 +275,7 @@ export class Outbox {
     if (exhausted > 0) this.logger.error({ count: exhausted }, 'deliveries failed after using every attempt');
     // A holder on this host that no longer exists (kill -9, a second Ctrl+C) will never finish its
     // row: take it over now rather than one lease later.
-    const gone = await expireGoneClaims(store, this.clock.now(), isGoneLocalWorker);
+    const gone = await expireGoneClaims(store, this.clock.now(), isHolderGone);
     if (gone > 0) this.logger.warn({ count: gone }, 'taking over deliveries held by a process that is gone');
     const claimed = await claimNextDelivery(store, {
       worker: this.worker,
@@ -306,8 +307,7 @@ export class Outbox {
       store,
       clock: this.clock,
       logger: log,
-      id: row.id,
-      worker: this.worker,
+      fence: fenceOf(row),
       leaseMs: this.leaseMs,
       sendLeaseMs: this.sendLeaseMs,
       maxHoldMs: this.maxHoldMs,
@@ -337,7 +337,7 @@ export class Outbox {
       const built = await this.options.messageFor?.(row, new Date(this.clock.now()));
       if (!built || 'error' in built) {
         const error = built?.error ?? `no message builder for ${row.kind} deliveries`;
-        await markFailed(store, row.id, this.worker, this.clock.now(), error);
+        await this.fail(row, error, log);
         log.error({ error }, 'delivery failed');
         return { ...base, result: 'failed', error };
       }
@@ -378,7 +378,7 @@ export class Outbox {
           : undefined;
     if (!report || gone) {
       const error = gone ?? 'gone';
-      await markFailed(store, row.id, this.worker, this.clock.now(), error);
+      await this.fail(row, error, log);
       log.error({ error }, 'delivery failed');
       return { ...base, result: 'failed', error };
     }
@@ -426,12 +426,13 @@ export class Outbox {
    * without spending an attempt's worth of delay, for this or another worker to take.
    */
   private async releaseOnShutdown<T extends object>(
-    row: { id: number },
+    row: Delivery,
     base: T,
     renderMs?: number,
   ): Promise<T & { result: 'released'; renderMs?: number }> {
     const now = this.clock.now();
-    await markRetry(this.options.store, row.id, this.worker, now, 'interrupted by shutdown', now);
+    if (!(await markRetry(this.options.store, fenceOf(row), now, 'interrupted by shutdown', now)))
+      staleWrite(this.logger.child({ delivery: row.id }), 'release the row on shutdown');
     return { ...base, result: 'released', ...(renderMs === undefined ? {} : { renderMs }) };
   }
 
@@ -447,8 +448,8 @@ export class Outbox {
     const base = { id: row.id, report: row.report, destination: row.destination };
     await ensureRecipients(store, row.id, envelopeTo, this.clock.now());
     const recipients = await unsettledRecipients(store, row.id);
-    if (!(await markSending(store, row.id, this.worker, this.clock.now(), this.sendLeaseMs))) {
-      log.warn('lost the claim before sending (lease ran out and another worker took it); not sending');
+    if (!(await markSending(store, fenceOf(row), this.clock.now(), this.sendLeaseMs))) {
+      staleWrite(log, 'mark the row sending, so it does not send');
       return { ...base, result: 'lost', renderMs };
     }
     let sent: SendResult | undefined;
@@ -501,7 +502,7 @@ export class Outbox {
         : undefined;
     if (!sender || error !== undefined || 'error' in built) {
       const reason = error ?? 'gone';
-      await markFailed(this.options.store, row.id, this.worker, this.clock.now(), reason);
+      await this.fail(row, reason, log);
       log.error({ error: reason }, 'delivery failed');
       return {
         id: row.id,
@@ -528,14 +529,13 @@ export class Outbox {
     const { store } = this.options;
     const base = { id: row.id, report: row.report, destination: row.destination };
     await ensureRecipients(store, row.id, [row.destination], this.clock.now());
-    if (!(await markSending(store, row.id, this.worker, this.clock.now(), this.sendLeaseMs))) {
-      log.warn('lost the claim before sending (lease ran out and another worker took it); not sending');
+    if (!(await markSending(store, fenceOf(row), this.clock.now(), this.sendLeaseMs))) {
+      staleWrite(log, 'mark the row sending, so it does not send');
       return { ...base, result: 'lost', renderMs };
     }
     const { outcome, retryAfterMs } = await channelAttempt({
       store,
       clock: this.clock,
-      worker: this.worker,
       row,
       sender,
       content: content as EmailContent,
@@ -576,6 +576,12 @@ export class Outbox {
     }));
   }
 
+  /** → failed under this claim's token; a stale worker's failure is logged and changes nothing. */
+  private async fail(row: Delivery, error: string, log: Logger): Promise<void> {
+    if (!(await markFailed(this.options.store, fenceOf(row), this.clock.now(), error)))
+      staleWrite(log, 'mark the row failed');
+  }
+
   private async retryOrFail(
     row: Delivery,
     rawReason: string,
@@ -589,13 +595,21 @@ export class Outbox {
     const base = { id: row.id, report: row.report, destination: row.destination, renderMs };
     if (row.attempts >= this.maxAttempts) {
       const error = `gave up after ${row.attempts} attempts: ${reason}`;
-      await markFailed(this.options.store, row.id, this.worker, now, error);
+      await this.fail(row, error, log);
       log.error({ error }, 'delivery failed');
       return { ...base, result: 'failed', error };
     }
     const nextAt = now + backoffCeiling(row.attempts - 1, this.backoff);
-    await markRetry(this.options.store, row.id, this.worker, now, reason, nextAt);
+    if (!(await markRetry(this.options.store, fenceOf(row), now, reason, nextAt))) {
+      staleWrite(log, 'schedule a retry');
+      return { ...base, result: 'lost' };
+    }
     log.warn({ error: reason, retryAt: new Date(nextAt).toISOString() }, 'delivery will be retried');
     return { ...base, result: 'retry', error: reason };
   }
+}
+
+/** The claim a worker's writes to `row` name (the token its claim returned). */
+export function fenceOf(row: Delivery): Fence {
+  return { id: row.id, token: row.token ?? '' };
 }

@@ -1,13 +1,15 @@
 import type { Clock } from '../clock.js';
 import { DeliveryRecordError } from '../errors/index.js';
 import type { Logger } from '../log.js';
+import { staleWrite } from '../queue/index.js';
 import type { Store } from '../store/db.js';
 import type { Delivery } from '../store/deliveries.js';
 import { type Recipient, type RecipientOutcome, settleRecipients } from '../store/delivery-recipients.js';
 import { coverLabel } from '../store/digest-deliveries.js';
 
 export interface RecordedAnswer {
-  result: 'sent' | 'retry' | 'failed';
+  /** `lost`: the claim had moved to another worker, so nothing was recorded (logged as stale). */
+  result: 'sent' | 'retry' | 'failed' | 'lost';
   error?: string;
   recipients: Recipient[];
 }
@@ -34,7 +36,12 @@ export async function recordAnswer(options: {
   let settled: Awaited<ReturnType<typeof settleRecipients>> | undefined;
   for (let attempt = 1; !settled; attempt++) {
     try {
-      settled = await settleRecipients(store, { id: row.id, now: clock.now(), outcomes, retryAt });
+      settled = await settleRecipients(store, {
+        fence: { id: row.id, token: row.token ?? '' },
+        now: clock.now(),
+        outcomes,
+        retryAt,
+      });
     } catch (error) {
       const reason = (error as Error).message;
       if (clock.now() >= limit) {
@@ -55,6 +62,10 @@ export async function recordAnswer(options: {
     }
   }
   const { state, recipients } = settled;
+  if (state === 'stale') {
+    staleWrite(log, `record the answer (${outcomes.map((o) => `${o.recipient}: ${o.state}`).join(', ')})`);
+    return { result: 'lost', recipients };
+  }
   const missed = recipients.filter((r) => r.state !== 'accepted').map((r) => `${r.recipient}: ${r.state}`);
   const accepted = recipients.length - missed.length;
   const fields = { messageId: row.messageId, accepted, missed };

@@ -1,10 +1,10 @@
 import { backoffCeiling } from '../api/retry-timing.js';
 import type { Clock } from '../clock.js';
 import type { ChannelNotice, ChannelSender } from '../delivery/channels/index.js';
-import { workerName } from '../delivery/claim-holder.js';
 import type { Mailer } from '../delivery/email.js';
 import { classifySmtpError } from '../delivery/smtp-errors.js';
 import type { Logger } from '../log.js';
+import { holderName as workerName } from '../queue/holder.js';
 import type { Store } from '../store/db.js';
 import {
   claimNextNotice,
@@ -76,6 +76,9 @@ export function channelNotice(notice: Notice, incident: Incident, at: number): C
     id: notice.messageId.replace(/^<|@.*$/g, ''),
     event: notice.kind === 'cleared' ? 'incident.cleared' : 'incident.opened',
     at,
+    // An earlier attempt may have been posted with its answer lost: Slack looks before posting.
+    lookFirst: notice.attempts > 1,
+    since: notice.createdAt,
     title: headerSafe(title),
     text,
     incident: { ...incident },

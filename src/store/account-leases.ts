@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { holderName, isHolderGone } from '../queue/index.js';
 import type { Store } from './sql.js';
 
 /**
@@ -11,7 +11,7 @@ import type { Store } from './sql.js';
  */
 
 export interface LeaseHolder {
-  /** Unique per process and pass. */
+  /** Unique per process and pass: a queue holder name (queue/holder.ts), so it can be judged gone. */
   id: string;
   host: string;
   pid: number;
@@ -26,17 +26,7 @@ export interface HeldLease {
 
 /** This process, as a new lease holder. */
 export function newLeaseHolder(): LeaseHolder {
-  return { id: randomUUID(), host: hostname(), pid: process.pid };
-}
-
-/** True when `pid` is a running process on this host (EPERM: running, someone else's). */
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return { id: holderName(), host: hostname(), pid: process.pid };
 }
 
 interface LeaseRow {
@@ -48,7 +38,7 @@ interface LeaseRow {
 
 /**
  * Takes the account's lease for `ttlMs` from `now`, or returns who holds it. Ours already, lapsed, or
- * held by a dead process on this host: taken.
+ * held by a process of this host that is gone (queue/holder.ts): taken.
  */
 export function acquireAccountLease(
   store: Store,
@@ -69,7 +59,8 @@ export function acquireAccountLease(
         !row ||
         row.holder === holder.id ||
         row.expires_at <= now ||
-        (row.host === holder.host && row.pid !== holder.pid && !processAlive(row.pid));
+        // Holder-gone as the queue judges it (PID namespace, start time, zombie state).
+        isHolderGone(row.holder);
       if (!free) {
         return {
           acquired: false as const,

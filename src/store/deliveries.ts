@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { type Fence, fenced, newToken } from '../queue/index.js';
 import { scrub, scrubOrNull } from '../secrets.js';
 import { type ClaimedRowFields, membership } from './claim-rows.js';
 import type { Store } from './sql.js';
@@ -39,6 +40,8 @@ export interface Delivery extends ClaimedRowFields {
   updatedAt: number;
   /** A channel sender's checkpoint within this delivery (Slack: the message already posted). */
   channelState: string | null;
+  /** The fencing token of the current claim (migration 20); every write of its worker names it. */
+  token: string | null;
   /** What the row carries (migration 12): a report, or an alert's message; the worker builds by it. */
   kind: DeliveryKind;
   /** A digest's exact (account, set, run) list as canonical JSON (digest-deliveries.ts); null for a per-set row. */
@@ -65,6 +68,7 @@ interface DeliveryRow {
   updated_at: number;
   sent_at: number | null;
   channel_state: string | null;
+  token?: string | null;
   /** NULL-free since migration 12's default; optional for rows read before it. */
   kind?: DeliveryKind | null;
   covers: string | null;
@@ -91,6 +95,7 @@ function toDelivery(row: DeliveryRow): Delivery {
     updatedAt: Number(row.updated_at),
     sentAt: row.sent_at === null ? null : Number(row.sent_at),
     channelState: row.channel_state,
+    token: row.token ?? null,
     kind: row.kind ?? 'report',
     covers: row.covers,
   };
@@ -121,6 +126,7 @@ export function unsavedDelivery(
     updatedAt: now,
     sentAt: null,
     channelState: null,
+    token: null,
     kind: 'report',
   };
 }
@@ -239,15 +245,11 @@ export async function findDelivery(store: Store, key: DeliveryKey): Promise<Deli
  * Saves a channel sender's checkpoint while this worker still holds the row, so the next attempt
  * resumes after what already reached the provider instead of repeating it.
  */
-export async function saveChannelState(
-  store: Store,
-  id: number,
-  worker: string,
-  state: string,
-): Promise<boolean> {
+export async function saveChannelState(store: Store, fence: Fence, state: string): Promise<boolean> {
+  const where = fenced(fence);
   const { changes } = await store.run(
-    `UPDATE deliveries SET channel_state = ? WHERE id = ? AND claimed_by = ? AND state IN ('rendering', 'sending')`,
-    [state, id, worker],
+    `UPDATE deliveries SET channel_state = ? WHERE ${where.sql} AND state IN ('rendering', 'sending')`,
+    [state, ...where.params],
   );
   return changes === 1;
 }
@@ -318,11 +320,11 @@ export function claimNextDelivery(
     for (const candidate of candidates) {
       // `state = ?` pins the state we read, so `recoveredFrom` is true of the row we won.
       const won = await store.get<DeliveryRow>(
-        `UPDATE deliveries SET state = 'rendering', claimed_by = ?, lease_until = ?,
+        `UPDATE deliveries SET state = 'rendering', claimed_by = ?, token = ?, lease_until = ?,
            attempts = attempts + 1, updated_at = ?
          WHERE id = ? AND state = ? AND ${CLAIMABLE}
          RETURNING *`,
-        [worker, now + leaseMs, now, candidate.id, candidate.state, maxAttempts, now, now],
+        [worker, newToken(), now + leaseMs, now, candidate.id, candidate.state, maxAttempts, now, now],
       );
       if (won) return { delivery: toDelivery(won), recoveredFrom: candidate.state };
     }
@@ -372,86 +374,85 @@ export async function makeDueNow(store: Store, id: number, now: number): Promise
 }
 
 /**
- * rendering → sending, only if this worker still owns the row. A worker whose lease ran out (and whose
- * row another worker took) stops here instead of sending a second copy.
+ * rendering → sending, only under this claim's token. A worker whose lease ran out (and whose row
+ * another worker took, with a new token) stops here instead of sending a second copy.
  */
 export async function markSending(
   store: Store,
-  id: number,
-  worker: string,
+  fence: Fence,
   now: number,
   leaseMs: number,
 ): Promise<boolean> {
+  const where = fenced(fence);
   const { changes } = await store.run(
     `UPDATE deliveries SET state = 'sending', lease_until = ?, updated_at = ?
-     WHERE id = ? AND state = 'rendering' AND claimed_by = ?`,
-    [now + leaseMs, now, id, worker],
+     WHERE ${where.sql} AND state = 'rendering'`,
+    [now + leaseMs, now, ...where.params],
   );
   return changes === 1;
 }
 
 /**
- * The heartbeat: pushes this worker's lease forward while it still owns the row in `rendering` or
+ * The heartbeat: pushes the lease forward while this claim still holds the row in `rendering` or
  * `sending` (each state with its own lease length). False means the row is no longer ours (another
- * worker took it over, or it was finished); the caller stops renewing, and `markSending`'s own fence
- * keeps it from sending. Neither `attempts` nor `updated_at` moves: a renewal is the same attempt
- * going on, not a state change, so it neither uses up attempts nor reorders `history`.
+ * worker took it over, or it was finished); the caller stops renewing, and the fence on every later
+ * write keeps it from changing anything. Neither `attempts` nor `updated_at` moves: a renewal is the
+ * same attempt going on, not a state change, so it neither uses up attempts nor reorders `history`.
  */
 export async function renewLease(
   store: Store,
-  options: { id: number; worker: string; now: number; leaseMs: number; sendLeaseMs: number },
+  options: Fence & { now: number; leaseMs: number; sendLeaseMs: number },
 ): Promise<boolean> {
+  const where = fenced(options);
   const { changes } = await store.run(
     `UPDATE deliveries SET lease_until = CASE state WHEN 'sending' THEN ? ELSE ? END
-     WHERE id = ? AND claimed_by = ? AND state IN ('rendering', 'sending')`,
-    [options.now + options.sendLeaseMs, options.now + options.leaseMs, options.id, options.worker],
+     WHERE ${where.sql} AND state IN ('rendering', 'sending')`,
+    [options.now + options.sendLeaseMs, options.now + options.leaseMs, ...where.params],
   );
   return changes === 1;
 }
 
-/**
- * → sent. Deliberately not fenced by owner: the SMTP server accepted the message, so the row is sent
- * whoever holds it now, and a worker that reclaimed it meanwhile fails its own `markSending`.
- */
-export async function markSent(store: Store, id: number, now: number, note: string | null): Promise<boolean> {
+/** → sent, under this claim's token (`history` and tests; the outbox settles through recipients). */
+export async function markSent(
+  store: Store,
+  fence: Fence,
+  now: number,
+  note: string | null,
+): Promise<boolean> {
+  const where = fenced(fence);
   const { changes } = await store.run(
     `UPDATE deliveries SET state = 'sent', sent_at = ?, updated_at = ?, last_error = ?, lease_until = NULL
-     WHERE id = ? AND state IN ('rendering', 'sending')`,
-    [now, now, scrubOrNull(note), id],
+     WHERE ${where.sql} AND state IN ('rendering', 'sending')`,
+    [now, now, scrubOrNull(note), ...where.params],
   );
   return changes === 1;
 }
 
-/** → pending with a retry time, after a transient failure. */
+/** → pending with a retry time, after a transient failure; only under this claim's token. */
 export async function markRetry(
   store: Store,
-  id: number,
-  worker: string,
+  fence: Fence,
   now: number,
   error: string,
   nextAttemptAt: number,
 ): Promise<boolean> {
+  const where = fenced(fence);
   const { changes } = await store.run(
     `UPDATE deliveries SET state = 'pending', last_error = ?, next_attempt_at = ?, updated_at = ?,
        claimed_by = NULL, lease_until = NULL
-     WHERE id = ? AND state IN ('rendering', 'sending') AND claimed_by = ?`,
-    [scrub(error), nextAttemptAt, now, id, worker],
+     WHERE ${where.sql} AND state IN ('rendering', 'sending')`,
+    [scrub(error), nextAttemptAt, now, ...where.params],
   );
   return changes === 1;
 }
 
-/** → failed, for good: a permanent SMTP refusal, a missing report, or attempts used up. */
-export async function markFailed(
-  store: Store,
-  id: number,
-  worker: string,
-  now: number,
-  error: string,
-): Promise<boolean> {
+/** → failed, for good: a permanent refusal, a missing report, or attempts used up; fenced. */
+export async function markFailed(store: Store, fence: Fence, now: number, error: string): Promise<boolean> {
+  const where = fenced(fence);
   const { changes } = await store.run(
     `UPDATE deliveries SET state = 'failed', last_error = ?, updated_at = ?, lease_until = NULL
-     WHERE id = ? AND state IN ('rendering', 'sending') AND claimed_by = ?`,
-    [scrub(error), now, id, worker],
+     WHERE ${where.sql} AND state IN ('rendering', 'sending')`,
+    [scrub(error), now, ...where.params],
   );
   return changes === 1;
 }

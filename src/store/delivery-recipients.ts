@@ -1,3 +1,4 @@
+import { type Fence, fenced } from '../queue/index.js';
 import { scrubOrNull } from '../secrets.js';
 import type { Store } from './sql.js';
 
@@ -98,54 +99,62 @@ export async function unsettledRecipients(store: Store, deliveryId: number): Pro
 }
 
 export interface SettleOptions {
-  id: number;
+  /** The claim whose worker heard the answer: nothing is written unless it still holds the row. */
+  fence: Fence;
   now: number;
   outcomes: readonly RecipientOutcome[];
   /** When deferred recipients are tried again; null when the attempts are used up (the row fails). */
   retryAt: number | null;
 }
 
-export interface Settled {
-  state: 'sent' | 'pending' | 'failed';
-  recipients: Recipient[];
-}
+export type Settled =
+  | { state: 'sent' | 'pending' | 'failed'; recipients: Recipient[] }
+  /** The claim was no longer this worker's: nothing was written (the new owner records its own). */
+  | { state: 'stale'; recipients: Recipient[] };
 
 /**
  * What the server answered, in one transaction: each recipient's outcome, then the row's state from
  * the whole list (nobody left to try → `sent` if anyone got it, else `failed`; someone deferred →
- * `pending` until `retryAt`). Deliberately not fenced by owner: the server has answered, so this is
- * true whoever holds the row now.
+ * `pending` until `retryAt`). Fenced like every write of a worker: the first statement touches the
+ * row only under the claim's token (and holds its row lock on PostgreSQL until the commit), so a
+ * worker that lost its claim records nothing, neither a recipient's outcome nor the row's state. Its
+ * answer is the new owner's to find out (Slack looks; email and webhooks resend with the same id).
  */
 export function settleRecipients(store: Store, options: SettleOptions): Promise<Settled> {
+  const id = options.fence.id;
+  const where = fenced(options.fence);
   return store.transaction(async (): Promise<Settled> => {
+    const held = await store.run(
+      `UPDATE deliveries SET updated_at = ? WHERE ${where.sql} AND state IN ('rendering', 'sending')`,
+      [options.now, ...where.params],
+    );
+    if (held.changes !== 1) return { state: 'stale', recipients: await listRecipients(store, id) };
     for (const o of options.outcomes) {
       await store.run(
         'UPDATE delivery_recipients SET state = ?, reply = ?, updated_at = ? WHERE delivery_id = ? AND recipient = ?',
-        [o.state, scrubOrNull(o.reply), options.now, options.id, o.recipient],
+        [o.state, scrubOrNull(o.reply), options.now, id, o.recipient],
       );
     }
-    const recipients = await listRecipients(store, options.id);
+    const recipients = await listRecipients(store, id);
     const open = recipients.filter((r) => r.state === 'pending' || r.state === 'deferred');
     const accepted = recipients.some((r) => r.state === 'accepted');
     const note = summary(recipients);
-    let state: Settled['state'];
     if (open.length > 0 && options.retryAt !== null) {
-      state = 'pending';
       await store.run(
         `UPDATE deliveries SET state = 'pending', last_error = ?, next_attempt_at = ?, updated_at = ?,
            claimed_by = NULL, lease_until = NULL
-         WHERE id = ? AND state IN ('rendering', 'sending')`,
-        [scrubOrNull(note), options.retryAt, options.now, options.id],
+         WHERE ${where.sql}`,
+        [scrubOrNull(note), options.retryAt, options.now, ...where.params],
       );
-    } else {
-      // Someone left without the message and no attempt left is a failure, even if others got it.
-      state = accepted && open.length === 0 ? 'sent' : 'failed';
-      await store.run(
-        `UPDATE deliveries SET state = ?, sent_at = ?, last_error = ?, updated_at = ?, lease_until = NULL
-         WHERE id = ? AND state IN ('rendering', 'sending')`,
-        [state, state === 'sent' ? options.now : null, scrubOrNull(note), options.now, options.id],
-      );
+      return { state: 'pending', recipients };
     }
+    // Someone left without the message and no attempt left is a failure, even if others got it.
+    const state = accepted && open.length === 0 ? 'sent' : 'failed';
+    await store.run(
+      `UPDATE deliveries SET state = ?, sent_at = ?, last_error = ?, updated_at = ?, lease_until = NULL
+       WHERE ${where.sql}`,
+      [state, state === 'sent' ? options.now : null, scrubOrNull(note), options.now, ...where.params],
+    );
     return { state, recipients };
   });
 }

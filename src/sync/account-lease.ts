@@ -1,5 +1,6 @@
-import type { Clock } from '../clock.js';
+import { backgroundClock, type Clock } from '../clock.js';
 import type { Logger } from '../log.js';
+import { startHeartbeat } from '../queue/index.js';
 import {
   acquireAccountLease,
   type LeaseHolder,
@@ -18,8 +19,6 @@ import type { Store } from '../store/db.js';
 
 /** How long a lease holds without renewal. */
 export const LEASE_TTL_MS = 30_000;
-/** The holder renews three times per TTL, so one late renewal never loses the lease. */
-const RENEW_EVERY_MS = LEASE_TTL_MS / 3;
 /** How often a waiting process looks again. */
 const POLL_MS = 500;
 
@@ -62,33 +61,24 @@ export async function holdAccountLease(options: {
   }
   if (told) options.log.info('the other process finished; syncing what it left');
   let released = false;
-  /** The renewal under way, if any: `release` waits for it, so none lands after the lease is given back. */
-  let renewing: Promise<void> | undefined;
-  const renew = async () => {
-    try {
-      const kept = await renewAccountLease(store, account, holder, clock.now(), LEASE_TTL_MS);
-      if (!kept && !released) {
-        clearInterval(timer);
-        options.onLost(`account ${account}: another process took over its sync (this one stalled too long)`);
-      }
-    } catch {
-      // The store refused the write (full disk…): the sync's own writes report that.
-    }
-  };
   // Real time on purpose, like the client's timeouts: it bounds how long a stalled process keeps
-  // others waiting, whatever clock schedules the sync. A renewal still under way is not doubled.
-  const timer = setInterval(() => {
-    renewing ??= renew().finally(() => {
-      renewing = undefined;
-    });
-  }, RENEW_EVERY_MS);
-  timer.unref();
+  // others waiting, whatever clock schedules the sync.
+  const heartbeat = startHeartbeat({
+    clock: backgroundClock,
+    leaseMs: LEASE_TTL_MS,
+    renew: () => renewAccountLease(store, account, holder, clock.now(), LEASE_TTL_MS),
+    onGiveUp: () => {
+      if (!released)
+        options.onLost(`account ${account}: another process took over its sync (this one stalled too long)`);
+    },
+    // The store refused the write (full disk…): the sync's own writes report that.
+  });
   return {
     async release() {
       if (released) return;
       released = true;
-      clearInterval(timer);
-      await renewing;
+      // Waits for a renewal under way, so none lands after the lease is given back.
+      await heartbeat.stop();
       try {
         await releaseAccountLease(store, account, holder);
       } catch {

@@ -37,6 +37,12 @@ export interface ChannelPeers {
   /** Slack messages posted (ts → fields), and files completed into a thread (ts → file names). */
   slackMessages: Map<string, Record<string, unknown>>;
   slackThreadFiles: Map<string, string[]>;
+  /**
+   * Runs after a route did its work and before it answers (the answer waits for it): a test delays
+   * the answer (a slow provider), kills the client process there (kill -9 at that step), or throws to
+   * drop the connection without an answer.
+   */
+  beforeAnswer?: (route: string) => Promise<void>;
   /** Requests that reached a route and were answered 2xx. */
   accepted(route: string): PeerRequest[];
   close(): Promise<void>;
@@ -50,6 +56,8 @@ export async function startChannelPeers(slackToken = 'xoxb-test-0123456789-secre
   const slackThreadFiles = new Map<string, string[]>();
   const uploads = new Map<string, { filename: string; length: number; received?: number }>();
   const teamsPath = '/teams/webhookb2/7f3e-secret-path';
+  const shares = new Map<string, { channel: string; ts: string }[]>();
+  let peers!: ChannelPeers;
   let seq = 0;
   let base = '';
 
@@ -70,8 +78,16 @@ export async function startChannelPeers(slackToken = 'xoxb-test-0123456789-secre
     const fields = parseFields(req.headers['content-type'], raw, route);
     const request: PeerRequest = { route, headers: req.headers, fields, raw };
     requests.push(request);
-    const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+    const send = async (status: number, body: unknown, headers: Record<string, string> = {}) => {
       if (status >= 200 && status < 300) ok.push(request);
+      try {
+        await peers.beforeAnswer?.(route);
+      } catch {
+        // The hook says the answer is lost: the connection drops after the work was done.
+        res.destroy();
+        return;
+      }
+      if (res.destroyed) return;
       res.writeHead(status, { 'content-type': 'application/json', ...headers });
       res.end(typeof body === 'string' ? body : JSON.stringify(body));
     };
@@ -91,9 +107,59 @@ export async function startChannelPeers(slackToken = 'xoxb-test-0123456789-secre
         ) {
           return send(200, { ok: false, error: 'invalid_arguments' });
         }
-        const ts = `1700000000.${String(++seq).padStart(6, '0')}`;
-        slackMessages.set(ts, fields);
+        const ts = `${Math.floor(Date.now() / 1000)}.${String(++seq).padStart(6, '0')}`;
+        slackMessages.set(ts, { ...fields, ts });
         return send(200, { ok: true, channel: fields.channel, ts });
+      }
+      if (route === 'conversations.history') {
+        // Newest first, as Slack lists them; metadata only when asked for (include_all_metadata).
+        const withMetadata = fields.include_all_metadata === 'true' || fields.include_all_metadata === true;
+        const oldest = Number(fields.oldest ?? 0);
+        const messages = [...slackMessages.values()]
+          .filter((m) => m.channel === fields.channel && Number(m.ts) >= oldest)
+          .reverse()
+          .map((m) => ({
+            type: 'message',
+            ts: m.ts,
+            text: m.text,
+            ...(withMetadata ? { metadata: m.metadata } : {}),
+          }));
+        return send(200, { ok: true, messages, has_more: false });
+      }
+      if (route === 'conversations.replies') {
+        // The thread: its parent, then one reply per file completed into it.
+        const parent = slackMessages.get(String(fields.ts ?? ''));
+        if (!parent || parent.channel !== fields.channel)
+          return send(200, { ok: false, error: 'thread_not_found' });
+        const files = slackThreadFiles.get(String(parent.ts)) ?? [];
+        return send(200, {
+          ok: true,
+          messages: [
+            { type: 'message', ts: parent.ts, text: parent.text },
+            ...files.map((name, i) => ({
+              type: 'message',
+              ts: `${parent.ts}${i + 1}`,
+              thread_ts: parent.ts,
+              files: [{ name, title: name }],
+            })),
+          ],
+          has_more: false,
+        });
+      }
+      if (route === 'files.info') {
+        const id = String(fields.file ?? '');
+        if (!uploads.has(id)) return send(200, { ok: false, error: 'file_not_found' });
+        const shared = shares.get(id) ?? [];
+        const byChannel: Record<string, unknown> = {};
+        for (const share of shared) byChannel[share.channel] = [{ ts: share.ts, thread_ts: share.ts }];
+        return send(200, {
+          ok: true,
+          file: {
+            id,
+            name: uploads.get(id)!.filename,
+            ...(shared.length ? { shares: { public: byChannel } } : {}),
+          },
+        });
       }
       if (route === 'files.getUploadURLExternal') {
         const length = Number(fields.length);
@@ -117,6 +183,8 @@ export async function startChannelPeers(slackToken = 'xoxb-test-0123456789-secre
         if (!slackMessages.has(thread)) return send(200, { ok: false, error: 'thread_not_found' });
         const names = files.map((f) => uploads.get(f.id)!.filename);
         slackThreadFiles.set(thread, [...(slackThreadFiles.get(thread) ?? []), ...names]);
+        for (const f of files)
+          shares.set(f.id, [...(shares.get(f.id) ?? []), { channel: String(fields.channel_id), ts: thread }]);
         return send(200, { ok: true, files: files.map((f) => ({ id: f.id })) });
       }
       return send(200, { ok: false, error: 'unknown_method' });
@@ -147,7 +215,7 @@ export async function startChannelPeers(slackToken = 'xoxb-test-0123456789-secre
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
+  peers = {
     url: base,
     slackToken,
     teamsPath,
@@ -162,6 +230,7 @@ export async function startChannelPeers(slackToken = 'xoxb-test-0123456789-secre
         server.closeAllConnections();
       }),
   };
+  return peers;
 }
 
 function parseFields(type: string | undefined, raw: Buffer, route: string): Record<string, unknown> {
@@ -170,7 +239,7 @@ function parseFields(type: string | undefined, raw: Buffer, route: string): Reco
   if (type?.includes('application/json')) return JSON.parse(text) as Record<string, unknown>;
   const fields: Record<string, unknown> = Object.fromEntries(new URLSearchParams(text));
   // Slack clients send structured arguments as JSON strings inside the form.
-  for (const key of ['blocks', 'attachments']) {
+  for (const key of ['blocks', 'attachments', 'metadata']) {
     if (typeof fields[key] === 'string') fields[key] = JSON.parse(fields[key] as string);
   }
   return fields;

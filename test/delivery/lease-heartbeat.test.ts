@@ -197,7 +197,9 @@ describe('outbox lease heartbeat', () => {
     const attempt = slow.runOnce();
     await clock.advance(1);
     // As if its lease had run out and another worker claimed the row meanwhile.
-    await store.run("UPDATE deliveries SET claimed_by = 'other-worker' WHERE id = ?", [delivery.id]);
+    await store.run("UPDATE deliveries SET claimed_by = 'other-worker', token = 'other-claim' WHERE id = ?", [
+      delivery.id,
+    ]);
     await clock.advance(DEFAULT_LEASE_MS);
     expect(await attempt).toMatchObject({ result: 'lost' });
     expect(await getDelivery(store, delivery.id)).toMatchObject({

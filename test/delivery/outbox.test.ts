@@ -70,6 +70,14 @@ async function outbox(overrides: Partial<OutboxOptions> & { url?: string } = {})
 
 const key = { report: 'weekly-executive', querySetId: 101, runId: 10, account: 'acme' };
 
+function gate(): { promise: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { promise, open };
+}
+
 describe('outbox', () => {
   it('sends one message per (report, set, run) however often it is enqueued', async () => {
     const box = await outbox();
@@ -179,22 +187,22 @@ describe('outbox', () => {
 
   it('a worker paused past its lease does not send; the one that took over does, once', async () => {
     // Since the lease is renewed by a heartbeat, a live worker keeps it; only one whose timers stop
-    // (SIGSTOP, a suspended VM) can lose it and then wake up to finish its render.
+    // (SIGSTOP, a suspended VM) can lose it and then wake up to finish its render. It wakes while the
+    // worker that took the row over is still rendering (row `rendering`, claimed by the other), so
+    // only the claim's fencing token on `markSending` stops it: its heartbeat has not beaten yet.
     const clock = new FakeClock();
     const slowClock = pausableClock(clock);
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const slowGate = gate();
+    const fastGate = gate();
     const s = await store();
     const slow = await outbox({
       clock: slowClock.clock,
       store: s,
-      renderer: renderer(2048, gate),
+      renderer: renderer(2048, slowGate.promise),
       leaseMs: 60_000,
     });
-    const fast = await outbox({ clock, store: s });
-    await slow.enqueue(key);
+    const fast = await outbox({ clock, store: s, renderer: renderer(2048, fastGate.promise) });
+    const { delivery } = await slow.enqueue(key);
     const slowRun = slow.runOnce();
     // Claimed and heart-beating before time moves: on PostgreSQL the claim is network round trips,
     // not microtasks, and a claim made after the advance would hold a later lease.
@@ -203,11 +211,16 @@ describe('outbox', () => {
     expect(await fast.runOnce()).toBeUndefined(); // lease still held
     slowClock.pause();
     await clock.advance(60_000);
-    expect((await fast.runOnce())?.result).toBe('sent');
-    slowClock.resume();
-    release();
+    const fastRun = fast.runOnce();
+    await expect.poll(async () => (await getDelivery(s, delivery.id))?.claimedBy).toBe(fast.worker);
+    // The paused worker's render finishes while its heartbeat is still frozen, the new owner mid-render.
+    slowGate.open();
     expect((await slowRun)?.result).toBe('lost');
+    slowClock.resume();
+    fastGate.open();
+    expect((await fastRun)?.result).toBe('sent');
     expect(smtp.messages).toHaveLength(1);
+    expect(await getDelivery(s, delivery.id)).toMatchObject({ state: 'sent', attempts: 2 });
   });
 
   it('leaves out attachments over max_attachment_mb, with a line saying so', async () => {

@@ -39,7 +39,7 @@ async function claimed(store: Store, runId: number) {
     maxAttempts: 8,
     id: delivery.id,
   });
-  return claim!.delivery.id;
+  return { id: claim!.delivery.id, token: claim!.delivery.token ?? '' };
 }
 
 describe('error text written to the store', () => {
@@ -50,15 +50,15 @@ describe('error text written to the store', () => {
     const retried = await claimed(store, 1);
     const failed = await claimed(store, 2);
     const sent = await claimed(store, 3);
-    expect(await markRetry(store, retried, 'w', now, `451 auth ${SECRET} echoed`, now + 1000)).toBe(true);
-    expect(await markFailed(store, failed, 'w', now, `535 bad login ${SECRET}`)).toBe(true);
+    expect(await markRetry(store, retried, now, `451 auth ${SECRET} echoed`, now + 1000)).toBe(true);
+    expect(await markFailed(store, failed, now, `535 bad login ${SECRET}`)).toBe(true);
     expect(await markSent(store, sent, now, `refused recipients: ${SECRET}@example.com`)).toBe(true);
 
     // The secret is rotated: the process no longer knows the old value.
     clearSecrets();
-    expect((await getDelivery(store, retried))!.lastError).toBe('451 auth [redacted] echoed');
-    expect((await getDelivery(store, failed))!.lastError).toBe('535 bad login [redacted]');
-    expect((await getDelivery(store, sent))!.lastError).toBe('refused recipients: [redacted]@example.com');
+    expect((await getDelivery(store, retried.id))!.lastError).toBe('451 auth [redacted] echoed');
+    expect((await getDelivery(store, failed.id))!.lastError).toBe('535 bad login [redacted]');
+    expect((await getDelivery(store, sent.id))!.lastError).toBe('refused recipients: [redacted]@example.com');
   });
 
   it('the sync-side writers (accounts, query sets, sync runs, payloads) scrub too', async () => {

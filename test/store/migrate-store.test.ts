@@ -102,9 +102,16 @@ beforeAll(async () => {
     const now = Date.UTC(2026, 0, 5, 8);
     const { delivery } = await enqueueDelivery(store, { report: 'weekly', querySetId: 101, runId: 1 }, now);
     await ensureRecipients(store, delivery.id, ['ceo@example.com', 'cfo@example.com'], now);
-    await claimNextDelivery(store, { worker: 'w1', now, leaseMs: 60_000, maxAttempts: 8, id: delivery.id });
-    expect(await markSending(store, delivery.id, 'w1', now, 60_000)).toBe(true);
-    expect(await markSent(store, delivery.id, now, null)).toBe(true);
+    const claim = await claimNextDelivery(store, {
+      worker: 'w1',
+      now,
+      leaseMs: 60_000,
+      maxAttempts: 8,
+      id: delivery.id,
+    });
+    const fence = { id: delivery.id, token: claim!.delivery.token ?? '' };
+    expect(await markSending(store, fence, now, 60_000)).toBe(true);
+    expect(await markSent(store, fence, now, null)).toBe(true);
     await enqueueDelivery(store, { report: 'weekly', querySetId: 102, runId: 1 }, now);
     await recordSkippedSlots(store, {
       job: 'report:weekly',
@@ -214,7 +221,8 @@ describe.skipIf(!onPostgres)('reportd migrate-store (SQLite file → PostgreSQL)
         id: delivery.id,
       });
       expect(claimed).toBeDefined();
-      expect(await markSending(busy, delivery.id, 'w1', now, 600_000)).toBe(true);
+      const fence = { id: delivery.id, token: claimed!.delivery.token ?? '' };
+      expect(await markSending(busy, fence, now, 600_000)).toBe(true);
       expect(await busy.get('SELECT state FROM deliveries WHERE id = ?', [delivery.id])).toEqual({
         state: 'sending',
       });

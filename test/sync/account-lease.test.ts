@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
+import { localHost } from '../../src/queue/index.js';
 import { type SyncEnv, startSyncEnv } from './helpers/sync-env.js';
 
 /**
@@ -13,11 +14,12 @@ describe('account leases', () => {
     await env.close();
   });
 
-  async function leave(holder: { host: string; pid: number; expiresAt: number }) {
+  /** A lease row as another process writes it: `holder` is its queue holder name (queue/holder.ts). */
+  async function leave(holder: { host: string; pid: number; expiresAt: number; name?: string }) {
     await env.store.run(
       `INSERT INTO account_leases (account, holder, host, pid, acquired_at, expires_at)
-       VALUES ('acme', 'someone-else', ?, ?, ?, ?)`,
-      [holder.host, holder.pid, Date.now(), holder.expiresAt],
+       VALUES ('acme', ?, ?, ?, ?, ?)`,
+      [holder.name ?? 'someone-else', holder.host, holder.pid, Date.now(), holder.expiresAt],
     );
   }
 
@@ -25,7 +27,12 @@ describe('account leases', () => {
     env = await startSyncEnv({ settings: { backfill_runs: 1 } });
     // A real process that has exited: its pid is no longer running.
     const dead = spawnSync(process.execPath, ['-e', '']).pid!;
-    await leave({ host: hostname(), pid: dead, expiresAt: Date.now() + 600_000 });
+    await leave({
+      host: hostname(),
+      pid: dead,
+      expiresAt: Date.now() + 600_000,
+      name: `${localHost()}:${dead}:abcdef`,
+    });
     const waits: string[] = [];
     const started = Date.now();
     const summary = await env.sync({ onWait: (message) => waits.push(message) });

@@ -3,6 +3,15 @@ import type { EmailContent } from '../email.js';
 import { alertContext, alertTitle, firingLines } from './alert-text.js';
 import { channelFiles, headlineSets, kpiLine, title } from './files.js';
 import { retryAfter } from './http-answer.js';
+import {
+  deliveryMetadata,
+  findPosted,
+  isShared,
+  readCheckpoint,
+  type SlackCheckpoint,
+  threadHasFiles,
+  uploadFile,
+} from './slack-checkpoint.js';
 import type { ChannelAlert, ChannelDelivery, ChannelNotice, ChannelResult, ChannelSender } from './types.js';
 
 export interface SlackChannelConfig {
@@ -10,6 +19,8 @@ export interface SlackChannelConfig {
   token: string;
   channel: string;
   api_url: string;
+  /** How long one Web API call's answer is waited for (s, default 30) before it counts as unknown. */
+  timeout_seconds?: number;
 }
 
 /**
@@ -18,14 +29,20 @@ export interface SlackChannelConfig {
  * the URL it returns, files.completeUploadExternal) into the thread of that message.
  *
  * The client's own retries are off: the outbox owns retries (one policy, one lease, attempts counted).
- * Two steps are two chances of a half-done delivery, so the message's `ts` is checkpointed on the
- * outbox row as soon as Slack returns it; a retry after a failed upload uploads into that thread
- * instead of posting the message a second time.
+ * Every step that reaches Slack is done once (slack-checkpoint.ts):
+ * - each message carries the delivery id as message metadata; an attempt after one whose outcome is
+ *   unknown (a crash, a lost answer, an answer slower than `timeout_seconds`) first looks for it with
+ *   conversations.history (`include_all_metadata`) and resumes from it instead of posting again;
+ * - the message's `ts` is checkpointed on the queue row as soon as it is known, so a retry after a
+ *   failed upload uploads into that thread;
+ * - the files' ids are checkpointed after their upload and before files.completeUploadExternal, and
+ *   a retry that finds them checks (files.info) whether the completion went through before completing.
  */
 export function createSlackSender(config: SlackChannelConfig): ChannelSender {
   // The client (and axios under it, ~12 MB) is loaded on the first message: an idle daemon with a
   // Slack channel configured holds none of it.
   let loading: Promise<WebClient> | undefined;
+  const timeoutMs = (config.timeout_seconds ?? 30) * 1000;
   const slack = () =>
     (loading ??= import('@slack/web-api').then(
       ({ LogLevel, WebClient }) =>
@@ -33,71 +50,93 @@ export function createSlackSender(config: SlackChannelConfig): ChannelSender {
           slackApiUrl: config.api_url.endsWith('/') ? config.api_url : `${config.api_url}/`,
           retryConfig: { retries: 0 },
           rejectRateLimitedCalls: true,
-          timeout: 30_000,
+          timeout: timeoutMs,
           logger: silent(LogLevel.ERROR),
         }),
     ));
   return {
     type: 'slack',
     async send(delivery, content) {
-      let ts = delivery.resume ?? undefined;
+      let done: SlackCheckpoint = readCheckpoint(delivery.resume);
+      const save = async (next: SlackCheckpoint) => {
+        done = next;
+        await delivery.checkpoint?.(JSON.stringify(next));
+      };
       try {
         const client = await slack();
-        if (!ts) {
-          const posted = await client.chat.postMessage({
-            channel: config.channel,
+        const files = await channelFiles(delivery.report, content);
+        if (!done.ts) {
+          const posted = await postOnce(client, config.channel, delivery, {
             text: mrkdwnEscape(title(content)),
             blocks: slackBlocks(delivery, content),
-            unfurl_links: false,
-            unfurl_media: false,
           });
-          ts = posted.ts;
-          if (!ts) return { state: 'deferred', reply: 'chat.postMessage answered without a message ts' };
-          await delivery.checkpoint?.(ts);
+          if (!posted.ts)
+            return { state: 'deferred', reply: 'chat.postMessage answered without a message ts' };
+          // Found, not posted: the attempt that posted it (since taken over) may have finished the upload.
+          const finished =
+            posted.found &&
+            files.length > 0 &&
+            (await threadHasFiles(
+              client,
+              config.channel,
+              posted.ts,
+              files.map((f) => f.name),
+            ));
+          await save({ ts: posted.ts, ...(finished ? { completed: true } : {}) });
         }
-        const files = await channelFiles(delivery.report, content);
-        if (files.length > 0) {
-          await client.filesUploadV2({
-            channel_id: config.channel,
-            thread_ts: ts,
-            file_uploads: files.map((f) => ({ file: f.bytes, filename: f.name, title: f.name })),
-          });
+        const ts = done.ts!;
+        if (files.length > 0 && !done.completed) {
+          // Uploaded by an earlier attempt and completed there, its answer lost: do not complete again.
+          const already = done.files?.length
+            ? (await Promise.all(done.files.map((f) => isShared(client, f.id, config.channel)))).every(
+                Boolean,
+              )
+            : false;
+          if (!already) {
+            if (!done.files?.length) {
+              const uploaded: { id: string; title: string }[] = [];
+              for (const file of files) {
+                uploaded.push({ id: await uploadFile(client, file, timeoutMs), title: file.name });
+              }
+              await save({ ...done, files: uploaded });
+            }
+            await client.files.completeUploadExternal({
+              files: done.files as [{ id: string; title: string }],
+              channel_id: config.channel,
+              thread_ts: ts,
+            });
+          }
+          await save({ ...done, completed: true });
         }
         return {
           state: 'accepted',
           reply: `posted ${ts} in ${config.channel}${files.length ? `; uploaded ${files.map((f) => f.name).join(', ')}` : ''}`,
         };
       } catch (error) {
-        return slackFailure(error, delivery.at, ts);
+        return slackFailure(error, delivery.at, done.ts);
       }
     },
     async notice(notice) {
       try {
         const client = await slack();
-        const posted = await client.chat.postMessage({
-          channel: config.channel,
+        const { ts } = await postOnce(client, config.channel, notice, {
           text: mrkdwnEscape(notice.title),
           blocks: slackNoticeBlocks(notice),
-          unfurl_links: false,
-          unfurl_media: false,
         });
-        return { state: 'accepted', reply: `posted ${posted.ts ?? '(no ts)'} in ${config.channel}` };
+        return { state: 'accepted', reply: `posted ${ts ?? '(no ts)'} in ${config.channel}` };
       } catch (error) {
         return slackFailure(error, notice.at, undefined);
       }
     },
     async alert(delivery, alert) {
-      // One message and no files, so there is no half-done state to checkpoint.
+      // One message and no files: the metadata lookup is all a retry needs.
       try {
         const client = await slack();
-        const posted = await client.chat.postMessage({
-          channel: config.channel,
+        const { ts } = await postOnce(client, config.channel, delivery, {
           text: mrkdwnEscape(alertTitle(alert)),
           blocks: slackAlertBlocks(alert),
-          unfurl_links: false,
-          unfurl_media: false,
         });
-        return { state: 'accepted', reply: `posted ${posted.ts ?? '(no ts)'} in ${config.channel}` };
+        return { state: 'accepted', reply: `posted ${ts ?? '(no ts)'} in ${config.channel}` };
       } catch (error) {
         return slackFailure(error, delivery.at, undefined);
       }
@@ -118,6 +157,30 @@ export function createSlackSender(config: SlackChannelConfig): ChannelSender {
       };
     },
   };
+}
+
+/**
+ * Posts one message carrying the delivery id as metadata, unless an earlier attempt whose outcome is
+ * unknown already posted it (found by that metadata): the `ts` either way.
+ */
+async function postOnce(
+  client: WebClient,
+  channel: string,
+  delivery: { id: string; lookFirst?: boolean; since?: number; at: number },
+  message: { text: string; blocks: KnownBlock[] },
+): Promise<{ ts: string | undefined; found: boolean }> {
+  if (delivery.lookFirst) {
+    const found = await findPosted(client, channel, delivery.id, delivery.since ?? delivery.at - 86_400_000);
+    if (found) return { ts: found, found: true };
+  }
+  const posted = await client.chat.postMessage({
+    channel,
+    ...message,
+    metadata: deliveryMetadata(delivery.id),
+    unfurl_links: false,
+    unfurl_media: false,
+  });
+  return { ts: posted.ts, found: false };
 }
 
 /**

@@ -24,6 +24,13 @@ export interface ChannelDelivery {
    * the checkpoint is stored before the sender takes its next step.
    */
   checkpoint?: (state: string) => Promise<void>;
+  /**
+   * An earlier attempt of this delivery may have reached the provider without its answer being
+   * recorded (a crash, a lost or slow answer): a sender that can look (Slack) checks before posting.
+   */
+  lookFirst?: boolean;
+  /** Epoch ms the delivery was queued: nothing of it can be older (where to start looking). */
+  since?: number;
 }
 
 /** The provider's answer, in the outbox's per-destination terms (delivery_recipients states). */
@@ -42,6 +49,10 @@ export interface ChannelNotice {
   /** Stable per notice row (its Message-ID's stem): Standard Webhooks' `webhook-id`. */
   id: string;
   event: 'incident.opened' | 'incident.cleared';
+  /** As `ChannelDelivery.lookFirst`: an earlier attempt of this notice may have been posted. */
+  lookFirst?: boolean;
+  /** As `ChannelDelivery.since`. */
+  since?: number;
   at: number;
   title: string;
   text: string;

@@ -4,7 +4,7 @@ import type { Migration } from './index.js';
  * The daemons sharing the store. Each registers a row at start, moves `heartbeat_at` forward on a
  * timer and sets `stopped_at` on a clean stop; a row whose heartbeat is a few intervals old belongs
  * to a daemon that died. `id` is the name the daemon's claims carry (`host:pid:random`, see
- * delivery/claim-holder.ts), so a reader can say which instance holds which slot or delivery.
+ * queue/holder.ts), so a reader can say which instance holds which slot or delivery.
  */
 const migration: Migration = {
   version: 16,

@@ -1,0 +1,28 @@
+import type { Logger } from '../log.js';
+
+/**
+ * A claimed row and the token its claim wrote: what every write of the claiming worker names
+ * (`WHERE id = ? AND token = ?`). The fencing-token pattern: a worker that lost its claim (paused
+ * past its lease, then resumed) and writes late matches no row, so its write changes nothing; the
+ * row stays with whoever claimed it after.
+ */
+export interface Fence {
+  id: number;
+  token: string;
+}
+
+/** The WHERE clause of a fenced write and its parameters (append after the statement's own). */
+export function fenced(fence: Fence): { sql: string; params: [number, string] } {
+  return { sql: 'id = ? AND token = ?', params: [fence.id, fence.token] };
+}
+
+/**
+ * Logs a write the fence dropped: never an error and never a reason to reset the row. `what` names
+ * the write (`mark sending`, `record the answer`).
+ */
+export function staleWrite(log: Logger, what: string): void {
+  log.warn(
+    { write: what },
+    `stale worker: could not ${what} (the row was claimed by another worker since); nothing changed`,
+  );
+}

@@ -1,0 +1,101 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openStore } from '../../src/store/db.js';
+import { listDeliveries } from '../../src/store/deliveries.js';
+import { type ChannelPeers, startChannelPeers } from './channel-peers.js';
+import { startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
+
+/**
+ * `kill -9` at each step of a Slack delivery (chat.postMessage, files.getUploadURLExternal, the
+ * upload, files.completeUploadExternal), ten times over three runs: real worker processes
+ * (fixtures/channel-worker.ts) killed while the Slack stand-in holds the answer to the step they
+ * are in, after Slack did it. Each run still ends with one message and one file in its thread.
+ */
+const FIXTURE = fileURLToPath(new URL('./fixtures/channel-worker.ts', import.meta.url));
+const SECRET = `whsec_${randomBytes(24).toString('base64')}`;
+const STEPS = ['chat.postMessage', 'files.getUploadURLExternal', 'upload', 'files.completeUploadExternal'];
+
+let tmp: ReturnType<typeof tempDir>;
+let smtp: TestSmtp;
+let peers: ChannelPeers;
+let storePath: string;
+const children: ChildProcess[] = [];
+beforeEach(async () => {
+  tmp = tempDir();
+  smtp = await startSmtp();
+  peers = await startChannelPeers();
+  storePath = join(tmp.dir, 'reportd.sqlite');
+});
+afterEach(async () => {
+  for (const child of children) child.kill('SIGKILL');
+  await smtp.close();
+  await peers.close();
+  tmp.cleanup();
+});
+
+function worker(): ChildProcess {
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      FIXTURE,
+      storePath,
+      smtp.url,
+      peers.url,
+      peers.slackToken,
+      peers.teamsPath,
+      SECRET,
+      'normal',
+      '1500',
+      tmp.dir,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  children.push(child);
+  child.stdout!.resume();
+  return child;
+}
+
+describe('Slack under kill -9', () => {
+  it('kill -9 at each step of the upload, ten times: one message and one file per run', {
+    timeout: 300_000,
+  }, async () => {
+    const kills = Array.from({ length: 10 }, (_, i) => STEPS[i % STEPS.length]!);
+    const killedAt: string[] = [];
+    let current: ChildProcess | undefined;
+    peers.beforeAnswer = async (route) => {
+      if (route !== kills[0] || !current) return;
+      kills.shift();
+      const child = current;
+      current = undefined;
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+      killedAt.push(route);
+      throw new Error('the worker is gone'); // its connection drops unanswered
+    };
+    for (let i = 0; i < 20 && (i === 0 || kills.length > 0 || current === undefined); i++) {
+      current = worker();
+      const child = current;
+      if (child.exitCode === null && child.signalCode === null) await once(child, 'exit');
+      if (current === child && kills.length === 0) break;
+    }
+    expect(killedAt).toHaveLength(10);
+    if (current === undefined) {
+      // The last kill's work is finished by one more worker.
+      const last = worker();
+      await once(last, 'exit');
+    }
+    const store = await openStore(storePath);
+    const slackRows = (await listDeliveries(store, 100)).filter((d) => d.destination === 'marketing');
+    await store.close();
+    expect(slackRows.map((d) => d.state)).toEqual(['sent', 'sent', 'sent']);
+    const runs = [...peers.slackMessages.values()].map((m) => Number(/Run (\d+)/.exec(String(m.text))?.[1]));
+    expect(runs.sort()).toEqual([7, 8, 9]);
+    for (const ts of peers.slackMessages.keys()) expect(peers.slackThreadFiles.get(ts)).toHaveLength(1);
+  });
+});
