@@ -3,6 +3,7 @@ import { type Command, Option } from 'commander';
 import { systemClock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import { loadConfig } from '../config/load.js';
+import { awaitOtherAttempt } from '../delivery/await-outcome.js';
 import { channelSenders } from '../delivery/channels/index.js';
 import { dryRunPayloads } from '../delivery/dry-run.js';
 import { enqueueDue, type LatestRun, latestRuns } from '../delivery/due.js';
@@ -27,6 +28,7 @@ interface DeliverFlags extends ConfigOptions {
   force?: boolean;
   eml?: string;
   dryRun?: boolean;
+  wait: number;
 }
 
 /** A delivery this command could not complete; the row stays for the daemon to retry when transient. */
@@ -53,6 +55,14 @@ export function register(program: Command): void {
       ).conflicts(['report', 'force', 'eml']),
     )
     .option('--force', 'send again even if this run was already delivered')
+    .addOption(
+      new Option(
+        '--wait <seconds>',
+        'when another process is delivering the same run, wait this long for its outcome and report it (0: do not wait)',
+      )
+        .argParser(waitSeconds)
+        .default(60),
+    )
     .addOption(
       new Option(
         '--eml <file>',
@@ -229,10 +239,28 @@ async function deliverNow(
         `sent: ${label} to ${who.got || 'nobody'} (${row.messageId})${who.missed ? `; ${who.missed}` : ''}\n`,
       );
     } else if (!outcome) {
-      // Someone alive holds it (a daemon rendering it right now): not sent by this command, so not 0.
-      problems.push(
-        `${label}: being delivered by another process (${row.state}, claimed by ${row.claimedBy}); not sent by this command`,
-      );
+      // Someone alive holds it (a daemon, another `deliver`): its outcome is this command's answer.
+      if (flags.wait > 0) {
+        process.stderr.write(
+          `reportd: ${label}: being delivered by another process; waiting up to ${flags.wait} s for its outcome\n`,
+        );
+      }
+      const settled = await awaitOtherAttempt(store, delivery.id, flags.wait * 1000, signal);
+      const other = settled ? recipientLine(await listRecipients(store, delivery.id)) : undefined;
+      if (settled?.state === 'sent') {
+        const whom = to ? '' : ` to ${other?.got || 'nobody'}`;
+        process.stdout.write(`sent by another process: ${label}${whom} (${settled.messageId})\n`);
+      } else if (settled) {
+        const later = settled.state === 'pending' ? '; it stays queued for the daemon or the next run' : '';
+        problems.push(
+          `${label}: not sent by the other process delivering it (${settled.state}: ${other?.missed || settled.lastError || 'released'})${later}`,
+        );
+      } else {
+        const waited = flags.wait > 0 ? ` (still in progress after ${flags.wait} s of --wait)` : '';
+        problems.push(
+          `${label}: being delivered by another process (${row.state}, claimed by ${row.claimedBy}); not sent by this command${waited}`,
+        );
+      }
     } else if (outcome.result === 'released') {
       problems.push(
         `${label}: not sent (interrupted); released for the next \`reportd deliver\` or the daemon`,
@@ -246,6 +274,15 @@ async function deliverNow(
   // Interrupted after everything was sent (a signal during the last SMTP answer): nothing is owed.
   if (signal.aborted && problems.length) throw new InterruptedError(problems.join('; '), signal.reason);
   if (problems.length) throw new DeliveryFailedError(problems.join('; '));
+}
+
+/** `--wait`: whole or fractional seconds, at most an hour. */
+function waitSeconds(text: string): number {
+  const seconds = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text.trim()) || !(seconds <= 3600)) {
+    throw new UsageError(`--wait takes seconds from 0 to 3600, not "${text}"`);
+  }
+  return seconds;
 }
 
 /** A report sent through channels only needs no SMTP server; an email row without one cannot exist. */
