@@ -13,6 +13,7 @@ import { Outbox } from '../delivery/outbox.js';
 import { createReportRenderer } from '../delivery/render-delivery.js';
 import { ReportdError, UsageError } from '../errors/index.js';
 import { createLogger } from '../log.js';
+import { NoticeSender } from '../notify/notices.js';
 import { safeFileName } from '../report/file-names.js';
 import { scrub } from '../secrets.js';
 import { openStore, type Store } from '../store/db.js';
@@ -133,6 +134,7 @@ async function deliverPending(config: Config): Promise<void> {
   const mailer = createSmtpMailer(config.smtp);
   // Loaded here, not at start-up: only --pending sends alert rows.
   const { alertMessageBuilder, channelAlertBuilder } = await import('../alerts/deliver-alert.js');
+  const channels = channelSenders(config.channels);
   const outbox = new Outbox({
     store,
     renderer,
@@ -143,13 +145,24 @@ async function deliverPending(config: Config): Promise<void> {
     alerts: config.alerts,
     templatesDir: config.templates.dir,
     logger,
-    channels: channelSenders(config.channels),
+    channels,
     messageFor: alertMessageBuilder(store, config),
     channelAlertFor: channelAlertBuilder(store, config),
+  });
+  // Failure notices the last `reportd sync` queued (sync/after-pass.ts), sent as the daemon's worker does.
+  const notices = new NoticeSender({
+    store,
+    mailer,
+    from: config.smtp.from,
+    clock: systemClock,
+    logger,
+    channels,
   });
   const interrupt = onInterrupt();
   try {
     const outcomes = await outbox.drain(interrupt.signal);
+    const noticesSent = await notices.drain(interrupt.signal);
+    if (noticesSent > 0) process.stdout.write(`sent: ${noticesSent} failure notice(s)\n`);
     const problems: string[] = [];
     for (const outcome of outcomes) {
       const row = (await getDelivery(store, outcome.id))!;
@@ -157,7 +170,7 @@ async function deliverPending(config: Config): Promise<void> {
       if (outcome.result === 'sent') process.stdout.write(`sent: ${label} (${row.messageId})\n`);
       else problems.push(`${label}: ${outcome.error ?? row.lastError ?? outcome.result}`);
     }
-    if (outcomes.length === 0) process.stdout.write('nothing due in the outbox\n');
+    if (outcomes.length === 0 && noticesSent === 0) process.stdout.write('nothing due in the outbox\n');
     if (problems.length) throw new DeliveryFailedError(problems.join('; '));
   } catch (error) {
     throw asStoreFault(error, store.location);
