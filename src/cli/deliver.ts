@@ -3,6 +3,7 @@ import { type Command, Option } from 'commander';
 import { systemClock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import { loadConfig } from '../config/load.js';
+import { awaitOtherAttempt } from '../delivery/await-outcome.js';
 import { channelSenders } from '../delivery/channels/index.js';
 import { dryRunPayloads } from '../delivery/dry-run.js';
 import { enqueueDue, type LatestRun, latestRuns } from '../delivery/due.js';
@@ -12,6 +13,7 @@ import { Outbox } from '../delivery/outbox.js';
 import { createReportRenderer } from '../delivery/render-delivery.js';
 import { ReportdError, UsageError } from '../errors/index.js';
 import { createLogger } from '../log.js';
+import { NoticeSender } from '../notify/notices.js';
 import { safeFileName } from '../report/file-names.js';
 import { scrub } from '../secrets.js';
 import { openStore, type Store } from '../store/db.js';
@@ -27,6 +29,7 @@ interface DeliverFlags extends ConfigOptions {
   force?: boolean;
   eml?: string;
   dryRun?: boolean;
+  wait: number;
 }
 
 /** A delivery this command could not complete; the row stays for the daemon to retry when transient. */
@@ -62,6 +65,14 @@ export function register(program: Command): void {
       ).conflicts(['report', 'force', 'eml']),
     )
     .option('--force', 'send again even if this run was already delivered')
+    .addOption(
+      new Option(
+        '--wait <seconds>',
+        'when another process is delivering the same run, wait this long for its outcome and report it (0: do not wait)',
+      )
+        .argParser(waitSeconds)
+        .default(60),
+    )
     .addOption(
       new Option(
         '--eml <file>',
@@ -134,6 +145,7 @@ async function deliverPending(config: Config): Promise<void> {
   const mailer = createSmtpMailer(config.smtp);
   // Loaded here, not at start-up: only --pending sends alert rows.
   const { alertMessageBuilder, channelAlertBuilder } = await import('../alerts/deliver-alert.js');
+  const channels = channelSenders(config.channels);
   const outbox = new Outbox({
     store,
     renderer,
@@ -144,13 +156,24 @@ async function deliverPending(config: Config): Promise<void> {
     alerts: config.alerts,
     templatesDir: config.templates.dir,
     logger,
-    channels: channelSenders(config.channels),
+    channels,
     messageFor: alertMessageBuilder(store, config),
     channelAlertFor: channelAlertBuilder(store, config),
+  });
+  // Failure notices the last `reportd sync` queued (sync/after-pass.ts), sent as the daemon's worker does.
+  const notices = new NoticeSender({
+    store,
+    mailer,
+    from: config.smtp.from,
+    clock: systemClock,
+    logger,
+    channels,
   });
   const interrupt = onInterrupt();
   try {
     const outcomes = await outbox.drain(interrupt.signal);
+    const noticesSent = await notices.drain(interrupt.signal);
+    if (noticesSent > 0) process.stdout.write(`sent: ${noticesSent} failure notice(s)\n`);
     const problems: string[] = [];
     for (const outcome of outcomes) {
       const row = (await getDelivery(store, outcome.id))!;
@@ -158,7 +181,7 @@ async function deliverPending(config: Config): Promise<void> {
       if (outcome.result === 'sent') process.stdout.write(`sent: ${label} (${row.messageId})\n`);
       else problems.push(`${label}: ${outcome.error ?? row.lastError ?? outcome.result}`);
     }
-    if (outcomes.length === 0) process.stdout.write('nothing due in the outbox\n');
+    if (outcomes.length === 0 && noticesSent === 0) process.stdout.write('nothing due in the outbox\n');
     if (problems.length) throw new DeliveryFailedError(problems.join('; '));
   } catch (error) {
     throw asStoreFault(error, store.location);
@@ -240,10 +263,28 @@ async function deliverNow(
         `sent: ${label} to ${who.got || 'nobody'} (${row.messageId})${who.missed ? `; ${who.missed}` : ''}\n`,
       );
     } else if (!outcome) {
-      // Someone alive holds it (a daemon rendering it right now): not sent by this command, so not 0.
-      problems.push(
-        `${label}: being delivered by another process (${row.state}, claimed by ${row.claimedBy}); not sent by this command`,
-      );
+      // Someone alive holds it (a daemon, another `deliver`): its outcome is this command's answer.
+      if (flags.wait > 0) {
+        process.stderr.write(
+          `reportd: ${label}: being delivered by another process; waiting up to ${flags.wait} s for its outcome\n`,
+        );
+      }
+      const settled = await awaitOtherAttempt(store, delivery.id, flags.wait * 1000, signal);
+      const other = settled ? recipientLine(await listRecipients(store, delivery.id)) : undefined;
+      if (settled?.state === 'sent') {
+        const whom = to ? '' : ` to ${other?.got || 'nobody'}`;
+        process.stdout.write(`sent by another process: ${label}${whom} (${settled.messageId})\n`);
+      } else if (settled) {
+        const later = settled.state === 'pending' ? '; it stays queued for the daemon or the next run' : '';
+        problems.push(
+          `${label}: not sent by the other process delivering it (${settled.state}: ${other?.missed || settled.lastError || 'released'})${later}`,
+        );
+      } else {
+        const waited = flags.wait > 0 ? ` (still in progress after ${flags.wait} s of --wait)` : '';
+        problems.push(
+          `${label}: being delivered by another process (${row.state}, claimed by ${row.claimedBy}); not sent by this command${waited}`,
+        );
+      }
     } else if (outcome.result === 'released') {
       problems.push(
         `${label}: not sent (interrupted); released for the next \`reportd deliver\` or the daemon`,
@@ -257,6 +298,15 @@ async function deliverNow(
   // Interrupted after everything was sent (a signal during the last SMTP answer): nothing is owed.
   if (signal.aborted && problems.length) throw new InterruptedError(problems.join('; '), signal.reason);
   if (problems.length) throw new DeliveryFailedError(problems.join('; '));
+}
+
+/** `--wait`: whole or fractional seconds, at most an hour. */
+function waitSeconds(text: string): number {
+  const seconds = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text.trim()) || !(seconds <= 3600)) {
+    throw new UsageError(`--wait takes seconds from 0 to 3600, not "${text}"`);
+  }
+  return seconds;
 }
 
 /** A report sent through channels only needs no SMTP server; an email row without one cannot exist. */

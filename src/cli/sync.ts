@@ -1,10 +1,14 @@
 import type { Command } from 'commander';
-import { runAlertPass } from '../alerts/run-alerts.js';
+import { systemClock } from '../clock.js';
+import type { Config } from '../config/index.js';
 import { loadConfig } from '../config/load.js';
+import { Outbox } from '../delivery/outbox.js';
 import { ReportdError } from '../errors/index.js';
-import { createLogger } from '../log.js';
+import { createLogger, type Logger } from '../log.js';
+import { IncidentWatch } from '../notify/watch.js';
 import { printable } from '../printable.js';
-import { openStore } from '../store/db.js';
+import { openStore, type Store } from '../store/db.js';
+import { afterSyncPass } from '../sync/after-pass.js';
 import { runSync } from '../sync/sync.js';
 import type { SyncProgress, SyncSummary } from '../sync/types.js';
 import { type ConfigOptions, configOption } from './options.js';
@@ -74,23 +78,26 @@ export function register(program: Command): void {
           );
         }
         process.stdout.write(`${summaryLine(summary)}\n`);
-        // Alerts are evaluated here too, so a cron-driven `reportd sync` + `reportd deliver --pending`
-        // behaves like the daemon. Only queued: sending is the outbox's job.
-        const queued = (
-          await runAlertPass({
+        // What the daemon does after a pass, through the same function: incidents (and their failure
+        // notices), `trigger: new_run` reports and alerts are queued, so a cron-driven `reportd sync` +
+        // `reportd deliver --pending` behaves like the daemon. Only queued: sending is the outbox's job.
+        const after = await afterSyncPass(
+          {
+            config,
             store,
-            alerts: config.alerts,
-            accounts: config.accounts,
-            from: config.smtp?.from ?? 'reportd',
-            now: Date.now(),
+            clock: systemClock,
             logger,
-          })
-        ).filter((r) => r.created);
-        if (queued.length > 0) {
-          process.stdout.write(
-            `alerts: ${queued.length} message(s) queued; \`reportd deliver --pending\` or the daemon sends them\n`,
-          );
-        }
+            outbox: enqueueOnlyOutbox(config, store, logger),
+            watch: new IncidentWatch({ config, store, clock: systemClock, logger }),
+          },
+          summary,
+          controller.signal,
+        );
+        const sends = '`reportd deliver --pending` or the daemon sends them';
+        if (after.reports > 0)
+          process.stdout.write(`reports: ${after.reports} message(s) queued; ${sends}\n`);
+        if (after.alerts > 0) process.stdout.write(`alerts: ${after.alerts} message(s) queued; ${sends}\n`);
+        if (after.notices) process.stdout.write(`failure notices: an incident opened or cleared; ${sends}\n`);
         const failure = failureReason(summary);
         if (failure) {
           const error = new SyncIncompleteError(failure);
@@ -104,6 +111,24 @@ export function register(program: Command): void {
         await store.close();
       }
     });
+}
+
+/**
+ * An outbox that only enqueues (the Message-IDs are fixed there): `reportd sync` queues what the
+ * daemon would and sends nothing, so it needs no renderer and no SMTP connection.
+ */
+function enqueueOnlyOutbox(config: Config, store: Store, logger: Logger): Outbox {
+  const refuse = () =>
+    Promise.reject(new Error('reportd sync only queues; `reportd deliver --pending` sends'));
+  return new Outbox({
+    store,
+    renderer: { render: refuse },
+    mailer: { send: refuse, close() {} },
+    from: config.smtp?.from ?? 'reportd',
+    reports: config.reports,
+    alerts: config.alerts,
+    logger,
+  });
 }
 
 export function summaryLine(summary: SyncSummary): string {

@@ -96,9 +96,9 @@ export const alert = z
       .strictObject({
         ...recipientFields,
         subject: subjectTemplate
-          .default('Alert — {{report}} — {{brand}} — {{run}}')
+          .default('Alert — {{report}} — {{brand}} — {{query_set}} — {{run}}')
           .describe(
-            `Subject line, a Handlebars template with ${SUBJECT_VARIABLES.map((v) => `{{${v}}}`).join(', ')} ({{report}} is the alert name; an alert is about one run, so {{sets}} is 1 and {{period}} the run's label). Default "Alert — {{report}} — {{brand}} — {{run}}".`,
+            `Subject line, a Handlebars template with ${SUBJECT_VARIABLES.map((v) => `{{${v}}}`).join(', ')} ({{report}} is the alert name; an alert is about one run, so {{sets}} is 1 and {{period}} the run's label). Default "Alert — {{report}} — {{brand}} — {{query_set}} — {{run}}": one subject per (alert, set, run), so a hundred sets firing at once are a hundred distinguishable emails.`,
           ),
       })
       .optional()

@@ -10,6 +10,7 @@ import {
   type NoticeTargets,
   openIncident,
 } from '../store/incidents.js';
+import { getJobCursor, setJobCursor } from '../store/job-state.js';
 import { getQuerySet } from '../store/query-sets.js';
 import type { SyncSummary } from '../sync/types.js';
 
@@ -19,9 +20,13 @@ import type { SyncSummary } from '../sync/types.js';
  * a row) and after every outbox drain (a report's newest finished delivery failed for good). Each
  * incident opens once and clears once; the store queues the notices in the same transaction.
  */
-export class IncidentWatch {
-  private failedInARow = 0;
+/**
+ * Failed passes in a row, kept in the store (job_state) rather than in a process: a cron install runs
+ * each pass in a new `reportd sync`, and a restarted daemon should not forget two failures already seen.
+ */
+const FAILED_SYNCS = 'notify:failed-syncs';
 
+export class IncidentWatch {
   constructor(private readonly options: { config: Config; store: Store; clock: Clock; logger: Logger }) {}
 
   /** Top-level addresses and channels, plus the report's own for a report's incident. */
@@ -94,16 +99,20 @@ export class IncidentWatch {
     }
     // A refused credential is its own incident; counting it here too would send two notices for one cause.
     const onlyRefused = summary.errors.length > 0 && summary.errors.every((e) => e.kind === 'not_authorized');
-    if (outcome === 'failed' && !onlyRefused) this.failedInARow++;
-    else if (outcome !== 'failed') this.failedInARow = 0;
+    const stored = (await getJobCursor<number>(store, FAILED_SYNCS)) ?? 0;
+    let failedInARow = stored;
+    if (outcome === 'failed' && !onlyRefused) failedInARow++;
+    else if (outcome !== 'failed') failedInARow = 0;
+    // Written on a change only: a healthy install never grows the row.
+    if (failedInARow !== stored) await setJobCursor(store, FAILED_SYNCS, failedInARow);
     const limit = config.notify_on_failure.after_failed_syncs;
-    if (this.failedInARow >= limit) {
+    if (failedInARow >= limit) {
       const reason = summary.errors.find((e) => e.kind !== 'not_authorized')?.message ?? 'sync pass failed';
       changed =
         (await this.open(
           'sync',
           'sync_failing',
-          `the sync failed ${this.failedInARow} passes in a row: ${reason}`,
+          `the sync failed ${failedInARow} passes in a row: ${reason}`,
         )) || changed;
     } else if (outcome === 'ok' || outcome === 'incomplete') {
       changed = (await this.clear('sync', 'a sync pass went through again')) || changed;

@@ -36,7 +36,7 @@ describe('alerts config', () => {
       ]),
     );
     expect(config.alerts[0]!.rules).toHaveLength(7);
-    expect(config.alerts[0]!.email?.subject).toBe('Alert — {{report}} — {{brand}} — {{run}}');
+    expect(config.alerts[0]!.email?.subject).toBe('Alert — {{report}} — {{brand}} — {{query_set}} — {{run}}');
   });
 
   it('names the path and the nearest name for an unknown metric, field or dimension', () => {

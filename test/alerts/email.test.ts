@@ -84,3 +84,27 @@ describe('alert email', () => {
     expect(String(message.html).match(/bgcolor=/g)).toHaveLength(2);
   });
 });
+
+describe('the default alert subject', () => {
+  it('names the brand, the set and the run: 100 sets firing on the same week are 100 distinct subjects', () => {
+    const config = alert.parse({
+      name: 'drop',
+      rules: [{ event: 'new_error' }],
+      email: { to: ['a@example.com'] },
+    });
+    const subjects = Array.from({ length: 100 }, (_, i) =>
+      String(
+        composeAlertEmail({
+          alert: config,
+          content: { ...content, brand: 'Northwind', querySetId: 1000 + i, querySet: `Journey ${i}` },
+          from: 'r@example.com',
+          messageId: `<${i}@example.com>`,
+          date: new Date(Date.UTC(2026, 10, 23, 12)),
+          reports: [],
+        }).subject,
+      ),
+    );
+    expect(new Set(subjects).size).toBe(100);
+    expect(subjects[7]).toBe('Alert — drop — Northwind — Journey 7 — Week 2 · 2026');
+  });
+});

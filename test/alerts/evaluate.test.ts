@@ -88,32 +88,38 @@ describe('change rules', () => {
 
   it('read "%" as a change relative to the baseline, and mean_of_last_4 as the mean of the four runs before', () => {
     const weighted = (id: number, v: number) => run(id, [row('presence.weighted', 'current', v, 'percent')]);
-    const history = [
-      weighted(1, 60),
-      weighted(2, 50),
-      weighted(3, 50),
-      weighted(4, 50),
-      weighted(5, 50),
-      weighted(6, 44),
-    ];
-    // Against the previous run: −12% relative. Against the mean of runs 2..5 (50): the same; run 1 is outside the window.
     const relative = rules([{ metric: 'presence.weighted', change: '<= -10%', baseline: 'mean_of_last_4' }]);
-    const fired = evaluateRules(relative, history).firings;
-    expect(fired).toHaveLength(1);
-    expect(fired[0]!.headline).toContain('(−12.0%) against the mean of the last 4 runs');
-    // A mean that includes a high run moves the baseline: runs 3..6 = 60,60,60,50 → mean 57.5; 52 is −9.6%.
-    const other = [
+    const previous = rules([{ metric: 'presence.weighted', change: '<= -10%' }]);
+    // The data tells the baselines apart. Runs 2..5 average 57.5; the previous run (5) is 40; run 1 (10)
+    // is outside the window. 48 is −16.5% against the mean (fires) but +20% against the previous run
+    // (quiet), and a mean over five runs (48) would be no change at all.
+    const dropFromMean = [
       weighted(1, 10),
-      weighted(2, 60),
+      weighted(2, 70),
       weighted(3, 60),
       weighted(4, 60),
-      weighted(5, 50),
-      weighted(6, 52),
+      weighted(5, 40),
+      weighted(6, 48),
     ];
-    expect(evaluateRules(relative, other).firings).toEqual([]);
-    expect(evaluateRules(rules([{ metric: 'presence.weighted', change: '<= -10%' }]), other).firings).toEqual(
-      [],
-    );
+    const fired = evaluateRules(relative, dropFromMean).firings;
+    expect(fired).toHaveLength(1);
+    expect(fired[0]).toMatchObject({ before: '57.5%', after: '48.0%' });
+    expect(fired[0]!.headline).toContain('(−16.5%) against the mean of the last 4 runs');
+    expect(evaluateRules(previous, dropFromMean).firings).toEqual([]);
+    // And the other way round: runs 2..5 average 45, the previous run is 60; 50 is −16.7% against the
+    // previous run (fires with the default baseline) but +11.1% against the mean (quiet).
+    const dropFromPrevious = [
+      weighted(1, 90),
+      weighted(2, 40),
+      weighted(3, 40),
+      weighted(4, 40),
+      weighted(5, 60),
+      weighted(6, 50),
+    ];
+    expect(evaluateRules(relative, dropFromPrevious).firings).toEqual([]);
+    const firedOnPrevious = evaluateRules(previous, dropFromPrevious).firings;
+    expect(firedOnPrevious).toHaveLength(1);
+    expect(firedOnPrevious[0]!.headline).toContain('(−16.7%) against the previous run');
   });
 });
 

@@ -103,7 +103,8 @@ describe('reportd deliver interrupted during render', () => {
   it('a run held by a live process is not sent twice, and the second command does not exit 0', async () => {
     const before = env.smtp.messages.length;
     const { done } = await deliverUntilRendering('--force');
-    const second = await deliver();
+    // Not waiting for the other's outcome (deliver-wait.test.ts covers --wait): the refusal at once.
+    const second = await deliver('--wait', '0');
     expect(second.stderr).toMatch(
       /^reportd: report weekly, query set 102, run \d+: being delivered by another process \(rendering, claimed by [^)]+\); not sent by this command\n$/m,
     );

@@ -90,7 +90,9 @@ alerts:
 
     sandbox.publishRun(101, { movement: true });
     const [message] = await smtp.waitFor(1, 60_000);
-    expect(message!.subject).toMatch(/^Alert — visibility-drop — Northwind Coffee — Week \d+ · 2026$/);
+    expect(message!.subject).toMatch(
+      /^Alert — visibility-drop — Northwind Coffee — Northwind — Core buying journeys — Week \d+ · 2026$/,
+    );
     const text = message!.text ?? '';
     expect(text).toMatch(
       /presence\.gross\.current changed −\d+\.\d pts against the previous run: \d+\.\d% → \d+\.\d%/,

@@ -1,23 +1,19 @@
-import { runAlertPass } from '../../alerts/run-alerts.js';
-import { lifecycleState } from '../../schedule/lifecycle.js';
+import { afterSyncPass } from '../../sync/after-pass.js';
 import { type SyncSummary, syncOutcome } from '../../sync/types.js';
-import { enqueueNewRuns } from '../new-runs.js';
 import type { Scheduler } from '../scheduler.js';
 import type { RoleContext } from './context.js';
 
 /**
- * The sync role: the `sync` job on `sync.schedule` (and at start). After each pass it enqueues the
- * `trigger: new_run` reports for runs the pass stored and evaluates the alerts, so whatever process
- * runs the worker role sends them.
+ * The sync role: the `sync` job on `sync.schedule` (and at start). After each pass it does what
+ * `reportd sync` does after its pass (sync/after-pass.ts): incidents, the `trigger: new_run` reports
+ * for runs the pass stored, the alerts; whatever process runs the worker role sends them.
  */
 export function addSyncRole(
   ctx: RoleContext,
   scheduler: Scheduler,
   sync: (signal: AbortSignal) => Promise<SyncSummary>,
 ): void {
-  const { config, store, clock, logger, metrics, outbox, watch } = ctx;
-  // Paused reports are left out entirely: they never fire, whatever the store remembers of them.
-  const newRunReports = config.reports.filter((r) => r.enabled && r.trigger === 'new_run');
+  const { config, metrics } = ctx;
   scheduler.add({
     name: 'sync',
     cron: config.sync.schedule,
@@ -31,25 +27,10 @@ export function addSyncRole(
       const summary = await sync(signal);
       const outcome = syncOutcome(summary);
       metrics.syncPasses.inc({ outcome });
-      if (await watch.afterSyncPass(summary, outcome)) ctx.kick();
+      const after = await afterSyncPass(ctx, summary, signal);
+      if (after.notices) ctx.kick();
       if (signal.aborted) throw signal.reason;
-      let queued = 0;
-      for (const report of newRunReports) {
-        if (lifecycleState(report, 'UTC', clock.now()) !== 'active') continue;
-        const results = await enqueueNewRuns(outbox, store, report, config.accounts);
-        queued += results.filter((r) => r.created).length;
-      }
-      // Alerts read what this pass stored; a failed pass may still have stored new runs.
-      const alerted = await runAlertPass({
-        store,
-        alerts: config.alerts,
-        accounts: config.accounts,
-        from: config.smtp?.from ?? 'reportd',
-        now: clock.now(),
-        logger,
-      });
-      queued += alerted.filter((r) => r.created).length;
-      if (queued > 0) ctx.kick();
+      if (after.reports + after.alerts > 0) ctx.kick();
       if (outcome === 'failed') throw new Error(summary.errors[0]?.message ?? 'sync pass failed');
     },
   });

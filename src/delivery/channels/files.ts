@@ -66,3 +66,6 @@ export function headlineSets(
   }
   return content.digest.sets.map((set) => ({ line: setLine(set), kpis: set.kpis, note: set.noNewRun }));
 }
+
+/** `text` cut to `max` characters with an ellipsis (providers cap their text fields). */
+export const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);

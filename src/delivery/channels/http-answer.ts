@@ -11,12 +11,19 @@ const MAX_RETRY_AFTER_MS = 60 * 60_000;
 export async function httpResult(response: Response, now: number): Promise<ChannelResult> {
   const body = (await response.text().catch(() => '')).replace(/\s+/g, ' ').trim().slice(0, 300);
   const reply = `HTTP ${response.status}${body ? `: ${body}` : ''}`;
-  if (response.status >= 200 && response.status < 300) return { state: 'accepted', reply };
-  if (response.status === 429 || response.status === 408 || response.status >= 500) {
+  const state = statusState(response.status);
+  if (state === 'deferred') {
     const retryAfterMs = retryAfter(response.headers.get('retry-after'), now);
-    return { state: 'deferred', reply, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
+    return { state, reply, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
   }
-  return { state: 'refused', reply };
+  return { state, reply };
+}
+
+/** An HTTP status in the outbox's terms (also used for a status a provider quotes in its body). */
+export function statusState(status: number): ChannelResult['state'] {
+  if (status >= 200 && status < 300) return 'accepted';
+  if (status === 429 || status === 408 || status >= 500) return 'deferred';
+  return 'refused';
 }
 
 /** Retry-After as delay-seconds or an HTTP date (RFC 9110 §10.2.3), in ms from `now`, capped. */
@@ -40,6 +47,8 @@ export async function postJson(
   headers: Record<string, string>,
   now: number,
   signal?: AbortSignal,
+  /** Reads the answer when a 2xx is not enough to call it accepted (Teams' connectors). */
+  judge: (response: Response, now: number) => Promise<ChannelResult> = httpResult,
 ): Promise<ChannelResult> {
   const timeout = AbortSignal.timeout(30_000);
   try {
@@ -51,7 +60,7 @@ export async function postJson(
       // A redirect is answered as what it is (a 3xx, refused) rather than followed to another host with the payload.
       redirect: 'manual',
     });
-    return await httpResult(response, now);
+    return await judge(response, now);
   } catch (error) {
     if (signal?.aborted) throw error;
     return { state: 'deferred', reply: `network: ${networkProblem(error)}` };

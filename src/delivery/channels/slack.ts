@@ -1,7 +1,7 @@
 import type { KnownBlock, Logger as SlackLogger, WebClient } from '@slack/web-api';
 import type { EmailContent } from '../email.js';
 import { alertContext, alertTitle, firingLines } from './alert-text.js';
-import { channelFiles, headlineSets, kpiLine, title } from './files.js';
+import { channelFiles, clip, headlineSets, kpiLine, title } from './files.js';
 import { retryAfter } from './http-answer.js';
 import {
   deliveryMetadata,
@@ -285,8 +285,6 @@ const TRANSIENT_PLATFORM = new Set([
 function mrkdwnEscape(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
-
-const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
 
 const noop = () => {};
 /** The client logs to the console by default; reportd's own log says what matters. */

@@ -1,7 +1,9 @@
 import type { EmailContent } from '../email.js';
 import { alertContext, alertTitle, firingLines } from './alert-text.js';
-import { headlineSets, kpiLine, title } from './files.js';
+import { clip, headlineSets, kpiLine, title } from './files.js';
 import { postJson } from './http-answer.js';
+import { teamsConnector, teamsResult } from './teams-answer.js';
+import { fitCard } from './teams-card-size.js';
 import type { ChannelAlert, ChannelNotice, ChannelSender } from './types.js';
 
 export interface TeamsChannelConfig {
@@ -19,16 +21,21 @@ export const ADAPTIVE_CARD_VERSION = '1.4';
  * webhooks carry no files, so the card names the files and the email or Slack carries them.
  */
 export function createTeamsSender(config: TeamsChannelConfig): ChannelSender {
+  const connector = teamsConnector(config.webhook_url);
+  const post = (message: unknown, at: number, signal?: AbortSignal) =>
+    postJson(config.webhook_url, JSON.stringify(message), JSON_UTF8, at, signal, (response, now) =>
+      teamsResult(response, connector, now),
+    );
   return {
     type: 'teams',
     send(delivery, content, signal) {
-      return postJson(config.webhook_url, JSON.stringify(teamsMessage(content)), {}, delivery.at, signal);
+      return post(teamsMessage(content), delivery.at, signal);
     },
     notice(notice, signal) {
-      return postJson(config.webhook_url, JSON.stringify(teamsNotice(notice)), {}, notice.at, signal);
+      return post(teamsNotice(notice), notice.at, signal);
     },
     alert(delivery, alert, signal) {
-      return postJson(config.webhook_url, JSON.stringify(teamsAlert(alert)), {}, delivery.at, signal);
+      return post(teamsAlert(alert), delivery.at, signal);
     },
     async preview(_delivery, content) {
       return { method: 'POST', url: '(the channel webhook_url)', body: teamsMessage(content) };
@@ -36,23 +43,50 @@ export function createTeamsSender(config: TeamsChannelConfig): ChannelSender {
   };
 }
 
-/** The message envelope Teams webhooks take, around one Adaptive Card. */
+/**
+ * Said where the JSON is UTF-8: without a charset the legacy connector has been seen to measure the body
+ * as UTF-16, halving the room a card has.
+ */
+const JSON_UTF8 = { 'content-type': 'application/json; charset=utf-8' };
+
+/**
+ * The message envelope Teams webhooks take, around one Adaptive Card. A digest shows every set's
+ * headline while the card fits Teams' size limit (teams-card-size.ts); past it, the sets in the
+ * digest's order up to the limit and a last line "…and N more query sets", since Teams carries no
+ * file: the full digest is the report's PDF and workbook on its other destinations.
+ */
 export function teamsMessage(content: EmailContent) {
   // Card text is Markdown-subset; API strings are untrusted, so they go where Markdown is not read
   // (FactSet values render as plain text) or are stripped of link syntax in TextBlocks.
-  const body: unknown[] = [
-    { type: 'TextBlock', text: plain(title(content)), size: 'Large', weight: 'Bolder', wrap: true },
+  const head = [
+    {
+      type: 'TextBlock',
+      text: plain(clip(title(content), 500)),
+      size: 'Large',
+      weight: 'Bolder',
+      wrap: true,
+    },
   ];
-  // A digest shows every set's headline, one block of facts per set.
-  for (const set of headlineSets(content)) {
-    body.push({ type: 'TextBlock', text: plain(set.line), isSubtle: true, spacing: 'None', wrap: true });
-    if (set.note) body.push({ type: 'TextBlock', text: plain(set.note), wrap: true });
+  const groups = headlineSets(content).map((set) => {
+    const blocks: unknown[] = [
+      { type: 'TextBlock', text: plain(clip(set.line, 500)), isSubtle: true, spacing: 'None', wrap: true },
+    ];
+    if (set.note) blocks.push({ type: 'TextBlock', text: plain(clip(set.note, 500)), wrap: true });
     if (set.kpis.length > 0) {
-      body.push({ type: 'FactSet', facts: set.kpis.map((k) => ({ title: k.label, value: kpiLine(k) })) });
+      blocks.push({ type: 'FactSet', facts: set.kpis.map((k) => ({ title: k.label, value: kpiLine(k) })) });
     }
-  }
-  if (content.summary) body.push({ type: 'TextBlock', text: plain(content.summary), wrap: true });
-  return cardMessage(body);
+    return blocks;
+  });
+  const tail = content.summary
+    ? [{ type: 'TextBlock', text: plain(clip(content.summary, 2000)), wrap: true }]
+    : [];
+  const more = (left: number) => ({
+    type: 'TextBlock',
+    text: `…and ${left} more query ${left === 1 ? 'set' : 'sets'}: the full digest is the report's PDF and workbook.`,
+    weight: 'Bolder',
+    wrap: true,
+  });
+  return fitCard({ head, groups, tail, more }, cardMessage).message;
 }
 
 /** A failure notice as a card: the title (red while open, green once cleared) and the plain text. */
@@ -60,35 +94,55 @@ export function teamsNotice(notice: ChannelNotice) {
   return cardMessage([
     {
       type: 'TextBlock',
-      text: plain(notice.title),
+      text: plain(clip(notice.title, 500)),
       size: 'Large',
       weight: 'Bolder',
       color: notice.event === 'incident.cleared' ? 'Good' : 'Attention',
       wrap: true,
     },
-    { type: 'TextBlock', text: plain(notice.text), wrap: true },
+    // The text quotes provider replies; clipped so a notice always fits the card size limit.
+    { type: 'TextBlock', text: plain(clip(notice.text, 8000)), wrap: true },
   ]);
 }
 
-/** An alert as a card: the title in red, the set and runs, each firing's headline and lines. */
+/**
+ * An alert as a card: the title in red, the set and runs, each firing's headline and lines; past the
+ * size limit, the firings that fit and "…and N more firings" (the email and webhook carry them all).
+ */
 export function teamsAlert(alert: ChannelAlert) {
-  const body: unknown[] = [
+  const head: unknown[] = [
     {
       type: 'TextBlock',
-      text: plain(alertTitle(alert)),
+      text: plain(clip(alertTitle(alert), 500)),
       size: 'Large',
       weight: 'Bolder',
       color: 'Attention',
       wrap: true,
     },
-    { type: 'TextBlock', text: plain(alertContext(alert)), isSubtle: true, spacing: 'None', wrap: true },
+    {
+      type: 'TextBlock',
+      text: plain(clip(alertContext(alert), 1000)),
+      isSubtle: true,
+      spacing: 'None',
+      wrap: true,
+    },
   ];
-  for (const firing of alert.firings) {
-    body.push({ type: 'TextBlock', text: plain(firing.headline), weight: 'Bolder', wrap: true });
-    for (const line of firingLines(firing))
-      body.push({ type: 'TextBlock', text: plain(line), spacing: 'None', wrap: true });
-  }
-  return cardMessage(body);
+  const groups = alert.firings.map((firing) => [
+    { type: 'TextBlock', text: plain(clip(firing.headline, 1000)), weight: 'Bolder', wrap: true },
+    ...firingLines(firing).map((line) => ({
+      type: 'TextBlock',
+      text: plain(clip(line, 1000)),
+      spacing: 'None',
+      wrap: true,
+    })),
+  ]);
+  const more = (left: number) => ({
+    type: 'TextBlock',
+    text: `…and ${left} more ${left === 1 ? 'firing' : 'firings'}: the alert's email and webhook carry every one.`,
+    weight: 'Bolder',
+    wrap: true,
+  });
+  return fitCard({ head, groups, tail: [], more }, cardMessage).message;
 }
 
 /** The message envelope Teams webhooks take, around one Adaptive Card of `body`. */
