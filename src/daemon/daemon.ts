@@ -19,6 +19,7 @@ import type { SyncSummary } from '../sync/types.js';
 import type { HealthServer } from './http.js';
 import { type Instance, startInstance } from './instance.js';
 import { createMetrics, type DaemonMetrics } from './metrics.js';
+import { RoleHealth } from './role-health.js';
 import type { RoleContext } from './roles/context.js';
 import { startHttpRole } from './roles/http.js';
 import { DAEMON_ROLES, type DaemonRole } from './roles/names.js';
@@ -62,6 +63,8 @@ export interface DaemonOptions {
   drainMs?: number;
   /** The roles to run (default `config.daemon.roles`, i.e. all of them). */
   roles?: Iterable<DaemonRole>;
+  /** Where the loops report their cycles (tests read it; default a fresh one). */
+  health?: RoleHealth;
 }
 
 /** The daemon could not start (the HTTP port is taken…); one line for the CLI. */
@@ -112,7 +115,21 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
   const ownsStore = !options.store;
-  const store = options.store ?? (await openStore(config.store));
+  let lastConnectionWarning = Number.NEGATIVE_INFINITY;
+  const store =
+    options.store ??
+    (await openStore(config.store, {
+      // A server restart closes every idle connection at once: one line for them, not one each.
+      onConnectionError(error) {
+        if (Date.now() - lastConnectionWarning < 10_000) return;
+        lastConnectionWarning = Date.now();
+        logger.warn(
+          { code: (error as { code?: string }).code, err: error.message },
+          'store connection lost; reconnecting at the next query',
+        );
+      },
+    }));
+  const health = options.health ?? new RoleHealth(clock);
   // The roles as they will run (http only with a port): what `status` shows of this instance.
   const instance = await startInstance({
     store,
@@ -186,6 +203,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     metrics,
     outbox,
     watch,
+    health,
     kick: () => worker?.kick(),
   };
   if (sends) {
@@ -207,7 +225,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   }
 
   // --- the cron scheduler: the sync role's job and the scheduler role's report jobs.
-  const scheduler = new Scheduler({ store, clock, logger, instance: instance.id });
+  const scheduler = new Scheduler({ store, clock, logger, instance: instance.id, health });
   if (runs('sync')) addSyncRole(ctx, scheduler, options.sync ?? defaultSync(ctx));
   if (runs('scheduler')) addReportSchedules(ctx, scheduler);
 
@@ -219,6 +237,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         port: config.http.port,
         storeOpen: () => storeOpen,
         instance: instance.id,
+        storeWritable: () => instance.beat(),
       });
     } catch (error) {
       // The port is taken (or the host wrong): undo what already started before failing.
