@@ -1,0 +1,185 @@
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { openStore, type Store } from '../../src/store/db.js';
+import { jobSlotsOf } from '../../src/store/job-slots.js';
+import { runSync } from '../../src/sync/sync.js';
+import { startSmtp, type TestSmtp } from '../delivery/smtp-helpers.js';
+import { spawnCli } from '../helpers/cli.js';
+import { type PostgresCluster, startPostgresCluster } from '../helpers/postgres-cluster.js';
+
+/**
+ * Issue 25's first rows: `reportd daemon` processes on a PostgreSQL store whose server is restarted
+ * (`pg_ctl restart -m fast`, then `-m immediate`) or stopped for a while under them. The cluster is
+ * this file's own (the run's shared one must not be restarted under other files' tests). The report
+ * fires every 5 seconds (croner's 6-field cron) rather than every minute, to keep the wall time
+ * short; between messages a run is published and synced into the store, so every new message is one
+ * new run: one message per run, each run sent once, both daemons alive throughout.
+ */
+let cluster: PostgresCluster;
+let sandbox: Sandbox;
+let smtp: TestSmtp;
+let dir: string;
+let store: Store | undefined;
+const children: ChildProcess[] = [];
+
+beforeAll(async () => {
+  cluster = await startPostgresCluster();
+  sandbox = await startSandbox({ rate: { requests: 1000, windowMs: 60_000 } });
+  smtp = await startSmtp();
+  dir = mkdtempSync(join(tmpdir(), 'reportd-restarts-'));
+});
+
+afterAll(async () => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  await store?.close().catch(() => {});
+  await smtp?.close();
+  await sandbox?.close();
+  cluster?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+interface Running {
+  child: ChildProcess;
+  logs: string;
+  url?: string;
+}
+
+function spawnDaemon(config: string): Running {
+  const daemon: Running = { child: spawnCli(['daemon', '--config', config]), logs: '' };
+  children.push(daemon.child);
+  daemon.child.stdout?.on('data', (chunk) => {
+    daemon.logs += chunk;
+  });
+  daemon.child.stderr?.on('data', (chunk) => {
+    daemon.logs += chunk;
+  });
+  return daemon;
+}
+
+async function until(check: () => boolean | Promise<boolean>, what: string, logs: () => string, ms = 60_000) {
+  const end = Date.now() + ms;
+  for (;;) {
+    let held = false;
+    try {
+      held = await check();
+    } catch {
+      // The store is down: look again.
+    }
+    if (held) return;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}\n${logs()}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function writeConfig(name: string, database: string, extra: string[] = []): string {
+  const url = `postgres://postgres@127.0.0.1:${cluster.port}/${database}`;
+  const file = join(dir, `${name}.yaml`);
+  writeFileSync(
+    file,
+    [
+      'accounts:',
+      `  - { name: acme, base_url: "${sandbox.baseUrl}", api_key: ${sandbox.apiKey}, api_secret: ${sandbox.apiSecret}, rate_limit: { requests: 1000, window_seconds: 60 } }`,
+      `store: { url: "${url}" }`,
+      'sync: { query_sets: [101], backfill_runs: 1, schedule: "0 0 1 1 *" }',
+      `smtp: { url: "${smtp.url}", from: "reports@example.com" }`,
+      `output: { dir: "${join(dir, `out-${name}`)}" }`,
+      'reports:',
+      '  - name: fivesecondly',
+      '    query_sets: [101]',
+      '    formats: [xlsx]',
+      '    schedule: { cron: "*/5 * * * * *", timezone: UTC }',
+      '    email: { to: [ceo@example.com] }',
+      ...extra,
+      '',
+    ].join('\n'),
+  );
+  return file;
+}
+
+async function createDatabase(name: string): Promise<Store> {
+  const admin = await openStore(cluster.adminUrl, { migrations: [] });
+  await admin.exec(`CREATE DATABASE ${name}`);
+  await admin.close();
+  return openStore(`postgres://postgres@127.0.0.1:${cluster.port}/${name}`);
+}
+
+const account = () => ({
+  name: 'acme',
+  base_url: sandbox.baseUrl,
+  api_key: sandbox.apiKey,
+  api_secret: sandbox.apiSecret,
+  rate_limit: { requests: 1000, window_seconds: 60 },
+  concurrency: 4,
+  timeout_seconds: 10,
+});
+const settings = { query_sets: [101], backfill_runs: 1, catalog_ttl_minutes: 60, max_payload_retries: 3 };
+
+/** Publishes a run and stores it, retrying while the server is still coming back. */
+async function publishAndSync(target: Store, logs: () => string) {
+  sandbox.publishRun(101);
+  await until(
+    async () => (await runSync({ store: target, accounts: [account()], settings })).errors.length === 0,
+    'the sync of a new run',
+    logs,
+  );
+}
+
+describe('daemons on a PostgreSQL server that restarts', () => {
+  it('two daemons survive pg_ctl restart -m fast and -m immediate and keep sending one message per run', async () => {
+    store = await createDatabase('restarts');
+    const config = writeConfig('restarts', 'restarts');
+    await publishAndSync(store, () => '');
+    const daemons = [spawnDaemon(config), spawnDaemon(config)];
+    const logs = () => daemons.map((d) => d.logs).join('\n');
+    await until(() => daemons.every((d) => /daemon started/.test(d.logs)), 'both daemons to start', logs);
+    await smtp.waitFor(1, 60_000);
+
+    for (const [index, mode] of (['fast', 'immediate'] as const).entries()) {
+      const restartedAt = Date.now();
+      cluster.restart(mode);
+      // Two slots after the restart, both daemons still up, and the slots claimed and run again.
+      await until(
+        async () =>
+          (await jobSlotsOf(store!, 'report:fivesecondly')).filter(
+            (row) => row.slot_at > restartedAt && row.outcome === 'ok',
+          ).length >= 2,
+        `slots after pg_ctl restart -m ${mode}`,
+        logs,
+      );
+      expect(daemons.map((d) => d.child.exitCode)).toEqual([null, null]);
+      await publishAndSync(store, logs);
+      await smtp.waitFor(index + 2, 60_000);
+    }
+    // Every chance for a duplicate: a few more slots after the last message.
+    const last = Date.now();
+    await until(
+      async () =>
+        (await jobSlotsOf(store!, 'report:fivesecondly')).filter((row) => row.slot_at > last).length >= 2,
+      'two more slots',
+      logs,
+    );
+    expect(smtp.messages).toHaveLength(3);
+    expect(new Set(smtp.messages.map((m) => m.messageId)).size).toBe(3);
+    expect(daemons.map((d) => d.child.exitCode)).toEqual([null, null]);
+    // Each slot claimed once (the table's key), by one of the two, and every one after the first
+    // message finished: none left hanging by the restarts.
+    const slots = await jobSlotsOf(store, 'report:fivesecondly');
+    expect(slots.filter((row) => row.finished_at === null && row.slot_at < last)).toEqual([]);
+    // A restart is a few warnings, not a stack trace or a stopped loop.
+    expect(logs()).not.toMatch(/unhandled|scheduler loop stopped|\n\s+at /);
+    expect(logs()).toMatch(/store connection lost; reconnecting at the next query|job loop failed; retrying/);
+    await Promise.all(
+      daemons.map(
+        (d) =>
+          new Promise<void>((resolve) => {
+            d.child.once('exit', () => resolve());
+            d.child.kill('SIGTERM');
+          }),
+      ),
+    );
+  }, 240_000);
+});
