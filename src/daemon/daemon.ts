@@ -9,6 +9,7 @@ import { type DeliveryRenderer, maxHoldFor, Outbox, type OutboxOptions } from '.
 import { ReportdError } from '../errors/index.js';
 import { type Logger, silentLogger } from '../log.js';
 import { NoticeSender } from '../notify/notices.js';
+import { StoreOutageWatch } from '../notify/store-outage.js';
 import { IncidentWatch } from '../notify/watch.js';
 import { renderConcurrency } from '../report/renderer-config.js';
 import { openStore, type Store } from '../store/db.js';
@@ -192,6 +193,17 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     },
   });
 
+  // Told directly, not through the outbox: the outbox is in the store that is down.
+  const outage = new StoreOutageWatch({
+    config,
+    clock,
+    logger,
+    probe: () => instance.beat(),
+    mailer,
+    channels,
+  });
+  outage.start();
+
   let worker: WorkerRole | undefined;
   const ctx: RoleContext = {
     config,
@@ -242,6 +254,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     } catch (error) {
       // The port is taken (or the host wrong): undo what already started before failing.
       abort.abort(error);
+      await outage.close();
       await worker?.stopped;
       await instance.close();
       if (ownsStore) await store.close();
@@ -278,6 +291,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           ]),
         ),
       ]);
+      await step('store outage watch', () => outage.close());
       await step('renderer', () => renderer.close?.());
       await step('http', () => http?.close());
       await step('mailer', () => mailer?.close());

@@ -182,4 +182,77 @@ describe('daemons on a PostgreSQL server that restarts', () => {
       ),
     );
   }, 240_000);
+
+  it('PostgreSQL down for a while: /readyz 503 then 200, one notice each way, the slots fire again within one interval', async () => {
+    store = await createDatabase('outage');
+    const config = writeConfig('outage', 'outage', [
+      'http: { port: 0, host: 127.0.0.1 }',
+      // Six seconds instead of the default five minutes, to keep the test short.
+      'notify_on_failure: { email: [ops@example.com], store_unreachable_after: 0.1 }',
+    ]);
+    await publishAndSync(store, () => '');
+    const before = smtp.messages.length;
+    const daemon = spawnDaemon(config);
+    const logs = () => daemon.logs;
+    await until(
+      () => /"url":"(http:\/\/[^"]+)".*http listening/.test(daemon.logs),
+      'the daemon to listen',
+      logs,
+    );
+    const url = /"url":"(http:\/\/[^"]+)".*http listening/.exec(daemon.logs)![1]!;
+    const ready = async () => {
+      const answer = await fetch(`${url}/readyz`);
+      return { status: answer.status, text: await answer.text() };
+    };
+    await until(async () => (await ready()).status === 200, '/readyz 200 before the outage', logs);
+    await smtp.waitFor(before + 1, 60_000);
+    const notices = () => smtp.messages.filter((m) => /store is unreachable/.test(m.subject ?? ''));
+
+    cluster.down('fast');
+    const downAt = Date.now();
+    let notReady = '';
+    await until(
+      async () => {
+        const answer = await ready();
+        if (answer.status === 503) notReady = answer.text;
+        return answer.status === 503;
+      },
+      '/readyz 503 with the store down',
+      logs,
+    );
+    expect(notReady).toMatch(/^not ready: (store cannot be written|scheduler role)/);
+    // Past the threshold (6 s): one notice, and no second one however long the outage lasts.
+    await until(() => notices().length >= 1, 'the store-unreachable notice', logs, 30_000);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, 20_000 - (Date.now() - downAt))));
+    expect(notices().map((m) => m.subject)).toEqual(['[reportd] the store is unreachable']);
+    expect(daemon.child.exitCode).toBeNull();
+
+    cluster.up();
+    const upAt = Date.now();
+    await until(async () => (await ready()).status === 200, '/readyz 200 after the outage', logs);
+    await until(() => notices().length >= 2, 'the resolved notice', logs, 30_000);
+    expect(notices().map((m) => m.subject)).toEqual([
+      '[reportd] the store is unreachable',
+      '[reportd] resolved: the store is unreachable',
+    ]);
+    await until(
+      async () =>
+        (await jobSlotsOf(store!, 'report:fivesecondly')).some(
+          (row) => row.slot_at > upAt && row.outcome === 'ok',
+        ),
+      'a slot after the outage',
+      logs,
+    );
+    const firstAfter = (await jobSlotsOf(store, 'report:fivesecondly'))
+      .filter((row) => row.slot_at > upAt && row.outcome === 'ok')
+      .map((row) => row.slot_at)
+      .sort((a, b) => a - b)[0]!;
+    // The first slot after the server came back ran: the loop tried it at its time, not after a backoff.
+    expect(firstAfter - upAt).toBeLessThanOrEqual(5_000);
+    expect(logs()).not.toMatch(/scheduler loop stopped|\n\s+at /);
+    await new Promise<void>((resolve) => {
+      daemon.child.once('exit', () => resolve());
+      daemon.child.kill('SIGTERM');
+    });
+  }, 180_000);
 });
