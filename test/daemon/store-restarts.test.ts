@@ -8,8 +8,8 @@ import { openStore, type Store } from '../../src/store/db.js';
 import { jobSlotsOf } from '../../src/store/job-slots.js';
 import { runSync } from '../../src/sync/sync.js';
 import { startSmtp, type TestSmtp } from '../delivery/smtp-helpers.js';
-import { spawnCli } from '../helpers/cli.js';
 import { type PostgresCluster, startPostgresCluster } from '../helpers/postgres-cluster.js';
+import { listeningUrl, spawnDaemon as spawnChild, until } from './daemon-process-helpers.js';
 
 /**
  * Issue 25's first rows: `reportd daemon` processes on a PostgreSQL store whose server is restarted
@@ -42,37 +42,8 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-interface Running {
-  child: ChildProcess;
-  logs: string;
-  url?: string;
-}
-
-function spawnDaemon(config: string): Running {
-  const daemon: Running = { child: spawnCli(['daemon', '--config', config]), logs: '' };
-  children.push(daemon.child);
-  daemon.child.stdout?.on('data', (chunk) => {
-    daemon.logs += chunk;
-  });
-  daemon.child.stderr?.on('data', (chunk) => {
-    daemon.logs += chunk;
-  });
-  return daemon;
-}
-
-async function until(check: () => boolean | Promise<boolean>, what: string, logs: () => string, ms = 60_000) {
-  const end = Date.now() + ms;
-  for (;;) {
-    let held = false;
-    try {
-      held = await check();
-    } catch {
-      // The store is down: look again.
-    }
-    if (held) return;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}\n${logs()}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+function spawnDaemon(config: string) {
+  return spawnChild(config, children);
 }
 
 function writeConfig(name: string, database: string, extra: string[] = []): string {
@@ -194,12 +165,8 @@ describe('daemons on a PostgreSQL server that restarts', () => {
     const before = smtp.messages.length;
     const daemon = spawnDaemon(config);
     const logs = () => daemon.logs;
-    await until(
-      () => /"url":"(http:\/\/[^"]+)".*http listening/.test(daemon.logs),
-      'the daemon to listen',
-      logs,
-    );
-    const url = /"url":"(http:\/\/[^"]+)".*http listening/.exec(daemon.logs)![1]!;
+    await until(() => listeningUrl(daemon) !== undefined, 'the daemon to listen', logs);
+    const url = listeningUrl(daemon)!;
     const ready = async () => {
       const answer = await fetch(`${url}/readyz`);
       return { status: answer.status, text: await answer.text() };
