@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import type { Sandbox } from '../../src/sandbox/server.js';
 import { spawnCli } from '../helpers/cli.js';
 
 /** A `reportd daemon` child process and everything it printed so far. */
@@ -56,3 +57,24 @@ export function stopDaemon(daemon: DaemonChild): Promise<number | null> {
     daemon.child.kill('SIGTERM');
   });
 }
+
+/** The sandbox's account as a test's own `runSync` takes it (the daemon reads it from its YAML). */
+export function sandboxAccount(sandbox: Sandbox) {
+  return {
+    name: 'acme',
+    base_url: sandbox.baseUrl,
+    api_key: sandbox.apiKey,
+    api_secret: sandbox.apiSecret,
+    rate_limit: { requests: 1000, window_seconds: 60 },
+    concurrency: 4,
+    timeout_seconds: 10,
+  };
+}
+
+/** Sync settings for a test's own `runSync`: query set 101, its newest run. */
+export const SYNC_SETTINGS = {
+  query_sets: [101],
+  backfill_runs: 1,
+  catalog_ttl_minutes: 60,
+  max_payload_retries: 3,
+};

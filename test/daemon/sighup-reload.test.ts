@@ -6,7 +6,14 @@ import { openStore, type Store } from '../../src/store/db.js';
 import { listInstances } from '../../src/store/instances.js';
 import { runSync } from '../../src/sync/sync.js';
 import { startSmtp, type TestSmtp, tempDir } from '../delivery/smtp-helpers.js';
-import { type DaemonChild, spawnDaemon, stopDaemon, until } from './daemon-process-helpers.js';
+import {
+  type DaemonChild,
+  SYNC_SETTINGS,
+  sandboxAccount,
+  spawnDaemon,
+  stopDaemon,
+  until,
+} from './daemon-process-helpers.js';
 
 /**
  * Issue 25, "Config edited, then SIGHUP": a real `reportd daemon` on SQLite with a report every 5
@@ -36,17 +43,6 @@ afterAll(async () => {
   tmp?.cleanup();
 });
 
-const account = () => ({
-  name: 'acme',
-  base_url: sandbox.baseUrl,
-  api_key: sandbox.apiKey,
-  api_secret: sandbox.apiSecret,
-  rate_limit: { requests: 1000, window_seconds: 60 },
-  concurrency: 4,
-  timeout_seconds: 10,
-});
-const settings = { query_sets: [101], backfill_runs: 1, catalog_ttl_minutes: 60, max_payload_retries: 3 };
-
 function config(recipient: string, extra = ''): string {
   return [
     'accounts:',
@@ -68,7 +64,9 @@ function config(recipient: string, extra = ''): string {
 
 async function newRun() {
   sandbox.publishRun(101);
-  expect((await runSync({ store, accounts: [account()], settings })).errors).toEqual([]);
+  expect(
+    (await runSync({ store, accounts: [sandboxAccount(sandbox)], settings: SYNC_SETTINGS })).errors,
+  ).toEqual([]);
 }
 
 const recipients = () => smtp.messages.map((m) => (Array.isArray(m.to) ? m.to[0] : m.to)?.text);

@@ -9,7 +9,13 @@ import { jobSlotsOf } from '../../src/store/job-slots.js';
 import { runSync } from '../../src/sync/sync.js';
 import { startSmtp, type TestSmtp } from '../delivery/smtp-helpers.js';
 import { type PostgresCluster, startPostgresCluster } from '../helpers/postgres-cluster.js';
-import { listeningUrl, spawnDaemon as spawnChild, until } from './daemon-process-helpers.js';
+import {
+  listeningUrl,
+  SYNC_SETTINGS,
+  sandboxAccount,
+  spawnDaemon as spawnChild,
+  until,
+} from './daemon-process-helpers.js';
 
 /**
  * Issue 25's first rows: `reportd daemon` processes on a PostgreSQL store whose server is restarted
@@ -78,22 +84,13 @@ async function createDatabase(name: string): Promise<Store> {
   return openStore(`postgres://postgres@127.0.0.1:${cluster.port}/${name}`);
 }
 
-const account = () => ({
-  name: 'acme',
-  base_url: sandbox.baseUrl,
-  api_key: sandbox.apiKey,
-  api_secret: sandbox.apiSecret,
-  rate_limit: { requests: 1000, window_seconds: 60 },
-  concurrency: 4,
-  timeout_seconds: 10,
-});
-const settings = { query_sets: [101], backfill_runs: 1, catalog_ttl_minutes: 60, max_payload_retries: 3 };
-
 /** Publishes a run and stores it, retrying while the server is still coming back. */
 async function publishAndSync(target: Store, logs: () => string) {
   sandbox.publishRun(101);
   await until(
-    async () => (await runSync({ store: target, accounts: [account()], settings })).errors.length === 0,
+    async () =>
+      (await runSync({ store: target, accounts: [sandboxAccount(sandbox)], settings: SYNC_SETTINGS })).errors
+        .length === 0,
     'the sync of a new run',
     logs,
   );
