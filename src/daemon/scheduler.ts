@@ -264,9 +264,10 @@ export class Scheduler {
             continue slots;
           }
         }
+        // The slot came: no deadline while it runs (a sync pass may rightly take many minutes).
+        this.health.expect(name, role, undefined);
         await this.exclusive(job, slot, 'schedule', true, slot);
         recovered();
-        this.health.expect(name, role, undefined);
         // Slots that passed during a long run are skipped, not queued.
         cursor = Math.max(slot, this.clock.now());
       }
