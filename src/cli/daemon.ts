@@ -7,16 +7,10 @@ interface DaemonFlags extends ConfigOptions {
 }
 
 /**
- * Past the SMTP grace plus this, shutdown exits anyway: closing Chromium, the listener and the store
- * takes well under it.
- */
-const SHUTDOWN_MARGIN_MS = 4_500;
-
-/**
  * `reportd daemon`: sync on `sync.schedule`, email reports on their schedules and triggers, serve
  * /healthz /readyz /metrics when `http.port` is set. Runs until SIGTERM or SIGINT, then stops cleanly:
  * the sync pass in hand is aborted between payload commits, an SMTP exchange in flight may finish,
- * Chromium is closed, the listener stops.
+ * Chromium is closed, the listener stops. SIGHUP reloads the config (daemon/daemon-process.ts).
  */
 export function register(program: Command): void {
   program
@@ -56,35 +50,27 @@ accepted a message but before it was recorded resends it with the same Message-I
 \`reportd history\` shows the states.
 Several daemons may share one PostgreSQL store: each worker claims only the outbox rows of the reports
 and alerts its own config has, so daemons with different report sets split the work, and --roles
-splits a daemon (e.g. --roles worker on extra machines, one with --roles sync,scheduler,http).`,
+splits a daemon (e.g. --roles worker on extra machines, one with --roles sync,scheduler,http).
+SIGHUP reads the config again: a valid one replaces the running one (the next slot, sync and delivery
+use it), an invalid one is refused in one line and the running one kept.`,
     )
     .action(async (flags: DaemonFlags) => {
       keepYoungGenerationSmall();
-      const [{ loadConfig }, { shutdownGraceMs, startDaemon }, { createLogger }, { parseRoles }] =
-        await Promise.all([
-          import('../config/load.js'),
-          import('../daemon/daemon.js'),
-          import('../log.js'),
-          import('../daemon/roles/names.js'),
-        ]);
+      const [{ loadConfig }, { runDaemonProcess }, { createLogger }, { parseRoles }] = await Promise.all([
+        import('../config/load.js'),
+        import('../daemon/daemon-process.js'),
+        import('../log.js'),
+        import('../daemon/roles/names.js'),
+      ]);
       const roles = flags.roles === undefined ? undefined : parseRoles(flags.roles);
       const config = loadConfig(flags.config);
       // JSON lines for log collectors; readable lines when a person watches the terminal.
       const logger = createLogger({ level: config.log.level });
-      const daemon = await startDaemon({ config, logger, ...(roles ? { roles } : {}) });
-      await new Promise<void>((resolve) => {
-        const stop = (signal: NodeJS.Signals) => {
-          process.off('SIGTERM', stop);
-          process.off('SIGINT', stop);
-          logger.info({ signal }, 'shutdown requested');
-          setTimeout(() => {
-            logger.error('shutdown did not finish in time; exiting');
-            process.exit(1);
-          }, shutdownGraceMs({ config }) + SHUTDOWN_MARGIN_MS).unref();
-          daemon.close().then(resolve, resolve);
-        };
-        process.on('SIGTERM', stop);
-        process.on('SIGINT', stop);
+      await runDaemonProcess({
+        config,
+        logger,
+        reloadConfig: () => loadConfig(flags.config),
+        ...(roles ? { roles } : {}),
       });
     });
 }

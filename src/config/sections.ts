@@ -205,6 +205,13 @@ export const notifyOnFailure = z
       .min(1)
       .default(3)
       .describe('Sync passes that must fail in a row before a notice goes out (count). Default 3.'),
+    store_unreachable_after: z
+      .number()
+      .positive()
+      .default(5)
+      .describe(
+        "Minutes the store must refuse this daemon's writes before a notice goes out, sent directly (not through the store's outbox) to these addresses and channels, once per outage and daemon, and once more when the store is back (minutes, fractions allowed). Default 5.",
+      ),
   })
   .prefault({})
   .describe(

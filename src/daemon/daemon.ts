@@ -9,6 +9,7 @@ import { type DeliveryRenderer, maxHoldFor, Outbox, type OutboxOptions } from '.
 import { ReportdError } from '../errors/index.js';
 import { type Logger, silentLogger } from '../log.js';
 import { NoticeSender } from '../notify/notices.js';
+import { StoreOutageWatch } from '../notify/store-outage.js';
 import { IncidentWatch } from '../notify/watch.js';
 import { renderConcurrency } from '../report/renderer-config.js';
 import { openStore, type Store } from '../store/db.js';
@@ -19,6 +20,7 @@ import type { SyncSummary } from '../sync/types.js';
 import type { HealthServer } from './http.js';
 import { type Instance, startInstance } from './instance.js';
 import { createMetrics, type DaemonMetrics } from './metrics.js';
+import { RoleHealth } from './role-health.js';
 import type { RoleContext } from './roles/context.js';
 import { startHttpRole } from './roles/http.js';
 import { DAEMON_ROLES, type DaemonRole } from './roles/names.js';
@@ -62,6 +64,8 @@ export interface DaemonOptions {
   drainMs?: number;
   /** The roles to run (default `config.daemon.roles`, i.e. all of them). */
   roles?: Iterable<DaemonRole>;
+  /** Where the loops report their cycles (tests read it; default a fresh one). */
+  health?: RoleHealth;
 }
 
 /** The daemon could not start (the HTTP port is taken…); one line for the CLI. */
@@ -112,7 +116,21 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
   const ownsStore = !options.store;
-  const store = options.store ?? (await openStore(config.store));
+  let lastConnectionWarning = Number.NEGATIVE_INFINITY;
+  const store =
+    options.store ??
+    (await openStore(config.store, {
+      // A server restart closes every idle connection at once: one line for them, not one each.
+      onConnectionError(error) {
+        if (Date.now() - lastConnectionWarning < 10_000) return;
+        lastConnectionWarning = Date.now();
+        logger.warn(
+          { code: (error as { code?: string }).code, err: error.message },
+          'store connection lost; reconnecting at the next query',
+        );
+      },
+    }));
+  const health = options.health ?? new RoleHealth(clock);
   // The roles as they will run (http only with a port): what `status` shows of this instance.
   const instance = await startInstance({
     store,
@@ -175,6 +193,17 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     },
   });
 
+  // Told directly, not through the outbox: the outbox is in the store that is down.
+  const outage = new StoreOutageWatch({
+    config,
+    clock,
+    logger,
+    probe: () => instance.beat(),
+    mailer,
+    channels,
+  });
+  outage.start();
+
   let worker: WorkerRole | undefined;
   const ctx: RoleContext = {
     config,
@@ -186,6 +215,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     metrics,
     outbox,
     watch,
+    health,
     kick: () => worker?.kick(),
   };
   if (sends) {
@@ -207,7 +237,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   }
 
   // --- the cron scheduler: the sync role's job and the scheduler role's report jobs.
-  const scheduler = new Scheduler({ store, clock, logger, instance: instance.id });
+  const scheduler = new Scheduler({ store, clock, logger, instance: instance.id, health });
   if (runs('sync')) addSyncRole(ctx, scheduler, options.sync ?? defaultSync(ctx));
   if (runs('scheduler')) addReportSchedules(ctx, scheduler);
 
@@ -219,10 +249,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         port: config.http.port,
         storeOpen: () => storeOpen,
         instance: instance.id,
+        storeWritable: () => instance.beat(),
       });
     } catch (error) {
       // The port is taken (or the host wrong): undo what already started before failing.
       abort.abort(error);
+      await outage.close();
       await worker?.stopped;
       await instance.close();
       if (ownsStore) await store.close();
@@ -259,6 +291,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           ]),
         ),
       ]);
+      await step('store outage watch', () => outage.close());
       await step('renderer', () => renderer.close?.());
       await step('http', () => http?.close());
       await step('mailer', () => mailer?.close());

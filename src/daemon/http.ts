@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../log.js';
@@ -31,6 +31,13 @@ export interface HealthOptions {
    * leases). The probe's plain answer stays one line.
    */
   readyDetail?: () => Promise<string[]>;
+  /**
+   * The answer instead of `/readyz?verbose` for a request that may not see the detail (it names
+   * reports and slots: the status page's access rule); undefined lets it through.
+   */
+  detailRefusal?: (
+    req: IncomingMessage,
+  ) => { status: number; body: string; headers: Record<string, string> } | undefined;
 }
 
 export async function startHealthServer(options: HealthOptions): Promise<HealthServer> {
@@ -43,6 +50,16 @@ export async function startHealthServer(options: HealthOptions): Promise<HealthS
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, 'method not allowed\n');
     if (path === '/healthz') return send(200, 'ok\n');
     if (path === '/readyz') {
+      const refused = new URLSearchParams(query).has('verbose') ? options.detailRefusal?.(req) : undefined;
+      if (refused) {
+        res.writeHead(refused.status, {
+          'content-type': 'text/plain; charset=utf-8',
+          'cache-control': 'no-store',
+          ...refused.headers,
+        });
+        res.end(req.method === 'HEAD' ? undefined : `${refused.body}\n`);
+        return;
+      }
       // A check that throws (the store refused the read) is a reason too, not a dropped request.
       void Promise.resolve()
         .then(() => options.notReadyReason())

@@ -31,6 +31,11 @@ export interface Instance {
   readonly pid: number;
   readonly roles: readonly string[];
   readonly startedAt: number;
+  /**
+   * Touches the row now: the write /readyz makes to learn whether the store takes writes. Rejects
+   * with the store's error when it does not.
+   */
+  beat(): Promise<void>;
   /** Stops the heartbeat and marks the row stopped; the same promise on every call. */
   close(): Promise<void>;
 }
@@ -72,12 +77,15 @@ export async function startInstance(options: {
     logger.warn({ err: error }, 'could not prune old instances and slots');
   }
   let beating: Promise<void> | undefined;
+  const touch = async () => {
+    // A row pruned away (this process stalled for a week) is written again rather than lost.
+    if (!(await heartbeatInstance(store, row.id, clock.now()))) await registerInstance(store, row);
+  };
   const beat = async () => {
     try {
-      // A row pruned away (this process stalled for a week) is written again rather than lost.
-      if (!(await heartbeatInstance(store, row.id, clock.now()))) await registerInstance(store, row);
+      await touch();
     } catch (error) {
-      logger.warn({ err: error }, 'instance heartbeat failed');
+      logger.warn({ err: (error as Error).message }, 'instance heartbeat failed');
     }
   };
   // Real time, unref'd: the heartbeat says the process is alive, whatever clock schedules its jobs.
@@ -94,6 +102,7 @@ export async function startInstance(options: {
     pid: row.pid,
     roles,
     startedAt: row.started_at,
+    beat: touch,
     close() {
       closing ??= (async () => {
         clearInterval(timer);

@@ -7,6 +7,7 @@ import type { Store } from '../store/db.js';
 import { getJobSlot, latestClaimedSlot, type SlotReason } from '../store/job-slots.js';
 import { getJobState, initJobSlot, recordJobEnd, recordJobStart } from '../store/job-state.js';
 import { recordSkippedSlots } from '../store/schedule-events.js';
+import { loopRetryMs, RoleHealth } from './role-health.js';
 import { SlotClaims as Claims, lostClaimMessage, type SlotClaims, type SlotHold } from './slot-claims.js';
 
 /**
@@ -35,6 +36,11 @@ import { SlotClaims as Claims, lostClaimMessage, type SlotClaims, type SlotHold 
  *   was kill -9'd) is taken over by a peer that lost that slot and watches it, or by the next start.
  *   Start-up runs (`runAtStart`: the sync) and `runNow` are per daemon and claim nothing: the sync's
  *   account leases already keep two daemons from fetching the same payloads.
+ * - **No store error ends a loop.** A job's loop that throws (the store refused a read, a claim or a
+ *   bookkeeping write: PostgreSQL restarting, SQLite locked by another process, a full disk) logs one
+ *   line, waits `loopRetryMs` and starts over from the top: the slot whose claim failed is then a
+ *   missed slot, run once when the store is back (and not at all past `max_delay`), like a slot
+ *   missed while the daemon was down. The start-up run (`runAtStart`) runs again then too.
  */
 
 export interface JobContext {
@@ -54,6 +60,14 @@ export interface JobDefinition {
   runAtStart?: boolean;
   /** Active window and `max_delay` (config `lifecycleFields`); default always active, no limit. */
   lifecycle?: Lifecycle;
+  /** The daemon role the job belongs to, as /readyz names it (default `scheduler`). */
+  role?: string;
+  /**
+   * A run that throws is not recorded as a failed slot but handed to the loop, which backs off and
+   * runs the slot again as a missed one (the report jobs: an enqueue fails only when the store does,
+   * and enqueueing twice is harmless).
+   */
+  retryOnError?: boolean;
   run(context: JobContext): Promise<void>;
 }
 
@@ -77,6 +91,7 @@ export class Scheduler {
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly claims: SlotClaims;
+  private readonly health: RoleHealth;
   private closing?: Promise<void>;
 
   constructor(
@@ -88,9 +103,12 @@ export class Scheduler {
       instance?: string;
       /** How long a slot claim holds without renewal (ms, default 60 s). */
       slotLeaseMs?: number;
+      /** Where each job's loop reports its cycles (default: a private one, read by nobody). */
+      health?: RoleHealth;
     },
   ) {
     this.clock = options.clock ?? systemClock;
+    this.health = options.health ?? new RoleHealth(this.clock);
     this.logger = (options.logger ?? silentLogger).child({ component: 'scheduler' });
     this.claims = new Claims({
       store: options.store,
@@ -147,11 +165,52 @@ export class Scheduler {
     return this.closing;
   }
 
+  /**
+   * A job's loop, supervised: whatever `cycle` throws, the loop says so in one line, backs off and
+   * starts the cycle over (see "No store error ends a loop" above). Only the scheduler's close ends it.
+   */
   private async loop(job: JobSlot): Promise<void> {
-    const { store } = this.options;
-    const { name, timezone = 'UTC', lifecycle = ALWAYS } = job.def;
+    const { name, role = 'scheduler' } = job.def;
     const signal = this.abort.signal;
-    try {
+    let failures = 0;
+    while (!signal.aborted) {
+      try {
+        await this.cycle(job, failures > 0);
+        this.health.forget(name);
+        return;
+      } catch (error) {
+        if (signal.aborted) return;
+        failures++;
+        // Never past the job's next slot: a slot is tried at its time, however long the backoff.
+        const { cron, timezone = 'UTC', lifecycle = ALWAYS } = job.def;
+        const now = this.clock.now();
+        const next = cron ? nextSlot(cron, timezone, lifecycle, now) : undefined;
+        const waitMs = Math.min(
+          loopRetryMs(failures),
+          next === undefined ? Number.POSITIVE_INFINITY : next - now,
+        );
+        const first = this.health.failed(name, role, error);
+        // One line per failure, warn while it lasts: the first names the outage, the rest count it.
+        this.logger[first ? 'error' : 'warn'](
+          { job: name, err: messageOf(error), failures, retryInMs: waitMs },
+          'job loop failed; retrying',
+        );
+        await this.clock.sleep(waitMs, signal).catch(() => {});
+      }
+    }
+  }
+
+  /** A job's loop, from the start-up catch-up on; `again`: starting over after a failure. */
+  private async cycle(job: JobSlot, again: boolean): Promise<void> {
+    const { store } = this.options;
+    const { name, timezone = 'UTC', lifecycle = ALWAYS, role = 'scheduler' } = job.def;
+    const signal = this.abort.signal;
+    const recovered = () => {
+      if (!this.health.isFailing(name)) return;
+      this.logger.info({ job: name }, 'job loop recovered');
+      this.health.completed(name, role);
+    };
+    {
       const started = this.clock.now();
       const state = await getJobState(store, name);
       const last = state?.last_slot_at;
@@ -171,9 +230,15 @@ export class Scheduler {
         }
       }
       if (job.cron && last == null) await initJobSlot(store, name, started);
+      recovered();
       let ran = false;
       if (missed) {
-        this.logger.info({ job: name }, 'running once for slots missed while stopped');
+        this.logger.info(
+          { job: name },
+          again
+            ? 'running once for slots missed while the store failed'
+            : 'running once for slots missed while stopped',
+        );
         ran = (await this.exclusive(job, started, 'catch-up', true, newest)) !== false;
       }
       if (!ran && job.def.runAtStart) await this.exclusive(job, started, 'start', true);
@@ -188,6 +253,7 @@ export class Scheduler {
           );
           return;
         }
+        this.health.expect(name, role, slot);
         while (this.clock.now() < slot) {
           let wait = Math.min(slot - this.clock.now(), MAX_SLEEP_MS);
           if (job.watch) wait = Math.min(wait, Math.max(0, job.watch.until - this.clock.now() + 1));
@@ -198,12 +264,13 @@ export class Scheduler {
             continue slots;
           }
         }
+        // The slot came: no deadline while it runs (a sync pass may rightly take many minutes).
+        this.health.expect(name, role, undefined);
         await this.exclusive(job, slot, 'schedule', true, slot);
+        recovered();
         // Slots that passed during a long run are skipped, not queued.
         cursor = Math.max(slot, this.clock.now());
       }
-    } catch (error) {
-      if (!signal.aborted) this.logger.error({ job: name, err: error }, 'scheduler loop stopped');
     }
   }
 
@@ -299,33 +366,61 @@ export class Scheduler {
       }
       hold = claim.hold;
     }
-    await recordJobStart(store, name, this.clock.now());
-    log.info('job started');
     try {
-      await job.def.run({ slot, reason, signal });
-      await recordJobEnd(store, name, {
-        at: this.clock.now(),
-        slot: recordSlot ? slot : undefined,
-        outcome: 'ok',
-      });
-      await hold?.finish('ok');
-      log.info('job finished');
+      await recordJobStart(store, name, this.clock.now());
+      log.info('job started');
+      await this.runAndRecord(job, slot, reason, recordSlot, hold, log);
     } catch (error) {
-      if (signal.aborted) {
-        await hold?.finish('interrupted').catch(() => {});
-        log.warn('job interrupted by shutdown; it runs again at the next start');
-        return true;
-      }
-      const message = (error as Error).message ?? String(error);
-      await recordJobEnd(store, name, {
-        at: this.clock.now(),
-        slot: recordSlot ? slot : undefined,
-        outcome: 'failed',
-        error: message,
-      });
-      await hold?.finish('failed', message);
-      log.error({ err: error }, 'job failed');
+      // The store failed under the run's bookkeeping (or a `retryOnError` job): the slot is left
+      // unfinished for the loop's catch-up, and its lease stops being renewed (best effort: the
+      // store may not take even that write; the lease then lapses on its own).
+      await hold?.finish('interrupted').catch(() => {});
+      throw error;
     }
     return true;
   }
+
+  private async runAndRecord(
+    job: JobSlot,
+    slot: number,
+    reason: JobContext['reason'],
+    recordSlot: boolean,
+    hold: SlotHold | undefined,
+    log: Logger,
+  ): Promise<void> {
+    const { store } = this.options;
+    const { name } = job.def;
+    const signal = this.abort.signal;
+    let failure: unknown;
+    try {
+      await job.def.run({ slot, reason, signal });
+    } catch (error) {
+      failure = error;
+    }
+    if (failure !== undefined && signal.aborted) {
+      await hold?.finish('interrupted').catch(() => {});
+      log.warn('job interrupted by shutdown; it runs again at the next start');
+      return;
+    }
+    // Thrown to the loop, which backs off and runs the slot again as a missed one.
+    if (failure !== undefined && job.def.retryOnError) throw failure;
+    const message = failure === undefined ? undefined : ((failure as Error).message ?? String(failure));
+    await recordJobEnd(store, name, {
+      at: this.clock.now(),
+      slot: recordSlot ? slot : undefined,
+      outcome: failure === undefined ? 'ok' : 'failed',
+      ...(message === undefined ? {} : { error: message }),
+    });
+    if (failure === undefined) {
+      await hold?.finish('ok');
+      log.info('job finished');
+    } else {
+      await hold?.finish('failed', message);
+      log.error({ err: failure }, 'job failed');
+    }
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -31,13 +31,17 @@ const TITLES: Record<Incident['kind'], (i: Incident) => string> = {
   credential_refused: (i) => `${i.key.slice('credential:'.length)}: API credential refused`,
   sync_failing: () => 'the sync keeps failing',
   set_gone: (i) => `query set ${i.key.split(':')[2] ?? ''} is gone`,
+  store_unreachable: () => 'the store is unreachable',
 };
+
+/** What the texts read of a notice: the store's rows, or the store outage's notices built in memory. */
+export type NoticeFields = Pick<Notice, 'kind' | 'createdAt' | 'recipients' | 'messageId'>;
 
 /** A header value from config names and ids: one line, no control characters. */
 const headerSafe = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').slice(0, 200);
 
 /** The title and plain text of a notice, shared by the email and every channel. */
-export function noticeText(notice: Notice, incident: Incident) {
+export function noticeText(notice: NoticeFields, incident: Incident) {
   const title = TITLES[incident.kind](incident);
   const iso = (at: number) => new Date(at).toISOString();
   const cleared = notice.kind === 'cleared';
@@ -58,7 +62,7 @@ export function noticeText(notice: Notice, incident: Incident) {
   return { title: `${cleared ? 'resolved: ' : ''}${title}`, text: `${lines.join('\n')}\n` };
 }
 
-export function noticeMessage(notice: Notice, incident: Incident, from: string) {
+export function noticeMessage(notice: NoticeFields, incident: Incident, from: string) {
   const { title, text } = noticeText(notice, incident);
   return {
     from,
@@ -70,7 +74,7 @@ export function noticeMessage(notice: Notice, incident: Incident, from: string) 
 }
 
 /** The notice for a channel sender; its id (`webhook-id`) is the row's Message-ID stem, stable across retries. */
-export function channelNotice(notice: Notice, incident: Incident, at: number): ChannelNotice {
+export function channelNotice(notice: NoticeFields, incident: Incident, at: number): ChannelNotice {
   const { title, text } = noticeText(notice, incident);
   return {
     id: notice.messageId.replace(/^<|@.*$/g, ''),

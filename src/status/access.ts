@@ -59,3 +59,22 @@ export function challenge(auth: HttpAuthConfig): string {
     ? 'Bearer realm="reportd"'
     : 'Basic realm="reportd", charset="UTF-8"';
 }
+
+/**
+ * Why `req` may not see what the status page shows (the page itself, `/readyz?verbose`), as the
+ * answer to give instead; undefined when it may.
+ */
+export function accessRefusal(
+  access: Access,
+  req: IncomingMessage,
+): { status: number; body: string; headers: Record<string, string> } | undefined {
+  if (access.mode === 'off') return { status: 404, body: access.reason, headers: {} };
+  if (access.mode === 'auth' && !isAuthorized(req, access.auth)) {
+    return {
+      status: 401,
+      body: 'authentication required (see http.auth)',
+      headers: { 'www-authenticate': challenge(access.auth) },
+    };
+  }
+  return undefined;
+}

@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/db.js';
-import { challenge, isAuthorized, statusPageAccess } from './access.js';
+import { accessRefusal, statusPageAccess } from './access.js';
 import { latestFiles } from './downloads.js';
 import { renderStatusPage, statusView } from './page.js';
 
@@ -43,12 +43,9 @@ export function statusRoutes(options: {
       res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...PAGE_HEADERS, ...headers });
       res.end(req.method === 'HEAD' ? undefined : `${body}\n`);
     };
-    if (access.mode === 'off') {
-      text(404, access.reason);
-      return true;
-    }
-    if (access.mode === 'auth' && !isAuthorized(req, access.auth)) {
-      text(401, 'authentication required (see http.auth)', { 'www-authenticate': challenge(access.auth) });
+    const refused = accessRefusal(access, req);
+    if (refused) {
+      text(refused.status, refused.body, refused.headers);
       return true;
     }
     if (!options.storeOpen()) {

@@ -35,6 +35,11 @@ export interface OpenStoreOptions {
   deriveMetrics?: boolean;
   /** PostgreSQL: most connections this process opens at once (default 10). */
   poolSize?: number;
+  /**
+   * PostgreSQL: an idle pooled connection was closed by the server (a restart, 57P01). The pool
+   * opens a new one at the next query; the daemon logs one warning per outage.
+   */
+  onConnectionError?: (error: Error) => void;
 }
 
 /** `postgres://` and `postgresql://` URLs name a PostgreSQL database; anything else is a file path. */
@@ -121,7 +126,7 @@ async function openPostgres(url: string, options: OpenStoreOptions): Promise<Sto
   const port = parsed.port || '5432';
   const database = decodeURIComponent(parsed.pathname.replace(/^\//, '')) || parsed.username || 'postgres';
   const location = `postgres://${parsed.username ? `${decodeURIComponent(parsed.username)}@` : ''}${host}:${port}/${database}`;
-  const pool = postgresPool(url, { max: options.poolSize });
+  const pool = postgresPool(url, { max: options.poolSize, onConnectionError: options.onConnectionError });
   const store = postgresStore(pool, location);
   try {
     await store.get('SELECT 1 AS ok');

@@ -9,7 +9,13 @@ import type { Store } from './sql.js';
  * written in the same transaction as the change it announces, so a notice exists exactly when the
  * change happened, once.
  */
-export type IncidentKind = 'delivery_failed' | 'credential_refused' | 'sync_failing' | 'set_gone';
+export type IncidentKind =
+  | 'delivery_failed'
+  | 'credential_refused'
+  | 'sync_failing'
+  | 'set_gone'
+  /** Never stored (the store is what is down): notify/store-outage.ts sends its notices directly. */
+  | 'store_unreachable';
 
 /** One incident as notify/, status/ and cli/ see it. */
 export interface Incident {

@@ -108,6 +108,13 @@ export function postgresStore(pool: pg.Pool, location: string): Store {
       for (let attempt = 1; ; attempt++) {
         const client = await pool.connect();
         let broken: Error | undefined;
+        // Checked out, the client has no listener of the pool's: a connection that dies between two
+        // statements of this transaction (a server restart) would be an unhandled 'error' event, i.e.
+        // the end of the process. Kept here instead, it fails the transaction's next statement.
+        const onError = (error: Error) => {
+          broken ??= error;
+        };
+        client.on('error', onError);
         try {
           await client.query('BEGIN');
           if (options.lock) await lock(client, options.lock);
@@ -125,6 +132,7 @@ export function postgresStore(pool: pg.Pool, location: string): Store {
           if (!broken && code && RETRYABLE.has(code) && attempt < 5) continue;
           throw error;
         } finally {
+          client.off('error', onError);
           client.release(broken);
         }
       }
@@ -137,13 +145,23 @@ export function postgresStore(pool: pg.Pool, location: string): Store {
   };
 }
 
-/** The pool of a `postgres://` URL, with reportd's number and JSON parsing. */
-export function postgresPool(url: string, options: { max?: number } = {}): pg.Pool {
-  return new pg.Pool({
+/**
+ * The pool of a `postgres://` URL, with reportd's number and JSON parsing. An idle connection the
+ * server closes (a restart: 57P01, a crash, a network cut) is dropped by the pool and opened again at
+ * the next query; `onConnectionError` hears of it. Without a listener the pool's 'error' event would
+ * end the process.
+ */
+export function postgresPool(
+  url: string,
+  options: { max?: number; onConnectionError?: (error: Error) => void } = {},
+): pg.Pool {
+  const pool = new pg.Pool({
     connectionString: url,
     max: options.max ?? 10,
     types,
     // A database that does not answer must fail the command, not hang it.
     connectionTimeoutMillis: 10_000,
   });
+  pool.on('error', (error) => options.onConnectionError?.(error));
+  return pool;
 }

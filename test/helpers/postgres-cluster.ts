@@ -25,6 +25,12 @@ export interface PostgresCluster {
   readonly port: number;
   /** Stops the server and removes its dirs. Safe to call twice. */
   stop(): void;
+  /** `pg_ctl restart -m MODE`: every connection is cut (57P01 for `fast`), the server back on the same port. */
+  restart(mode: 'fast' | 'immediate'): void;
+  /** `pg_ctl stop -m MODE`: the server is down (connections refused) until `start()`. */
+  down(mode: 'fast' | 'immediate'): void;
+  /** Starts the server again after `down()`, on the same port. */
+  up(): void;
 }
 
 /** The binaries' folder: `REPORTD_PG_BIN`, else the newest `/usr/lib/postgresql/<major>/bin`. */
@@ -178,7 +184,16 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
         }
       }
     }
-    return { adminUrl: `postgres://postgres@127.0.0.1:${port}/postgres`, port, stop };
+    const options = ['-o', `-p ${port}`];
+    return {
+      adminUrl: `postgres://postgres@127.0.0.1:${port}/postgres`,
+      port,
+      stop,
+      restart: (mode) =>
+        run('pg_ctl', ['restart', '-w', '-t', '60', '-D', dataDir, '-l', logFile, '-m', mode, ...options]),
+      down: (mode) => run('pg_ctl', ['stop', '-w', '-t', '60', '-D', dataDir, '-m', mode]),
+      up: () => run('pg_ctl', ['start', '-w', '-t', '60', '-D', dataDir, '-l', logFile, ...options]),
+    };
   } catch (error) {
     stop();
     throw error;

@@ -5,6 +5,7 @@ import type { Logger } from '../../log.js';
 import type { IncidentWatch } from '../../notify/watch.js';
 import type { Store } from '../../store/db.js';
 import type { DaemonMetrics } from '../metrics.js';
+import type { RoleHealth } from '../role-health.js';
 
 /**
  * What the composer (daemon.ts) hands every role: the shared pieces of one process. Roles talk to
@@ -24,6 +25,8 @@ export interface RoleContext {
   /** Enqueues (every role) and drains (the worker role). */
   outbox: Outbox;
   watch: IncidentWatch;
+  /** Each loop's last cycle: what /readyz reads to say whether the roles do their work. */
+  health: RoleHealth;
   /** Wakes this process's worker after an enqueue; a no-op without the worker role. */
   kick(): void;
 }

@@ -17,6 +17,9 @@ export function addReportSchedules(ctx: RoleContext, scheduler: Scheduler): void
       cron: report.schedule.cron,
       timezone: report.schedule.timezone,
       lifecycle: report,
+      role: 'scheduler',
+      // An enqueue fails only when the store does: the slot is tried again when it is back.
+      retryOnError: true,
       async run() {
         const problem = ctx.storeProblem();
         if (problem) throw new Error(problem);

@@ -19,6 +19,7 @@ export function addSyncRole(
     cron: config.sync.schedule,
     timezone: 'UTC',
     runAtStart: true,
+    role: 'sync',
     async run({ signal }) {
       const problem = ctx.storeProblem();
       if (problem) throw new Error(problem);

@@ -1,4 +1,5 @@
 import type { NoticeSender } from '../../notify/notices.js';
+import { loopRetryMs } from '../role-health.js';
 import type { RoleContext } from './context.js';
 
 /** The worker role of a running daemon. */
@@ -19,7 +20,7 @@ export function startWorkerRole(
   ctx: RoleContext,
   options: { notices: NoticeSender; pollMs: number; loops: number },
 ): WorkerRole {
-  const { clock, logger, outbox, signal, watch } = ctx;
+  const { clock, logger, outbox, signal, watch, health } = ctx;
   const { notices, pollMs } = options;
   const wakers = new Set<AbortController>();
   let kicks = 0;
@@ -27,9 +28,19 @@ export function startWorkerRole(
     kicks++;
     for (const waker of wakers) waker.abort();
   };
-  const loop = async () => {
+  const loop = async (_: unknown, index: number) => {
+    const name = `outbox worker ${index + 1}`;
+    let failures = 0;
+    // One line when the store starts failing under the loop (then warnings), one when it is back.
+    const failed = (error: unknown) => {
+      failures++;
+      const first = health.failed(name, 'worker', error);
+      logger[first ? 'error' : 'warn']({ err: error, failures }, 'outbox worker error; retrying');
+    };
     while (!signal.aborted) {
       const seen = kicks;
+      let cycleFailed = false;
+      health.expect(name, 'worker', undefined);
       try {
         if (!ctx.storeProblem()) {
           await outbox.drain(signal);
@@ -38,20 +49,32 @@ export function startWorkerRole(
           await notices.drain(signal);
         }
       } catch (error) {
-        logger.error({ err: error }, 'outbox worker error');
+        cycleFailed = true;
+        failed(error);
       }
-      if (signal.aborted || kicks !== seen) continue;
+      if (signal.aborted || (kicks !== seen && !cycleFailed)) continue;
       let due: number | undefined;
-      try {
-        due = earliest(await outbox.nextDueAt(), await notices.nextDueAt());
-      } catch (error) {
-        // The store refused the read: look again after pollMs rather than stop the worker.
-        logger.error({ err: error }, 'outbox worker error');
+      if (!cycleFailed) {
+        try {
+          due = earliest(await outbox.nextDueAt(), await notices.nextDueAt());
+        } catch (error) {
+          // The store refused the read: back off and look again rather than stop the worker.
+          cycleFailed = true;
+          failed(error);
+        }
+      }
+      if (!cycleFailed) {
+        if (failures > 0) logger.info({ failures }, 'outbox worker recovered');
+        failures = 0;
+        health.completed(name, 'worker');
       }
       // A kick while the reads above were awaited found no waker to abort: look again instead of
       // sleeping through it (up to pollMs) with a due row in the outbox.
-      if (kicks !== seen) continue;
-      const waitMs = Math.max(0, Math.min(pollMs, due === undefined ? pollMs : due - clock.now() + 1));
+      if (kicks !== seen && !cycleFailed) continue;
+      const waitMs = cycleFailed
+        ? Math.min(pollMs, loopRetryMs(failures))
+        : Math.max(0, Math.min(pollMs, due === undefined ? pollMs : due - clock.now() + 1));
+      health.expect(name, 'worker', clock.now() + waitMs);
       const wake = new AbortController();
       wakers.add(wake);
       const stop = () => wake.abort();

@@ -1,0 +1,117 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { openStore, type Store } from '../../src/store/db.js';
+import { listInstances } from '../../src/store/instances.js';
+import { runSync } from '../../src/sync/sync.js';
+import { startSmtp, type TestSmtp, tempDir } from '../delivery/smtp-helpers.js';
+import {
+  type DaemonChild,
+  SYNC_SETTINGS,
+  sandboxAccount,
+  spawnDaemon,
+  stopDaemon,
+  until,
+} from './daemon-process-helpers.js';
+
+/**
+ * Issue 25, "Config edited, then SIGHUP": a real `reportd daemon` on SQLite with a report every 5
+ * seconds (a new message whenever a new run is stored). The recipients are edited and SIGHUP sent:
+ * the next run goes to the new list; then an invalid edit and SIGHUP: one line refusing it, and the
+ * next run still goes to the list of the last valid config. SIGTERM at the end: exit 0 and no
+ * instance left live in the store.
+ */
+let tmp: ReturnType<typeof tempDir>;
+let sandbox: Sandbox;
+let smtp: TestSmtp;
+let store: Store;
+let daemon: DaemonChild | undefined;
+
+beforeAll(async () => {
+  tmp = tempDir();
+  sandbox = await startSandbox({ rate: { requests: 1000, windowMs: 60_000 } });
+  smtp = await startSmtp();
+  store = await openStore(join(tmp.dir, 'reportd.sqlite'));
+});
+
+afterAll(async () => {
+  if (daemon?.child.exitCode === null) daemon.child.kill('SIGKILL');
+  await store?.close();
+  await smtp?.close();
+  await sandbox?.close();
+  tmp?.cleanup();
+});
+
+function config(recipient: string, extra = ''): string {
+  return [
+    'accounts:',
+    `  - { name: acme, base_url: "${sandbox.baseUrl}", api_key: ${sandbox.apiKey}, api_secret: ${sandbox.apiSecret} }`,
+    `store: { path: "${join(tmp.dir, 'reportd.sqlite')}" }`,
+    'sync: { query_sets: [101], backfill_runs: 1, schedule: "0 0 1 1 *" }',
+    `smtp: { url: "${smtp.url}", from: "reports@example.com" }`,
+    `output: { dir: "${join(tmp.dir, 'out')}" }`,
+    'reports:',
+    '  - name: fivesecondly',
+    '    query_sets: [101]',
+    '    formats: [xlsx]',
+    '    schedule: { cron: "*/5 * * * * *", timezone: UTC }',
+    `    email: { to: [${recipient}] }`,
+    extra,
+    '',
+  ].join('\n');
+}
+
+async function newRun() {
+  sandbox.publishRun(101);
+  expect(
+    (await runSync({ store, accounts: [sandboxAccount(sandbox)], settings: SYNC_SETTINGS })).errors,
+  ).toEqual([]);
+}
+
+const recipients = () => smtp.messages.map((m) => (Array.isArray(m.to) ? m.to[0] : m.to)?.text);
+
+describe('reportd daemon and SIGHUP', () => {
+  it('a valid edit takes effect at the next slot; an invalid one is refused in one line and the old one kept', async () => {
+    const file = join(tmp.dir, 'reportd.yaml');
+    writeFileSync(file, config('first@example.com'));
+    await newRun();
+    daemon = spawnDaemon(file);
+    const logs = () => daemon!.logs;
+    await smtp.waitFor(1, 60_000);
+    expect(recipients()).toEqual(['first@example.com']);
+
+    writeFileSync(file, config('second@example.com'));
+    daemon.child.kill('SIGHUP');
+    await until(
+      () => /config reloaded/.test(logs()) && /daemon started[\s\S]*daemon started/.test(logs()),
+      'the reload',
+      logs,
+    );
+    await newRun();
+    await smtp.waitFor(2, 60_000);
+    expect(recipients()).toEqual(['first@example.com', 'second@example.com']);
+
+    // Invalid: a cron that does not parse. Refused in one line, the daemon keeps the last valid one.
+    writeFileSync(file, config('third@example.com').replace('"*/5 * * * * *"', '"every now and then"'));
+    daemon.child.kill('SIGHUP');
+    await until(() => /config reload refused/.test(logs()), 'the refusal', logs);
+    const refusal = logs()
+      .split('\n')
+      .filter((line) => /config reload refused/.test(line));
+    expect(refusal).toHaveLength(1);
+    expect(refusal[0]).toMatch(/reports\[0\]\.schedule\.cron/);
+    expect(logs()).not.toMatch(/\n\s+at /);
+    expect(daemon.child.exitCode).toBeNull();
+    await newRun();
+    await smtp.waitFor(3, 60_000);
+    expect(recipients()).toEqual(['first@example.com', 'second@example.com', 'second@example.com']);
+
+    expect(await stopDaemon(daemon)).toBe(0);
+    expect(logs()).toContain('daemon stopped');
+    // Every instance this process registered (one per config it ran) is marked stopped.
+    const instances = await listInstances(store, 0);
+    expect(instances.length).toBeGreaterThanOrEqual(2);
+    expect(instances.filter((i) => i.stopped_at === null)).toEqual([]);
+  }, 180_000);
+});

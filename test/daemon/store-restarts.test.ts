@@ -1,0 +1,222 @@
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { openStore, type Store } from '../../src/store/db.js';
+import { jobSlotsOf } from '../../src/store/job-slots.js';
+import { runSync } from '../../src/sync/sync.js';
+import { startSmtp, type TestSmtp } from '../delivery/smtp-helpers.js';
+import { type PostgresCluster, startPostgresCluster } from '../helpers/postgres-cluster.js';
+import {
+  listeningUrl,
+  SYNC_SETTINGS,
+  sandboxAccount,
+  spawnDaemon as spawnChild,
+  until,
+} from './daemon-process-helpers.js';
+
+/**
+ * Issue 25's first rows: `reportd daemon` processes on a PostgreSQL store whose server is restarted
+ * (`pg_ctl restart -m fast`, then `-m immediate`) or stopped for a while under them. The cluster is
+ * this file's own (the run's shared one must not be restarted under other files' tests). The report
+ * fires every 5 seconds (croner's 6-field cron) rather than every minute, to keep the wall time
+ * short; between messages a run is published and synced into the store, so every new message is one
+ * new run: one message per run, each run sent once, both daemons alive throughout.
+ */
+let cluster: PostgresCluster;
+let sandbox: Sandbox;
+let smtp: TestSmtp;
+let dir: string;
+let store: Store | undefined;
+const children: ChildProcess[] = [];
+
+beforeAll(async () => {
+  cluster = await startPostgresCluster();
+  sandbox = await startSandbox({ rate: { requests: 1000, windowMs: 60_000 } });
+  smtp = await startSmtp();
+  dir = mkdtempSync(join(tmpdir(), 'reportd-restarts-'));
+});
+
+afterAll(async () => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  await store?.close().catch(() => {});
+  await smtp?.close();
+  await sandbox?.close();
+  cluster?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+function spawnDaemon(config: string) {
+  return spawnChild(config, children);
+}
+
+function writeConfig(name: string, database: string, extra: string[] = []): string {
+  const url = `postgres://postgres@127.0.0.1:${cluster.port}/${database}`;
+  const file = join(dir, `${name}.yaml`);
+  writeFileSync(
+    file,
+    [
+      'accounts:',
+      `  - { name: acme, base_url: "${sandbox.baseUrl}", api_key: ${sandbox.apiKey}, api_secret: ${sandbox.apiSecret}, rate_limit: { requests: 1000, window_seconds: 60 } }`,
+      `store: { url: "${url}" }`,
+      'sync: { query_sets: [101], backfill_runs: 1, schedule: "0 0 1 1 *" }',
+      `smtp: { url: "${smtp.url}", from: "reports@example.com" }`,
+      `output: { dir: "${join(dir, `out-${name}`)}" }`,
+      'reports:',
+      '  - name: fivesecondly',
+      '    query_sets: [101]',
+      '    formats: [xlsx]',
+      '    schedule: { cron: "*/5 * * * * *", timezone: UTC }',
+      '    email: { to: [ceo@example.com] }',
+      ...extra,
+      '',
+    ].join('\n'),
+  );
+  return file;
+}
+
+async function createDatabase(name: string): Promise<Store> {
+  const admin = await openStore(cluster.adminUrl, { migrations: [] });
+  await admin.exec(`CREATE DATABASE ${name}`);
+  await admin.close();
+  return openStore(`postgres://postgres@127.0.0.1:${cluster.port}/${name}`);
+}
+
+/** Publishes a run and stores it, retrying while the server is still coming back. */
+async function publishAndSync(target: Store, logs: () => string) {
+  sandbox.publishRun(101);
+  await until(
+    async () =>
+      (await runSync({ store: target, accounts: [sandboxAccount(sandbox)], settings: SYNC_SETTINGS })).errors
+        .length === 0,
+    'the sync of a new run',
+    logs,
+  );
+}
+
+describe('daemons on a PostgreSQL server that restarts', () => {
+  it('two daemons survive pg_ctl restart -m fast and -m immediate and keep sending one message per run', async () => {
+    store = await createDatabase('restarts');
+    const config = writeConfig('restarts', 'restarts');
+    await publishAndSync(store, () => '');
+    const daemons = [spawnDaemon(config), spawnDaemon(config)];
+    const logs = () => daemons.map((d) => d.logs).join('\n');
+    await until(() => daemons.every((d) => /daemon started/.test(d.logs)), 'both daemons to start', logs);
+    await smtp.waitFor(1, 60_000);
+
+    for (const [index, mode] of (['fast', 'immediate'] as const).entries()) {
+      const restartedAt = Date.now();
+      cluster.restart(mode);
+      // Two slots after the restart, both daemons still up, and the slots claimed and run again.
+      await until(
+        async () =>
+          (await jobSlotsOf(store!, 'report:fivesecondly')).filter(
+            (row) => row.slot_at > restartedAt && row.outcome === 'ok',
+          ).length >= 2,
+        `slots after pg_ctl restart -m ${mode}`,
+        logs,
+      );
+      expect(daemons.map((d) => d.child.exitCode)).toEqual([null, null]);
+      await publishAndSync(store, logs);
+      await smtp.waitFor(index + 2, 60_000);
+    }
+    // Every chance for a duplicate: a few more slots after the last message.
+    const last = Date.now();
+    await until(
+      async () =>
+        (await jobSlotsOf(store!, 'report:fivesecondly')).filter((row) => row.slot_at > last).length >= 2,
+      'two more slots',
+      logs,
+    );
+    expect(smtp.messages).toHaveLength(3);
+    expect(new Set(smtp.messages.map((m) => m.messageId)).size).toBe(3);
+    expect(daemons.map((d) => d.child.exitCode)).toEqual([null, null]);
+    // Each slot claimed once (the table's key), by one of the two, and every one after the first
+    // message finished: none left hanging by the restarts.
+    const slots = await jobSlotsOf(store, 'report:fivesecondly');
+    expect(slots.filter((row) => row.finished_at === null && row.slot_at < last)).toEqual([]);
+    // A restart is a few warnings, not a stack trace or a stopped loop.
+    expect(logs()).not.toMatch(/unhandled|scheduler loop stopped|\n\s+at /);
+    expect(logs()).toMatch(/store connection lost; reconnecting at the next query|job loop failed; retrying/);
+    await Promise.all(
+      daemons.map(
+        (d) =>
+          new Promise<void>((resolve) => {
+            d.child.once('exit', () => resolve());
+            d.child.kill('SIGTERM');
+          }),
+      ),
+    );
+  }, 240_000);
+
+  it('PostgreSQL down for a while: /readyz 503 then 200, one notice each way, the slots fire again within one interval', async () => {
+    store = await createDatabase('outage');
+    const config = writeConfig('outage', 'outage', [
+      'http: { port: 0, host: 127.0.0.1 }',
+      // Six seconds instead of the default five minutes, to keep the test short.
+      'notify_on_failure: { email: [ops@example.com], store_unreachable_after: 0.1 }',
+    ]);
+    await publishAndSync(store, () => '');
+    const before = smtp.messages.length;
+    const daemon = spawnDaemon(config);
+    const logs = () => daemon.logs;
+    await until(() => listeningUrl(daemon) !== undefined, 'the daemon to listen', logs);
+    const url = listeningUrl(daemon)!;
+    const ready = async () => {
+      const answer = await fetch(`${url}/readyz`);
+      return { status: answer.status, text: await answer.text() };
+    };
+    await until(async () => (await ready()).status === 200, '/readyz 200 before the outage', logs);
+    await smtp.waitFor(before + 1, 60_000);
+    const notices = () => smtp.messages.filter((m) => /store is unreachable/.test(m.subject ?? ''));
+
+    cluster.down('fast');
+    const downAt = Date.now();
+    let notReady = '';
+    await until(
+      async () => {
+        const answer = await ready();
+        if (answer.status === 503) notReady = answer.text;
+        return answer.status === 503;
+      },
+      '/readyz 503 with the store down',
+      logs,
+    );
+    expect(notReady).toMatch(/^not ready: (store cannot be written|scheduler role)/);
+    // Past the threshold (6 s): one notice, and no second one however long the outage lasts.
+    await until(() => notices().length >= 1, 'the store-unreachable notice', logs, 30_000);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, 20_000 - (Date.now() - downAt))));
+    expect(notices().map((m) => m.subject)).toEqual(['[reportd] the store is unreachable']);
+    expect(daemon.child.exitCode).toBeNull();
+
+    cluster.up();
+    const upAt = Date.now();
+    await until(async () => (await ready()).status === 200, '/readyz 200 after the outage', logs);
+    await until(() => notices().length >= 2, 'the resolved notice', logs, 30_000);
+    expect(notices().map((m) => m.subject)).toEqual([
+      '[reportd] the store is unreachable',
+      '[reportd] resolved: the store is unreachable',
+    ]);
+    await until(
+      async () =>
+        (await jobSlotsOf(store!, 'report:fivesecondly')).some(
+          (row) => row.slot_at > upAt && row.outcome === 'ok',
+        ),
+      'a slot after the outage',
+      logs,
+    );
+    const firstAfter = (await jobSlotsOf(store, 'report:fivesecondly'))
+      .filter((row) => row.slot_at > upAt && row.outcome === 'ok')
+      .map((row) => row.slot_at)
+      .sort((a, b) => a - b)[0]!;
+    // The first slot after the server came back ran: the loop tried it at its time, not after a backoff.
+    expect(firstAfter - upAt).toBeLessThanOrEqual(5_000);
+    expect(logs()).not.toMatch(/scheduler loop stopped|\n\s+at /);
+    await new Promise<void>((resolve) => {
+      daemon.child.once('exit', () => resolve());
+      daemon.child.kill('SIGTERM');
+    });
+  }, 180_000);
+});
