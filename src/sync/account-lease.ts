@@ -40,6 +40,8 @@ export async function holdAccountLease(options: {
   signal: AbortSignal;
   log: Logger;
   onWait?: (message: string) => void;
+  /** Called once when this process starts waiting (the pass's progress stops expecting its plan). */
+  waiting?: () => void;
   onLost: (message: string) => void;
 }): Promise<AccountLease> {
   const { store, account, clock, signal } = options;
@@ -57,6 +59,7 @@ export async function holdAccountLease(options: {
       const level = options.onWait ? 'info' : 'warn';
       options.log[level]({ holderPid: pid, holderHost: host }, message);
       options.onWait?.(message);
+      options.waiting?.();
     }
     await clock.sleep(POLL_MS, signal);
   }

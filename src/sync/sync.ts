@@ -61,7 +61,10 @@ async function runPass(options: SyncOptions): Promise<SyncSummary> {
   const clock = options.clock ?? systemClock;
   const started = clock.now();
   const syncRunId = await startSyncRun(options.store, started);
-  const tracker = new ProgressTracker(options.onProgress);
+  const tracker = new ProgressTracker(
+    options.onProgress,
+    options.accounts.map((account) => account.name),
+  );
   const summary: SyncSummary = emptySyncSummary(options.accounts.length);
   const onRequest = (account: string, event: RequestEvent) => {
     options.onRequest?.({ ...event, account });
@@ -70,10 +73,17 @@ async function runPass(options: SyncOptions): Promise<SyncSummary> {
     if (event.outcome === 'rate_limited') summary.rateLimited++;
     tracker.request();
   };
+  // One listener on the caller's signal for the whole pass, fanning out to the accounts: one per
+  // account made Node warn (MaxListenersExceededWarning) past 10 accounts.
+  const stops = new Set<AbortController>();
+  const onOuterAbort = () => {
+    for (const controller of stops) controller.abort(options.signal?.reason);
+  };
+  options.signal?.addEventListener('abort', onOuterAbort, { once: true });
   try {
     await Promise.all(
       options.accounts.map((account) =>
-        syncAccount(options, account, clock, tracker, onRequest, summary).catch((error: unknown) => {
+        syncAccount(options, account, clock, tracker, onRequest, summary, stops).catch((error: unknown) => {
           if (isStoreFault(error)) throw error;
           // Setting the account up failed (a bug): report it, let the others run.
           summary.errors.push({
@@ -85,6 +95,7 @@ async function runPass(options: SyncOptions): Promise<SyncSummary> {
       ),
     );
   } finally {
+    options.signal?.removeEventListener('abort', onOuterAbort);
     summary.snapshotsCompleted = tracker.snapshotsCompleted;
     summary.snapshotsDue = tracker.snapshotsTotal;
     summary.snapshotsIncomplete = tracker.snapshotsTotal - tracker.snapshotsCompleted;
@@ -110,6 +121,7 @@ async function syncAccount(
   tracker: ProgressTracker,
   onRequest: (account: string, event: RequestEvent) => void,
   summary: SyncSummary,
+  stops: Set<AbortController>,
 ): Promise<void> {
   const { store } = options;
   let storeFault: StoreFaultError | undefined;
@@ -117,9 +129,8 @@ async function syncAccount(
   await upsertAccount(store, { name: account.name, baseUrl: account.base_url, budgetKey });
   // Linked to the caller's signal; aborted on its own by a -4 so only this account stops.
   const controller = new AbortController();
-  const onOuterAbort = () => controller.abort(options.signal?.reason);
-  if (options.signal?.aborted) onOuterAbort();
-  options.signal?.addEventListener('abort', onOuterAbort, { once: true });
+  if (options.signal?.aborted) controller.abort(options.signal.reason);
+  stops.add(controller);
 
   const budget = accountBudget(account, { store, clock, budgetFor: options.budgetFor });
   const log = (options.logger ?? silentLogger).child({ account: account.name });
@@ -157,6 +168,7 @@ async function syncAccount(
       signal: controller.signal,
       log,
       onWait: options.onWait,
+      waiting: () => tracker.settle(account.name),
       onLost: (message) => {
         ctx.issues.push({ account: account.name, kind: 'internal', message });
         controller.abort(new Error(message));
@@ -191,7 +203,8 @@ async function syncAccount(
     }
   } finally {
     await lease?.release();
-    options.signal?.removeEventListener('abort', onOuterAbort);
+    stops.delete(controller);
+    tracker.settle(account.name);
     await client.close().catch(() => {});
     const fatal = ctx.issues.find(
       (issue) => issue.kind !== 'invalid_payload' && issue.kind !== 'request_failed',
