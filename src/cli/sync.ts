@@ -5,6 +5,7 @@ import { ReportdError } from '../errors/index.js';
 import { createLogger } from '../log.js';
 import { printable } from '../printable.js';
 import { openStore } from '../store/db.js';
+import { storeClock } from '../store/db-clock.js';
 import { runSync } from '../sync/sync.js';
 import type { SyncProgress, SyncSummary } from '../sync/types.js';
 import { type ConfigOptions, configOption } from './options.js';
@@ -45,9 +46,12 @@ export function register(program: Command): void {
       process.once('SIGTERM', stop);
       const logger = createLogger({ level: config.log.level });
       const progress = flags.progress === false ? undefined : progressPrinter(process.stderr);
+      // Leases and the shared budget are timed by the database's clock, as the daemons time them.
+      const clock = await storeClock(store, { logger });
       try {
         const summary = await runSync({
           store,
+          clock,
           accounts: config.accounts,
           settings: config.sync,
           signal: controller.signal,
@@ -73,7 +77,7 @@ export function register(program: Command): void {
             alerts: config.alerts,
             accounts: config.accounts,
             from: config.smtp?.from ?? 'reportd',
-            now: Date.now(),
+            now: clock.now(),
             logger,
           })
         ).filter((r) => r.created);
@@ -92,6 +96,7 @@ export function register(program: Command): void {
       } finally {
         process.off('SIGINT', stop);
         process.off('SIGTERM', stop);
+        clock.close();
         await store.close();
       }
     });

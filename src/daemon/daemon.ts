@@ -12,6 +12,7 @@ import { NoticeSender } from '../notify/notices.js';
 import { IncidentWatch } from '../notify/watch.js';
 import { renderConcurrency } from '../report/renderer-config.js';
 import { openStore, type Store } from '../store/db.js';
+import { storeClock } from '../store/db-clock.js';
 import { watchStoreFile } from '../store/file-watch.js';
 import { accountBudget } from '../sync/account-budget.js';
 import { runSync, type SyncOptions } from '../sync/sync.js';
@@ -109,15 +110,19 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const { findChromium } = await import('../report/chromium.js');
     findChromium({ configPath: config.chromium.path });
   }
-  const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
   const ownsStore = !options.store;
   const store = options.store ?? (await openStore(config.store));
+  // On PostgreSQL every time shared with other hosts comes from the database's clock (db-clock.ts);
+  // a clock injected by a test is used as given.
+  const dbClock = options.clock ? undefined : await storeClock(store, { logger });
+  const clock: Clock = options.clock ?? dbClock ?? systemClock;
   // The roles as they will run (http only with a port): what `status` shows of this instance.
   const instance = await startInstance({
     store,
     clock,
     logger,
+    clockSkewMs: () => (dbClock && store.engine === 'postgres' ? dbClock.skewMs() : null),
     roles: DAEMON_ROLES.filter((role) => runs(role) && (role !== 'http' || config.http.port !== undefined)),
   });
   const abort = new AbortController();
@@ -264,6 +269,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       await step('mailer', () => mailer?.close());
       await step('instance', () => instance.close());
       storeOpen = false;
+      dbClock?.close();
       if (ownsStore) await step('store', () => store.close());
       logger.info('daemon stopped');
     })();

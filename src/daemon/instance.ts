@@ -50,6 +50,8 @@ export async function startInstance(options: {
   clock?: Clock;
   logger?: Logger;
   heartbeatMs?: number;
+  /** This host's clock minus the database's (store/db-clock.ts), written with every heartbeat. */
+  clockSkewMs?: () => number | null;
 }): Promise<Instance> {
   const { store, roles } = options;
   const clock = options.clock ?? systemClock;
@@ -63,7 +65,8 @@ export async function startInstance(options: {
     roles: roles.join(','),
     started_at: clock.now(),
   };
-  await registerInstance(store, row);
+  const skew = () => options.clockSkewMs?.() ?? null;
+  await registerInstance(store, row, skew());
   // Housekeeping at start, not on a timer: a week of history is plenty and starts are rare enough.
   try {
     await pruneInstances(store, row.started_at - KEEP_MS);
@@ -75,7 +78,9 @@ export async function startInstance(options: {
   const beat = async () => {
     try {
       // A row pruned away (this process stalled for a week) is written again rather than lost.
-      if (!(await heartbeatInstance(store, row.id, clock.now()))) await registerInstance(store, row);
+      if (!(await heartbeatInstance(store, row.id, clock.now(), skew()))) {
+        await registerInstance(store, row, skew());
+      }
     } catch (error) {
       logger.warn({ err: error }, 'instance heartbeat failed');
     }
