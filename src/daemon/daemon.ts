@@ -17,6 +17,7 @@ import { watchStoreFile } from '../store/file-watch.js';
 import { accountBudget } from '../sync/account-budget.js';
 import { runSync, type SyncOptions } from '../sync/sync.js';
 import type { SyncSummary } from '../sync/types.js';
+import { accountShare } from './account-share.js';
 import type { HealthServer } from './http.js';
 import { type Instance, startInstance } from './instance.js';
 import { createMetrics, type DaemonMetrics } from './metrics.js';
@@ -302,6 +303,8 @@ function defaultSync(ctx: RoleContext) {
       logger,
       // Every attempt, counted once, where the client classifies it.
       onRequest: (event) => metrics.apiRequests.inc({ outcome: event.outcome }),
+      // Other daemons with the sync role on this store take their share of the accounts.
+      share: accountShare(store, clock),
     };
     return runSync(syncOptions);
   };
