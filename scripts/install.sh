@@ -11,6 +11,7 @@
 #   postgresql     initdb and pg_ctl, for the tests' throwaway PostgreSQL cluster (`npm test` runs the
 #                  store, sync and outbox suites on it too; REPORTD_TEST_DATABASE_URL names a server
 #                  to use instead, REPORTD_PG_BIN other binaries). reportd itself runs on SQLite without it.
+#   faketime       libfaketime, which puts one of the tests' daemons 120 s ahead of the database's clock
 # System packages are installed only when missing, with apt-get as root (or through sudo).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,6 +33,7 @@ command -v qpdf >/dev/null 2>&1 || missing+=(qpdf)
 if [ -z "${REPORTD_TEST_DATABASE_URL:-}" ] && [ -z "${REPORTD_PG_BIN:-}" ] && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
   missing+=(postgresql)
 fi
+[ -e /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 ] || ls /usr/lib/*/faketime/libfaketime.so.1 >/dev/null 2>&1 || missing+=(faketime)
 
 if [ "${#missing[@]}" -gt 0 ] || [ "$browser" != none ]; then
   if [ "$(id -u)" = 0 ]; then sudo=(); elif command -v sudo >/dev/null 2>&1; then sudo=(sudo); else sudo=(none); fi

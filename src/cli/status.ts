@@ -8,6 +8,7 @@ import { type ClusterView, clusterLines, collectCluster } from '../status/cluste
 import { getAccount } from '../store/accounts.js';
 import type { Store } from '../store/db.js';
 import { openStore } from '../store/db.js';
+import { storeClock } from '../store/db-clock.js';
 import { unclaimedDeliveries } from '../store/deliveries.js';
 import { driftedEndpoints, isReportable } from '../store/payloads.js';
 import { listQuerySets, listRuns, type QuerySetRow } from '../store/query-sets.js';
@@ -88,7 +89,10 @@ export function register(program: Command): void {
       const config = loadConfig(flags.config);
       const store = await openStore(config.store, { mustExist: true });
       try {
-        const report = await collectStatus(store, config, Date.now());
+        // Heartbeats and leases were written on the database's clock (store/db-clock.ts).
+        const clock = await storeClock(store);
+        clock.close();
+        const report = await collectStatus(store, config, clock.now());
         process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatStatus(report));
       } finally {
         await store.close();

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { systemClock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import { loadConfig } from '../config/load.js';
 import { Outbox } from '../delivery/outbox.js';
@@ -8,6 +7,7 @@ import { createLogger, type Logger } from '../log.js';
 import { IncidentWatch } from '../notify/watch.js';
 import { printable } from '../printable.js';
 import { openStore, type Store } from '../store/db.js';
+import { storeClock } from '../store/db-clock.js';
 import { afterSyncPass } from '../sync/after-pass.js';
 import { runSync } from '../sync/sync.js';
 import type { SyncProgress, SyncSummary } from '../sync/types.js';
@@ -58,9 +58,12 @@ export function register(program: Command): void {
       process.once('SIGTERM', stop);
       const logger = createLogger({ level: config.log.level });
       const progress = flags.progress === false ? undefined : progressPrinter(process.stderr);
+      // Leases and the shared budget are timed by the database's clock, as the daemons time them.
+      const clock = await storeClock(store, { logger });
       try {
         const summary = await runSync({
           store,
+          clock,
           accounts: config.accounts,
           settings: config.sync,
           signal: controller.signal,
@@ -85,10 +88,10 @@ export function register(program: Command): void {
           {
             config,
             store,
-            clock: systemClock,
+            clock,
             logger,
             outbox: enqueueOnlyOutbox(config, store, logger),
-            watch: new IncidentWatch({ config, store, clock: systemClock, logger }),
+            watch: new IncidentWatch({ config, store, clock, logger }),
           },
           summary,
           controller.signal,
@@ -108,6 +111,7 @@ export function register(program: Command): void {
       } finally {
         process.off('SIGINT', stop);
         process.off('SIGTERM', stop);
+        clock.close();
         await store.close();
       }
     });

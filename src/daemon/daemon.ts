@@ -13,10 +13,12 @@ import { StoreOutageWatch } from '../notify/store-outage.js';
 import { IncidentWatch } from '../notify/watch.js';
 import { renderConcurrency } from '../report/renderer-config.js';
 import { openStore, type Store } from '../store/db.js';
+import { storeClock } from '../store/db-clock.js';
 import { watchStoreFile } from '../store/file-watch.js';
 import { accountBudget } from '../sync/account-budget.js';
 import { runSync, type SyncOptions } from '../sync/sync.js';
 import type { SyncSummary } from '../sync/types.js';
+import { accountShare } from './account-share.js';
 import type { HealthServer } from './http.js';
 import { type Instance, startInstance } from './instance.js';
 import { createMetrics, type DaemonMetrics } from './metrics.js';
@@ -113,7 +115,6 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const { findChromium } = await import('../report/chromium.js');
     findChromium({ configPath: config.chromium.path });
   }
-  const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
   const ownsStore = !options.store;
   let lastConnectionWarning = Number.NEGATIVE_INFINITY;
@@ -130,12 +131,17 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         );
       },
     }));
+  // On PostgreSQL every time shared with other hosts comes from the database's clock (db-clock.ts);
+  // a clock injected by a test is used as given.
+  const dbClock = options.clock ? undefined : await storeClock(store, { logger });
+  const clock: Clock = options.clock ?? dbClock ?? systemClock;
   const health = options.health ?? new RoleHealth(clock);
   // The roles as they will run (http only with a port): what `status` shows of this instance.
   const instance = await startInstance({
     store,
     clock,
     logger,
+    clockSkewMs: () => (dbClock && store.engine === 'postgres' ? dbClock.skewMs() : null),
     roles: DAEMON_ROLES.filter((role) => runs(role) && (role !== 'http' || config.http.port !== undefined)),
   });
   const abort = new AbortController();
@@ -297,6 +303,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       await step('mailer', () => mailer?.close());
       await step('instance', () => instance.close());
       storeOpen = false;
+      dbClock?.close();
       if (ownsStore) await step('store', () => store.close());
       logger.info('daemon stopped');
     })();
@@ -329,6 +336,8 @@ function defaultSync(ctx: RoleContext) {
       logger,
       // Every attempt, counted once, where the client classifies it.
       onRequest: (event) => metrics.apiRequests.inc({ outcome: event.outcome }),
+      // Other daemons with the sync role on this store take their share of the accounts.
+      share: accountShare(store, clock),
     };
     return runSync(syncOptions);
   };

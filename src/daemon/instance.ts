@@ -55,6 +55,8 @@ export async function startInstance(options: {
   clock?: Clock;
   logger?: Logger;
   heartbeatMs?: number;
+  /** This host's clock minus the database's (store/db-clock.ts), written with every heartbeat. */
+  clockSkewMs?: () => number | null;
 }): Promise<Instance> {
   const { store, roles } = options;
   const clock = options.clock ?? systemClock;
@@ -68,7 +70,8 @@ export async function startInstance(options: {
     roles: roles.join(','),
     started_at: clock.now(),
   };
-  await registerInstance(store, row);
+  const skew = () => options.clockSkewMs?.() ?? null;
+  await registerInstance(store, row, skew());
   // Housekeeping at start, not on a timer: a week of history is plenty and starts are rare enough.
   try {
     await pruneInstances(store, row.started_at - KEEP_MS);
@@ -79,7 +82,9 @@ export async function startInstance(options: {
   let beating: Promise<void> | undefined;
   const touch = async () => {
     // A row pruned away (this process stalled for a week) is written again rather than lost.
-    if (!(await heartbeatInstance(store, row.id, clock.now()))) await registerInstance(store, row);
+    if (!(await heartbeatInstance(store, row.id, clock.now(), skew()))) {
+      await registerInstance(store, row, skew());
+    }
   };
   const beat = async () => {
     try {

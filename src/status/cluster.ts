@@ -1,6 +1,7 @@
 import { instanceLive } from '../daemon/instance.js';
 import { printable } from '../printable.js';
 import { scrubOrNull } from '../secrets.js';
+import { SKEW_REPORT_MS, skewText } from '../store/db-clock.js';
 import { heldLeases, type InstanceRow, listInstances } from '../store/instances.js';
 import { listJobSlots } from '../store/job-slots.js';
 import type { Store } from '../store/sql.js';
@@ -31,6 +32,13 @@ export interface InstanceView {
   heartbeatAt: string;
   /** Seconds since the last heartbeat. */
   heartbeatAgeSeconds: number;
+  /**
+   * Its host's clock minus the database's, ms, as of its last heartbeat (store/db-clock.ts); null on
+   * SQLite or when not recorded. Past `SKEW_REPORT_MS` the text forms say so.
+   */
+  clockSkewMs: number | null;
+  /** `clock 120 s ahead of the database` when the skew is worth saying, else null. */
+  clockNote: string | null;
   slots: { job: string; slot: string; reason: string; outcome: string; error: string | null }[];
   holds: { accounts: string[]; deliveries: number[]; notices: number[] };
 }
@@ -93,9 +101,16 @@ function instanceView(row: InstanceRow, now: number): InstanceView {
     startedAt: iso(row.started_at),
     heartbeatAt: iso(row.heartbeat_at),
     heartbeatAgeSeconds: Math.max(0, Math.round((now - row.heartbeat_at) / 1000)),
+    clockSkewMs: row.clock_skew_ms === null ? null : Number(row.clock_skew_ms),
+    clockNote: clockNote(row.clock_skew_ms === null ? null : Number(row.clock_skew_ms)),
     slots: [],
     holds: { accounts: [], deliveries: [], notices: [] },
   };
+}
+
+function clockNote(skewMs: number | null): string | null {
+  if (skewMs === null || Math.abs(skewMs) <= SKEW_REPORT_MS) return null;
+  return `clock ${skewText(skewMs)} the database`;
 }
 
 /** A short form of an age in seconds: 42s, 7m, 3h, 2d. */
@@ -118,7 +133,7 @@ export function clusterLines(view: ClusterView, self?: string): string[] {
   for (const i of view.instances) {
     out.push(
       `  ${i.state.padEnd(7)} ${printable(i.id)}${i.id === self ? ' (this one)' : ''}  v${printable(i.version)}  ` +
-        `${printable(i.roles.join(',')) || '-'}  since ${i.startedAt}  heartbeat ${age(i.heartbeatAgeSeconds)} ago`,
+        `${printable(i.roles.join(',')) || '-'}  since ${i.startedAt}  heartbeat ${age(i.heartbeatAgeSeconds)} ago${i.clockNote ? `  ${i.clockNote}` : ''}`,
     );
     if (i.slots.length > 0) {
       const slots = i.slots.map(

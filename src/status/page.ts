@@ -100,7 +100,7 @@ export async function statusView({ config, store, now, deliveries = 15 }: Status
       state: i.state,
       version: i.version,
       roles: i.roles.join(', '),
-      heartbeat: `${shortUtc(Date.parse(i.heartbeatAt))} (${i.heartbeatAgeSeconds} s ago)`,
+      heartbeat: `${shortUtc(Date.parse(i.heartbeatAt))} (${i.heartbeatAgeSeconds} s ago)${i.clockNote ? `; ${i.clockNote}` : ''}`,
       slots: i.slots.map((slot) => `${slot.job} ${slot.slot.slice(0, 16).replace('T', ' ')} ${slot.outcome}`),
       holds: [
         ...i.holds.accounts.map((a) => `account ${a}`),

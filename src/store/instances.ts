@@ -15,21 +15,33 @@ export interface InstanceRow {
   started_at: number;
   heartbeat_at: number;
   stopped_at: number | null;
+  /** Host clock minus the database's, ms, as of the last heartbeat (store/db-clock.ts); null on SQLite. */
+  clock_skew_ms: number | null;
 }
 
 export async function registerInstance(
   store: Store,
-  row: Omit<InstanceRow, 'heartbeat_at' | 'stopped_at'>,
+  row: Omit<InstanceRow, 'heartbeat_at' | 'stopped_at' | 'clock_skew_ms'>,
+  clockSkewMs: number | null = null,
 ): Promise<void> {
   await store.run(
-    `INSERT INTO instances (id, host, pid, version, roles, started_at, heartbeat_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    [row.id, row.host, row.pid, row.version, row.roles, row.started_at, row.started_at],
+    `INSERT INTO instances (id, host, pid, version, roles, started_at, heartbeat_at, clock_skew_ms)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    [row.id, row.host, row.pid, row.version, row.roles, row.started_at, row.started_at, clockSkewMs],
   );
 }
 
 /** False when the row is gone (pruned by a peer after a very long stall): the caller registers again. */
-export async function heartbeatInstance(store: Store, id: string, at: number): Promise<boolean> {
-  const { changes } = await store.run('UPDATE instances SET heartbeat_at = ? WHERE id = ?', [at, id]);
+export async function heartbeatInstance(
+  store: Store,
+  id: string,
+  at: number,
+  clockSkewMs: number | null = null,
+): Promise<boolean> {
+  const { changes } = await store.run(
+    'UPDATE instances SET heartbeat_at = ?, clock_skew_ms = ? WHERE id = ?',
+    [at, clockSkewMs, id],
+  );
   return changes === 1;
 }
 
@@ -40,7 +52,7 @@ export async function markInstanceStopped(store: Store, id: string, at: number):
 /** Instances heard from since `since` (stopped ones too), newest start first. */
 export function listInstances(store: Store, since: number): Promise<InstanceRow[]> {
   return store.all<InstanceRow>(
-    `SELECT id, host, pid, version, roles, started_at, heartbeat_at, stopped_at FROM instances
+    `SELECT id, host, pid, version, roles, started_at, heartbeat_at, stopped_at, clock_skew_ms FROM instances
      WHERE heartbeat_at >= ? ORDER BY started_at DESC, id`,
     [since],
   );

@@ -39,8 +39,12 @@ export async function holdAccountLease(options: {
   signal: AbortSignal;
   log: Logger;
   onWait?: (message: string) => void;
+  /** Called once when this process starts waiting (the pass's progress stops expecting its plan). */
+  waiting?: () => void;
+  /** False: resolve undefined at once when another process holds the lease (daemons sharing accounts). */
+  wait?: boolean;
   onLost: (message: string) => void;
-}): Promise<AccountLease> {
+}): Promise<AccountLease | undefined> {
   const { store, account, clock, signal } = options;
   const holder: LeaseHolder = newLeaseHolder();
   let told = false;
@@ -48,6 +52,7 @@ export async function holdAccountLease(options: {
     signal.throwIfAborted();
     const result = await acquireAccountLease(store, account, holder, clock.now(), LEASE_TTL_MS);
     if (result.acquired) break;
+    if (options.wait === false) return undefined;
     if (!told) {
       told = true;
       const { host, pid } = result.heldBy;
@@ -56,6 +61,7 @@ export async function holdAccountLease(options: {
       const level = options.onWait ? 'info' : 'warn';
       options.log[level]({ holderPid: pid, holderHost: host }, message);
       options.onWait?.(message);
+      options.waiting?.();
     }
     await clock.sleep(POLL_MS, signal);
   }

@@ -18,6 +18,8 @@ export interface AccountContext {
   /** Stops this account's in-flight and queued work; the reason is what the pass reports. */
   stop(reason: unknown): void;
   log: Logger;
+  /** True when this process should give the account back to another (share-accounts.ts). */
+  shouldYield?: () => boolean;
   issues: SyncIssue[];
   goneSets: number[];
 }

@@ -42,7 +42,8 @@ export async function fetchPlanned(
   }
   let next = 0;
   const worker = async () => {
-    while (next < tasks.length && !ctx.signal.aborted) {
+    // A yield stops after the payloads in flight: each is committed, the rest is the next holder's.
+    while (next < tasks.length && !ctx.signal.aborted && !ctx.shouldYield?.()) {
       const task = tasks[next++]!;
       if (ctx.goneSets.includes(task.snapshot.querySetId)) continue;
       const state = await fetchOne(ctx, task);

@@ -25,7 +25,19 @@ export class ProgressTracker {
   private lastEta: number | null = null;
   private etaStale = 0;
 
-  constructor(private readonly listener?: (progress: SyncProgress) => void) {}
+  /**
+   * Accounts of the pass that have neither planned nor ended. Until none is left the pass is still
+   * discovering: a 'fetch' event before then would show the totals of the accounts that planned
+   * first (100 accounts: 204 payloads, then 600), so the first line a user reads would be wrong.
+   */
+  private readonly unplanned: Set<string>;
+
+  constructor(
+    private readonly listener?: (progress: SyncProgress) => void,
+    accounts: readonly string[] = [],
+  ) {
+    this.unplanned = new Set(accounts);
+  }
 
   addAccount(account: string, budget: RateBudget): void {
     this.budgetOf.set(account, budget);
@@ -45,7 +57,16 @@ export class ProgressTracker {
     const payloads = plan.reduce((sum, snapshot) => sum + snapshot.endpoints.length, 0);
     this.payloadsTotal += payloads;
     this.adjust(account, payloads);
+    this.unplanned.delete(account);
     this.phase('fetch', account);
+  }
+
+  /**
+   * The account adds nothing more to the totals for now: it ended (even without a plan: -4, a
+   * catalog failure) or waits for another process that syncs it (its plan, if it comes, adds then).
+   */
+  settle(account: string): void {
+    if (this.unplanned.delete(account) && this.unplanned.size === 0) this.emit();
   }
 
   /** Snapshots of a set that went away (-132) mid-pass are no longer due. */
@@ -112,7 +133,7 @@ export class ProgressTracker {
       this.etaStale = Math.floor(this.remaining.size / 16);
     }
     this.listener({
-      phase: this.currentPhase,
+      phase: this.currentPhase === 'fetch' && this.unplanned.size > 0 ? 'discover' : this.currentPhase,
       account: this.lastAccount,
       snapshotsDone: this.snapshotsCompleted,
       snapshotsTotal: this.snapshotsTotal,

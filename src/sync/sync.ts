@@ -2,7 +2,7 @@ import { DEFAULT_MAX_PAYLOAD_MB } from '../api/bounded-json.js';
 import { ApiClient, type ApiClientOptions, type RequestEvent } from '../api/client.js';
 import { type Clock, systemClock } from '../clock.js';
 import { type Logger, silentLogger } from '../log.js';
-import { recordAccountPass, upsertAccount } from '../store/accounts.js';
+import { getAccount, recordAccountPass, upsertAccount } from '../store/accounts.js';
 import type { Store } from '../store/db.js';
 import { asStoreFault, StoreFaultError } from '../store/store-fault.js';
 import { finishSyncRun, startSyncRun } from '../store/sync-runs.js';
@@ -14,6 +14,7 @@ import { discover } from './discover.js';
 import { fetchPlanned } from './fetch-snapshot.js';
 import { planSnapshots } from './plan.js';
 import { ProgressTracker } from './progress.js';
+import { type AccountShare, type AccountTurn, shareAccounts } from './share-accounts.js';
 import {
   emptySyncSummary,
   type SyncAccount,
@@ -39,6 +40,12 @@ export interface SyncOptions {
   onRequest?: (event: RequestEvent & { account: string }) => void;
   /** The budget of an API key; defaults to the process-wide `sharedBudget`, so passes share windows. */
   budgetFor?: BudgetFactory;
+  /**
+   * Daemons with the sync role share the accounts (share-accounts.ts): this one syncs about its
+   * share at a time and never waits on an account another holds. Absent (`reportd sync`): every
+   * account at once, waiting for any another process holds.
+   */
+  share?: AccountShare;
   /** Client tuning (tests shorten backoff); never the credentials, which come from the account. */
   client?: Pick<ApiClientOptions, 'backoff' | 'maxAttempts' | 'maxRateLimited' | 'random' | 'timeoutMs'>;
 }
@@ -61,7 +68,10 @@ async function runPass(options: SyncOptions): Promise<SyncSummary> {
   const clock = options.clock ?? systemClock;
   const started = clock.now();
   const syncRunId = await startSyncRun(options.store, started);
-  const tracker = new ProgressTracker(options.onProgress);
+  const tracker = new ProgressTracker(
+    options.onProgress,
+    options.accounts.map((account) => account.name),
+  );
   const summary: SyncSummary = emptySyncSummary(options.accounts.length);
   const onRequest = (account: string, event: RequestEvent) => {
     options.onRequest?.({ ...event, account });
@@ -70,21 +80,44 @@ async function runPass(options: SyncOptions): Promise<SyncSummary> {
     if (event.outcome === 'rate_limited') summary.rateLimited++;
     tracker.request();
   };
-  try {
-    await Promise.all(
-      options.accounts.map((account) =>
-        syncAccount(options, account, clock, tracker, onRequest, summary).catch((error: unknown) => {
-          if (isStoreFault(error)) throw error;
-          // Setting the account up failed (a bug): report it, let the others run.
-          summary.errors.push({
-            account: account.name,
-            kind: 'internal',
-            message: `account ${account.name}: ${errorMessage(error)}`,
-          });
-        }),
-      ),
+  // One listener on the caller's signal for the whole pass, fanning out to the accounts: one per
+  // account made Node warn (MaxListenersExceededWarning) past 10 accounts.
+  const stops = new Set<AbortController>();
+  const onOuterAbort = () => {
+    for (const controller of stops) controller.abort(options.signal?.reason);
+  };
+  options.signal?.addEventListener('abort', onOuterAbort, { once: true });
+  const turn = (account: SyncAccount, shouldYield?: () => boolean): Promise<AccountTurn> =>
+    syncAccount(options, account, { clock, tracker, onRequest, summary, stops, shouldYield }).catch(
+      (error: unknown): AccountTurn => {
+        if (isStoreFault(error)) throw error;
+        // Setting the account up failed (a bug): report it, let the others run.
+        summary.errors.push({
+          account: account.name,
+          kind: 'internal',
+          message: `account ${account.name}: ${errorMessage(error)}`,
+        });
+        return 'ran';
+      },
     );
+  try {
+    if (options.share) {
+      await shareAccounts({
+        accounts: options.accounts,
+        share: options.share,
+        clock,
+        signal: options.signal,
+        doneElsewhere: async (account) => {
+          const row = await getAccount(options.store, account.name);
+          return row?.last_sync_at != null && Date.parse(row.last_sync_at) >= started;
+        },
+        run: turn,
+      });
+    } else {
+      await Promise.all(options.accounts.map((account) => turn(account)));
+    }
   } finally {
+    options.signal?.removeEventListener('abort', onOuterAbort);
     summary.snapshotsCompleted = tracker.snapshotsCompleted;
     summary.snapshotsDue = tracker.snapshotsTotal;
     summary.snapshotsIncomplete = tracker.snapshotsTotal - tracker.snapshotsCompleted;
@@ -106,20 +139,26 @@ async function runPass(options: SyncOptions): Promise<SyncSummary> {
 async function syncAccount(
   options: SyncOptions,
   account: SyncAccount,
-  clock: Clock,
-  tracker: ProgressTracker,
-  onRequest: (account: string, event: RequestEvent) => void,
-  summary: SyncSummary,
-): Promise<void> {
+  pass: {
+    clock: Clock;
+    tracker: ProgressTracker;
+    onRequest: (account: string, event: RequestEvent) => void;
+    summary: SyncSummary;
+    stops: Set<AbortController>;
+    shouldYield?: () => boolean;
+  },
+): Promise<AccountTurn> {
+  const { clock, tracker, onRequest, summary, stops } = pass;
+  /** Not this process's to record: another holds it, or this one gave it back part done. */
+  let turn: AccountTurn = 'ran';
   const { store } = options;
   let storeFault: StoreFaultError | undefined;
   const budgetKey = budgetKeyFor(account);
   await upsertAccount(store, { name: account.name, baseUrl: account.base_url, budgetKey });
   // Linked to the caller's signal; aborted on its own by a -4 so only this account stops.
   const controller = new AbortController();
-  const onOuterAbort = () => controller.abort(options.signal?.reason);
-  if (options.signal?.aborted) onOuterAbort();
-  options.signal?.addEventListener('abort', onOuterAbort, { once: true });
+  if (options.signal?.aborted) controller.abort(options.signal.reason);
+  stops.add(controller);
 
   const budget = accountBudget(account, { store, clock, budgetFor: options.budgetFor });
   const log = (options.logger ?? silentLogger).child({ account: account.name });
@@ -136,6 +175,7 @@ async function syncAccount(
     onRequest: (event) => onRequest(account.name, event),
   });
   const ctx: AccountContext = {
+    shouldYield: pass.shouldYield,
     store,
     client,
     account,
@@ -157,11 +197,17 @@ async function syncAccount(
       signal: controller.signal,
       log,
       onWait: options.onWait,
+      waiting: () => tracker.settle(account.name),
+      wait: !options.share,
       onLost: (message) => {
         ctx.issues.push({ account: account.name, kind: 'internal', message });
         controller.abort(new Error(message));
       },
     });
+    if (!lease) {
+      turn = 'held';
+      return turn;
+    }
     const sets = await discover(ctx);
     const plan = await planSnapshots(store, account.name, sets, options.settings, clock.now());
     tracker.addPlan(account.name, plan);
@@ -169,6 +215,10 @@ async function syncAccount(
     await fetchPlanned(ctx, plan, {
       onPayload: (snapshot, state) => tracker.payload(account.name, snapshot, state),
     });
+    if (!controller.signal.aborted && pass.shouldYield?.()) {
+      turn = 'yielded';
+      log.info('another sync instance joined: giving this account back');
+    }
     tracker.dropPlanned(
       account.name,
       plan.filter((snapshot) => ctx.goneSets.includes(snapshot.querySetId)),
@@ -191,13 +241,16 @@ async function syncAccount(
     }
   } finally {
     await lease?.release();
-    options.signal?.removeEventListener('abort', onOuterAbort);
+    stops.delete(controller);
+    tracker.settle(account.name);
     await client.close().catch(() => {});
     const fatal = ctx.issues.find(
       (issue) => issue.kind !== 'invalid_payload' && issue.kind !== 'request_failed',
     );
-    // On a store fault this write would fail the same way and hide the first error.
-    if (!storeFault) {
+    // On a store fault this write would fail the same way and hide the first error. An account
+    // held elsewhere or given back part done is not synced by this pass: its row says so by not
+    // moving (share-accounts.ts reads it).
+    if (!storeFault && turn === 'ran') {
       await recordAccountPass(
         store,
         account.name,
@@ -208,4 +261,5 @@ async function syncAccount(
     summary.errors.push(...ctx.issues);
     summary.goneSets.push(...ctx.goneSets.map((querySetId) => ({ account: account.name, querySetId })));
   }
+  return turn;
 }
