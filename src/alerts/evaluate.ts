@@ -1,12 +1,12 @@
 import { type MetricUnit, RULES } from '../api/field-units.js';
 import type { AlertRuleConfig } from '../config/alert-section.js';
 import { CONDITION } from '../config/alert-section.js';
-import { judgeChange, type Judged } from '../insight/changes.js';
+import { type Judged, judgeChange } from '../insight/changes.js';
 import { metricName } from '../insight/metric-names.js';
 import { type RunSamples, runSamples, type SetDetails } from '../insight/sample-sizes.js';
 import { formatDelta, formatValue, polarityOf } from '../report/format.js';
-import { noiseText } from './noise-text.js';
 import { parseMetric } from './metric-names.js';
+import { noiseText } from './noise-text.js';
 
 /**
  * Alert rules over the facts of a set's stored runs (oldest first, the run under evaluation last).
@@ -238,7 +238,7 @@ function metricRule(
         significance: judged.significance,
         interval: judged.low === null || judged.high === null ? null : { low: judged.low, high: judged.high },
         n: { before: judged.nBefore, after: judged.nAfter },
-        headline: `${readable} changed ${delta.text}${relative}${noise ? ` ${noise}` : ''} against ${against}: ${base.before} → ${base.after} (rule: change ${rule.change})`,
+        headline: `${readable} changed ${delta.text}${relative} against ${against}${noise ? ` ${noise}` : ''}: ${base.before} → ${base.after} (rule: change ${rule.change})`,
       });
     } else if (rule.value) {
       const condition = parseCondition(rule.value);
@@ -271,9 +271,7 @@ function meanBefore(
     .filter((p): p is { value: number; n: number | undefined } => p.value !== undefined);
   if (points.length === 0) return undefined;
   const value = points.reduce((a, p) => a + p.value, 0) / points.length;
-  const n = points.every((p) => p.n !== undefined)
-    ? points.reduce((a, p) => a + (p.n ?? 0), 0)
-    : undefined;
+  const n = points.every((p) => p.n !== undefined) ? points.reduce((a, p) => a + (p.n ?? 0), 0) : undefined;
   return { value, n };
 }
 

@@ -34,7 +34,9 @@ function ruleIssues(rule: Raw, path: string): ConfigIssue[] {
   if (hasMetric === hasEvent)
     return [{ path, message: 'set metric (with change or value) or event, one of them' }];
   if (hasEvent) {
-    const extra = ['change', 'value', 'per', 'baseline', 'significant'].filter((key) => rule[key] !== undefined);
+    const extra = ['change', 'value', 'per', 'baseline', 'significant'].filter(
+      (key) => rule[key] !== undefined,
+    );
     return extra.map((key) => ({ path: `${path}.${key}`, message: 'only with metric, not with event' }));
   }
   const issues: ConfigIssue[] = [];

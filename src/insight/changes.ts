@@ -1,5 +1,11 @@
 import { type Interval, newcombeDifference } from './interval.js';
-import { type InsightRow, isLevelField, type RunSamples, runSamples, type SetDetails } from './sample-sizes.js';
+import {
+  type InsightRow,
+  isLevelField,
+  type RunSamples,
+  runSamples,
+  type SetDetails,
+} from './sample-sizes.js';
 
 /**
  * Every change of a level metric between two runs, marked `real | noise | unknown`:

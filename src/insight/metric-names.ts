@@ -70,7 +70,10 @@ export function baseName(endpoint: string, field: string, locale = 'en-US'): str
 }
 
 /** A field that is a change or a previous value of another field: that field and which it is. */
-export function levelOf(endpoint: string, field: string): { field: string; kind: 'change' | 'previous' } | undefined {
+export function levelOf(
+  endpoint: string,
+  field: string,
+): { field: string; kind: 'change' | 'previous' } | undefined {
   const special = CHANGE_OF_ENDPOINT[`${endpoint}|${field}`];
   if (special) return { field: special, kind: 'change' };
   const last = field.split('.').at(-1)!;
@@ -104,6 +107,7 @@ export function metricName(row: MetricRefRow, locale = 'en-US'): string {
   if (!dimension || dimension === 'measurement') return name;
   const member = memberName(row, locale);
   if (!member) return name;
-  const pattern = nameTable(locale).member[dimension as keyof MetricNameTable['member']] ?? '{name}: {member}';
+  const pattern =
+    nameTable(locale).member[dimension as keyof MetricNameTable['member']] ?? '{name}: {member}';
   return fill(pattern, { name, member });
 }

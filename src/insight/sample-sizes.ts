@@ -100,8 +100,9 @@ export function runSamples(rows: readonly InsightRow[], details: SetDetails = {}
   const one = (endpoint: string, field: string) =>
     rows.find((r) => r.endpoint === endpoint && r.field === field && r.dimension === '')?.value;
   const members = (endpoint: string, dimension: string) =>
-    new Set(rows.filter((r) => r.endpoint === endpoint && r.dimension === dimension).map((r) => r.dimension_id))
-      .size;
+    new Set(
+      rows.filter((r) => r.endpoint === endpoint && r.dimension === dimension).map((r) => r.dimension_id),
+    ).size;
   const engines =
     members('presence.by-engine', 'engine') ||
     one('life.stance-mix', 'engineCount') ||
@@ -110,7 +111,8 @@ export function runSamples(rows: readonly InsightRow[], details: SetDetails = {}
     0;
   const intents = members('presence.by-intent', 'intent') || members('life.by-intent', 'intent');
   const totals: Record<SampleBase, Sample | undefined> = {
-    answers: positive(one('presence.position-distribution', 'totalAll'), 'totalAll') ??
+    answers:
+      positive(one('presence.position-distribution', 'totalAll'), 'totalAll') ??
       positive(one('market.data', 'totalResponses.current'), 'totalResponses') ??
       positive(
         details.queriesCount && engines ? details.queriesCount * engines : undefined,

@@ -35,7 +35,8 @@ const content: AlertContent = {
     {
       rule: 1,
       kind: 'change',
-      headline: 'presence.gross.current changed −9.0 pts',
+      headline: 'Gross presence changed −9.0 pts',
+      metricName: 'Gross presence',
       metric: 'presence.gross.current',
       before: '40.0%',
       after: '31.0%',

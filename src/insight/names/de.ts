@@ -1,7 +1,18 @@
 import type { MetricNameTable } from './types.js';
 
-const stance = { rec: 'Empfohlen', adv: 'Geraten, nicht bevorzugt', neu: 'Neutral', cau: 'Zurückhaltend', neg: 'Ablehnend' };
-const positions = { p1: 'Anteil auf Position 1', p2: 'Anteil auf Position 2', p3: 'Anteil auf Position 3', p4plus: 'Anteil auf Position 4 oder tiefer' };
+const stance = {
+  rec: 'Empfohlen',
+  adv: 'Geraten, nicht bevorzugt',
+  neu: 'Neutral',
+  cau: 'Zurückhaltend',
+  neg: 'Ablehnend',
+};
+const positions = {
+  p1: 'Anteil auf Position 1',
+  p2: 'Anteil auf Position 2',
+  p3: 'Anteil auf Position 3',
+  p4plus: 'Anteil auf Position 4 oder tiefer',
+};
 
 export const deNames: MetricNameTable = {
   names: {
@@ -12,13 +23,19 @@ export const deNames: MetricNameTable = {
     'presence.weighted|current': 'Gewichtete Präsenz',
     'presence.weighted|fairShare': 'Fairer Anteil',
     'presence.weighted|dStar': 'Effektive Zahl der Marken (D*)',
-    ...Object.fromEntries(Object.entries(positions).map(([k, v]) => [`presence.position-distribution|${k}`, v])),
+    ...Object.fromEntries(
+      Object.entries(positions).map(([k, v]) => [`presence.position-distribution|${k}`, v]),
+    ),
     'presence.position-distribution|totalAnswers': 'Antworten mit der Marke',
     'presence.position-distribution|totalAll': 'Antworten',
     'presence.position-distribution-by-engine|totals.timesCited': 'Nennungen',
-    ...Object.fromEntries(Object.entries(positions).map(([k, v]) => [`presence.position-distribution-by-engine|totals.${k}`, v])),
+    ...Object.fromEntries(
+      Object.entries(positions).map(([k, v]) => [`presence.position-distribution-by-engine|totals.${k}`, v]),
+    ),
     'presence.position-distribution-by-engine|timesCited': 'Nennungen',
-    ...Object.fromEntries(Object.entries(positions).map(([k, v]) => [`presence.position-distribution-by-engine|${k}`, v])),
+    ...Object.fromEntries(
+      Object.entries(positions).map(([k, v]) => [`presence.position-distribution-by-engine|${k}`, v]),
+    ),
     'presence.by-engine|weighted': 'Gewichtete Präsenz',
     'presence.by-engine|gross': 'Bruttopräsenz',
     'presence.by-intent|weighted': 'Gewichtete Präsenz',
@@ -38,10 +55,14 @@ export const deNames: MetricNameTable = {
     'life.scatter|life': 'Life',
     'life.scatter|icv': 'Absichtsvolumen',
     'life.by-engine|life': 'Life',
-    ...Object.fromEntries(Object.entries(stance).map(([k, v]) => [`life.by-engine|stance.${k}`, `Anteil ${v.toLowerCase()}`])),
+    ...Object.fromEntries(
+      Object.entries(stance).map(([k, v]) => [`life.by-engine|stance.${k}`, `Anteil ${v.toLowerCase()}`]),
+    ),
     'life.by-intent|life': 'Life',
     'life.by-intent|presence': 'Präsenz',
-    ...Object.fromEntries(Object.entries(stance).map(([k, v]) => [`life.by-intent|stance.${k}`, `Anteil ${v.toLowerCase()}`])),
+    ...Object.fromEntries(
+      Object.entries(stance).map(([k, v]) => [`life.by-intent|stance.${k}`, `Anteil ${v.toLowerCase()}`]),
+    ),
     'life.by-intent|icv': 'Absichtsvolumen',
     'gravity.gravity-plus|current': 'Gravity+',
     'gravity.gravity-minus|current': 'Gravity−',

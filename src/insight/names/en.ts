@@ -1,7 +1,18 @@
 import type { MetricNameTable } from './types.js';
 
-const stance = { rec: 'Recommended', adv: 'Advised, not favoured', neu: 'Neutral', cau: 'Cautious', neg: 'Negative' };
-const positions = { p1: 'Share in position 1', p2: 'Share in position 2', p3: 'Share in position 3', p4plus: 'Share in position 4 or lower' };
+const stance = {
+  rec: 'Recommended',
+  adv: 'Advised, not favoured',
+  neu: 'Neutral',
+  cau: 'Cautious',
+  neg: 'Negative',
+};
+const positions = {
+  p1: 'Share in position 1',
+  p2: 'Share in position 2',
+  p3: 'Share in position 3',
+  p4plus: 'Share in position 4 or lower',
+};
 
 export const enNames: MetricNameTable = {
   names: {
@@ -12,13 +23,19 @@ export const enNames: MetricNameTable = {
     'presence.weighted|current': 'Weighted presence',
     'presence.weighted|fairShare': 'Fair share',
     'presence.weighted|dStar': 'Effective number of brands (D*)',
-    ...Object.fromEntries(Object.entries(positions).map(([k, v]) => [`presence.position-distribution|${k}`, v])),
+    ...Object.fromEntries(
+      Object.entries(positions).map(([k, v]) => [`presence.position-distribution|${k}`, v]),
+    ),
     'presence.position-distribution|totalAnswers': 'Answers naming the brand',
     'presence.position-distribution|totalAll': 'Answers',
     'presence.position-distribution-by-engine|totals.timesCited': 'Times cited',
-    ...Object.fromEntries(Object.entries(positions).map(([k, v]) => [`presence.position-distribution-by-engine|totals.${k}`, v])),
+    ...Object.fromEntries(
+      Object.entries(positions).map(([k, v]) => [`presence.position-distribution-by-engine|totals.${k}`, v]),
+    ),
     'presence.position-distribution-by-engine|timesCited': 'Times cited',
-    ...Object.fromEntries(Object.entries(positions).map(([k, v]) => [`presence.position-distribution-by-engine|${k}`, v])),
+    ...Object.fromEntries(
+      Object.entries(positions).map(([k, v]) => [`presence.position-distribution-by-engine|${k}`, v]),
+    ),
     'presence.by-engine|weighted': 'Weighted presence',
     'presence.by-engine|gross': 'Gross presence',
     'presence.by-intent|weighted': 'Weighted presence',
@@ -38,10 +55,14 @@ export const enNames: MetricNameTable = {
     'life.scatter|life': 'Life',
     'life.scatter|icv': 'Intent volume',
     'life.by-engine|life': 'Life',
-    ...Object.fromEntries(Object.entries(stance).map(([k, v]) => [`life.by-engine|stance.${k}`, `${v} share`])),
+    ...Object.fromEntries(
+      Object.entries(stance).map(([k, v]) => [`life.by-engine|stance.${k}`, `${v} share`]),
+    ),
     'life.by-intent|life': 'Life',
     'life.by-intent|presence': 'Presence',
-    ...Object.fromEntries(Object.entries(stance).map(([k, v]) => [`life.by-intent|stance.${k}`, `${v} share`])),
+    ...Object.fromEntries(
+      Object.entries(stance).map(([k, v]) => [`life.by-intent|stance.${k}`, `${v} share`]),
+    ),
     'life.by-intent|icv': 'Intent volume',
     'gravity.gravity-plus|current': 'Gravity+',
     'gravity.gravity-minus|current': 'Gravity−',

@@ -1,7 +1,18 @@
 import type { MetricNameTable } from './types.js';
 
-const stance = { rec: 'recomendada', adv: 'aconsejada sin preferencia', neu: 'neutral', cau: 'cauta', neg: 'negativa' };
-const positions = { p1: 'Cuota en posición 1', p2: 'Cuota en posición 2', p3: 'Cuota en posición 3', p4plus: 'Cuota en posición 4 o inferior' };
+const stance = {
+  rec: 'recomendada',
+  adv: 'aconsejada sin preferencia',
+  neu: 'neutral',
+  cau: 'cauta',
+  neg: 'negativa',
+};
+const positions = {
+  p1: 'Cuota en posición 1',
+  p2: 'Cuota en posición 2',
+  p3: 'Cuota en posición 3',
+  p4plus: 'Cuota en posición 4 o inferior',
+};
 
 export const esNames: MetricNameTable = {
   names: {
@@ -12,13 +23,19 @@ export const esNames: MetricNameTable = {
     'presence.weighted|current': 'Presencia ponderada',
     'presence.weighted|fairShare': 'Cuota justa',
     'presence.weighted|dStar': 'Número efectivo de marcas (D*)',
-    ...Object.fromEntries(Object.entries(positions).map(([k, v]) => [`presence.position-distribution|${k}`, v])),
+    ...Object.fromEntries(
+      Object.entries(positions).map(([k, v]) => [`presence.position-distribution|${k}`, v]),
+    ),
     'presence.position-distribution|totalAnswers': 'Respuestas que nombran la marca',
     'presence.position-distribution|totalAll': 'Respuestas',
     'presence.position-distribution-by-engine|totals.timesCited': 'Menciones',
-    ...Object.fromEntries(Object.entries(positions).map(([k, v]) => [`presence.position-distribution-by-engine|totals.${k}`, v])),
+    ...Object.fromEntries(
+      Object.entries(positions).map(([k, v]) => [`presence.position-distribution-by-engine|totals.${k}`, v]),
+    ),
     'presence.position-distribution-by-engine|timesCited': 'Menciones',
-    ...Object.fromEntries(Object.entries(positions).map(([k, v]) => [`presence.position-distribution-by-engine|${k}`, v])),
+    ...Object.fromEntries(
+      Object.entries(positions).map(([k, v]) => [`presence.position-distribution-by-engine|${k}`, v]),
+    ),
     'presence.by-engine|weighted': 'Presencia ponderada',
     'presence.by-engine|gross': 'Presencia bruta',
     'presence.by-intent|weighted': 'Presencia ponderada',
@@ -38,10 +55,14 @@ export const esNames: MetricNameTable = {
     'life.scatter|life': 'Life',
     'life.scatter|icv': 'Volumen de la intención',
     'life.by-engine|life': 'Life',
-    ...Object.fromEntries(Object.entries(stance).map(([k, v]) => [`life.by-engine|stance.${k}`, `Cuota ${v}`])),
+    ...Object.fromEntries(
+      Object.entries(stance).map(([k, v]) => [`life.by-engine|stance.${k}`, `Cuota ${v}`]),
+    ),
     'life.by-intent|life': 'Life',
     'life.by-intent|presence': 'Presencia',
-    ...Object.fromEntries(Object.entries(stance).map(([k, v]) => [`life.by-intent|stance.${k}`, `Cuota ${v}`])),
+    ...Object.fromEntries(
+      Object.entries(stance).map(([k, v]) => [`life.by-intent|stance.${k}`, `Cuota ${v}`]),
+    ),
     'life.by-intent|icv': 'Volumen de la intención',
     'gravity.gravity-plus|current': 'Gravity+',
     'gravity.gravity-minus|current': 'Gravity−',

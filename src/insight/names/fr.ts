@@ -1,7 +1,18 @@
 import type { MetricNameTable } from './types.js';
 
-const stance = { rec: 'recommandé', adv: 'conseillé sans préférence', neu: 'neutre', cau: 'réservé', neg: 'négatif' };
-const positions = { p1: 'Part en position 1', p2: 'Part en position 2', p3: 'Part en position 3', p4plus: 'Part en position 4 ou au-delà' };
+const stance = {
+  rec: 'recommandé',
+  adv: 'conseillé sans préférence',
+  neu: 'neutre',
+  cau: 'réservé',
+  neg: 'négatif',
+};
+const positions = {
+  p1: 'Part en position 1',
+  p2: 'Part en position 2',
+  p3: 'Part en position 3',
+  p4plus: 'Part en position 4 ou au-delà',
+};
 
 export const frNames: MetricNameTable = {
   names: {
@@ -12,13 +23,19 @@ export const frNames: MetricNameTable = {
     'presence.weighted|current': 'Présence pondérée',
     'presence.weighted|fairShare': 'Part équitable',
     'presence.weighted|dStar': 'Nombre effectif de marques (D*)',
-    ...Object.fromEntries(Object.entries(positions).map(([k, v]) => [`presence.position-distribution|${k}`, v])),
+    ...Object.fromEntries(
+      Object.entries(positions).map(([k, v]) => [`presence.position-distribution|${k}`, v]),
+    ),
     'presence.position-distribution|totalAnswers': 'Réponses citant la marque',
     'presence.position-distribution|totalAll': 'Réponses',
     'presence.position-distribution-by-engine|totals.timesCited': 'Citations de la marque',
-    ...Object.fromEntries(Object.entries(positions).map(([k, v]) => [`presence.position-distribution-by-engine|totals.${k}`, v])),
+    ...Object.fromEntries(
+      Object.entries(positions).map(([k, v]) => [`presence.position-distribution-by-engine|totals.${k}`, v]),
+    ),
     'presence.position-distribution-by-engine|timesCited': 'Citations de la marque',
-    ...Object.fromEntries(Object.entries(positions).map(([k, v]) => [`presence.position-distribution-by-engine|${k}`, v])),
+    ...Object.fromEntries(
+      Object.entries(positions).map(([k, v]) => [`presence.position-distribution-by-engine|${k}`, v]),
+    ),
     'presence.by-engine|weighted': 'Présence pondérée',
     'presence.by-engine|gross': 'Présence brute',
     'presence.by-intent|weighted': 'Présence pondérée',
@@ -38,10 +55,14 @@ export const frNames: MetricNameTable = {
     'life.scatter|life': 'Life',
     'life.scatter|icv': 'Volume de l’intention',
     'life.by-engine|life': 'Life',
-    ...Object.fromEntries(Object.entries(stance).map(([k, v]) => [`life.by-engine|stance.${k}`, `Part ${v}`])),
+    ...Object.fromEntries(
+      Object.entries(stance).map(([k, v]) => [`life.by-engine|stance.${k}`, `Part ${v}`]),
+    ),
     'life.by-intent|life': 'Life',
     'life.by-intent|presence': 'Présence',
-    ...Object.fromEntries(Object.entries(stance).map(([k, v]) => [`life.by-intent|stance.${k}`, `Part ${v}`])),
+    ...Object.fromEntries(
+      Object.entries(stance).map(([k, v]) => [`life.by-intent|stance.${k}`, `Part ${v}`]),
+    ),
     'life.by-intent|icv': 'Volume de l’intention',
     'gravity.gravity-plus|current': 'Gravity+',
     'gravity.gravity-minus|current': 'Gravity−',

@@ -7,7 +7,9 @@ export interface MetricNameTable {
   /** `<endpoint>|<field>` → the metric's name ("Gross presence"). */
   readonly names: Readonly<Record<string, string>>;
   /** How a metric reads for one member of a dimension ("Gross presence on ChatGPT"). */
-  readonly member: Readonly<Record<'engine' | 'intent' | 'competitor' | 'source' | 'category' | 'stance' | 'engine_intent', string>>;
+  readonly member: Readonly<
+    Record<'engine' | 'intent' | 'competitor' | 'source' | 'category' | 'stance' | 'engine_intent', string>
+  >;
   /** A field that is the API's own change of a metric ("Change in Gross presence"). */
   readonly change: string;
   /** The previous run's value as a later payload repeats it. */
