@@ -71,7 +71,7 @@ export function composeAlertEmail(options: AlertMailOptions): Mail.Options {
       );
     }
     if (firing.series && firing.series.length > 1) {
-      html.push(barChart(firing.series, firing.metric ?? ''));
+      html.push(barChart(firing.series, firing.metricName ?? firing.metric ?? ''));
       text.push(
         `  Over stored runs: ${firing.series.map((p) => `${p.label} ${p.value.toFixed(1)}`).join(', ')}`,
       );

@@ -1,8 +1,12 @@
 import { type MetricUnit, RULES } from '../api/field-units.js';
 import type { AlertRuleConfig } from '../config/alert-section.js';
 import { CONDITION } from '../config/alert-section.js';
+import { type Judged, judgeChange } from '../insight/changes.js';
+import { metricName } from '../insight/metric-names.js';
+import { type RunSamples, runSamples, type SetDetails } from '../insight/sample-sizes.js';
 import { formatDelta, formatValue, polarityOf } from '../report/format.js';
 import { parseMetric } from './metric-names.js';
+import { noiseText } from './noise-text.js';
 
 /**
  * Alert rules over the facts of a set's stored runs (oldest first, the run under evaluation last).
@@ -41,6 +45,8 @@ export interface RunFacts {
   shares?: readonly { name: string; share: number; isBrand: boolean }[];
   /** `presence.weighted`'s classification; undefined when unavailable. */
   classification?: string;
+  /** The set details (queries, engines): a fallback for the sample sizes when a run lacks its counts. */
+  details?: SetDetails;
 }
 
 export interface Firing {
@@ -48,7 +54,14 @@ export interface Firing {
   kind: 'change' | 'value' | 'new_error' | 'competitor_overtakes' | 'classification_change';
   /** One line saying what fired, plain text (escaped where it becomes HTML). */
   headline: string;
+  /** The machine id `<endpoint>.<field>` (webhook JSON keeps it beside the name). */
   metric?: string;
+  /** What a person reads for the metric, member included ("Gross presence on ChatGPT"). */
+  metricName?: string;
+  /** The noise model's verdict on a change and its 95 % interval in points, n on each side. */
+  significance?: Judged['significance'];
+  interval?: { low: number; high: number } | null;
+  n?: { before: number | null; after: number | null } | null;
   member?: string;
   before?: string;
   after?: string;
@@ -117,6 +130,16 @@ export function evaluateRules(rules: readonly AlertRuleConfig[], history: readon
   return out;
 }
 
+const samplesMemo = new WeakMap<RunFacts, RunSamples>();
+function samplesOf(run: RunFacts): RunSamples {
+  let samples = samplesMemo.get(run);
+  if (!samples) {
+    samples = runSamples(run.rows, run.details);
+    samplesMemo.set(run, samples);
+  }
+  return samples;
+}
+
 function metricRule(
   index: number,
   rule: AlertRuleConfig,
@@ -142,10 +165,16 @@ function metricRule(
     const valueIn = (run: RunFacts) => pick(run).find((r) => (r.dimension_id ?? null) === member)?.value;
     const memberLabel = row.dimension_label ?? row.dimension_id ?? undefined;
     const what = memberLabel ? `${name} (${memberLabel})` : name;
-    const before =
+    const readable = metricName(row);
+    const baseline =
       rule.change && rule.baseline === 'mean_of_last_4'
-        ? meanBefore(history, valueIn, 4)
-        : valueIn(history.at(-2)!);
+        ? meanBefore(history, valueIn, (run) => samplesOf(run).of(row)?.n, 4)
+        : (() => {
+            const run = history.at(-2)!;
+            const value = valueIn(run);
+            return value === undefined ? undefined : { value, n: samplesOf(run).of(row)?.n };
+          })();
+    const before = baseline?.value;
     if (before === undefined) {
       out.skipped.push({
         rule: index,
@@ -164,6 +193,7 @@ function metricRule(
     const base = {
       rule: index,
       metric: name,
+      metricName: readable,
       ...(memberLabel ? { member: memberLabel } : {}),
       before: formatValue(before, numberRule),
       after: formatValue(after, numberRule),
@@ -179,14 +209,36 @@ function metricRule(
           : (pointsChange / Math.abs(display(before, unit))) * 100
         : pointsChange;
       if (Number.isNaN(measured) || !holds(measured, condition)) continue;
+      const sampleAfter = samplesOf(history.at(-1)!).of(row);
+      const judged = judgeChange(
+        { value: before, n: baseline?.n },
+        { value: after, n: sampleAfter?.n, nSource: sampleAfter?.source },
+        unit,
+        sampleAfter !== undefined,
+      );
+      // Only real changes fire unless the rule opts out: a move inside the noise is no news, and a
+      // metric without a noise model (Life, ratios, counts) cannot be called real (README, alerts).
+      if (rule.significant !== false && judged.significance !== 'real') {
+        if (judged.significance === 'unknown') {
+          out.skipped.push({
+            rule: index,
+            reason: `${what}: changed ${delta.text}, but the noise of this metric is unknown; add significant: false to the rule to fire on such changes`,
+          });
+        }
+        continue;
+      }
       const relative = condition.relative
         ? ` (${measured >= 0 ? '+' : '−'}${Math.abs(measured).toFixed(1)}%)`
         : '';
       const against = rule.baseline === 'mean_of_last_4' ? 'the mean of the last 4 runs' : 'the previous run';
+      const noise = noiseText(judged);
       out.firings.push({
         ...base,
         kind: 'change',
-        headline: `${what} changed ${delta.text}${relative} against ${against}: ${base.before} → ${base.after} (rule: change ${rule.change})`,
+        significance: judged.significance,
+        interval: judged.low === null || judged.high === null ? null : { low: judged.low, high: judged.high },
+        n: { before: judged.nBefore, after: judged.nAfter },
+        headline: `${readable} changed ${delta.text}${relative} against ${against}${noise ? ` ${noise}` : ''}: ${base.before} → ${base.after} (rule: change ${rule.change})`,
       });
     } else if (rule.value) {
       const condition = parseCondition(rule.value);
@@ -195,23 +247,32 @@ function metricRule(
       out.firings.push({
         ...base,
         kind: 'value',
-        headline: `${what} crossed ${rule.value}: ${base.before} → ${base.after}`,
+        headline: `${readable} crossed ${rule.value}: ${base.before} → ${base.after}`,
       });
     }
   }
 }
 
+/**
+ * The mean of up to `count` runs before the newest, with the answers of those runs pooled: the mean
+ * of a share over k runs is a share of their answers together, so its n is their sum (unknown when
+ * one of them has no n).
+ */
 function meanBefore(
   history: readonly RunFacts[],
   valueIn: (run: RunFacts) => number | undefined,
+  nIn: (run: RunFacts) => number | undefined,
   count: number,
-): number | undefined {
-  const values = history
+): { value: number; n: number | undefined } | undefined {
+  const points = history
     .slice(0, -1)
     .slice(-count)
-    .map(valueIn)
-    .filter((v): v is number => v !== undefined);
-  return values.length === 0 ? undefined : values.reduce((a, b) => a + b, 0) / values.length;
+    .map((run) => ({ value: valueIn(run), n: nIn(run) }))
+    .filter((p): p is { value: number; n: number | undefined } => p.value !== undefined);
+  if (points.length === 0) return undefined;
+  const value = points.reduce((a, p) => a + p.value, 0) / points.length;
+  const n = points.every((p) => p.n !== undefined) ? points.reduce((a, p) => a + (p.n ?? 0), 0) : undefined;
+  return { value, n };
 }
 
 function newError(index: number, history: readonly RunFacts[], out: Evaluation): void {

@@ -34,15 +34,18 @@ function ruleIssues(rule: Raw, path: string): ConfigIssue[] {
   if (hasMetric === hasEvent)
     return [{ path, message: 'set metric (with change or value) or event, one of them' }];
   if (hasEvent) {
-    const extra = ['change', 'value', 'per', 'baseline'].filter((key) => rule[key] !== undefined);
+    const extra = ['change', 'value', 'per', 'baseline', 'significant'].filter(
+      (key) => rule[key] !== undefined,
+    );
     return extra.map((key) => ({ path: `${path}.${key}`, message: 'only with metric, not with event' }));
   }
   const issues: ConfigIssue[] = [];
   if ((rule.change === undefined) === (rule.value === undefined)) {
     issues.push({ path, message: 'set change or value (one of them) with metric' });
   }
-  if (rule.baseline !== undefined && rule.change === undefined) {
-    issues.push({ path: `${path}.baseline`, message: 'only with change' });
+  for (const key of ['baseline', 'significant']) {
+    if (rule[key] !== undefined && rule.change === undefined)
+      issues.push({ path: `${path}.${key}`, message: 'only with change' });
   }
   if (typeof rule.metric !== 'string') return issues;
   const per = typeof rule.per === 'string' ? rule.per : undefined;

@@ -57,6 +57,12 @@ export const alertRule = z
       .describe(
         'What a `change` compares with: the previous run, or the mean of the 4 runs before this one (fewer when fewer are stored). Default previous.',
       ),
+    significant: z
+      .boolean()
+      .default(true)
+      .describe(
+        "With `change`: fire only when the change is beyond sampling noise (its 95 % interval, Newcombe's hybrid score method, excludes zero). `false` fires on any change that meets the condition, as before; metrics without a noise model (Life, ratios, counts) fire only with `false`. Default true.",
+      ),
     event: z
       .enum(['new_error', 'competitor_overtakes', 'classification_change'])
       .optional()

@@ -1,3 +1,4 @@
+import { runChanges } from '../insight/run-changes.js';
 import type { Store } from '../store/db.js';
 import { exportQuerySets, exportRuns } from '../store/export-reads.js';
 import {
@@ -92,6 +93,37 @@ async function querySetsTable(store: Store, snapshots: readonly DerivedSnapshot[
   );
 }
 
+/**
+ * Each run's changes against the run stored before it, with the noise model's verdict: the interval
+ * of the change in points, the answers behind each side and where that n came from (README, "How
+ * noise is judged"), and the metric's readable name in `label`.
+ */
+export const METRIC_CHANGE_EXPORT: readonly ExportColumn[] = [
+  col('account'),
+  col('query_set_id', 'integer'),
+  col('query_set'),
+  col('run_id', 'integer'),
+  col('run'),
+  col('previous_run_id', 'integer'),
+  col('previous_run'),
+  col('endpoint'),
+  col('field'),
+  col('dimension'),
+  col('dimension_id'),
+  col('dimension_label'),
+  col('label'),
+  col('unit'),
+  col('before', 'double'),
+  col('after', 'double'),
+  col('change', 'double'),
+  col('interval_low', 'double'),
+  col('interval_high', 'double'),
+  col('n_before', 'integer'),
+  col('n_after', 'integer'),
+  col('n_source'),
+  col('significance'),
+];
+
 /** Every table of an export of the selection; `metric_values` first. */
 export async function exportTables(store: Store, selection: MetricSelection): Promise<ExportTable[]> {
   const snapshots = await derivedSnapshots(store, selection);
@@ -113,6 +145,18 @@ export async function exportTables(store: Store, selection: MetricSelection): Pr
       columns: METRIC_VALUE_EXPORT,
       rows: values,
     },
+    table(
+      'metric_changes',
+      METRIC_CHANGE_EXPORT,
+      (await runChanges(store, snapshots)).map((c) => ({
+        ...c,
+        interval_low: c.low,
+        interval_high: c.high,
+        n_before: c.nBefore,
+        n_after: c.nAfter,
+        n_source: c.nSource,
+      })),
+    ),
     await runsTable(store, snapshots),
     await querySetsTable(store, snapshots),
     table('engines', [col('account'), col('engine_id', 'integer'), col('engine')], engines),

@@ -100,9 +100,11 @@ export interface DeltaView {
   direction: Direction;
   /** Whether this change is good news, given the metric's polarity. */
   tone: Tone;
-  /** ▲ or ▼; empty when flat. */
+  /** ▲ or ▼; empty when flat, and for a change within noise. */
   arrow: string;
   available: boolean;
+  /** True when the noise model judged the change within its 95 % interval (shown grey, with ±). */
+  noise?: boolean;
 }
 
 /** A change, signed, with its direction and whether that direction is good news for the metric. */

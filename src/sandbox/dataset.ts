@@ -8,8 +8,9 @@ import {
 } from './dataset/catalog.js';
 import { type CompanyCatalog, companyCatalog } from './dataset/companies.js';
 import { errorsOf, type GravityErrorDef } from './dataset/error-register.js';
+import { grossPresence, totalAll } from './dataset/metrics.js';
 import { type SourceDef, sourcesOf } from './dataset/sources.js';
-import { hashSeed } from './rng.js';
+import { hashSeed, round } from './rng.js';
 
 /**
  * The sandbox's data set: a fictional company (brands 1 "Northwind Coffee" and 2 "Lumen Tea") with its
@@ -55,6 +56,8 @@ export interface SetRecord {
   runs: RunRecord[];
   /** Presence points taken off from a run index on (a published "movement", see `publishRun`). */
   drops: Map<number, number>;
+  /** Runs whose gross presence and answers were set exactly (`publishRun` with `grossChange`). */
+  pins: Map<number, { gross?: number; answers?: number }>;
 }
 
 /** Points a movement run takes off gross and weighted presence: past the example rule's −5. */
@@ -65,6 +68,20 @@ export function presenceDrop(set: SetRecord, i: number): number {
   let total = 0;
   for (const [index, points] of set.drops) if (index <= i) total += points;
   return total;
+}
+
+/** Gross presence of run `i` in percent: pinned, or the walk less the movements so far. */
+export function grossAt(set: SetRecord, i: number): number {
+  const pinned = set.pins.get(i)?.gross;
+  if (pinned !== undefined) return pinned;
+  const value = grossPresence(set.def, i);
+  const drop = presenceDrop(set, i);
+  return drop === 0 ? value : Math.max(0, round(value - drop, 1));
+}
+
+/** Answers of run `i` (every query once per engine, less failures), unless pinned. */
+export function answersAt(set: SetRecord, i: number): number {
+  return set.pins.get(i)?.answers ?? totalAll(set.def, i);
 }
 
 /** Publication: the Monday after the run's week, early morning, at a set-specific minute. */
@@ -83,6 +100,16 @@ function runRecord(def: QuerySetDef, brand: BrandDef | undefined, index: number,
     publishedAt: at,
     periodMonday,
   };
+}
+
+/** What a published run carries (see `publishRun`). */
+export interface PublishOptions {
+  /** Presence drops by `MOVEMENT_DROP_POINTS` from this run on, and a new error opens. */
+  movement?: boolean;
+  /** Gross presence is exactly the previous run's plus this many points (noise-model acceptance). */
+  grossChange?: number;
+  /** The run's answers (`totalAll` of the position distribution), e.g. 600. */
+  answers?: number;
 }
 
 export class SandboxDataset {
@@ -112,6 +139,7 @@ export class SandboxDataset {
         sources: sourcesOf(def, brand),
         runs: [],
         drops: new Map(),
+        pins: new Map(),
       });
     }
     pending.sort((a, b) => a.at - b.at || a.def.id - b.def.id);
@@ -162,11 +190,20 @@ export class SandboxDataset {
    */
   publishRun(
     querySetId: number,
-    options: { movement?: boolean } = {},
+    options: PublishOptions = {},
   ): { id: number; display_name: string; created_at: string } {
     const set = this.set(querySetId);
     if (!set) throw new Error(`sandbox: query set ${querySetId} is not in the sandbox company`);
     const run = runRecord(set.def, set.brand, set.runs.length, this.nextRunId++);
+    if (options.grossChange !== undefined || options.answers !== undefined) {
+      const previous = set.runs.length > 0 ? grossAt(set, set.runs.length - 1) : 40;
+      set.pins.set(run.index, {
+        ...(options.grossChange !== undefined
+          ? { gross: Math.max(0, round(previous + options.grossChange, 1)) }
+          : {}),
+        ...(options.answers !== undefined ? { answers: options.answers } : {}),
+      });
+    }
     set.runs.push(run);
     if (options.movement) {
       set.drops.set(run.index, MOVEMENT_DROP_POINTS);

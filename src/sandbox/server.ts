@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { type Clock, systemClock } from '../clock.js';
 import { companyCredentials, companyOfSet } from './dataset/companies.js';
-import { createDataset, type SandboxDataset } from './dataset.js';
+import { createDataset, type PublishOptions, type SandboxDataset } from './dataset.js';
 import { BAD_GATEWAY_HTML, type FaultKind, FaultPlan } from './faults.js';
 import { handlerFor } from './handlers.js';
 import { SlidingWindow } from './rate-window.js';
@@ -68,10 +68,11 @@ export interface Sandbox {
   resetStats(): void;
   /** Forget which requests were attempted, so their next attempt can fault again (sandbox extra). */
   resetFaults(): void;
-  /** Publishes the next run of a set (of whichever company owns it); `movement` trips the example alert rules. */
+  /** Publishes the next run of a set (of whichever company owns it); `movement` trips the example alert rules,
+   * `grossChange` and `answers` set the run's gross presence and answers exactly (noise-model tests). */
   publishRun(
     querySetId: number,
-    options?: { movement?: boolean },
+    options?: PublishOptions,
   ): { id: number; display_name: string; created_at: string };
   close(): Promise<void>;
 }

@@ -76,7 +76,9 @@ describe('alerts from the CLI', () => {
     const preview = await runCli(['alerts', '--config', config, '--run', String(movement.id)]);
     expect(preview.code).toBe(0);
     expect(preview.stdout).toContain(`visibility-drop · set 101 (`);
-    expect(preview.stdout).toMatch(/FIRES {2}presence\.gross\.current changed −\d+\.\d pts/);
+    expect(preview.stdout).toMatch(
+      /FIRES {2}Gross presence changed −\d+\.\d pts against the previous run \(95 % interval −\d+\.\d to −\d+\.\d pts; n = [\d,]+ → [\d,]+ answers\)/,
+    );
     expect(preview.stdout).toContain('FIRES  New error in the Gravity register: Store closures invented');
     const newest = await runCli(['alerts', '--config', config]);
     expect(newest.code).toBe(0);

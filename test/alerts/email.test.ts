@@ -35,7 +35,8 @@ const content: AlertContent = {
     {
       rule: 1,
       kind: 'change',
-      headline: 'presence.gross.current changed −9.0 pts',
+      headline: 'Gross presence changed −9.0 pts',
+      metricName: 'Gross presence',
       metric: 'presence.gross.current',
       before: '40.0%',
       after: '31.0%',
@@ -80,7 +81,8 @@ describe('alert email', () => {
     expect(text).toContain('Next scheduled report: weekly, 2026-11-30 08:00 UTC.');
     expect(message.attachments).toBeUndefined();
     // The chart: one bar per stored run, the newest highlighted.
-    expect(String(message.html)).toMatch(/aria-label="presence\.gross\.current over stored runs"/);
+    expect(String(message.html)).toMatch(/aria-label="Gross presence over stored runs"/);
+    expect(String(message.html)).not.toContain('presence.gross');
     expect(String(message.html).match(/bgcolor=/g)).toHaveLength(2);
   });
 });

@@ -34,7 +34,10 @@ const run = (runId: number, rows: FactRow[], extra: Partial<RunFacts> = {}): Run
   ...extra,
 });
 
-const gross = (id: number, value: number) => run(id, [row('presence.gross', 'current', value, 'percent')]);
+/** The answers of a run: what the noise model reads the sample size from. */
+const answers = (n: number) => row('presence.position-distribution', 'totalAll', n, 'count');
+const gross = (id: number, value: number) =>
+  run(id, [row('presence.gross', 'current', value, 'percent'), answers(1200)]);
 
 describe('change rules', () => {
   it('fire on a drop in points against the previous run, with before/after and the change in the unit', () => {
@@ -51,7 +54,15 @@ describe('change rules', () => {
       after: '34.5%',
       change: '−5.5 pts',
     });
-    expect(firing.headline).toContain('presence.gross.current changed −5.5 pts');
+    expect(firing.headline).toContain(
+      'Gross presence changed −5.5 pts against the previous run (95 % interval −9.3 to −1.6 pts; n = 1,200 → 1,200 answers): 40.0% → 34.5%',
+    );
+    expect(firing).toMatchObject({
+      metricName: 'Gross presence',
+      significance: 'real',
+      n: { before: 1200, after: 1200 },
+    });
+    expect(firing.headline).not.toContain('presence.gross');
     expect(firing.series).toEqual([
       { label: 'Week 1', value: 40 },
       { label: 'Week 2', value: 34.5 },
@@ -71,23 +82,24 @@ describe('change rules', () => {
 
   it('compare fraction metrics in points like percent ones', () => {
     const share = (id: number, v: number) => run(id, [row('presence.weighted', 'fairShare', v, 'fraction')]);
-    const result = evaluateRules(rules([{ metric: 'presence.weighted.fairShare', change: '<= -5' }]), [
-      share(1, 0.42),
-      share(2, 0.35),
-    ]);
-    expect(result.firings).toHaveLength(1);
-    expect(result.firings[0]).toMatchObject({ before: '42.0%', after: '35.0%', change: '−7.0 pts' });
-    // −0.04 as a fraction is −4 points: not past −5.
+    // Fair share has no noise model: only a rule that opts out of the fence fires on it.
+    const unfenced = [{ metric: 'presence.weighted.fairShare', change: '<= -5', significant: false }];
     expect(
       evaluateRules(rules([{ metric: 'presence.weighted.fairShare', change: '<= -5' }]), [
         share(1, 0.42),
-        share(2, 0.38),
+        share(2, 0.35),
       ]).firings,
     ).toEqual([]);
+    const result = evaluateRules(rules(unfenced), [share(1, 0.42), share(2, 0.35)]);
+    expect(result.firings).toHaveLength(1);
+    expect(result.firings[0]).toMatchObject({ before: '42.0%', after: '35.0%', change: '−7.0 pts' });
+    // −0.04 as a fraction is −4 points: not past −5.
+    expect(evaluateRules(rules(unfenced), [share(1, 0.42), share(2, 0.38)]).firings).toEqual([]);
   });
 
   it('read "%" as a change relative to the baseline, and mean_of_last_4 as the mean of the four runs before', () => {
-    const weighted = (id: number, v: number) => run(id, [row('presence.weighted', 'current', v, 'percent')]);
+    const weighted = (id: number, v: number) =>
+      run(id, [row('presence.weighted', 'current', v, 'percent'), answers(1200)]);
     const relative = rules([{ metric: 'presence.weighted', change: '<= -10%', baseline: 'mean_of_last_4' }]);
     const previous = rules([{ metric: 'presence.weighted', change: '<= -10%' }]);
     // The data tells the baselines apart. Runs 2..5 average 57.5; the previous run (5) is 40; run 1 (10)
@@ -123,6 +135,45 @@ describe('change rules', () => {
   });
 });
 
+describe('the noise fence', () => {
+  const share = (id: number, v: number, n: number) =>
+    run(id, [row('presence.gross', 'current', v, 'percent'), answers(n)]);
+
+  it('keeps a change within noise quiet by default, and lets significant: false fire on it', () => {
+    // −6 points on 200 answers a run: the 95 % interval (about ±9.5 points) contains zero.
+    const history = [share(1, 40, 200), share(2, 34, 200)];
+    expect(evaluateRules(rules([{ metric: 'presence.gross', change: '<= -5' }]), history).firings).toEqual(
+      [],
+    );
+    const loose = evaluateRules(
+      rules([{ metric: 'presence.gross', change: '<= -5', significant: false }]),
+      history,
+    ).firings;
+    expect(loose).toHaveLength(1);
+    expect(loose[0]).toMatchObject({ significance: 'noise' });
+    // The same −6 points on 2,000 answers a run is real.
+    const real = [share(1, 40, 2000), share(2, 34, 2000)];
+    expect(evaluateRules(rules([{ metric: 'presence.gross', change: '<= -5' }]), real).firings).toHaveLength(
+      1,
+    );
+  });
+
+  it('never calls a score real: a Life change fires only with significant: false, and says why it did not', () => {
+    const life = (id: number, v: number) => run(id, [row('life.kpi', 'current', v, 'score'), answers(5000)]);
+    const quiet = evaluateRules(rules([{ metric: 'life.kpi', change: '<= -5' }]), [life(1, 60), life(2, 40)]);
+    expect(quiet.firings).toEqual([]);
+    expect(quiet.skipped[0]!.reason).toContain('the noise of this metric is unknown; add significant: false');
+    const loud = evaluateRules(rules([{ metric: 'life.kpi', change: '<= -5', significant: false }]), [
+      life(1, 60),
+      life(2, 40),
+    ]);
+    expect(loud.firings[0]).toMatchObject({ significance: 'unknown', interval: null });
+    expect(loud.firings[0]!.headline).toBe(
+      'Life changed −20.0 against the previous run: 60.0 → 40.0 (rule: change <= -5)',
+    );
+  });
+});
+
 describe('value rules fire on crossing only', () => {
   const kpi = (id: number, v: number) => run(id, [row('life.kpi', 'current', v, 'score')]);
   const below45 = rules([{ metric: 'life.kpi', value: '< 45' }]);
@@ -131,7 +182,7 @@ describe('value rules fire on crossing only', () => {
     const result = evaluateRules(below45, [kpi(1, 47), kpi(2, 44)]);
     expect(result.firings).toHaveLength(1);
     expect(result.firings[0]).toMatchObject({ kind: 'value', before: '47.0', after: '44.0' });
-    expect(result.firings[0]!.headline).toBe('life.kpi.current crossed < 45: 47.0 → 44.0');
+    expect(result.firings[0]!.headline).toBe('Life crossed < 45: 47.0 → 44.0');
   });
 
   it('stay quiet while the level stays crossed, and when it moves back', () => {
@@ -156,6 +207,7 @@ describe('per: engine', () => {
       row('presence.by-engine', 'weighted', chatgpt, 'percent', ['engine', '3', 'ChatGPT']),
       row('presence.by-engine', 'weighted', gemini, 'percent', ['engine', '5', 'Gemini']),
       row('presence.by-engine', 'gross', 1, 'percent', ['engine', '3', 'ChatGPT']),
+      answers(2000),
     ]);
 
   it('checks each engine alone and names the one that moved', () => {
@@ -170,7 +222,10 @@ describe('per: engine', () => {
       after: '41.0%',
       change: '−9.0 pts',
     });
-    expect(result.firings[0]!.headline).toContain('presence.by-engine.weighted (ChatGPT)');
+    expect(result.firings[0]!.headline).toContain(
+      'Weighted presence on ChatGPT changed −9.0 pts against the previous run (95 % interval',
+    );
+    expect(result.firings[0]!.headline).toContain('n = 1,000 → 1,000 answers');
   });
 });
 

@@ -26,7 +26,8 @@ const alert: ChannelAlert = {
   firings: [
     {
       kind: 'change',
-      headline: 'presence.gross.current changed −9.0 pts against the previous run',
+      headline: 'Gross presence changed −9.0 pts against the previous run',
+      metricName: 'Gross presence',
       metric: 'presence.gross.current',
       before: '51.0%',
       after: '42.0%',

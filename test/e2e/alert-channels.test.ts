@@ -109,6 +109,11 @@ alerts:
           headline: string;
           before: string | null;
           after: string | null;
+          metric: string | null;
+          metric_name: string | null;
+          significance: string | null;
+          interval: { low: number; high: number } | null;
+          n: { before: number | null; after: number | null } | null;
           errors: { claims: string[] }[];
         }[];
       };
@@ -120,8 +125,16 @@ alerts:
     expect(event.data.query_set.id).toBe(101);
     expect(event.data.previous_run?.id).toBeLessThan(event.data.run.id);
     const drop = event.data.firings.find((f) => f.kind === 'change');
-    expect(drop?.headline).toMatch(/presence\.gross\.current changed −\d+\.\d pts/);
+    expect(drop?.headline).toMatch(/Gross presence changed −\d+\.\d pts/);
     expect(drop?.before).toMatch(/%$/);
+    // Machines get the id beside the name, and the noise model's verdict with its numbers.
+    expect(drop).toMatchObject({
+      metric: 'presence.gross.current',
+      metric_name: 'Gross presence',
+      significance: 'real',
+    });
+    expect(drop?.interval?.high).toBeLessThan(0);
+    expect(drop?.n?.after).toBeGreaterThan(1000);
     const claim = event.data.firings.find((f) => f.kind === 'new_error');
     expect(claim?.errors[0]?.claims).toContain('Northwind Coffee is closing all of its shops this year.');
 

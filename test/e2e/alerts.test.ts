@@ -95,11 +95,11 @@ alerts:
     );
     const text = message!.text ?? '';
     expect(text).toMatch(
-      /presence\.gross\.current changed −\d+\.\d pts against the previous run: \d+\.\d% → \d+\.\d%/,
+      /Gross presence changed −\d+\.\d pts against the previous run \(95 % interval [^)]*\): \d+\.\d% → \d+\.\d%/,
     );
     expect(text).toContain('Claim: "Northwind Coffee is closing all of its shops this year."');
     expect(text).toContain('Correct answer: Northwind Coffee keeps all its shops open');
-    expect(message!.html).toContain('presence.gross.current changed');
+    expect(message!.html).toContain('Gross presence changed');
     expect(message!.attachments).toHaveLength(0);
     await daemon.syncPasses(daemon.logs().split('job finished').length + 1);
     expect(smtp.messages).toHaveLength(1);

@@ -82,7 +82,7 @@ describe('reportd demo (the README quick start)', () => {
     expect(mail.subject).toMatch(
       /^Alert — visibility-drop — Northwind Coffee — Northwind — .+ — Week \d+ · 2026$/,
     );
-    expect(mail.text).toMatch(/presence\.gross\.current changed −\d+\.\d pts/);
+    expect(mail.text).toMatch(/Gross presence changed −\d+\.\d pts/);
     expect(mail.text).toContain('Claim: "Northwind Coffee is closing all of its shops this year."');
     expect(mail.html).toContain('over stored runs');
     expect(mail.attachments).toHaveLength(0);

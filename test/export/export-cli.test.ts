@@ -35,6 +35,7 @@ afterAll(async () => {
 
 const TABLES = [
   'metric_values',
+  'metric_changes',
   'runs',
   'query_sets',
   'engines',
@@ -115,6 +116,27 @@ describe('reportd export', () => {
     const claims = readCsv(join(dir, 'error_register.csv'));
     expect(claims.rows.length).toBe(await storeCount('SELECT COUNT(*) FROM metric_error_register'));
     expect(readCsv(join(dir, 'runs.csv')).rows).toHaveLength(6);
+
+    // Every change carries its verdict, interval and n beside a readable name; no change of a change.
+    const changes = readCsv(join(dir, 'metric_changes.csv'));
+    const at = (name: string) => changes.header.indexOf(name);
+    expect(changes.rows.length).toBeGreaterThan(100);
+    const verdicts = new Set(changes.rows.map((r) => r[at('significance')]));
+    expect([...verdicts].every((v) => ['real', 'noise', 'unknown'].includes(v!))).toBe(true);
+    expect(changes.rows.some((r) => /delta/i.test(r[at('field')]!))).toBe(false);
+    const grossChanges = changes.rows.filter((r) => r[at('endpoint')] === 'presence.gross');
+    expect(grossChanges.length).toBeGreaterThan(0);
+    for (const r of grossChanges) {
+      expect(r[at('label')]).toBe('Gross presence');
+      expect(Number(r[at('n_after')])).toBeGreaterThan(100);
+      expect(Number(r[at('interval_low')])).toBeLessThan(Number(r[at('interval_high')]));
+      expect(r[at('n_source')]).toBe('totalAll');
+    }
+    const life = changes.rows.find((r) => r[at('endpoint')] === 'life.kpi');
+    expect(life?.[at('significance')]).toBe('unknown');
+    expect(life?.[at('interval_low')]).toBe('');
+    const engine = changes.rows.find((r) => r[at('endpoint')] === 'presence.by-engine');
+    expect(engine?.[at('label')]).toMatch(/^(Gross|Weighted) presence on \S/);
   }, 60_000);
 
   it('writes typed Parquet that DuckDB reads with the same rows and values', async () => {

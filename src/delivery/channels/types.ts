@@ -95,7 +95,12 @@ export interface ChannelAlert {
     kind: string;
     headline: string;
     metric?: string;
+    /** The metric as people read it ("Gross presence on ChatGPT"); absent in firings stored before. */
+    metricName?: string;
     member?: string;
+    significance?: 'real' | 'noise' | 'unknown';
+    interval?: { low: number; high: number } | null;
+    n?: { before: number | null; after: number | null } | null;
     before?: string;
     after?: string;
     change?: string;

@@ -160,8 +160,13 @@ export function webhookAlertBody(delivery: ChannelDelivery, alert: ChannelAlert)
       firings: alert.firings.map((f) => ({
         kind: f.kind,
         headline: f.headline,
+        // The id for machines beside the name for people; interval in points, n in answers.
         metric: f.metric ?? null,
+        metric_name: f.metricName ?? null,
         member: f.member ?? null,
+        significance: f.significance ?? null,
+        interval: f.interval ?? null,
+        n: f.n ?? null,
         before: f.before ?? null,
         after: f.after ?? null,
         change: f.change ?? null,

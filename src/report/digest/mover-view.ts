@@ -1,18 +1,23 @@
-import { en } from '../locale/catalog-en.js';
-import { currentLocale, type MessageKey, t } from '../locale/locale.js';
+import { metricName } from '../../insight/metric-names.js';
+import { currentLocale } from '../locale/locale.js';
 import type { PortfolioMove } from './movers.js';
 
-/** A move as the templates print it (templates/report/partials/movers.hbs), in the current locale. */
+/**
+ * A move as the templates print it (templates/report/partials/movers.hbs), in the current locale. The
+ * metric is named in words with what moved ("Gross presence on ChatGPT", "Share of voice of Acme"),
+ * from the one table of metric names; a change within noise is marked so the row can be greyed.
+ */
 export interface MoverView {
   brand: string;
   querySet: string;
   metric: string;
+  /** Kept for the template's " · dimension": the member is already part of `metric`. */
   dimension: string;
   from: string;
   to: string;
+  significance: PortfolioMove['significance'];
+  noise: boolean;
 }
-
-const CATALOG_KEYS = new Set(Object.keys(en));
 
 function valueText(value: number, unit: PortfolioMove['unit']): string {
   const locale = currentLocale();
@@ -23,14 +28,23 @@ function valueText(value: number, unit: PortfolioMove['unit']): string {
 }
 
 export function moverView(move: PortfolioMove): MoverView {
-  const key = `endpoint.${move.endpoint}`;
-  const title = CATALOG_KEYS.has(key) ? t(key as MessageKey) : move.endpoint;
   return {
     brand: move.brand,
     querySet: move.querySet,
-    metric: move.field && move.field !== 'current' ? `${title} (${move.field})` : title,
-    dimension: move.dimension,
+    metric: metricName(
+      {
+        endpoint: move.endpoint,
+        field: move.field,
+        dimension: move.dimension,
+        dimension_id: move.dimensionId,
+        dimension_label: move.dimensionLabel,
+      },
+      currentLocale().tag,
+    ),
+    dimension: '',
     from: valueText(move.from, move.unit),
     to: valueText(move.to, move.unit),
+    significance: move.significance,
+    noise: move.significance !== 'real',
   };
 }

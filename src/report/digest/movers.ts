@@ -1,12 +1,15 @@
+import { compareRuns, type Significance } from '../../insight/changes.js';
 import type { Store } from '../../store/db.js';
 import { derivedSnapshots, type MetricValueRow, metricValuesOf } from '../../store/metric-reads.js';
 import type { StoredSnapshot } from '../../store/snapshots.js';
 
 /**
- * "Biggest changes across the portfolio": the metric rows (metrics layer) of each set's covered run
- * against its previous run, ranked by how much they moved. Units differ (a share in percent, a count
- * of errors), so a move is scored on one scale: percent and fraction values by their change in
- * points, everything else relative to its earlier value.
+ * "Biggest changes across the portfolio": each set's covered run against its previous run, through
+ * the noise model (src/insight/changes.ts), so only level metrics take part — never a field that is
+ * itself a change (`delta`, `deltaTimesCited`) or a previous value. Real changes come first, then the
+ * rest; within each, the larger move first. Units differ (a share in percent, a count of errors), so
+ * size is scored on one scale: shares by their change in points, everything else relative to its
+ * earlier value.
  */
 
 export interface PortfolioMove {
@@ -14,15 +17,20 @@ export interface PortfolioMove {
   brand: string;
   endpoint: string;
   field: string;
+  /** The dimension (`engine`, `intent`, …), its member's id and label: what moved, in words. */
   dimension: string;
+  dimensionId: string | null;
+  dimensionLabel: string | null;
   from: number;
   to: number;
   unit: MetricValueRow['unit'];
   score: number;
+  significance: Significance;
+  /** The 95 % interval of the change in points; null when there is none. */
+  low: number | null;
+  high: number | null;
+  nAfter: number | null;
 }
-
-const rowKey = (row: MetricValueRow) =>
-  [row.query_set_id, row.endpoint, row.field, row.dimension, row.dimension_id ?? ''].join('\u0000');
 
 export function moveScore(from: number, to: number, unit: MetricValueRow['unit']): number {
   const change = Math.abs(to - from);
@@ -37,24 +45,37 @@ export function biggestMoves(
   current: readonly MetricValueRow[],
   limit = 10,
 ): PortfolioMove[] {
-  const before = new Map(previous.map((row) => [rowKey(row), row]));
+  const setKey = (row: MetricValueRow) => `${row.account}\u0000${row.query_set_id}`;
+  const before = new Map<string, MetricValueRow[]>();
+  for (const row of previous) before.set(setKey(row), [...(before.get(setKey(row)) ?? []), row]);
+  const after = new Map<string, MetricValueRow[]>();
+  for (const row of current) after.set(setKey(row), [...(after.get(setKey(row)) ?? []), row]);
   const moves: PortfolioMove[] = [];
-  for (const row of current) {
-    const earlier = before.get(rowKey(row));
-    if (!earlier || earlier.value === row.value) continue;
-    moves.push({
-      querySet: row.query_set,
-      brand: row.brand ?? '',
-      endpoint: row.endpoint,
-      field: row.field,
-      dimension: row.dimension_label ?? row.dimension,
-      from: earlier.value,
-      to: row.value,
-      unit: row.unit,
-      score: moveScore(earlier.value, row.value, row.unit),
-    });
+  for (const [key, rows] of after) {
+    const first = rows[0]!;
+    for (const change of compareRuns(before.get(key) ?? [], rows)) {
+      if (change.before === change.after) continue;
+      moves.push({
+        querySet: first.query_set,
+        brand: first.brand ?? '',
+        endpoint: change.endpoint,
+        field: change.field,
+        dimension: change.dimension,
+        dimensionId: change.dimension_id,
+        dimensionLabel: change.dimension_label,
+        from: change.before,
+        to: change.after,
+        unit: change.unit,
+        score: moveScore(change.before, change.after, change.unit),
+        significance: change.significance,
+        low: change.low,
+        high: change.high,
+        nAfter: change.nAfter,
+      });
+    }
   }
-  return moves.sort((a, b) => b.score - a.score).slice(0, limit);
+  const rank = (move: PortfolioMove) => (move.significance === 'real' ? 0 : 1);
+  return moves.sort((a, b) => rank(a) - rank(b) || b.score - a.score).slice(0, limit);
 }
 
 /** The metric rows of a snapshot's run and of the run before it (none when it has no earlier run). */

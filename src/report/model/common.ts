@@ -9,6 +9,7 @@ import {
   ruleFor,
   toPercentPoints,
 } from '../format.js';
+import { judgedDelta } from './noise-delta.js';
 import type { Available, PayloadReader } from './payloads.js';
 import type { ReportSnapshot } from './snapshot.js';
 
@@ -94,7 +95,14 @@ export function seriesKpi(
       key,
       label,
       value: formatValue(card.current, rule),
-      delta: formatDelta(card.delta, rule, polarityOf(key)),
+      delta: judgedDelta(
+        reader,
+        { endpoint: key, field: 'current', dimension: '', dimension_id: null },
+        card.current,
+        card.delta,
+        rule,
+        formatDelta(card.delta, rule, polarityOf(key)),
+      ),
       history: values.map((value) => (rule.name === 'count' ? value : toPercentPoints(value, rule))),
       historyLabels: labels,
       polarity: polarityOf(key),

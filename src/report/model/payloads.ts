@@ -1,5 +1,7 @@
 import type { z } from 'zod';
 import { metricEndpoint } from '../../api/endpoints.js';
+import { payloadRows } from '../../api/metric-rows.js';
+import { type RunSamples, runSamples } from '../../insight/sample-sizes.js';
 import { type MessageKey, t } from '../locale/locale.js';
 import type { ReportSnapshot } from './snapshot.js';
 
@@ -20,8 +22,20 @@ export interface Unavailable {
  */
 export class PayloadReader {
   readonly consumed = new Set<string>();
+  private sampleSizes: RunSamples | undefined;
 
   constructor(private readonly snapshot: ReportSnapshot) {}
+
+  /** The answers behind each share of this run, by the noise model (src/insight/sample-sizes.ts). */
+  samples(): RunSamples {
+    if (!this.sampleSizes) {
+      const rows = Object.entries(this.snapshot.payloads).flatMap(([key, stored]) =>
+        stored.error === null && stored.data != null ? payloadRows(key, stored.data) : [],
+      );
+      this.sampleSizes = runSamples(rows);
+    }
+    return this.sampleSizes;
+  }
 
   read<S extends z.ZodType>(
     key: string,

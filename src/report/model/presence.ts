@@ -12,6 +12,7 @@ import {
   type KpiView,
   seriesKpi,
 } from './common.js';
+import { judgedDelta } from './noise-delta.js';
 import type { Available, PayloadReader } from './payloads.js';
 import type { ReportSnapshot } from './snapshot.js';
 
@@ -150,7 +151,14 @@ function buildByEngine(reader: PayloadReader): PresenceModel['byEngine'] {
         engine: engineLabel(engine),
         weighted: cell(values.weighted, rule),
         gross: cell(values.gross, rule),
-        delta: deltaCell(key, undefined, values.delta),
+        delta: judgedDelta(
+          reader,
+          { endpoint: key, field: 'weighted', dimension: 'engine', dimension_id: String(engine.id) },
+          values.weighted,
+          values.delta,
+          rule,
+          deltaCell(key, undefined, values.delta),
+        ),
       },
     ];
   });
@@ -173,8 +181,22 @@ function buildByIntent(reader: PayloadReader): PresenceModel['byIntent'] {
         icv: formatValue(intent.icv, ruleFor(key, 'icv')),
         weighted: cell(values.weighted, rule),
         gross: cell(values.gross, rule),
-        deltaW: deltaCell(key, undefined, values.deltaW),
-        deltaG: deltaCell(key, undefined, values.deltaG),
+        deltaW: judgedDelta(
+          reader,
+          { endpoint: key, field: 'weighted', dimension: 'intent', dimension_id: String(intent.id) },
+          values.weighted,
+          values.deltaW,
+          rule,
+          deltaCell(key, undefined, values.deltaW),
+        ),
+        deltaG: judgedDelta(
+          reader,
+          { endpoint: key, field: 'gross', dimension: 'intent', dimension_id: String(intent.id) },
+          values.gross,
+          values.deltaG,
+          rule,
+          deltaCell(key, undefined, values.deltaG),
+        ),
       },
     ];
   });

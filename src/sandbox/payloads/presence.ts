@@ -1,5 +1,5 @@
 import * as m from '../dataset/metrics.js';
-import { presenceDrop } from '../dataset.js';
+import { answersAt, grossAt, presenceDrop } from '../dataset.js';
 import { round } from '../rng.js';
 import {
   byId,
@@ -55,7 +55,7 @@ function positionsByEngine(ctx: MetricContext) {
 }
 
 export const presenceHandlers: Record<string, MetricHandler> = {
-  gross: (ctx) => seriesCard(ctx, (i) => dropped(m.grossPresence(ctx.set.def, i), ctx, i)),
+  gross: (ctx) => seriesCard(ctx, (i) => grossAt(ctx.set, i)),
   weighted: (ctx) => {
     const def = ctx.set.def;
     const card = seriesCard(ctx, (i) => dropped(m.weightedPresence(def, i), ctx, i));
@@ -69,8 +69,10 @@ export const presenceHandlers: Record<string, MetricHandler> = {
   },
   'position-distribution': (ctx) => {
     const def = ctx.set.def;
-    const all = m.totalAll(def, ctx.end);
-    const answers = Math.round(all * (m.grossPresence(def, ctx.end) / 100));
+    const all = answersAt(ctx.set, ctx.end);
+    // Unpinned runs keep the walk's share (as before movements existed); a pinned run its own.
+    const share = ctx.set.pins.get(ctx.end)?.gross ?? m.grossPresence(def, ctx.end);
+    const answers = Math.round(all * (share / 100));
     return {
       ...m.positions(def, ctx.end),
       totalAnswers: answers,
