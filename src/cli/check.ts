@@ -4,6 +4,8 @@ import { loadConfig } from '../config/load.js';
 import { maskedConfig } from '../config/mask.js';
 import { pathIssues } from '../config/path-checks.js';
 import { ConfigError } from '../errors/index.js';
+import { configTemplateProblems } from '../report/check/config-templates.js';
+import { formatProblem } from '../report/check/templates-check.js';
 import { scheduleListing } from '../schedule/listing.js';
 import { scrub } from '../secrets.js';
 import { statusPageAccess } from '../status/access.js';
@@ -27,7 +29,14 @@ export function register(program: Command): void {
     .addOption(configOption)
     .action((options: ConfigOptions) => {
       const config = loadConfig(options.config);
-      const problems = pathIssues(config);
+      const problems = [
+        ...pathIssues(config),
+        // A template that will not render is as much a setup mistake as a missing folder.
+        ...configTemplateProblems(config).map((problem) => ({
+          path: 'templates',
+          message: formatProblem(problem),
+        })),
+      ];
       if (problems.length > 0) throw new ConfigError(options.config, problems);
       // Masked by field, then scrubbed by value in case a secret was also pasted into another field.
       const text = scrub(stringify(maskedConfig(config), { lineWidth: 0 }));

@@ -24,6 +24,7 @@ const commands: Record<string, () => Promise<{ register: Register }>> = {
   sandbox: () => import('./sandbox.js'),
   status: () => import('./status.js'),
   sync: () => import('./sync.js'),
+  templates: () => import('./templates.js'),
 };
 
 /** Registers the command named by `args` (the words after `reportd`), or every command. */

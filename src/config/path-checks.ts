@@ -1,5 +1,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import type { ConfigIssue } from '../errors/index.js';
+import { installedFontFamilies } from '../report/theme/fonts.js';
+import { readLogo } from '../report/theme/logo.js';
 import type { Config } from './schema.js';
 
 /**
@@ -19,6 +21,7 @@ export function pathIssues(config: Config, env: NodeJS.ProcessEnv = process.env)
       });
     }
   }
+  issues.push(...reportLookIssues(config));
   const chromium = config.chromium.path;
   // REPORTD_CHROMIUM overrides the config; then chromium.path is never used.
   if (chromium !== undefined && !env.REPORTD_CHROMIUM) {
@@ -28,6 +31,43 @@ export function pathIssues(config: Config, env: NodeJS.ProcessEnv = process.env)
       issues.push({ path: 'chromium.path', message: `${chromium} is not an executable file` });
     }
   }
+  return issues;
+}
+
+/** Each report's own template folder, logo and font: what its render would fail or fall back on. */
+function reportLookIssues(config: Config): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  let fonts: Set<string> | undefined | null = null;
+  config.reports.forEach((report, index) => {
+    const dir = report.templates?.dir;
+    if (dir !== undefined && kindOf(dir) !== 'dir') {
+      const kind = kindOf(dir);
+      issues.push({
+        path: `reports[${index}].templates.dir`,
+        message: kind === 'none' ? `${dir} does not exist` : `${dir} is not a folder`,
+      });
+    }
+    const logo = report.theme?.logo;
+    if (logo !== undefined) {
+      try {
+        readLogo(logo, `reports[${index}].theme.logo`);
+      } catch (error) {
+        // The message starts with the path; the issue carries it on its own.
+        const message = (error as Error).message.replace(`reports[${index}].theme.logo: `, '');
+        issues.push({ path: `reports[${index}].theme.logo`, message });
+      }
+    }
+    const font = report.theme?.font;
+    if (font !== undefined) {
+      if (fonts === null) fonts = installedFontFamilies();
+      if (fonts && !fonts.has(font.toLowerCase())) {
+        issues.push({
+          path: `reports[${index}].theme.font`,
+          message: `font family "${font}" is not installed (fc-list : family lists those that are)`,
+        });
+      }
+    }
+  });
   return issues;
 }
 

@@ -32,7 +32,7 @@ export function resolveConfig(parsed: Parsed, baseDir: string, secrets: SecretFi
     },
     ...smtp,
     channels: parsed.channels.map((entry, index) => resolveChannel(entry, secrets.channels.get(index), at)),
-    reports: parsed.reports,
+    reports: parsed.reports.map((report) => resolveReportPaths(report, at)),
     alerts: parsed.alerts,
     notify_on_failure: parsed.notify_on_failure,
     http: resolveHttp(parsed.http, secrets, at),
@@ -40,6 +40,20 @@ export function resolveConfig(parsed: Parsed, baseDir: string, secrets: SecretFi
     log: parsed.log,
   };
   return config;
+}
+
+/** A report's theme logo and template folder, absolute. */
+function resolveReportPaths(
+  report: Parsed['reports'][number],
+  at: (path: string) => string,
+): Parsed['reports'][number] {
+  const logo = report.theme?.logo;
+  const dir = report.templates?.dir;
+  return {
+    ...report,
+    ...(report.theme && logo !== undefined ? { theme: { ...report.theme, logo: at(logo) } } : {}),
+    ...(dir === undefined ? {} : { templates: { dir: at(dir) } }),
+  };
 }
 
 /** `http.auth` with the secrets from its files in place (and the file paths absolute). */

@@ -5,6 +5,7 @@ import { ORIENTATIONS, PAGE_SIZES } from '../report/page.js';
 import { REPORT_SECTIONS } from '../report/sections.js';
 import { cronProblem } from '../schedule/cron.js';
 import { SUBJECT_VARIABLES, subjectTemplateProblem } from './subject-template.js';
+import { reportTemplates, reportTheme } from './theme-section.js';
 import { EMAIL_ADDRESS, timezoneProblem } from './validators.js';
 
 /**
@@ -282,6 +283,8 @@ export const report = z
       })
       .default({ size: 'A4', orientation: 'portrait' })
       .describe('Paper size and orientation of the PDF. Default A4 portrait.'),
+    theme: reportTheme,
+    templates: reportTemplates,
     timezone: timezone
       .optional()
       .describe(

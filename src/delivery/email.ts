@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +9,7 @@ import type { SubjectVariables } from '../config/subject-template.js';
 import { headerText } from '../printable.js';
 import { registerLocaleHelpers } from '../report/locale/helpers.js';
 import { reportLocale, withLocale } from '../report/locale/locale.js';
+import { type ThemeConfig, themeView } from '../report/theme/theme.js';
 import { registerSecret } from '../secrets.js';
 import type { HeadlineKpi } from './headline.js';
 
@@ -22,6 +23,10 @@ export interface ReportEmailConfig {
   max_attachment_mb?: number;
   /** `reports[].locale`: the language of the subject default, the body and its numbers. */
   locale?: string;
+  /** `reports[].theme`: the band's colour, the logo, the title line and the footer. */
+  theme?: ThemeConfig;
+  /** `reports[].templates.dir`: this report's templates over the global folder. */
+  templates?: { dir?: string };
 }
 
 /** `smtp:` in the config: a URL, or host/port/secure/user/password. */
@@ -77,6 +82,8 @@ export interface ComposeOptions {
   date?: Date;
 }
 
+/** Content-ID of the theme's logo in a report email. */
+const LOGO_CID = 'logo@reportd';
 const BUILTIN = fileURLToPath(new URL('../../templates/email/', import.meta.url));
 const MIME: Record<string, string> = {
   pdf: 'application/pdf',
@@ -136,8 +143,14 @@ export async function composeEmail(options: ComposeOptions): Promise<Mail.Option
     attached.push(filename);
   }
 
+  const theme = themeView(report.theme, `report "${report.name}" theme`);
+  // The logo travels as an inline part (cid:), which mail clients show; most refuse data: URLs.
+  if (theme.logo) {
+    attachments.push({ cid: LOGO_CID, path: theme.logo.dataUrl, contentDisposition: 'inline' });
+  }
   const view = {
     ...vars,
+    theme: { ...theme, logoSrc: theme.logo ? `cid:${LOGO_CID}` : undefined },
     subject,
     querySet: content.querySet.name,
     // Ids as text: a number in a message would be grouped like a quantity ("12,345").
@@ -152,7 +165,7 @@ export async function composeEmail(options: ComposeOptions): Promise<Mail.Option
     attachedList: new Intl.ListFormat(locale.tag, { type: 'conjunction' }).format(attached),
     notes,
   };
-  const templates = loadTemplates(options.templatesDir);
+  const templates = loadTemplates(report.templates?.dir ?? options.templatesDir);
   return {
     from: options.from,
     to: email.to,
@@ -190,16 +203,20 @@ interface Templates {
   html: HandlebarsTemplateDelegate;
   text: HandlebarsTemplateDelegate;
 }
-const cache = new Map<string, Templates>();
+const cache = new Map<string, { stamp: string; templates: Templates }>();
 
+/** The email templates of a folder (user's first, built-in otherwise), compiled again when a file changes. */
 function loadTemplates(userDir?: string): Templates {
   const key = userDir ?? '';
-  const hit = cache.get(key);
-  if (hit) return hit;
-  const pick = (name: string) => {
+  const path = (name: string) => {
     const user = userDir ? join(userDir, 'email', name) : undefined;
-    return readFileSync(user && existsSync(user) ? user : join(BUILTIN, name), 'utf8');
+    return user && existsSync(user) ? user : join(BUILTIN, name);
   };
+  const files = [path('report.hbs'), path('report.txt.hbs')];
+  const stamp = files.map((file) => `${file}:${statSync(file).mtimeMs}`).join('|');
+  const hit = cache.get(key);
+  if (hit && hit.stamp === stamp) return hit.templates;
+  const pick = (name: string) => readFileSync(path(name), 'utf8');
   const env = Handlebars.create();
   registerLocaleHelpers(env);
   const templates = {
@@ -207,7 +224,7 @@ function loadTemplates(userDir?: string): Templates {
     // Plain text: no HTML escaping, or "R&D" would arrive as "R&amp;D".
     text: env.compile(pick('report.txt.hbs'), { noEscape: true }),
   };
-  cache.set(key, templates);
+  cache.set(key, { stamp, templates });
   return templates;
 }
 

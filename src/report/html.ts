@@ -23,6 +23,7 @@ import type { Available } from './model/payloads.js';
 import { DEFAULT_PAGE, type PageSetup, pageView } from './page.js';
 import { REPORT_SECTIONS, type ReportSection } from './sections.js';
 import { loadReportTemplates, type ReportTemplates } from './templates.js';
+import { DEFAULT_THEME, type ThemeView } from './theme/theme.js';
 
 /**
  * Model → HTML. Charts are made here (the model stays plain data) and handed to the templates as
@@ -238,6 +239,13 @@ export interface ReportContents {
   detail?: 'full' | 'summary';
   /** The set's biggest moves (the brief's "top movers"); none when absent. */
   movers?: readonly PortfolioMove[];
+  /** The report's look (`reports[].theme`, read by `themeView`); reportd's own when absent. */
+  theme?: ThemeView;
+}
+
+/** The theme as templates read it: its CSS is built from checked colours and names only (theme.ts). */
+export function themeForTemplates(theme: ThemeView = DEFAULT_THEME) {
+  return { ...theme, css: svg(theme.css) };
 }
 
 /** The set's view with its `show` flags and the brief's extra rows (templates/report/partials/sections.hbs). */
@@ -250,6 +258,7 @@ export function setView(model: ReportModel, css: string, page: PageSetup, conten
   const errors = model.gravity.errors.available ? model.gravity.errors.items.slice(0, 3) : [];
   return {
     ...reportView(model, css, page),
+    theme: themeForTemplates(contents.theme),
     show,
     brief: { movers: (contents.movers ?? []).map(moverView), errors },
   };

@@ -13,6 +13,7 @@ import { buildReportModel, type ReportModel } from './model/index.js';
 import type { PageSetup } from './page.js';
 import type { PdfRenderer, PdfRendererOptions } from './pdf.js';
 import { reportTemplatesFor } from './templates.js';
+import { type ThemeConfig, themeView } from './theme/theme.js';
 
 export { REPORT_FORMATS, type ReportFormat } from './formats.js';
 
@@ -39,6 +40,10 @@ export interface RenderSnapshotOptions {
   contents?: ReportContents;
   /** PDF bookmarks from the headings (set for a digest-mode report over one set). */
   outline?: boolean;
+  /** The report's look (`reports[].theme`, logo path absolute); reportd's own when absent. */
+  theme?: ThemeConfig;
+  /** Names the theme in errors (`reports[0].theme`). */
+  themeWhere?: string;
 }
 
 export interface RenderReportOptions extends RenderSnapshotOptions {
@@ -54,16 +59,27 @@ export interface RenderReportOptions extends RenderSnapshotOptions {
  * dates itself in Berlin time).
  */
 export function documentSettings(report: {
+  name?: string;
   locale?: string;
   page?: PageSetup;
   timezone?: string;
   schedule?: { timezone?: string };
-}): Pick<RenderSnapshotOptions, 'locale' | 'page' | 'timeZone'> {
+  theme?: ThemeConfig;
+  templates?: { dir?: string };
+}): Pick<RenderSnapshotOptions, 'locale' | 'page' | 'timeZone' | 'theme' | 'themeWhere' | 'templatesDir'> {
   return {
     locale: report.locale,
     page: report.page,
     timeZone: report.timezone ?? report.schedule?.timezone ?? 'UTC',
+    ...(report.theme ? { theme: report.theme, themeWhere: `report "${report.name}" theme` } : {}),
+    // A report's own folder wins over the global one (spread after `templatesDir: config.templates.dir`).
+    ...(report.templates?.dir === undefined ? {} : { templatesDir: report.templates.dir }),
   };
+}
+
+/** The options' contents with the report's theme read (its logo file included): once per render. */
+export function themedContents(options: RenderSnapshotOptions): ReportContents {
+  return { ...options.contents, theme: themeView(options.theme, options.themeWhere) };
 }
 
 /** The base file name (no extension) of a snapshot's documents: brand, set and run label. */
@@ -154,11 +170,12 @@ export async function renderSnapshotDocuments(
   const base = join(outDir, options.baseName ?? reportBaseName(snapshot));
   const written: string[] = [];
 
+  const contents = themedContents(options);
   // Always built (a few ms): an xlsx-only delivery still needs it for the email's headline.
   const model = buildReportModel(snapshot, history, meta);
   const needsHtml = formats.includes('pdf') || formats.includes('html');
   const doc = needsHtml
-    ? renderReportHtml(model, reportTemplatesFor(options.templatesDir), options.page, options.contents)
+    ? renderReportHtml(model, reportTemplatesFor(options.templatesDir), options.page, contents)
     : undefined;
 
   for (const format of formats) {
@@ -180,7 +197,7 @@ export async function renderSnapshotDocuments(
       const { renderWorkbook } = await import('./xlsx.js'); // exceljs, only when a workbook is asked for
       writeAtomically(
         file,
-        await renderWorkbook(snapshot, history, { ...meta, account: snapshot.account }, options.contents),
+        await renderWorkbook(snapshot, history, { ...meta, account: snapshot.account }, contents),
       );
     }
     written.push(file);

@@ -2,6 +2,7 @@ import ExcelJS from 'exceljs';
 import type { StoredSnapshot } from '../store/snapshots.js';
 import { reportLocale, t, withLocale } from './locale/locale.js';
 import { REPORT_SECTIONS, type ReportSection } from './sections.js';
+import { argb, type ThemeView } from './theme/theme.js';
 import { createContext, type SheetContext, type WorkbookMeta } from './xlsx/context.js';
 import { SheetWriter } from './xlsx/sheet-writer.js';
 import { writeAbout } from './xlsx/sheets/about.js';
@@ -39,6 +40,18 @@ const GROUP_SHEETS: readonly SheetDef[] = REPORT_SECTIONS.map((section) => SECTI
 export interface WorkbookContents {
   sections?: readonly ReportSection[];
   detail?: 'full' | 'summary';
+  /** The report's look: banners in its primary colour, its cover title and footer in the print header. */
+  theme?: ThemeView;
+}
+
+/** The theme on a sheet: the banner's colour, and the cover title / footer Excel prints on each page. */
+function themeSheet(w: SheetWriter, theme: ThemeView | undefined): void {
+  if (!theme) return;
+  w.bannerColor(argb(theme.primary));
+  // Excel's header codes start with &: text is escaped by doubling it.
+  const code = (text: string) => text.replace(/&/g, '&&');
+  if (theme.coverTitle) w.ws.headerFooter.oddHeader = `&C${code(theme.coverTitle)}`;
+  if (theme.footer) w.ws.headerFooter.oddFooter = `&L${code(theme.footer)}&RPage &P of &N`;
 }
 
 function chosenSheets(contents: WorkbookContents): SheetDef[] {
@@ -145,11 +158,13 @@ export function writeSetSheets(
     const ws = add(t(sheet.titleKey));
     for (const key of sheet.endpoints) shownSheetOf.set(key, ws.name);
     const w = new SheetWriter(ws, book.tables, scope(sheet.name));
+    themeSheet(w, contents.theme);
     w.banner(`${t(sheet.titleKey)} — ${context}`);
     sheet.write(w, ctx);
     w.finish();
   }
   const about = new SheetWriter(add(t('xlsx.sheet.about')), book.tables, scope('About'));
+  themeSheet(about, contents.theme);
   writeAbout(about, ctx, shownSheetOf);
   about.finish();
   // The id, not the title, names the tables: `Run_history_History` in every language.

@@ -1,7 +1,7 @@
 import Handlebars from 'handlebars';
 import { THEME } from '../charts/svg.js';
 import { sparkline } from '../charts.js';
-import { type ReportContents, setView } from '../html.js';
+import { type ReportContents, setView, themeForTemplates } from '../html.js';
 import { reportLocale, t, withLocale } from '../locale/locale.js';
 import type { ReportModel } from '../model/index.js';
 import { DEFAULT_PAGE, type PageSetup, pageView } from '../page.js';
@@ -128,6 +128,7 @@ function renderWithin(
     const movers: MoverView[] = input.frontOnly ? [] : input.moves.map(moverView);
     const view = {
       css: svg(templates.css),
+      theme: themeForTemplates(input.contents?.theme),
       lang: locale.tag,
       page: pageView(page),
       cover,
@@ -149,8 +150,8 @@ function renderWithin(
     };
     return {
       html: templates.digest(view),
-      headerTemplate: templates.header({ cover }),
-      footerTemplate: templates.footer({ cover }),
+      headerTemplate: templates.header({ cover, theme: view.theme }),
+      footerTemplate: templates.footer({ cover, theme: view.theme }),
     };
   });
 }

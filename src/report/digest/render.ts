@@ -10,7 +10,7 @@ import { type ReportContents, type ReportHtml, renderReportHtml } from '../html.
 import { buildReportModel, type ReportModel } from '../model/index.js';
 import type { PageSetup } from '../page.js';
 import type { PdfRenderer } from '../pdf.js';
-import { type RenderSnapshotOptions, reportBaseName } from '../render.js';
+import { type RenderSnapshotOptions, reportBaseName, themedContents } from '../render.js';
 import { reportTemplatesFor } from '../templates.js';
 import { type DigestPages, type DigestSet, periodOf, renderDigestHtml } from './html.js';
 import { biggestMoves, movesOf } from './movers.js';
@@ -89,7 +89,7 @@ export async function renderDigest(store: Store, options: RenderDigestOptions): 
     10,
   );
   const templates = reportTemplatesFor(options.templatesDir);
-  const contents = options.contents ?? {};
+  const contents = themedContents(options);
   const single = loaded.length === 1 ? loaded[0] : undefined;
   const period = periodOf(loaded.map((l) => l.snapshot.run));
   const formats = [...new Set(options.formats)];

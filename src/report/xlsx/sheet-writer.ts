@@ -64,11 +64,18 @@ export class SheetWriter {
     private readonly tableScope: string = ws.name,
   ) {}
 
+  private bannerArgb: string | undefined;
+
+  /** The banner's text colour (ARGB): the report theme's primary colour. */
+  bannerColor(argb: string): void {
+    this.bannerArgb = argb;
+  }
+
   /** The sheet's first row, kept in view (frozen) while scrolling. */
   banner(text: string): void {
     const cell = this.ws.getCell(this.row, 1);
     this.setText(cell, text);
-    cell.font = { bold: true, size: 14 };
+    cell.font = { bold: true, size: 14, ...(this.bannerArgb ? { color: { argb: this.bannerArgb } } : {}) };
     this.ws.views = [{ state: 'frozen', xSplit: 0, ySplit: this.row, topLeftCell: `A${this.row + 1}` }];
     this.row += 2;
   }

@@ -1,0 +1,66 @@
+import { z } from 'zod';
+
+/**
+ * The view of the email templates (templates/email/report.hbs and report.txt.hbs), as
+ * delivery/email.ts builds it: what `reportd templates check` reads their variables against.
+ */
+
+const kpi = z.strictObject({
+  label: z.string().describe('The KPI\'s name ("Weighted presence").'),
+  value: z.string().describe('Its value, formatted in the locale.'),
+  delta: z.string().describe('The change since the previous run, formatted.'),
+  arrow: z.string().describe('▲, ▼ or ±.'),
+  good: z.boolean().describe('The change is good news.'),
+  bad: z.boolean().describe('The change is bad news.'),
+});
+
+export const emailViewSchema = z.strictObject({
+  brand: z.string().describe("The brand's name (a digest: the first set's)."),
+  query_set: z.string().describe("The query set's name."),
+  run: z.string().describe('The run\'s label ("Week 37 · 2026").'),
+  report: z.string().describe('reports[].name.'),
+  sets: z.string().describe('How many query sets the message covers.'),
+  period: z.string().describe("The runs' labels, collapsed when equal."),
+  subject: z.string().describe('The subject line.'),
+  querySet: z.string().describe("The query set's name."),
+  querySetId: z.string().describe("The query set's id, as text."),
+  runId: z.string().describe("The run's id, as text."),
+  kpis: z.array(kpi).describe('The headline KPIs (one set).'),
+  summary: z.string().optional().describe("The overview's summary sentence."),
+  digest: z
+    .strictObject({
+      sets: z.array(
+        z.strictObject({
+          brand: z.string(),
+          querySet: z.string(),
+          run: z.string(),
+          querySetId: z.number(),
+          runId: z.number(),
+          noNewRun: z.string().optional(),
+          kpis: z.array(kpi),
+        }),
+      ),
+      period: z.string(),
+    })
+    .optional()
+    .describe("Set in a digest: every set's headline and the period."),
+  setCount: z.number().describe('How many sets the message covers.'),
+  attached: z.array(z.string()).describe('File names attached.'),
+  attachedList: z.string().describe('The file names joined the locale\'s way ("a, b and c").'),
+  notes: z.array(z.string()).describe('Files left out for size, one line each.'),
+  lang: z.string().describe('The locale (BCP 47).'),
+  theme: z
+    .strictObject({
+      logoSrc: z.string().optional().describe('cid: URL of the logo part, when the theme has a logo.'),
+      logo: z.strictObject({ type: z.string(), dataUrl: z.string() }).optional(),
+      primary: z.string(),
+      accent: z.string(),
+      positive: z.string(),
+      negative: z.string(),
+      fontFamily: z.string(),
+      coverTitle: z.string().optional(),
+      footer: z.string().optional(),
+      css: z.string(),
+    })
+    .describe("The report's look (reports[].theme)."),
+});
