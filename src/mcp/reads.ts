@@ -166,17 +166,24 @@ export function snapshotRows(store: Store, snapshotId: number): Promise<MetricRo
   return store.all<MetricRow>(ROWS_OF_SNAPSHOT, [snapshotId]);
 }
 
-export function metricRows(
+/** One metric's rows in each of the snapshots (at most MAX_RUNS), in one statement on the metric index. */
+export async function metricRowsOf(
   store: Store,
-  snapshotId: number,
+  snapshotIds: readonly number[],
   endpoint: string,
   field: string,
-): Promise<MetricRow[]> {
-  return store.all<MetricRow>(`${ROWS_OF_SNAPSHOT} AND endpoint = ? AND field = ?`, [
-    snapshotId,
-    endpoint,
-    field,
-  ]);
+): Promise<Map<number, MetricRow[]>> {
+  const rows = await store.all<MetricRow & { snapshot_id: number }>(
+    `SELECT snapshot_id, endpoint, field, dimension, dimension_id, dimension_label, value, unit FROM metric_values
+     WHERE snapshot_id IN (${snapshotIds.map(() => '?').join(', ')}) AND endpoint = ? AND field = ? ORDER BY rowid`,
+    [...snapshotIds, endpoint, field],
+  );
+  const bySnapshot = new Map<number, MetricRow[]>();
+  for (const { snapshot_id, ...row } of rows) {
+    const id = Number(snapshot_id);
+    bySnapshot.set(id, [...(bySnapshot.get(id) ?? []), row]);
+  }
+  return bySnapshot;
 }
 
 /** `presence.weighted` + `current` → `presence.weighted.current`: the name the tools take and give. */

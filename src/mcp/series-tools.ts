@@ -4,7 +4,7 @@ import {
   findRun,
   findSet,
   metricName,
-  metricRows,
+  metricRowsOf,
   metricTitle,
   runRange,
   setRuns,
@@ -140,8 +140,14 @@ export function registerSeriesTools(server: McpServer, ctx: ToolContext): void {
       let seen = false;
       const breakdowns = new Set<string>();
       let unitOf = 'unknown';
+      const bySnapshot = await metricRowsOf(
+        store,
+        runs.map((r) => r.snapshot_id),
+        endpoint,
+        field,
+      );
       for (const run of runs) {
-        for (const row of await metricRows(store, run.snapshot_id, endpoint, field)) {
+        for (const row of bySnapshot.get(run.snapshot_id) ?? []) {
           seen = true;
           breakdowns.add(row.dimension);
           unitOf = row.unit;

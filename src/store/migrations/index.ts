@@ -13,6 +13,7 @@ import m014 from './014-notice-destinations.js';
 import m015 from './015-job-slots.js';
 import m016 from './016-instances.js';
 import m019 from './019-payload-json-text.js';
+import m037 from './037-metric-values-by-metric.js';
 import { postgresDdl } from './postgres-ddl.js';
 
 /**
@@ -50,4 +51,5 @@ export const migrations: readonly Migration[] = [
   m015,
   m016,
   m019,
+  m037,
 ];
