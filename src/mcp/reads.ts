@@ -1,6 +1,7 @@
 import { endpointByKey } from '../api/endpoints.js';
 import { ReportdError } from '../errors/index.js';
 import type { Store } from '../store/db.js';
+import type { MetricValueRow } from '../store/metric-reads.js';
 import { newestRunFirst } from '../store/query-sets.js';
 
 /**
@@ -149,15 +150,11 @@ export async function runRange(
   return picked;
 }
 
-export interface MetricRow {
-  endpoint: string;
-  field: string;
-  dimension: string;
-  dimension_id: string | null;
-  dimension_label: string | null;
-  value: number;
-  unit: string;
-}
+/** A metric row without its run context: what the tools read of one snapshot. */
+export type MetricRow = Pick<
+  MetricValueRow,
+  'endpoint' | 'field' | 'dimension' | 'dimension_id' | 'dimension_label' | 'value' | 'unit'
+>;
 
 const ROWS_OF_SNAPSHOT = `SELECT endpoint, field, dimension, dimension_id, dimension_label, value, unit
   FROM metric_values WHERE snapshot_id = ?`;
