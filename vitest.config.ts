@@ -11,6 +11,8 @@ const bothEngines = [
   'test/daemon/shards.test.ts',
   'test/daemon/cluster-*.test.ts',
   'test/export/export-tables.test.ts',
+  // Loads into the cluster's PostgreSQL (it skips itself in the sqlite project).
+  'test/export/postgres-loads.test.ts',
   'test/cli/store-engines.test.ts',
   // Two daemon processes on one PostgreSQL store (it skips itself in the sqlite project).
   'test/daemon/cluster-slots.test.ts',

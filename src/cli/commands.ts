@@ -19,6 +19,7 @@ const commands: Record<string, () => Promise<{ register: Register }>> = {
   demo: () => import('./demo.js'),
   export: () => import('./export.js'),
   history: () => import('./history.js'),
+  mcp: () => import('./mcp.js'),
   'migrate-store': () => import('./migrate-store.js'),
   render: () => import('./render.js'),
   sandbox: () => import('./sandbox.js'),

@@ -13,11 +13,11 @@ import { type ExportTable, exportTables } from './tables.js';
  * only, as CSV or Parquet (a file per table) or one workbook (a sheet and Excel table per table).
  */
 
-export type ExportFormat = 'csv' | 'parquet' | 'xlsx';
-export const EXPORT_FORMATS: readonly ExportFormat[] = ['csv', 'parquet', 'xlsx'];
+export type ExportFormat = 'csv' | 'parquet' | 'xlsx' | 'duckdb';
+export const EXPORT_FORMATS: readonly ExportFormat[] = ['csv', 'parquet', 'xlsx', 'duckdb'];
 
 export interface ExportOptions extends MetricSelection {
-  format: ExportFormat;
+  format: Exclude<ExportFormat, 'duckdb'>;
   outDir: string;
   generatedAt?: Date;
 }
@@ -29,7 +29,7 @@ export interface ExportResult {
 }
 
 /** Refuses, naming it, a set the store does not know or has no complete snapshot of; an empty store too. */
-async function checkSelection(store: Store, selection: MetricSelection): Promise<void> {
+export async function checkSelection(store: Store, selection: MetricSelection): Promise<void> {
   const derived = await derivedQuerySetIds(store, selection.account);
   if (selection.account !== undefined && !(await accountIsStored(store, selection.account))) {
     throw new UsageError(`account "${selection.account}" is not in store ${store.location}`);

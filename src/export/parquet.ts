@@ -1,5 +1,6 @@
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { VERSION } from '../version.js';
+import { typedCell } from './load-target.js';
 import type { ColumnType, ExportTable } from './tables.js';
 
 /**
@@ -18,28 +19,15 @@ const TYPES = {
 } as const satisfies Record<ColumnType, string>;
 
 function cell(value: unknown, type: ColumnType, times: Map<string, Date | null>): unknown {
-  if (value === null || value === undefined) return null;
-  switch (type) {
-    case 'integer':
-      return Math.trunc(Number(value));
-    case 'double':
-      return Number(value);
-    case 'timestamp': {
-      // Every row of a run repeats its time: parse each distinct text once.
-      const text = String(value);
-      let at = times.get(text);
-      if (at === undefined) {
-        const ms = Date.parse(text);
-        at = Number.isNaN(ms) ? null : new Date(ms);
-        times.set(text, at);
-      }
-      return at;
-    }
-    case 'boolean':
-      return Boolean(value);
-    default:
-      return String(value);
+  if (type !== 'timestamp' || value === null || value === undefined) return typedCell(value, type);
+  // Every row of a run repeats its time: parse each distinct text once.
+  const text = String(value);
+  let at = times.get(text);
+  if (at === undefined) {
+    at = typedCell(text, type) as Date | null;
+    times.set(text, at);
   }
+  return at;
 }
 
 const INT32 = 2 ** 31;

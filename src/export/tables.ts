@@ -126,7 +126,14 @@ export const METRIC_CHANGE_EXPORT: readonly ExportColumn[] = [
 
 /** Every table of an export of the selection; `metric_values` first. */
 export async function exportTables(store: Store, selection: MetricSelection): Promise<ExportTable[]> {
-  const snapshots = await derivedSnapshots(store, selection);
+  return exportTablesOf(store, await derivedSnapshots(store, selection));
+}
+
+/** Every table of an export of these derived snapshots (an incremental load: the runs a target lacks). */
+export async function exportTablesOf(
+  store: Store,
+  snapshots: readonly DerivedSnapshot[],
+): Promise<ExportTable[]> {
   const values = await metricValueArraysOf(store, snapshots);
   const engines = (await dimensionsOf(store, 'engine', snapshots)).map((e) => ({
     account: e.account,

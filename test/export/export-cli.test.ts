@@ -259,7 +259,7 @@ describe('reportd export', () => {
     expect(unknown.stderr).toContain('query set 999 is not in store');
     const badFormat = await runCli(['export', '--config', config, '--format', 'json', '--out', out]);
     expect(badFormat.code).toBe(2);
-    expect(badFormat.stderr).toContain('--format takes one of csv, parquet, xlsx, got "json"');
+    expect(badFormat.stderr).toContain('--format takes one of csv, parquet, xlsx, duckdb, got "json"');
 
     const empty = join(out, 'empty');
     const emptyConfig = join(out, 'empty.yaml');

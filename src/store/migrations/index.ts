@@ -15,6 +15,7 @@ import m016 from './016-instances.js';
 import m019 from './019-payload-json-text.js';
 import m020 from './020-fencing-tokens.js';
 import m031 from './031-instance-clock-skew.js';
+import m037 from './037-metric-values-by-metric.js';
 import { postgresDdl } from './postgres-ddl.js';
 
 /**
@@ -54,4 +55,5 @@ export const migrations: readonly Migration[] = [
   m019,
   m020,
   m031,
+  m037,
 ];

@@ -1,0 +1,221 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import {
+  type ErrorClaim,
+  errorClaims,
+  findRun,
+  findSet,
+  type MetricRow,
+  metricName,
+  metricTitle,
+  setRuns,
+  snapshotRows,
+  ToolInputError,
+} from './reads.js';
+import { answer, guarded, runOut, setInput, significance, type ToolContext } from './tools.js';
+
+/** The tools that set two runs side by side: the numbers that moved most, and the error register's churn. */
+
+/** A change on one scale across units: shares in percentage points, other numbers relative, in percent. */
+function weight(row: MetricRow, before: number, after: number): number {
+  if (row.unit === 'percent') return Math.abs(after - before);
+  if (row.unit === 'fraction') return Math.abs(after - before) * 100;
+  return before === 0 ? (after === 0 ? 0 : 100) : Math.abs((after - before) / before) * 100;
+}
+
+const rowKey = (row: MetricRow) =>
+  `${row.endpoint}\u0000${row.field}\u0000${row.dimension}\u0000${row.dimension_id ?? ''}`;
+
+const claimOut = z.object({
+  error_id: z.string(),
+  title: z.string(),
+  correct: z.string().describe('The correct statement'),
+  note: z.string().nullable(),
+  engine: z.string().nullable(),
+  claim: z.string().nullable().describe('The false claim as the engine made it'),
+});
+
+export function registerCompareTools(server: McpServer, ctx: ToolContext): void {
+  const { store } = ctx;
+  server.registerTool(
+    'compare_runs',
+    {
+      title: 'Compare two runs: the movers',
+      description:
+        'Every metric of a query set in two runs side by side, the biggest movers first (shares by ' +
+        'percentage points, other numbers by relative change). Defaults: the newest run against the one ' +
+        'before it. Narrow with metric_prefix (e.g. presence. or life.by-engine).',
+      inputSchema: {
+        ...setInput,
+        base_run_id: z
+          .number()
+          .int()
+          .positive()
+          .optional()
+          .describe('The earlier run; default: the run before run_id'),
+        run_id: z.number().int().positive().optional().describe('The later run; default: the newest'),
+        metric_prefix: z.string().optional(),
+        limit: z.number().int().min(1).max(100).default(20),
+      },
+      outputSchema: {
+        query_set_id: z.number(),
+        base: runOut,
+        run: runOut,
+        compared: z.number().describe('Metrics present in both runs'),
+        movers: z.array(
+          z.object({
+            metric: z.string(),
+            title: z.string(),
+            breakdown: z.string().nullable(),
+            label: z.string().nullable(),
+            unit: z.string(),
+            before: z.number(),
+            after: z.number(),
+            change: z.number().describe('after − before, in `unit`'),
+            significance,
+          }),
+        ),
+        unchanged: z.number(),
+      },
+      annotations: { readOnlyHint: true },
+    },
+    guarded(async (args) => {
+      const set = await findSet(store, args.query_set_id, args.account);
+      const runs = await setRuns(store, set);
+      if (runs.length < 2)
+        throw new ToolInputError(`query set ${set.query_set_id} has fewer than two complete runs stored`);
+      const run = args.run_id === undefined ? runs[0]! : await findRun(store, set, runs, args.run_id);
+      const base =
+        args.base_run_id === undefined
+          ? runs[runs.indexOf(run) + 1]
+          : await findRun(store, set, runs, args.base_run_id);
+      if (!base)
+        throw new ToolInputError(
+          `run ${run.run_id} is the oldest stored run of query set ${set.query_set_id}: give base_run_id`,
+        );
+      const prefix = args.metric_prefix ?? '';
+      const keep = (row: MetricRow) => row.dimension !== 'measurement' && metricName(row).startsWith(prefix);
+      const before = new Map(
+        (await snapshotRows(store, base.snapshot_id)).filter(keep).map((r) => [rowKey(r), r]),
+      );
+      const moved: { row: MetricRow; before: number; weight: number }[] = [];
+      let compared = 0;
+      for (const row of (await snapshotRows(store, run.snapshot_id)).filter(keep)) {
+        const old = before.get(rowKey(row));
+        if (!old) continue;
+        compared++;
+        if (old.value !== row.value)
+          moved.push({ row, before: old.value, weight: weight(row, old.value, row.value) });
+      }
+      moved.sort((a, b) => b.weight - a.weight);
+      const out = (r: typeof run) => ({ run_id: r.run_id, run: r.run, run_created_at: r.run_created_at });
+      return answer({
+        query_set_id: set.query_set_id,
+        base: out(base),
+        run: out(run),
+        compared,
+        movers: moved.slice(0, args.limit).map(({ row, before }) => ({
+          metric: metricName(row),
+          title: metricTitle(row),
+          breakdown: row.dimension || null,
+          label: row.dimension_label,
+          unit: row.unit,
+          before,
+          after: row.value,
+          change: row.value - before,
+          significance: null,
+        })),
+        unchanged: compared - moved.length,
+      });
+    }),
+  );
+
+  server.registerTool(
+    'error_register',
+    {
+      title: 'False claims: new and resolved between runs',
+      description:
+        'The error register (false claims answer engines made about the brand) between two runs of a query set: ' +
+        'claims new in the later run, claims resolved since the earlier one, and counts per engine. Defaults: ' +
+        'the newest run against the one before it.',
+      inputSchema: {
+        ...setInput,
+        from_run_id: z
+          .number()
+          .int()
+          .positive()
+          .optional()
+          .describe('The earlier run; default: the run before to_run_id'),
+        to_run_id: z.number().int().positive().optional().describe('The later run; default: the newest'),
+        engine: z
+          .string()
+          .optional()
+          .describe('Only claims made by this engine (its label, e.g. Perplexity)'),
+        limit: z
+          .number()
+          .int()
+          .min(1)
+          .max(200)
+          .default(50)
+          .describe('Most claims listed in each of new and resolved'),
+      },
+      outputSchema: {
+        query_set_id: z.number(),
+        from_run: runOut
+          .nullable()
+          .describe('Null when to_run is the oldest stored run: all its claims are new'),
+        to_run: runOut,
+        new: z.array(claimOut),
+        resolved: z.array(claimOut),
+        still_open: z.number(),
+        per_engine: z.array(
+          z.object({ engine: z.string(), new: z.number(), resolved: z.number(), open: z.number() }),
+        ),
+        truncated: z.boolean(),
+      },
+      annotations: { readOnlyHint: true },
+    },
+    guarded(async (args) => {
+      const set = await findSet(store, args.query_set_id, args.account);
+      const runs = await setRuns(store, set);
+      if (runs.length === 0)
+        throw new ToolInputError(`query set ${set.query_set_id} has no complete run stored yet`);
+      const to = args.to_run_id === undefined ? runs[0]! : await findRun(store, set, runs, args.to_run_id);
+      const from =
+        args.from_run_id === undefined
+          ? runs[runs.indexOf(to) + 1]
+          : await findRun(store, set, runs, args.from_run_id);
+      const only = (claims: ErrorClaim[]) =>
+        args.engine === undefined ? claims : claims.filter((c) => c.engine === args.engine);
+      const key = (c: ErrorClaim) => `${c.error_id}\u0000${c.engine ?? ''}`;
+      // The oldest run has no run before it: every claim in it is new.
+      const earlier = from ? only(await errorClaims(store, from.snapshot_id)) : [];
+      const later = only(await errorClaims(store, to.snapshot_id));
+      const earlierKeys = new Set(earlier.map(key));
+      const laterKeys = new Set(later.map(key));
+      const added = later.filter((c) => !earlierKeys.has(key(c)));
+      const resolved = earlier.filter((c) => !laterKeys.has(key(c)));
+      const engines = new Map<string, { engine: string; new: number; resolved: number; open: number }>();
+      const tally = (c: ErrorClaim, what: 'new' | 'resolved' | 'open') => {
+        const name = c.engine ?? '(no engine)';
+        const entry = engines.get(name) ?? { engine: name, new: 0, resolved: 0, open: 0 };
+        entry[what]++;
+        engines.set(name, entry);
+      };
+      for (const c of added) tally(c, 'new');
+      for (const c of resolved) tally(c, 'resolved');
+      for (const c of later) tally(c, 'open');
+      const out = (r: typeof to) => ({ run_id: r.run_id, run: r.run, run_created_at: r.run_created_at });
+      return answer({
+        query_set_id: set.query_set_id,
+        from_run: from ? out(from) : null,
+        to_run: out(to),
+        new: added.slice(0, args.limit),
+        resolved: resolved.slice(0, args.limit),
+        still_open: later.length - added.length,
+        per_engine: [...engines.values()].sort((a, b) => a.engine.localeCompare(b.engine)),
+        truncated: added.length > args.limit || resolved.length > args.limit,
+      });
+    }),
+  );
+}

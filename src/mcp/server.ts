@@ -1,0 +1,92 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { HttpAuthConfig } from '../config/schema.js';
+import { UsageError } from '../errors/index.js';
+import { challenge, isAuthorized, isLoopbackHost } from '../status/access.js';
+import { VERSION } from '../version.js';
+import { registerTools, type ToolContext } from './tools.js';
+
+/**
+ * `reportd mcp`: the tools over the store as a Model Context Protocol server, on stdio (a desktop
+ * assistant starts it) or Streamable HTTP. HTTP is stateless, one MCP server per request, as the
+ * SDK's stateless example does: the tools keep no session, and a request costs a few registrations.
+ */
+
+const INSTRUCTIONS =
+  'reportd holds every published run of the brand-visibility reporting it synced, offline. Start with ' +
+  'list_sets, then list_runs or list_metrics; metric_series, compare_runs, error_register and cited_sources ' +
+  'answer from stored runs only (nothing here calls the live API).';
+
+export function createMcpServer(ctx: ToolContext): McpServer {
+  const server = new McpServer({ name: 'reportd', version: VERSION }, { instructions: INSTRUCTIONS });
+  registerTools(server, ctx);
+  return server;
+}
+
+export async function serveStdio(ctx: ToolContext): Promise<void> {
+  const server = createMcpServer(ctx);
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = resolve;
+  });
+  await server.connect(transport);
+  await closed;
+}
+
+export interface HttpOptions {
+  host: string;
+  port: number;
+  /** `http.auth` of the config: required off loopback, enforced wherever it is set. */
+  auth?: HttpAuthConfig;
+}
+
+/** Refuses, before listening, an address other machines can reach without a token. */
+export function checkHttpAccess(options: HttpOptions): void {
+  if (options.auth?.bearer_token === undefined && !isLoopbackHost(options.host))
+    throw new UsageError(
+      `reportd mcp --http ${options.host}: not a loopback address, and http.auth.bearer_token (or bearer_token_file) is not set`,
+    );
+}
+
+function reply(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}) {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+}
+
+async function handle(ctx: ToolContext, options: HttpOptions, req: IncomingMessage, res: ServerResponse) {
+  if (options.auth?.bearer_token !== undefined && !isAuthorized(req, options.auth)) {
+    return reply(res, 401, 'unauthorized: send Authorization: Bearer <token>', {
+      'www-authenticate': challenge(options.auth),
+    });
+  }
+  const path = new URL(req.url ?? '/', 'http://x').pathname;
+  if (path !== '/mcp') return reply(res, 404, 'the MCP endpoint is /mcp');
+  if (req.method !== 'POST') return reply(res, 405, 'stateless server: POST /mcp', { allow: 'POST' });
+  const server = createMcpServer(ctx);
+  const transport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  res.on('close', () => {
+    void transport.close();
+    void server.close();
+  });
+  await server.connect(transport);
+  await transport.handleRequest(req, res);
+}
+
+export async function serveHttp(ctx: ToolContext, options: HttpOptions): Promise<Server> {
+  checkHttpAccess(options);
+  const http = createServer((req, res) => {
+    handle(ctx, options, req, res).catch((error: unknown) => {
+      if (!res.headersSent) reply(res, 500, `reportd could not answer: ${(error as Error).message}`);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(options.port, options.host, resolve);
+  });
+  return http;
+}

@@ -1,0 +1,325 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { appendFileSync, existsSync } from 'node:fs';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HOSTILE } from '../../src/sandbox/dataset.js';
+import { BIN } from '../helpers/cli.js';
+import { type SyncEnv, startSyncEnv } from '../sync/helpers/sync-env.js';
+
+/**
+ * `reportd mcp` as an assistant meets it: the built CLI as a separate process, driven by the MCP
+ * SDK's own client over stdio and over Streamable HTTP, on a store synced from the hostile sandbox.
+ * The client checks every structured answer against the tool's output schema; the numbers are
+ * checked against the store's rows.
+ */
+
+const TOKEN = 'mcp-test-token-7f3a91';
+const TOOLS = [
+  'cited_sources',
+  'compare_runs',
+  'error_register',
+  'list_metrics',
+  'list_runs',
+  'list_sets',
+  'metric_series',
+  'render_report',
+];
+
+let env: SyncEnv;
+let config: string;
+let stdio: Client;
+const children: ChildProcess[] = [];
+
+beforeAll(async () => {
+  env = await startSyncEnv({
+    rate: { requests: 2000, windowMs: 1000 },
+    sandbox: { hostile: true },
+    settings: { query_sets: [101, 102], backfill_runs: 3 },
+    concurrency: 8,
+  });
+  await env.sync();
+  config = env.writeConfig();
+  appendFileSync(config, `http: { auth: { bearer_token: ${TOKEN} } }\noutput: { dir: ${env.dir}/out }\n`);
+  stdio = new Client({ name: 'reportd-test', version: '1.0.0' });
+  await stdio.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'mcp', '--config', config],
+      stderr: 'pipe',
+    }),
+  );
+}, 90_000);
+afterAll(async () => {
+  await stdio?.close();
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  await env.close();
+});
+
+// biome-ignore lint/suspicious/noExplicitAny: answers read loosely; the assertions say what matters.
+type Structured = Record<string, any>;
+async function call(name: string, args: Record<string, unknown>, client = stdio): Promise<Structured> {
+  const result = await client.callTool({ name, arguments: args });
+  expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+  expect(result.structuredContent).toBeDefined();
+  return result.structuredContent as Structured;
+}
+async function toolError(name: string, args: Record<string, unknown>): Promise<string> {
+  const result = await stdio.callTool({ name, arguments: args });
+  expect(result.isError).toBe(true);
+  const text = (result.content as { type: string; text: string }[]).map((c) => c.text).join('\n');
+  expect(text).not.toMatch(/\n\s+at /);
+  return text;
+}
+
+async function derivedRuns(querySetId: number) {
+  return env.store.all<{ snapshot_id: number; run_id: number }>(
+    `SELECT s.id AS snapshot_id, s.run_id FROM snapshots s JOIN metric_derivations d ON d.snapshot_id = s.id
+     WHERE s.query_set_id = ? ORDER BY s.run_id`,
+    [querySetId],
+  );
+}
+
+describe('reportd mcp over stdio, with the SDK client', () => {
+  it('lists the tools, each with an input and an output schema and a description', async () => {
+    const { tools } = await stdio.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(TOOLS);
+    for (const tool of tools) {
+      expect(tool.outputSchema, tool.name).toBeDefined();
+      expect(tool.inputSchema.type).toBe('object');
+      expect(tool.description!.length).toBeGreaterThan(60);
+    }
+  });
+
+  it("answers with the store's numbers: sets, runs, a series, movers, the register, sources", async () => {
+    const sets = await call('list_sets', {});
+    // The catalog's other sets are listed too, with no runs stored.
+    expect(
+      sets.sets.filter((s: Structured) => s.runs_stored > 0).map((s: Structured) => s.query_set_id),
+    ).toEqual([101, 102]);
+    const runs = await derivedRuns(101);
+    expect(sets.sets[0].runs_stored).toBe(runs.length);
+    const listed = await call('list_runs', { query_set_id: 101, limit: 2 });
+    expect(listed.total).toBe(runs.length);
+    expect(listed.runs.map((r: Structured) => r.run_id)).toEqual(
+      runs
+        .map((r) => r.run_id)
+        .reverse()
+        .slice(0, 2),
+    );
+    expect(listed.next_offset).toBe(2);
+
+    const series = await call('metric_series', { query_set_id: 101, metric: 'presence.weighted.current' });
+    expect(series.unit).toBe('percent');
+    expect(series.title).toBe('Weighted presence: current');
+    const stored = await env.store.all<{ run_id: number; value: number }>(
+      `SELECT run_id, value FROM metric_values WHERE query_set_id = 101 AND endpoint = 'presence.weighted'
+       AND field = 'current' AND dimension = '' ORDER BY run_id`,
+    );
+    expect(series.points.map((p: Structured) => [p.run_id, p.value])).toEqual(
+      stored.map((r) => [r.run_id, r.value]),
+    );
+    expect(series.points.every((p: Structured) => p.significance === null)).toBe(true);
+
+    const byEngine = await call('metric_series', {
+      query_set_id: 101,
+      metric: 'presence.by-engine.weighted',
+      by: 'engine',
+      label: 'Perplexity',
+      last_runs: 2,
+    });
+    expect(byEngine.points).toHaveLength(2);
+    expect(byEngine.points.every((p: Structured) => p.label === 'Perplexity')).toBe(true);
+
+    const [older, newer] = runs.slice(-2);
+    const moved = await call('compare_runs', { query_set_id: 101 });
+    expect(moved.base.run_id).toBe(older!.run_id);
+    expect(moved.run.run_id).toBe(newer!.run_id);
+    expect(moved.movers.length).toBeGreaterThan(0);
+    for (const mover of moved.movers.slice(0, 5)) {
+      const [endpointGroup, endpointName, ...field] = mover.metric.split('.');
+      const value = async (snapshotId: number) =>
+        (
+          await env.store.get<{ value: number }>(
+            `SELECT value FROM metric_values WHERE snapshot_id = ? AND endpoint = ? AND field = ? AND dimension = ?
+             AND COALESCE(dimension_label, '') = ?`,
+            [
+              snapshotId,
+              `${endpointGroup}.${endpointName}`,
+              field.join('.'),
+              mover.breakdown ?? '',
+              mover.label ?? '',
+            ],
+          )
+        )?.value;
+      expect(await value(older!.snapshot_id)).toBe(mover.before);
+      expect(await value(newer!.snapshot_id)).toBe(mover.after);
+    }
+
+    const register = await call('error_register', { query_set_id: 101 });
+    const ids = async (snapshotId: number) =>
+      new Set(
+        (
+          await env.store.all<{ error_id: string; engine: string | null }>(
+            'SELECT error_id, engine FROM metric_error_register WHERE snapshot_id = ?',
+            [snapshotId],
+          )
+        ).map((e) => `${e.error_id}|${e.engine}`),
+      );
+    const before = await ids(older!.snapshot_id);
+    const after = await ids(newer!.snapshot_id);
+    expect(register.new.length).toBe([...after].filter((k) => !before.has(k)).length);
+    expect(register.resolved.length).toBe([...before].filter((k) => !after.has(k)).length);
+
+    const cited = await call('cited_sources', { query_set_id: 101, limit: 5 });
+    const sourceCount = await env.store.get<{ n: number }>(
+      'SELECT COUNT(*) AS n FROM metric_sources WHERE snapshot_id = ?',
+      [newer!.snapshot_id],
+    );
+    expect(cited.total).toBe(Number(sourceCount!.n));
+    expect(cited.sources.length).toBeLessThanOrEqual(5);
+  });
+
+  it("lists a set's metrics with titles and units, and renders its workbook as a resource link", async () => {
+    const metrics = await call('list_metrics', { query_set_id: 102 });
+    const weighted = metrics.metrics.find((m: Structured) => m.metric === 'presence.by-engine.weighted');
+    expect(weighted).toMatchObject({ unit: 'percent', breakdowns: ['engine'] });
+    const result = await stdio.callTool({
+      name: 'render_report',
+      arguments: { query_set_id: 102, format: 'xlsx' },
+    });
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    const path = (result.structuredContent as Structured).path as string;
+    expect(path).toMatch(/\.xlsx$/);
+    expect(existsSync(path)).toBe(true);
+    expect((result.content as { type: string }[]).some((c) => c.type === 'resource_link')).toBe(true);
+  });
+
+  it('says what is wrong, in one line, for an unknown set, a run of another set and 10,000 runs', async () => {
+    expect(await toolError('list_runs', { query_set_id: 999 })).toMatch(
+      /query set 999 is not in the store \(sets with data: 101, 102\)/,
+    );
+    const otherRun = (await derivedRuns(102))[0]!.run_id;
+    expect(await toolError('compare_runs', { query_set_id: 101, run_id: otherRun })).toBe(
+      `run ${otherRun} is a run of query set 102, not of query set 101`,
+    );
+    expect(
+      await toolError('metric_series', {
+        query_set_id: 101,
+        metric: 'presence.gross.current',
+        last_runs: 10_000,
+      }),
+    ).toMatch(/last_runs 10000 is more than 100 runs/);
+    expect(
+      await toolError('metric_series', { query_set_id: 101, metric: 'presence.nothing.current' }),
+    ).toMatch(/metric "presence.nothing.current" is not stored for query set 101/);
+  });
+
+  it("gives the hostile sandbox's strings back as plain data", async () => {
+    const share = await call('metric_series', {
+      query_set_id: 101,
+      metric: 'overview.competitive-context.share',
+      by: 'competitor',
+      last_runs: 1,
+    });
+    const labels = share.points.map((p: Structured) => p.label);
+    if (!labels.includes(HOSTILE.competitorName)) {
+      const other = await call('metric_series', {
+        query_set_id: 102,
+        metric: 'overview.competitive-context.share',
+        by: 'competitor',
+        last_runs: 1,
+      });
+      labels.push(...other.points.map((p: Structured) => p.label));
+    }
+    expect(labels).toContain(HOSTILE.competitorName);
+    // The oldest run has nothing before it: its whole register is new, the hostile note with it.
+    const notes: string[] = [];
+    for (const set of [101, 102]) {
+      const oldest = (await derivedRuns(set))[0]!;
+      const register = await call('error_register', {
+        query_set_id: set,
+        to_run_id: oldest.run_id,
+        limit: 200,
+      });
+      expect(register.from_run).toBeNull();
+      notes.push(...register.new.map((c: Structured) => c.note));
+    }
+    expect(notes).toContain(HOSTILE.errorNote);
+  });
+});
+
+describe('reportd mcp --http', () => {
+  let url: string;
+  beforeAll(async () => {
+    const child = spawn(process.execPath, [BIN, 'mcp', '--config', config, '--http', '127.0.0.1:0'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let stderr = '';
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    const deadline = Date.now() + 30_000;
+    while (!/listening on (\S+)/.test(stderr)) {
+      if (Date.now() > deadline || child.exitCode !== null)
+        throw new Error(`mcp --http did not start: ${stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    url = /listening on (\S+)/.exec(stderr)![1]!;
+  });
+
+  it('refuses a request without the token or with a wrong one: 401', async () => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const none = await fetch(url, { method: 'POST', headers, body });
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    const wrong = await fetch(url, {
+      method: 'POST',
+      headers: { ...headers, authorization: 'Bearer nope' },
+      body,
+    });
+    expect(wrong.status).toBe(401);
+    expect(await wrong.text()).not.toContain(TOKEN);
+  });
+
+  it('serves the same tools and answers to the SDK client with the token', async () => {
+    const client = new Client({ name: 'reportd-test-http', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(url), {
+        requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
+      }),
+    );
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name).sort()).toEqual(TOOLS);
+      const series = await call(
+        'metric_series',
+        { query_set_id: 102, metric: 'presence.gross.current' },
+        client,
+      );
+      const stored = await env.store.all<{ value: number }>(
+        `SELECT value FROM metric_values WHERE query_set_id = 102 AND endpoint = 'presence.gross' AND field = 'current'
+         AND dimension = '' ORDER BY run_id`,
+      );
+      expect(series.points.map((p: Structured) => p.value)).toEqual(stored.map((r) => r.value));
+      const error = await client.callTool({ name: 'list_runs', arguments: { query_set_id: 4242 } });
+      expect(error.isError).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('will not listen off loopback without a token', async () => {
+    const bare = config.replace(/\.yaml$/, '-bare.yaml');
+    const { readFileSync, writeFileSync } = await import('node:fs');
+    writeFileSync(bare, readFileSync(config, 'utf8').replace(/^http: .*$/m, ''));
+    const { runCli } = await import('../helpers/cli.js');
+    const result = await runCli(['mcp', '--config', bare, '--http', '0.0.0.0:0']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/not a loopback address, and http\.auth\.bearer_token .* is not set/);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+});
