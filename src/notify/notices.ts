@@ -35,7 +35,7 @@ const TITLES: Record<Incident['kind'], (i: Incident) => string> = {
 };
 
 /** What the texts read of a notice: the store's rows, or the store outage's notices built in memory. */
-export type NoticeFields = Pick<Notice, 'kind' | 'createdAt' | 'recipients' | 'messageId'>;
+export type NoticeFields = Pick<Notice, 'kind' | 'createdAt' | 'recipients' | 'messageId' | 'attempts'>;
 
 /** A header value from config names and ids: one line, no control characters. */
 const headerSafe = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').slice(0, 200);

@@ -136,6 +136,8 @@ export class StoreOutageWatch {
         createdAt: clock.now(),
         recipients: destination === 'email' ? config.notify_on_failure.email : [],
         messageId: `<reportd-store-${kind}-${randomBytes(6).toString('hex')}@reportd.invalid>`,
+        // Sent once from memory, never retried from a row: no earlier attempt for Slack to look for.
+        attempts: 1,
       };
       try {
         if (destination === 'email') {
