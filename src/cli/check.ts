@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { stringify } from 'yaml';
+import { destinationIssues } from '../config/destination-address.js';
 import { loadConfig } from '../config/load.js';
 import { maskedConfig } from '../config/mask.js';
 import { pathIssues } from '../config/path-checks.js';
@@ -19,9 +20,9 @@ export function register(program: Command): void {
     .command('check')
     .description('validate the config file and print it resolved, with secrets masked')
     .addOption(configOption)
-    .action((options: ConfigOptions) => {
+    .action(async (options: ConfigOptions) => {
       const config = loadConfig(options.config);
-      const problems = pathIssues(config);
+      const problems = [...pathIssues(config), ...(await destinationIssues(config))];
       if (problems.length > 0) throw new ConfigError(options.config, problems);
       // Masked by field, then scrubbed by value in case a secret was also pasted into another field.
       const text = scrub(stringify(maskedConfig(config), { lineWidth: 0 }));

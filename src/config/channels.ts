@@ -43,6 +43,12 @@ export const slackChannel = z
     api_url: httpUrl('the Slack Web API base, ending in /api/')
       .default('https://slack.com/api/')
       .describe('Slack Web API base URL (tests, proxies). Default https://slack.com/api/.'),
+    allow_private_network: z
+      .boolean()
+      .default(false)
+      .describe(
+        '`reportd check` refuses this channel when its URL host is, or resolves to, a loopback, link-local (cloud metadata), private or carrier-grade NAT address; `true` allows it (a sidecar, a receiver on this network, a test stand-in). Default false.',
+      ),
   })
   .describe('Posts the headline KPIs (Block Kit) and uploads the PDF into the thread of that message.');
 
@@ -58,6 +64,12 @@ export const teamsChannel = z
         'The Teams incoming webhook or Workflows URL (it is the credential). Set this or `webhook_url_file`; prefer `${VAR}`.',
       ),
     webhook_url_file: secretFile('Teams webhook URL'),
+    allow_private_network: z
+      .boolean()
+      .default(false)
+      .describe(
+        '`reportd check` refuses this channel when its URL host is, or resolves to, a loopback, link-local (cloud metadata), private or carrier-grade NAT address; `true` allows it (a sidecar, a receiver on this network, a test stand-in). Default false.',
+      ),
   })
   .describe('Posts an Adaptive Card with the headline KPIs; Teams webhooks carry no files.');
 
@@ -74,6 +86,12 @@ export const webhookChannel = z
         'Signing secret in the Standard Webhooks form `whsec_<base64>`. Set this or `secret_file`; prefer `${VAR}`.',
       ),
     secret_file: secretFile('signing secret'),
+    allow_private_network: z
+      .boolean()
+      .default(false)
+      .describe(
+        '`reportd check` refuses this channel when its URL host is, or resolves to, a loopback, link-local (cloud metadata), private or carrier-grade NAT address; `true` allows it (a sidecar, a receiver on this network, a test stand-in). Default false.',
+      ),
     include_files: z
       .boolean()
       .default(false)
