@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { stringify } from 'yaml';
+import { destinationIssues } from '../config/destination-address.js';
 import { loadConfig } from '../config/load.js';
 import { maskedConfig } from '../config/mask.js';
 import { pathIssues } from '../config/path-checks.js';
@@ -27,10 +28,11 @@ export function register(program: Command): void {
         'other than loopback without http.auth). Every problem of an invalid config is listed at once (exit 2).',
     )
     .addOption(configOption)
-    .action((options: ConfigOptions) => {
+    .action(async (options: ConfigOptions) => {
       const config = loadConfig(options.config);
       const problems = [
         ...pathIssues(config),
+        ...(await destinationIssues(config)),
         // A template that will not render is as much a setup mistake as a missing folder.
         ...configTemplateProblems(config).map((problem) => ({
           path: 'templates',

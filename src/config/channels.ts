@@ -51,6 +51,12 @@ export const slackChannel = z
       .describe(
         'How long one Slack Web API call is waited for, in seconds, before the attempt counts as unknown; the next attempt looks for the message (conversations.history, by its metadata) before posting again. Default 30.',
       ),
+    allow_private_network: z
+      .boolean()
+      .default(false)
+      .describe(
+        '`reportd check` refuses this channel when its URL host is, or resolves to, a loopback, link-local (cloud metadata), private or carrier-grade NAT address; `true` allows it (a sidecar, a receiver on this network, a test stand-in). Default false.',
+      ),
   })
   .describe('Posts the headline KPIs (Block Kit) and uploads the PDF into the thread of that message.');
 
@@ -66,6 +72,12 @@ export const teamsChannel = z
         'The Teams incoming webhook or Workflows URL (it is the credential). Set this or `webhook_url_file`; prefer `${VAR}`.',
       ),
     webhook_url_file: secretFile('Teams webhook URL'),
+    allow_private_network: z
+      .boolean()
+      .default(false)
+      .describe(
+        '`reportd check` refuses this channel when its URL host is, or resolves to, a loopback, link-local (cloud metadata), private or carrier-grade NAT address; `true` allows it (a sidecar, a receiver on this network, a test stand-in). Default false.',
+      ),
   })
   .describe('Posts an Adaptive Card with the headline KPIs; Teams webhooks carry no files.');
 
@@ -82,6 +94,12 @@ export const webhookChannel = z
         'Signing secret in the Standard Webhooks form `whsec_<base64>`. Set this or `secret_file`; prefer `${VAR}`.',
       ),
     secret_file: secretFile('signing secret'),
+    allow_private_network: z
+      .boolean()
+      .default(false)
+      .describe(
+        '`reportd check` refuses this channel when its URL host is, or resolves to, a loopback, link-local (cloud metadata), private or carrier-grade NAT address; `true` allows it (a sidecar, a receiver on this network, a test stand-in). Default false.',
+      ),
     include_files: z
       .boolean()
       .default(false)

@@ -40,9 +40,9 @@ beforeAll(async () => {
     `${env.accountsYaml}sync: { query_sets: [102], backfill_runs: 1 }
 smtp: { url: "${env.smtp.url}", from: "Reports <reports@example.com>" }
 channels:
-  - { name: marketing, type: slack, token: "\${SLACK_BOT_TOKEN}", channel: C0123ABCD, api_url: "${peers.url}/api/" }
-  - { name: leadership, type: teams, webhook_url: "\${TEAMS_WEBHOOK_URL}" }
-  - { name: ops, type: webhook, url: "${peers.url}/hook", secret: "\${WEBHOOK_SECRET}" }
+  - { name: marketing, type: slack, token: "\${SLACK_BOT_TOKEN}", channel: C0123ABCD, api_url: "${peers.url}/api/", allow_private_network: true }
+  - { name: leadership, type: teams, webhook_url: "\${TEAMS_WEBHOOK_URL}", allow_private_network: true }
+  - { name: ops, type: webhook, url: "${peers.url}/hook", secret: "\${WEBHOOK_SECRET}", allow_private_network: true }
 reports:
   - name: weekly
     query_sets: [102]
