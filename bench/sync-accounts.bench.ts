@@ -24,12 +24,18 @@
  *            --backfill N (default 1), --concurrency N (per account, default 4),
  *            --pool-size N (PostgreSQL connections of the sync process; default: the store's, 10)
  *
+ * Then, on PostgreSQL, the same work by TWO sync processes sharing the accounts as two daemons do
+ * (each registers an instance with the sync role and passes `share`, sync/share-accounts.ts; both
+ * start once both are registered): the wall time, budget use over both, and the speed-up against the
+ * one-process PostgreSQL run (goal >= 1.7). `--engine postgres,postgres-2` runs both PostgreSQL runs
+ * only; `--engine postgres-2` the two-process run alone (no speed-up then).
+ *
  * Each engine runs in a child process of its own (so its peak RSS is its own), which starts the
  * sandbox as a third process: the sandbox's CPU is then not the sync's. PostgreSQL is
  * REPORTD_BENCH_DATABASE_URL (a server whose user may CREATE DATABASE), or else a throwaway cluster
  * started like the tests' (see bench/store.bench.ts).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,12 +43,18 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { minimumDurationMs } from '../src/api/retry-timing.js';
 import { parseRate } from '../src/cli/sandbox.js';
+import { accountShare } from '../src/daemon/account-share.js';
+import { startInstance } from '../src/daemon/instance.js';
 import { companyCredentials } from '../src/sandbox/dataset/companies.js';
 import { openStore, type StoreTarget } from '../src/store/db.js';
+import { storeClock } from '../src/store/db-clock.js';
+import { listInstances } from '../src/store/instances.js';
 import { runSync } from '../src/sync/sync.js';
 import type { SyncAccount } from '../src/sync/types.js';
 
 const TARGET = 0.9;
+const SPEEDUP_TARGET = 1.7;
+const uptime = () => execFileSync('uptime', { encoding: 'utf8' }).trim();
 
 function flag(name: string, fallback: string): string {
   const index = process.argv.indexOf(name);
@@ -77,6 +89,12 @@ interface EngineResult {
   /** Request durations (grant to answer parsed), ms: each counts against its key's window (see budget.ts). */
   latencyP50: number;
   latencyP95: number;
+  /** Requests per account (the two-process run adds both processes' up). */
+  perAccount?: Record<string, number>;
+  startedAt?: number;
+  finishedAt?: number;
+  /** Two processes: the one-process PostgreSQL wall time over this one's. */
+  speedup?: number;
 }
 
 /** The sandbox CLI as its own process; resolves with its base URL once it listens. */
@@ -111,9 +129,27 @@ async function startSandboxProcess(): Promise<{ baseUrl: string; child: ChildPro
 }
 
 /** One engine, in this process: the measurement itself. */
-async function measure(engine: string, target: StoreTarget): Promise<EngineResult> {
-  const { baseUrl, child } = await startSandboxProcess();
+async function measure(
+  engine: string,
+  target: StoreTarget,
+  shared?: { baseUrl: string; peers: number },
+): Promise<EngineResult> {
+  const { baseUrl, child } = shared
+    ? { baseUrl: shared.baseUrl, child: undefined }
+    : await startSandboxProcess();
   const store = await openStore(target, { poolSize });
+  // As a daemon: an instance with the sync role, the database's clock, and its share of the accounts.
+  const clock = shared ? await storeClock(store) : undefined;
+  const instance = shared ? await startInstance({ store, roles: ['sync'], clock }) : undefined;
+  if (shared) {
+    // Both processes start together, once both are registered (else the first would take it all).
+    while (
+      (await listInstances(store, clock!.now() - 60_000)).filter((i) => i.stopped_at === null).length <
+      shared.peers
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
   const rssBefore = process.memoryUsage().rss;
   const base = { apiKey: 'sandbox-key', apiSecret: 'sandbox-secret' };
   const accounts: SyncAccount[] = Array.from({ length: accountsCount }, (_, i) => {
@@ -136,6 +172,7 @@ async function measure(engine: string, target: StoreTarget): Promise<EngineResul
     const summary = await runSync({
       store,
       accounts,
+      ...(shared ? { clock, share: accountShare(store, clock!) } : {}),
       settings: {
         query_sets: 'all',
         backfill_runs: backfill,
@@ -172,10 +209,15 @@ async function measure(engine: string, target: StoreTarget): Promise<EngineResul
       eventLoopBusy: elu.utilization,
       latencyP50: quantile(durations, 0.5),
       latencyP95: quantile(durations, 0.95),
+      perAccount: Object.fromEntries(perAccount),
+      startedAt: Date.now() - wall,
+      finishedAt: Date.now(),
     };
   } finally {
+    await instance?.close();
+    clock?.close();
     await store.close();
-    child.kill('SIGTERM');
+    child?.kill('SIGTERM');
   }
 }
 
@@ -196,7 +238,11 @@ async function freshDatabase(adminUrl: string): Promise<string> {
 }
 
 /** Runs one engine in a child process of this script and reads back its one JSON line. */
-function inChild(engine: string, target: StoreTarget): Promise<EngineResult> {
+function inChild(
+  engine: string,
+  target: StoreTarget,
+  shared?: { baseUrl: string; peers: number },
+): Promise<EngineResult> {
   const child = spawn(
     process.execPath,
     [
@@ -205,7 +251,7 @@ function inChild(engine: string, target: StoreTarget): Promise<EngineResult> {
       'bench/sync-accounts.bench.ts',
       ...process.argv.slice(2),
       '--child',
-      JSON.stringify({ engine, target }),
+      JSON.stringify({ engine, target, shared }),
     ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
@@ -221,6 +267,55 @@ function inChild(engine: string, target: StoreTarget): Promise<EngineResult> {
       resolve(JSON.parse(line) as EngineResult);
     });
   });
+}
+
+/**
+ * Two sync processes sharing the accounts on one database and one sandbox: wall time from the first
+ * start to the last end, budget use over both (requests per key added up), and the speed-up against
+ * the one-process PostgreSQL run.
+ */
+async function twoProcesses(target: StoreTarget, one?: EngineResult): Promise<EngineResult> {
+  const { baseUrl, child } = await startSandboxProcess();
+  try {
+    const shared = { baseUrl, peers: 2 };
+    const [a, b] = await Promise.all([
+      inChild('postgres-2', target, shared),
+      inChild('postgres-2', target, shared),
+    ]);
+    const wall = Math.max(a.finishedAt!, b.finishedAt!) - Math.min(a.startedAt!, b.startedAt!);
+    const perAccount = new Map<string, number>();
+    for (const r of [a, b]) {
+      for (const [account, n] of Object.entries(r.perAccount ?? {})) {
+        perAccount.set(account, (perAccount.get(account) ?? 0) + n);
+      }
+    }
+    const ratios = Array.from(
+      { length: accountsCount },
+      (_, i) =>
+        minimumDurationMs(perAccount.get(`company-${i + 1}`) ?? 0, rate.requests, rate.windowMs) / wall,
+    );
+    return {
+      engine: 'pg×2',
+      accounts: accountsCount,
+      snapshots: a.snapshots + b.snapshots,
+      snapshotsDue: a.snapshotsDue + b.snapshotsDue,
+      requests: a.requests + b.requests,
+      rateLimited: a.rateLimited + b.rateLimited,
+      errors: [...a.errors, ...b.errors],
+      wallMs: wall,
+      use: ratios.reduce((x, y) => x + y, 0) / ratios.length,
+      slowestKeyUse: Math.min(...ratios),
+      rssBeforeMb: Math.max(a.rssBeforeMb, b.rssBeforeMb),
+      peakRssMb: Math.max(a.peakRssMb, b.peakRssMb),
+      cpuMs: a.cpuMs + b.cpuMs,
+      eventLoopBusy: Math.max(a.eventLoopBusy, b.eventLoopBusy),
+      latencyP50: Math.max(a.latencyP50, b.latencyP50),
+      latencyP95: Math.max(a.latencyP95, b.latencyP95),
+      ...(one ? { speedup: one.wallMs / wall } : {}),
+    };
+  } finally {
+    child.kill('SIGTERM');
+  }
 }
 
 function report(r: EngineResult): string {
@@ -239,24 +334,28 @@ function report(r: EngineResult): string {
     `event_loop_busy=${r.eventLoopBusy.toFixed(2)}`,
     `latency_p50/p95=${r.latencyP50.toFixed(0)}/${r.latencyP95.toFixed(0)}ms`,
     `errors=${r.errors.length}`,
-    ok ? 'OK' : 'BELOW TARGET',
+    ...(r.speedup === undefined
+      ? []
+      : [`speedup_vs_one=${r.speedup.toFixed(2)} (target >= ${SPEEDUP_TARGET})`]),
+    ok && (r.speedup === undefined || r.speedup >= SPEEDUP_TARGET) ? 'OK' : 'BELOW TARGET',
   ].join(' ');
 }
 
 const childArg = process.argv.indexOf('--child');
 if (childArg >= 0) {
-  const { engine, target } = JSON.parse(process.argv[childArg + 1]!) as {
+  const { engine, target, shared } = JSON.parse(process.argv[childArg + 1]!) as {
     engine: string;
     target: StoreTarget;
+    shared?: { baseUrl: string; peers: number };
   };
-  const result = await measure(engine, target);
+  const result = await measure(engine, target, shared);
   process.stdout.write(`${JSON.stringify(result)}\n`);
   // The pg pool or a stray timer must not keep the child alive after its answer.
   process.exit(0);
 } else {
-  const engines = engineFlag === 'both' ? ['sqlite', 'postgres'] : [engineFlag];
+  const engines = engineFlag === 'both' ? ['sqlite', 'postgres', 'postgres-2'] : engineFlag.split(',');
   const dir = mkdtempSync(join(tmpdir(), 'reportd-bench-accounts-'));
-  const wantsPg = engines.includes('postgres');
+  const wantsPg = engines.some((engine) => engine.startsWith('postgres'));
   const { startPostgresCluster } = await import('../test/helpers/postgres-cluster.js');
   const cluster =
     wantsPg && !process.env.REPORTD_BENCH_DATABASE_URL ? await startPostgresCluster() : undefined;
@@ -266,14 +365,20 @@ if (childArg >= 0) {
     process.stdout.write(
       `bench:sync --accounts ${accountsCount}: one runSync, ${accountsCount} keys at ${rate.requests} requests per ${rate.windowMs} ms each (combined bound ${((accountsCount * rate.requests * 1000) / rate.windowMs).toFixed(0)} requests/s), query_sets all, backfill ${backfill}, concurrency ${concurrency} per account\n`,
     );
+    process.stdout.write(`load before: ${uptime()}\n`);
+    let onePostgres: EngineResult | undefined;
     for (const engine of engines) {
-      const target: StoreTarget =
-        engine === 'postgres' ? { url: await freshDatabase(adminUrl!) } : { path: join(dir, 'bench.sqlite') };
-      const result = await inChild(engine, target);
+      const target: StoreTarget = engine.startsWith('postgres')
+        ? { url: await freshDatabase(adminUrl!) }
+        : { path: join(dir, 'bench.sqlite') };
+      const result =
+        engine === 'postgres-2' ? await twoProcesses(target, onePostgres) : await inChild(engine, target);
+      if (engine === 'postgres') onePostgres = result;
       process.stdout.write(`${report(result)}\n`);
       for (const message of result.errors.slice(0, 5)) process.stderr.write(`    ${message}\n`);
       failed ||= result.errors.length > 0 || result.rateLimited > 0 || result.use < TARGET;
     }
+    process.stdout.write(`load after: ${uptime()}\n`);
   } finally {
     cluster?.stop();
     rmSync(dir, { recursive: true, force: true });

@@ -79,6 +79,20 @@ export function acquireAccountLease(
   );
 }
 
+/**
+ * True when a live process holds the account's lease (it has not lapsed, and it is not a dead process
+ * of this host): read only, so a daemon looking every second at accounts others sync writes nothing
+ * (on SQLite a write would queue behind theirs).
+ */
+export async function accountLeaseHeld(store: Store, account: string, now: number): Promise<boolean> {
+  const row = await store.get<LeaseRow>(
+    'SELECT holder, host, pid, expires_at FROM account_leases WHERE account = ?',
+    [account],
+  );
+  if (!row || Number(row.expires_at) <= now) return false;
+  return !(row.host === hostname() && row.pid !== process.pid && !processAlive(row.pid));
+}
+
 export async function renewAccountLease(
   store: Store,
   account: string,

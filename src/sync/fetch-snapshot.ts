@@ -32,7 +32,7 @@ export async function fetchPlanned(
   ctx: AccountContext,
   plan: readonly PlannedSnapshot[],
   progress: FetchProgress,
-): Promise<void> {
+): Promise<{ yielded: boolean }> {
   const tasks: Task[] = [];
   for (const snapshot of plan) {
     if (snapshot.endpoints.length === 0) continue;
@@ -52,6 +52,8 @@ export async function fetchPlanned(
   };
   const workers = Math.max(1, Math.min(ctx.account.concurrency, tasks.length));
   await Promise.all(Array.from({ length: workers }, worker));
+  // Given back with payloads left (share-accounts.ts): the next holder fetches them.
+  return { yielded: next < tasks.length && !ctx.signal.aborted && ctx.shouldYield?.() === true };
 }
 
 /** One payload: fetched, validated and committed. Returns the snapshot state, or undefined if not stored. */

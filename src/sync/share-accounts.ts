@@ -35,6 +35,8 @@ export async function shareAccounts<A extends { name: string }>(options: {
   signal?: AbortSignal;
   /** True when some process finished a pass over the account after this pass began. */
   doneElsewhere(account: A): Promise<boolean>;
+  /** True when another live process holds the account's lease now (looked at again later). */
+  heldElsewhere(account: A): Promise<boolean>;
   /** One account's turn; `shouldYield` turns true when it should give its lease back. */
   run(account: A, shouldYield: () => boolean): Promise<AccountTurn>;
 }): Promise<void> {
@@ -49,22 +51,31 @@ export async function shareAccounts<A extends { name: string }>(options: {
   let quota = await share.quota(accounts.length);
   let wake: (() => void) | undefined;
   const shouldYield = (account: A) => () => running.indexOf(account) >= quota;
+  /** A turn that threw (a store fault: no account can go on): no more start, and the pass throws it. */
+  let failure: { error: unknown } | undefined;
 
-  while ((pending.length > 0 || running.length > 0) && !signal?.aborted) {
+  while ((pending.length > 0 || running.length > 0) && !signal?.aborted && !failure) {
     const queue = pending;
     pending = [];
     for (const account of queue) {
-      if (running.length >= quota || signal?.aborted) {
+      if (running.length >= quota || signal?.aborted || failure) {
         pending.push(account);
         continue;
       }
       if (await options.doneElsewhere(account)) continue;
+      if (await options.heldElsewhere(account)) {
+        pending.push(account);
+        continue;
+      }
       running.push(account);
       // Awaited below (through `turns`); an account whose lease was held, or that gave it back,
       // comes back into the queue.
       const turn: Promise<void> = options
         .run(account, shouldYield(account))
-        .catch((): AccountTurn => 'ran')
+        .catch((error: unknown): AccountTurn => {
+          failure ??= { error };
+          return 'ran';
+        })
         .then((result) => {
           running.splice(running.indexOf(account), 1);
           if (result !== 'ran') pending.push(account);
@@ -82,4 +93,5 @@ export async function shareAccounts<A extends { name: string }>(options: {
     quota = await share.quota(accounts.length);
   }
   await Promise.all(turns);
+  if (failure) throw failure.error;
 }

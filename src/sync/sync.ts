@@ -2,6 +2,7 @@ import { DEFAULT_MAX_PAYLOAD_MB } from '../api/bounded-json.js';
 import { ApiClient, type ApiClientOptions, type RequestEvent } from '../api/client.js';
 import { type Clock, systemClock } from '../clock.js';
 import { type Logger, silentLogger } from '../log.js';
+import { accountLeaseHeld } from '../store/account-leases.js';
 import { getAccount, recordAccountPass, upsertAccount } from '../store/accounts.js';
 import type { Store } from '../store/db.js';
 import { asStoreFault, StoreFaultError } from '../store/store-fault.js';
@@ -111,6 +112,7 @@ async function runPass(options: SyncOptions): Promise<SyncSummary> {
           const row = await getAccount(options.store, account.name);
           return row?.last_sync_at != null && Date.parse(row.last_sync_at) >= started;
         },
+        heldElsewhere: (account) => accountLeaseHeld(options.store, account.name, clock.now()),
         run: turn,
       });
     } else {
@@ -212,10 +214,10 @@ async function syncAccount(
     const plan = await planSnapshots(store, account.name, sets, options.settings, clock.now());
     tracker.addPlan(account.name, plan);
     log.debug({ sets: sets.length, due: plan.length }, 'planned');
-    await fetchPlanned(ctx, plan, {
+    const fetched = await fetchPlanned(ctx, plan, {
       onPayload: (snapshot, state) => tracker.payload(account.name, snapshot, state),
     });
-    if (!controller.signal.aborted && pass.shouldYield?.()) {
+    if (fetched.yielded) {
       turn = 'yielded';
       log.info('another sync instance joined: giving this account back');
     }

@@ -52,5 +52,5 @@ describe('one sync process, many accounts', () => {
     // Every company has 3 sets, 1 run each to backfill, 34 metric payloads per snapshot.
     expect(totals[0]).toBe(`${accounts * 3}/${accounts * 3 * 34}`);
     expect(new Set(totals).size).toBe(1);
-  });
+  }, 240_000);
 });
