@@ -1,9 +1,9 @@
 import { type MetricUnit, RULES } from '../api/field-units.js';
 import type { AlertRuleConfig } from '../config/alert-section.js';
 import { CONDITION } from '../config/alert-section.js';
-import { type Judged, judgeChange } from '../insight/changes.js';
+import { displayScale, type Judged, judgeChange } from '../insight/changes.js';
 import { metricName } from '../insight/metric-names.js';
-import { type RunSamples, runSamples, type SetDetails } from '../insight/sample-sizes.js';
+import { type InsightRow, type RunSamples, runSamples, type SetDetails } from '../insight/sample-sizes.js';
 import { formatDelta, formatValue, polarityOf } from '../report/format.js';
 import { parseMetric } from './metric-names.js';
 import { noiseText } from './noise-text.js';
@@ -17,15 +17,8 @@ import { noiseText } from './noise-text.js';
  * (0.42 → 0.35 is −7 pts); a `value` threshold on a fraction metric is read on the 0..100 scale.
  */
 
-export interface FactRow {
-  endpoint: string;
-  field: string;
-  dimension: string;
-  dimension_id: string | null;
-  dimension_label: string | null;
-  value: number;
-  unit: MetricUnit;
-}
+/** A metric row of a run, as the insight layer reads it (one shape for both). */
+export type FactRow = InsightRow;
 
 export interface ErrorEntry {
   id: string;
@@ -101,11 +94,6 @@ function holds(value: number, { op, threshold }: Condition): boolean {
   if (op === '<=') return v <= threshold;
   if (op === '>') return v > threshold;
   return v >= threshold;
-}
-
-/** A number on the scale people read and thresholds are written in (points for shares). */
-function display(value: number, unit: MetricUnit): number {
-  return unit === 'fraction' ? value * 100 : value;
 }
 
 function ruleOf(unit: MetricUnit) {
@@ -187,7 +175,7 @@ function metricRule(
     const numberRule = ruleOf(unit);
     const series = history.flatMap((run) => {
       const v = valueIn(run);
-      return v === undefined ? [] : [{ label: run.label, value: display(v, unit) }];
+      return v === undefined ? [] : [{ label: run.label, value: displayScale(v, unit) }];
     });
     const delta = formatDelta(after - before, numberRule, polarityOf(ref.endpoint, ref.field));
     const base = {
@@ -202,11 +190,11 @@ function metricRule(
     };
     if (rule.change) {
       const condition = parseCondition(rule.change);
-      const pointsChange = display(after, unit) - display(before, unit);
+      const pointsChange = displayScale(after, unit) - displayScale(before, unit);
       const measured = condition.relative
         ? before === 0
           ? Number.NaN
-          : (pointsChange / Math.abs(display(before, unit))) * 100
+          : (pointsChange / Math.abs(displayScale(before, unit))) * 100
         : pointsChange;
       if (Number.isNaN(measured) || !holds(measured, condition)) continue;
       const sampleAfter = samplesOf(history.at(-1)!).of(row);
@@ -243,7 +231,8 @@ function metricRule(
     } else if (rule.value) {
       const condition = parseCondition(rule.value);
       // Crossing only: a level that was already past the threshold last run is old news.
-      if (!holds(display(after, unit), condition) || holds(display(before, unit), condition)) continue;
+      if (!holds(displayScale(after, unit), condition) || holds(displayScale(before, unit), condition))
+        continue;
       out.firings.push({
         ...base,
         kind: 'value',
