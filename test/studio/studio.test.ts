@@ -33,11 +33,11 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
 }
 
 const docFrame = (): Frame | undefined => page.frames().find((f) => f.url().includes('/preview/doc'));
-const coverColor = () =>
-  docFrame()?.evaluate(() => {
-    const band = document.querySelector('.cover-band');
-    return band ? getComputedStyle(band).backgroundColor : undefined;
-  });
+// Evaluated in the preview as text: the test runs in Node, the expression in the page.
+const coverColor = async (): Promise<string | undefined> =>
+  (await docFrame()?.evaluate(
+    "(() => { const band = document.querySelector('.cover-band'); return band ? getComputedStyle(band).backgroundColor : undefined; })()",
+  )) as string | undefined;
 
 beforeAll(async () => {
   child = spawnCli(['studio', '--sandbox', '--hostile', '--port', '0']);
@@ -114,7 +114,9 @@ describe('reportd studio --sandbox', () => {
     writeFileSync(cover, good.replace('{{t "report.kicker"}}', 'Studio check'));
     await until('the recovery', async () => {
       const hidden = await page.$eval('#problems', (el) => !el.classList.contains('shown'));
-      const text = await docFrame()?.evaluate(() => document.querySelector('.cover-kicker')?.textContent);
+      const text = (await docFrame()?.evaluate("document.querySelector('.cover-kicker')?.textContent")) as
+        | string
+        | undefined;
       return hidden && text?.includes('Studio check') ? true : undefined;
     });
     expect(left).toEqual([]);
