@@ -24,6 +24,7 @@ const commands: Record<string, () => Promise<{ register: Register }>> = {
   render: () => import('./render.js'),
   sandbox: () => import('./sandbox.js'),
   status: () => import('./status.js'),
+  studio: () => import('./studio.js'),
   sync: () => import('./sync.js'),
   templates: () => import('./templates.js'),
 };

@@ -1,0 +1,212 @@
+import { randomBytes } from 'node:crypto';
+import { type FSWatcher, watch } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Config } from '../config/index.js';
+import type { HttpAuthConfig } from '../config/schema.js';
+import { UsageError } from '../errors/index.js';
+import { escapeXml } from '../report/charts/svg.js';
+import { checkTemplates, formatProblem } from '../report/check/templates-check.js';
+import { ORIENTATIONS, PAGE_SIZES, type PageSetup } from '../report/page.js';
+import type { PdfRenderer } from '../report/pdf.js';
+import { challenge, isAuthorized, isLoopbackHost } from '../status/access.js';
+import { studioPage } from './page.js';
+import { type Selection, type StudioSession, studioOptions } from './session.js';
+
+/**
+ * The studio's HTTP side: its page, the previews, the PDF, and a server-sent event stream that
+ * tells the page when a watched file changed and whether the templates still render. A failed render
+ * keeps the last good one on screen and says where the problem is (file:line:column, from
+ * `templates check`).
+ */
+
+/** The preview documents' rules: nothing runs, nothing is fetched but data: images and fonts. */
+const PREVIEW_CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; base-uri 'none'; form-action 'none'; sandbox";
+
+export interface StudioOptions {
+  session: StudioSession;
+  config: Config;
+  templatesDir?: string;
+  host: string;
+  port: number;
+  /** Folders whose changes re-render (templates, logos). */
+  watch: readonly string[];
+  renderer: () => Promise<PdfRenderer>;
+}
+
+export interface Studio {
+  url: string;
+  close(): Promise<void>;
+}
+
+interface State {
+  version: number;
+  error: string[] | null;
+}
+
+function selectionOf(url: URL): Selection {
+  const get = (name: string) => url.searchParams.get(name) || undefined;
+  const number = (name: string) => (get(name) && /^\d+$/.test(get(name)!) ? Number(get(name)) : undefined);
+  const paper = PAGE_SIZES.find((s) => s === get('paper'));
+  const orientation = ORIENTATIONS.find((o) => o === get('orientation'));
+  const page: PageSetup | undefined =
+    paper || orientation ? { size: paper ?? 'A4', orientation: orientation ?? 'portrait' } : undefined;
+  const mode = get('mode') === 'digest' ? 'digest' : get('mode') === 'per_set' ? 'per_set' : undefined;
+  return {
+    account: get('account'),
+    querySetId: number('set'),
+    runId: number('run'),
+    report: get('report'),
+    locale: get('locale'),
+    ...(page ? { page } : {}),
+    ...(mode ? { mode } : {}),
+  };
+}
+
+const keyOf = (selection: Selection) => JSON.stringify(selection);
+
+export async function startStudio(options: StudioOptions): Promise<Studio> {
+  const auth: HttpAuthConfig | undefined = options.config.http.auth;
+  if (!isLoopbackHost(options.host) && !auth) {
+    throw new UsageError(
+      `--host ${options.host} is not a loopback address: the studio shows the company's data, so it needs http.auth in the config (as the status page does)`,
+    );
+  }
+  const state: State = { version: 1, error: null };
+  const good = new Map<string, Awaited<ReturnType<StudioSession['preview']>>>();
+  let current: Selection = {};
+  const clients = new Set<ServerResponse>();
+  const broadcast = () => {
+    for (const client of clients) client.write(`data: ${JSON.stringify(state)}\n\n`);
+  };
+
+  /** Renders a selection; on failure keeps the last good render and records where it failed. */
+  const render = async (selection: Selection) => {
+    try {
+      const preview = await options.session.preview(selection);
+      good.set(keyOf(selection), preview);
+      if (state.error) state.error = null;
+      return preview;
+    } catch (error) {
+      state.error = explain(error, options.templatesDir ?? options.config.templates.dir, selection);
+      return good.get(keyOf(selection));
+    }
+  };
+
+  let timer: NodeJS.Timeout | undefined;
+  const changed = () => {
+    clearTimeout(timer);
+    // Editors write a file in several steps: one render once they are done.
+    timer = setTimeout(async () => {
+      const hadError = state.error !== null;
+      const preview = await render(current);
+      if (preview && !state.error) state.version++;
+      if (preview || hadError || state.error) broadcast();
+    }, 60);
+  };
+  const watchers: FSWatcher[] = options.watch.map((dir) => watch(dir, { recursive: true }, changed));
+
+  const server = createServer(async (req, res) => {
+    try {
+      if (auth && !isAuthorized(req, auth)) {
+        res.writeHead(401, { 'www-authenticate': challenge(auth) }).end('authentication required\n');
+        return;
+      }
+      await route(req, res);
+    } catch (error) {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end(`${(error as Error).message}\n`);
+    }
+  });
+
+  const route = async (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://studio');
+    const selection = selectionOf(url);
+    const json = (value: unknown) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+    switch (url.pathname) {
+      case '/': {
+        const nonce = randomBytes(16).toString('base64');
+        res
+          .writeHead(200, {
+            'content-type': 'text/html; charset=utf-8',
+            'content-security-policy': `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'unsafe-inline'; connect-src 'self'; frame-src 'self'; img-src data:`,
+          })
+          .end(studioPage(nonce));
+        return;
+      }
+      case '/api/options':
+        return json(await studioOptions(options.session.store, options.config));
+      case '/api/state':
+        return json(state);
+      case '/events':
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' });
+        res.write(`data: ${JSON.stringify(state)}\n\n`);
+        clients.add(res);
+        req.on('close', () => clients.delete(res));
+        return;
+      case '/preview/doc':
+      case '/preview/email': {
+        current = selection;
+        const hadError = state.error;
+        const preview = await render(selection);
+        if (hadError !== state.error) broadcast();
+        const body = preview
+          ? url.pathname === '/preview/doc'
+            ? preview.html
+            : preview.email.html
+          : `<!doctype html><pre>${escapeXml((state.error ?? ['nothing rendered yet']).join('\n'))}</pre>`;
+        res
+          .writeHead(200, {
+            'content-type': 'text/html; charset=utf-8',
+            'content-security-policy': PREVIEW_CSP,
+            'x-content-type-options': 'nosniff',
+            'cache-control': 'no-store',
+          })
+          .end(body);
+        return;
+      }
+      case '/api/email': {
+        const preview = good.get(keyOf(selection)) ?? (await render(selection));
+        return json(preview ? { subject: preview.email.subject, text: preview.email.text } : null);
+      }
+      case '/pdf': {
+        const pdf = await options.session.pdf(selection, await options.renderer());
+        res
+          .writeHead(200, {
+            'content-type': 'application/pdf',
+            'content-disposition': 'inline; filename="preview.pdf"',
+          })
+          .end(pdf);
+        return;
+      }
+      default:
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+    }
+  };
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  return {
+    url: `http://${host}:${port}/`,
+    async close() {
+      clearTimeout(timer);
+      for (const watcher of watchers) watcher.close();
+      for (const client of clients) client.end();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/** Where a failed render went wrong: the templates' problems with their positions, else the error. */
+function explain(error: unknown, templatesDir: string | undefined, selection: Selection): string[] {
+  const problems = checkTemplates({ templatesDir, locales: [selection.locale ?? 'en-US'] });
+  if (problems.length > 0) return problems.map((problem) => formatProblem(problem));
+  return [(error as Error).message ?? String(error)];
+}
