@@ -120,23 +120,37 @@ export class IncidentWatch {
     return changed;
   }
 
-  /** After the outbox worked: each report's newest finished delivery decides its incident. */
+  /**
+   * After the outbox worked: per (report or alert) × destination, that destination's newest
+   * finished row decides its incident. Opened by that destination's failure for good, cleared only
+   * by that destination's success: a webhook that works says nothing about a Slack that does not.
+   */
   async reconcileDeliveries(): Promise<boolean> {
+    const { config, store } = this.options;
+    const targets = [
+      ...config.reports.map((r) => ({ kind: 'report' as const, entry: r })),
+      ...(config.alerts ?? []).map((a) => ({ kind: 'alert' as const, entry: a })),
+    ];
     let changed = false;
-    for (const report of this.options.config.reports) {
-      const last = await lastFinishedDelivery(this.options.store, report.name);
-      if (!last) continue;
-      const key = `delivery:${report.name}`;
-      changed =
-        (last.state === 'failed'
-          ? await this.open(
-              key,
-              'delivery_failed',
-              `report ${report.name}: a delivery failed for good: ${last.lastError ?? 'no reason recorded'}`,
-              report.name,
-            )
-          : await this.clear(key, `report ${report.name}: a delivery went out again`, report.name)) ||
-        changed;
+    for (const { kind, entry } of targets) {
+      const destinations = [...(entry.email ? ['email'] : []), ...(entry.channels ?? [])];
+      for (const destination of destinations) {
+        const last = await lastFinishedDelivery(store, { kind, name: entry.name, destination });
+        if (!last) continue;
+        const what = `${kind} ${entry.name} to ${destination}`;
+        const key = `delivery:${kind}:${entry.name}:${destination}`;
+        // A report's incident also goes to the report's own notify_on_failure; an alert's to the top level.
+        const report = kind === 'report' ? entry.name : undefined;
+        changed =
+          (last.state === 'failed'
+            ? await this.open(
+                key,
+                'delivery_failed',
+                `${what}: could not be delivered: ${last.lastError ?? 'no reason recorded'}`,
+                report,
+              )
+            : await this.clear(key, `${what}: delivered again`, report)) || changed;
+      }
     }
     return changed;
   }

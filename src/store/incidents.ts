@@ -206,15 +206,19 @@ export async function getIncident(store: Store, id: number): Promise<Incident | 
   return row ? toIncident(row) : undefined;
 }
 
-/** The newest delivery of `report` that ended (sent or failed for good), read-only on `deliveries`. */
+/**
+ * The newest row of one (report or alert) × destination that ended (sent or failed for good),
+ * read-only on `deliveries`: what that destination's incident follows.
+ */
 export async function lastFinishedDelivery(
   store: Store,
-  report: string,
+  target: { kind: 'report' | 'alert'; name: string; destination: string },
 ): Promise<{ id: number; state: 'sent' | 'failed'; lastError: string | null } | undefined> {
   const row = await store.get<{ id: number; state: 'sent' | 'failed'; last_error: string | null }>(
-    `SELECT id, state, last_error FROM deliveries WHERE report = ? AND state IN ('sent', 'failed')
+    `SELECT id, state, last_error FROM deliveries
+     WHERE kind = ? AND report = ? AND destination = ? AND state IN ('sent', 'failed')
      ORDER BY updated_at DESC, id DESC LIMIT 1`,
-    [report],
+    [target.kind, target.name, target.destination],
   );
   return row ? { id: Number(row.id), state: row.state, lastError: row.last_error } : undefined;
 }

@@ -78,7 +78,7 @@ describe('a delivery that failed for good', () => {
     expect(notice!.to).toMatchObject({
       value: [{ address: 'ops@example.com' }, { address: 'owner@example.com' }],
     });
-    expect(notice!.text).toContain('report weekly-executive: a delivery failed for good:');
+    expect(notice!.text).toContain('report weekly-executive to email: could not be delivered:');
     expect(notice!.text).toMatch(/550 No such user ceo@bounce\.test/);
     expect(notice!.attachments).toEqual([]);
 

@@ -6,7 +6,14 @@ import { silentLogger } from '../../src/log.js';
 import { IncidentWatch } from '../../src/notify/watch.js';
 import { upsertAccount } from '../../src/store/accounts.js';
 import { openStore, type Store } from '../../src/store/db.js';
-import { listIncidents, listNotices } from '../../src/store/incidents.js';
+import {
+  claimNextDelivery,
+  type DeliveryKey,
+  enqueueDelivery,
+  markFailed,
+  markSent,
+} from '../../src/store/deliveries.js';
+import { listIncidents, listNotices, listOpenIncidents } from '../../src/store/incidents.js';
 import { markGone, saveQuerySets } from '../../src/store/query-sets.js';
 import { emptySyncSummary, type SyncIssue, type SyncSummary } from '../../src/sync/types.js';
 import { tempDir } from '../delivery/smtp-helpers.js';
@@ -154,5 +161,99 @@ describe('notice destinations', () => {
       ['opened', 'email', ['ops@example.com']],
       ['opened', 'ops', []],
     ]);
+  });
+
+  describe('deliveries, per (report or alert) × destination', () => {
+    const channelsConfig = () =>
+      configFromObject(
+        {
+          accounts: [
+            {
+              name: 'acme',
+              base_url: 'https://api.example.com/v2/integration',
+              api_key: 'k',
+              api_secret: 's',
+            },
+          ],
+          smtp: { host: 'mail.example.com', from: 'reports@example.com' },
+          channels: [
+            { name: 'marketing', type: 'slack', token: 'xoxb-1', channel: 'C1' },
+            {
+              name: 'ops',
+              type: 'webhook',
+              url: 'https://hooks.example.com/r',
+              secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+            },
+          ],
+          reports: [{ name: 'weekly', schedule: { cron: '0 8 * * 1' }, channels: ['marketing', 'ops'] }],
+          alerts: [
+            {
+              name: 'drop',
+              rules: [{ metric: 'presence.gross', change: '<= -5' }],
+              channels: ['ops'],
+            },
+          ],
+          notify_on_failure: { email: ['ops@example.com'] },
+        },
+        tmp.dir,
+      );
+    const now = Date.UTC(2026, 2, 1);
+    /** One row of `key` to `destination`, claimed and finished as a worker would. */
+    async function finish(key: DeliveryKey, destination: string, end: 'sent' | 'failed', runId: number) {
+      const { delivery } = await enqueueDelivery(store, { ...key, destination, runId }, now);
+      const claim = await claimNextDelivery(store, {
+        worker: 'w',
+        now,
+        leaseMs: 60_000,
+        maxAttempts: 8,
+        id: delivery.id,
+      });
+      const fence = { id: delivery.id, token: claim!.delivery.token! };
+      if (end === 'sent') expect(await markSent(store, fence, now, null)).toBe(true);
+      else expect(await markFailed(store, fence, now, 'invalid_auth')).toBe(true);
+    }
+    const report = { report: 'weekly', querySetId: 101, runId: 1 };
+
+    it("Slack failing for good beside a healthy webhook: one notice, no 'resolved' until Slack itself succeeds", async () => {
+      const w = new IncidentWatch({
+        config: channelsConfig(),
+        store,
+        clock: new FakeClock(now),
+        logger: silentLogger,
+      });
+      await finish(report, 'marketing', 'failed', 1);
+      await finish(report, 'ops', 'sent', 1);
+      await w.reconcileDeliveries();
+      await w.reconcileDeliveries();
+      expect((await listOpenIncidents(store)).map((i) => i.key)).toEqual([
+        'delivery:report:weekly:marketing',
+      ]);
+      // The webhook keeps succeeding: the Slack incident stays open, no "resolved".
+      await finish(report, 'ops', 'sent', 2);
+      await w.reconcileDeliveries();
+      expect((await listNotices(store)).map((n) => n.kind)).toEqual(['opened']);
+      await finish(report, 'marketing', 'sent', 3);
+      await w.reconcileDeliveries();
+      expect(await listOpenIncidents(store)).toEqual([]);
+      expect((await listNotices(store)).map((n) => n.kind)).toEqual(['opened', 'cleared']);
+      expect((await listIncidents(store, 10))[0]!.detail).toMatch(
+        /report weekly to marketing: could not be delivered: invalid_auth/,
+      );
+    });
+
+    it('an alert to a failing channel raises one notice', async () => {
+      const w = new IncidentWatch({
+        config: channelsConfig(),
+        store,
+        clock: new FakeClock(now),
+        logger: silentLogger,
+      });
+      const alert: DeliveryKey = { report: 'drop', querySetId: 101, runId: 1, kind: 'alert' };
+      await finish(alert, 'ops', 'failed', 1);
+      await w.reconcileDeliveries();
+      await w.reconcileDeliveries();
+      expect((await listOpenIncidents(store)).map((i) => i.key)).toEqual(['delivery:alert:drop:ops']);
+      expect(await listNotices(store)).toHaveLength(1);
+    });
   });
 });
