@@ -32,7 +32,7 @@ describe('instances', () => {
       roles: ['scheduler', 'worker'],
       heartbeatMs: 50,
     });
-    expect(instance.id).toMatch(new RegExp(`^${hostname()}(#\\d+)?:${process.pid}:[0-9a-f]+$`));
+    expect(instance.id).toMatch(new RegExp(`^${hostname()}(#\\d+)?:${process.pid}:[0-9a-f]+(@\\d+)?$`));
     const [row] = await listInstances(temp.store, 0);
     expect(row).toMatchObject({
       id: instance.id,
