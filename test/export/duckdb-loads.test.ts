@@ -79,10 +79,10 @@ async function counts(file: string): Promise<Record<(typeof COUNTED)[number], nu
 
 const exportCli = (...args: string[]) => runCli(['export', '--config', config, ...args]);
 
-/** The README's three queries (section "Analysing the data"), as a BI user would paste them. */
-const readme = readFileSync(join(__dirname, '../../README.md'), 'utf8');
-const section = readme.slice(readme.indexOf('## Analysing the data'), readme.indexOf('## Operations'));
-const queries = [...section.matchAll(/^```sql\n([\s\S]*?)^```/gm)].map((m) => m[1]!);
+/** The three example queries of docs/analysing-data.md (section "SQL"), as a BI user would paste them. */
+const page = readFileSync(join(__dirname, '../../docs/analysing-data.md'), 'utf8');
+const section = page.slice(page.indexOf('## SQL'));
+const queries = [...section.matchAll(/^```sql\n([\s\S]*?)^```/gm)].map((m) => m[1]!).slice(0, 3);
 
 describe('reportd export --format duckdb', () => {
   it('writes one file with every table, typed, row counts equal to the store, and the views', async () => {

@@ -64,7 +64,6 @@ describe('PDF report', () => {
       'ChatGPT',
       '43.7%', // presence.gross current, percent points
       '23.4%', // competitive share, a fraction in the payload
-      '+2.1 pts',
       'Subscription price', // error register: title, correct text and the wrong claim
       'Northwind has no subscription offer.',
       'Page 2 of',
@@ -75,6 +74,8 @@ describe('PDF report', () => {
       expect(text).toMatch(new RegExp(`\\d ${section} `));
     }
     expect(text).not.toContain('Data unavailable');
+    // A change is written with its unit, and with its interval when it is within noise.
+    expect(text).toMatch(/\+2\.1( ± \d+\.\d)? pts/);
   });
 
   it('makes no network request and shows hostile API strings as text', async () => {
