@@ -90,7 +90,8 @@ export async function accountLeaseHeld(store: Store, account: string, now: numbe
     [account],
   );
   if (!row || Number(row.expires_at) <= now) return false;
-  return !(row.host === hostname() && row.pid !== process.pid && !processAlive(row.pid));
+  // Judged gone as the takeover above judges it (queue/holder.ts: PID namespace, start time, zombie).
+  return !isHolderGone(row.holder);
 }
 
 export async function renewAccountLease(
