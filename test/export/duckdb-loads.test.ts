@@ -79,9 +79,9 @@ async function counts(file: string): Promise<Record<(typeof COUNTED)[number], nu
 
 const exportCli = (...args: string[]) => runCli(['export', '--config', config, ...args]);
 
-/** The README's three queries (section "Analysing the data"), as a BI user would paste them. */
-const readme = readFileSync(join(__dirname, '../../README.md'), 'utf8');
-const section = readme.slice(readme.indexOf('## Analysing the data'), readme.indexOf('## Operations'));
+/** The three queries of docs/analysing-data.md (section "SQL"), as a BI user would paste them. */
+const page = readFileSync(join(__dirname, '../../docs/analysing-data.md'), 'utf8');
+const section = page.slice(page.indexOf('## SQL'));
 const queries = [...section.matchAll(/^```sql\n([\s\S]*?)^```/gm)].map((m) => m[1]!);
 
 describe('reportd export --format duckdb', () => {
@@ -125,7 +125,7 @@ describe('reportd export --format duckdb', () => {
     expect(notes.map((n) => n.note)).toContain(HOSTILE.errorNote);
   });
 
-  it("runs the README's queries: the first two unchanged, the third in its DuckDB variant", async () => {
+  it('runs the queries of docs/analysing-data.md: the first two unchanged, the third in its DuckDB variant', async () => {
     const file = join(out, 'full.duckdb');
     expect(queries).toHaveLength(3);
     const presence = await duck<{ engine: string }>(file, queries[0]!);
