@@ -28,8 +28,9 @@ describe('sharing the accounts of a pass', () => {
         now++;
         mostAtOnce = Math.max(mostAtOnce, now);
         try {
-          // Each account's work: 20 steps, checking between steps whether to give it back.
-          for (let step = 0; step < 20; step++) {
+          // Each account's work: 60 steps (3 s), checking between steps whether to give it back; longer
+          // than the pass's 1 s look at the share, so the smaller share is seen while all four still run.
+          for (let step = 0; step < 60; step++) {
             if (shouldYield()) {
               turns.push(`${account.name} yielded`);
               return 'yielded';
