@@ -285,7 +285,12 @@ describe.skipIf(!onPostgres)('migration 19 (payloads as json on PostgreSQL)', ()
     await expect(store.run(insert, [snapshot.id, 'nul', '"a\\u0000b"'])).rejects.toThrow(
       /unsupported Unicode escape/,
     );
-    expect(await migrate(store, migrations.filter((m) => m.version <= 19))).toEqual([19]);
+    expect(
+      await migrate(
+        store,
+        migrations.filter((m) => m.version <= 19),
+      ),
+    ).toEqual([19]);
     await store.run(insert, [snapshot.id, 'nul', '"a\\u0000b"']);
     const rows = await store.all<{ endpoint_key: string; json: string }>(
       'SELECT endpoint_key, json FROM payloads ORDER BY endpoint_key',

@@ -15,7 +15,7 @@ export interface MoverView {
   dimension: string;
   from: string;
   to: string;
-  significance: PortfolioMove['significance'];
+  /** Within noise (or not judged): the template greys it. */
   noise: boolean;
 }
 
@@ -44,7 +44,6 @@ export function moverView(move: PortfolioMove): MoverView {
     dimension: '',
     from: valueText(move.from, move.unit),
     to: valueText(move.to, move.unit),
-    significance: move.significance,
     noise: move.significance !== 'real',
   };
 }
