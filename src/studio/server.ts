@@ -9,8 +9,10 @@ import { escapeXml } from '../report/charts/svg.js';
 import { checkTemplates, formatProblem } from '../report/check/templates-check.js';
 import { ORIENTATIONS, PAGE_SIZES, type PageSetup } from '../report/page.js';
 import type { PdfRenderer } from '../report/pdf.js';
+import { REPORT_SECTIONS, type ReportSection } from '../report/sections.js';
 import { challenge, isAuthorized, isLoopbackHost } from '../status/access.js';
 import { studioPage } from './page.js';
+import { PrintCache } from './printed.js';
 import { type Selection, type StudioSession, studioOptions } from './session.js';
 
 /**
@@ -53,6 +55,9 @@ function selectionOf(url: URL): Selection {
   const page: PageSetup | undefined =
     paper || orientation ? { size: paper ?? 'A4', orientation: orientation ?? 'portrait' } : undefined;
   const mode = get('mode') === 'digest' ? 'digest' : get('mode') === 'per_set' ? 'per_set' : undefined;
+  const sections = get('sections')
+    ?.split(',')
+    .filter((s): s is ReportSection => (REPORT_SECTIONS as readonly string[]).includes(s));
   return {
     account: get('account'),
     querySetId: number('set'),
@@ -61,6 +66,8 @@ function selectionOf(url: URL): Selection {
     locale: get('locale'),
     ...(page ? { page } : {}),
     ...(mode ? { mode } : {}),
+    ...(get('theme') ? { theme: get('theme') } : {}),
+    ...(sections?.length ? { sections } : {}),
   };
 }
 
@@ -93,6 +100,13 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
       return good.get(keyOf(selection));
     }
   };
+
+  // Printed on demand only, per files' version and selection: the live preview never waits for it.
+  const prints = new PrintCache();
+  const printed = (selection: Selection) =>
+    prints.get(`${state.version}:${keyOf(selection)}`, async () =>
+      options.session.pdf(selection, await options.renderer()),
+    );
 
   let timer: NodeJS.Timeout | undefined;
   const changed = () => {
@@ -131,7 +145,7 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
         res
           .writeHead(200, {
             'content-type': 'text/html; charset=utf-8',
-            'content-security-policy': `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'unsafe-inline'; connect-src 'self'; frame-src 'self'; img-src data:`,
+            'content-security-policy': `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'unsafe-inline'; connect-src 'self'; frame-src 'self'; img-src 'self' data:`,
           })
           .end(studioPage(nonce));
         return;
@@ -167,22 +181,54 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
           .end(body);
         return;
       }
-      case '/api/email': {
+      case '/api/messages': {
         const preview = good.get(keyOf(selection)) ?? (await render(selection));
-        return json(preview ? { subject: preview.email.subject, text: preview.email.text } : null);
+        return json(
+          preview
+            ? { subject: preview.email.subject, text: preview.email.text, channels: preview.channels }
+            : null,
+        );
+      }
+      case '/api/pages': {
+        // The printed PDF, page by page: how many images there are, or why there are none.
+        const pages = await printed(selection)
+          .then((p) => p.pages)
+          .catch((error: Error) => error);
+        if (pages instanceof Error) return json({ count: 0, error: pages.message });
+        if (pages === null)
+          return json({
+            count: 0,
+            note: 'pdftoppm (poppler-utils) is not installed: use Print PDF to see the pages',
+          });
+        return json({ count: pages.length });
       }
       case '/pdf': {
-        const pdf = await options.session.pdf(selection, await options.renderer());
+        const { pdf } = await printed(selection);
+        const name = (selection.report ?? 'studio').replace(/[^\w.-]+/g, '_');
         res
           .writeHead(200, {
             'content-type': 'application/pdf',
-            'content-disposition': 'inline; filename="preview.pdf"',
+            'content-disposition': `attachment; filename="${name}.pdf"`,
+            'cache-control': 'no-store',
           })
           .end(pdf);
         return;
       }
-      default:
+      default: {
+        const page = /^\/pages\/(\d+)\.png$/.exec(url.pathname);
+        const png = page ? (await (await printed(selection)).pages)?.[Number(page[1]) - 1] : undefined;
+        if (png) {
+          res
+            .writeHead(200, {
+              'content-type': 'image/png',
+              'x-content-type-options': 'nosniff',
+              'cache-control': 'no-store',
+            })
+            .end(png);
+          return;
+        }
         res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+      }
     }
   };
 
