@@ -13,7 +13,7 @@ import { REPORT_SECTIONS, type ReportSection } from '../report/sections.js';
 import { challenge, isAuthorized, isLoopbackHost } from '../status/access.js';
 import { studioPage } from './page.js';
 import { PrintCache } from './printed.js';
-import { type Selection, type StudioSession, studioOptions } from './session.js';
+import { type Preview, type Selection, type StudioSession, studioOptions } from './session.js';
 
 /**
  * The studio's HTTP side: its page, the previews, the PDF, and a server-sent event stream that
@@ -81,7 +81,9 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
     );
   }
   const state: State = { version: 1, error: null };
-  const good = new Map<string, Awaited<ReturnType<StudioSession['preview']>>>();
+  /** The last good render of each selection, and the files' version it was made at. */
+  const good = new Map<string, { version: number; preview: Preview }>();
+  const running = new Map<string, Promise<Preview | undefined>>();
   let current: Selection = {};
   const clients = new Set<ServerResponse>();
   const broadcast = () => {
@@ -92,13 +94,30 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
   const render = async (selection: Selection) => {
     try {
       const preview = await options.session.preview(selection);
-      good.set(keyOf(selection), preview);
+      good.set(keyOf(selection), { version: state.version, preview });
       if (state.error) state.error = null;
       return preview;
     } catch (error) {
       state.error = explain(error, options.templatesDir ?? options.config.templates.dir, selection);
-      return good.get(keyOf(selection));
+      return good.get(keyOf(selection))?.preview;
     }
+  };
+
+  /**
+   * A selection's render at the files' current version: the document, email and payload requests a
+   * refresh makes share one render (the change handler's, or the first request's).
+   */
+  const latest = (selection: Selection) => {
+    const key = keyOf(selection);
+    const made = good.get(key);
+    if (made && made.version === state.version && !state.error) return Promise.resolve(made.preview);
+    const tag = `${state.version}:${key}`;
+    let pending = running.get(tag);
+    if (!pending) {
+      pending = render(selection).finally(() => running.delete(tag));
+      running.set(tag, pending);
+    }
+    return pending;
   };
 
   // Printed on demand only, per files' version and selection: the live preview never waits for it.
@@ -115,7 +134,10 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
     timer = setTimeout(async () => {
       const hadError = state.error !== null;
       const preview = await render(current);
-      if (preview && !state.error) state.version++;
+      if (preview && !state.error) {
+        state.version++;
+        good.set(keyOf(current), { version: state.version, preview });
+      }
       if (preview || hadError || state.error) broadcast();
     }, 60);
   };
@@ -164,7 +186,7 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
       case '/preview/email': {
         current = selection;
         const hadError = state.error;
-        const preview = await render(selection);
+        const preview = await latest(selection);
         if (hadError !== state.error) broadcast();
         const body = preview
           ? url.pathname === '/preview/doc'
@@ -182,7 +204,7 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
         return;
       }
       case '/api/messages': {
-        const preview = good.get(keyOf(selection)) ?? (await render(selection));
+        const preview = await latest(selection);
         return json(
           preview
             ? { subject: preview.email.subject, text: preview.email.text, channels: preview.channels }
