@@ -2,9 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Config } from '../config/index.js';
-import type { ChannelConfig } from '../config/schema.js';
-import { type ChannelSender, channelSenders, createChannelSender } from '../delivery/channels/index.js';
-import { channelPreview } from '../delivery/dry-run.js';
+import { type ChannelSender, channelSenders } from '../delivery/channels/index.js';
 import { composeEmail, type EmailContent } from '../delivery/email.js';
 import { digestEmailContent, emailContentFor } from '../delivery/headline.js';
 import { renderDigest } from '../report/digest/render.js';
@@ -13,13 +11,13 @@ import type { PageSetup } from '../report/page.js';
 import type { PdfRenderer } from '../report/pdf.js';
 import { documentSettings, renderSnapshotDocuments, withBriefMovers } from '../report/render.js';
 import { REPORT_SECTIONS, type ReportSection } from '../report/sections.js';
-import { scrub } from '../secrets.js';
 import { listAccounts } from '../store/accounts.js';
 import type { Store } from '../store/db.js';
 import type { Delivery } from '../store/deliveries.js';
 import { coversKey } from '../store/digest-deliveries.js';
 import { listQuerySets } from '../store/query-sets.js';
 import { listSnapshots } from '../store/snapshots.js';
+import { type ChannelPayload, channelPayloads } from './payloads.js';
 
 /**
  * What the studio previews, rendered by the same functions a delivery uses (renderSnapshotDocuments,
@@ -43,14 +41,6 @@ export interface Selection {
 /** The theme picker's "no theme": the built-in look. */
 export const BUILT_IN_THEME = '(built-in)';
 
-/** One channel's payload: the report's own channel, or an example one of a type it does not use. */
-export interface ChannelPayload {
-  type: ChannelSender['type'];
-  /** The channel's name; absent for an example. */
-  name?: string;
-  payload: unknown;
-}
-
 export interface Preview {
   /** The printed HTML, as Chromium gets it. */
   html: string;
@@ -58,30 +48,6 @@ export interface Preview {
   /** What each channel would be sent (its sender's preview, as `deliver --dry-run` prints it). */
   channels: ChannelPayload[];
 }
-
-const CHANNEL_TYPES = ['slack', 'teams', 'webhook'] as const;
-
-/**
- * Senders for the types a report has no channel of, so every payload can be seen. Their destinations
- * are placeholders and preview() never reaches the network.
- */
-const EXAMPLE_CHANNELS: Record<ChannelSender['type'], ChannelConfig> = {
-  slack: {
-    type: 'slack',
-    name: 'example',
-    token: 'none',
-    channel: '#reports',
-    api_url: 'https://slack.com/api',
-  },
-  teams: { type: 'teams', name: 'example', webhook_url: 'https://example.invalid/teams' },
-  webhook: {
-    type: 'webhook',
-    name: 'example',
-    url: 'https://example.invalid/webhook',
-    secret: 'whsec_c3R1ZGlvLWV4YW1wbGUtc2VjcmV0LTAwMDA=',
-    include_files: false,
-  },
-} as Record<ChannelSender['type'], ChannelConfig>;
 
 /** What can be picked: every stored set and run, and the configured reports. */
 export async function studioOptions(store: Store, config: Config) {
@@ -233,36 +199,11 @@ export class StudioSession {
       return {
         html: readFileSync(rendered.path, 'utf8'),
         email: { subject: String(message.subject), html: String(message.html), text: String(message.text) },
-        channels: await this.channelPayloads(report, rendered),
+        channels: await channelPayloads(this.senders, report, rendered.row, rendered.content),
       };
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }
-  }
-
-  /** The report's channels' payloads, then an example of each type it has none of. */
-  private async channelPayloads(report: Config['reports'][number] | undefined, rendered: Rendered) {
-    const out: ChannelPayload[] = [];
-    const now = Date.now();
-    for (const name of report?.channels ?? []) {
-      const sender = this.senders.get(name);
-      if (sender)
-        out.push({
-          type: sender.type,
-          name,
-          payload: await channelPreview(sender, name, rendered.row, rendered.content, now),
-        });
-    }
-    for (const type of CHANNEL_TYPES) {
-      if (out.some((c) => c.type === type)) continue;
-      const sender = createChannelSender(EXAMPLE_CHANNELS[type]);
-      out.push({
-        type,
-        payload: await channelPreview(sender, 'example', rendered.row, rendered.content, now),
-      });
-    }
-    // Scrubbed as `deliver --dry-run` prints them: a webhook URL may carry a token in its query string.
-    return JSON.parse(scrub(JSON.stringify(out))) as ChannelPayload[];
   }
 
   /** The PDF as a delivery prints it, through the given renderer (the studio's pool). */

@@ -146,6 +146,17 @@ describe('reportd studio --sandbox', () => {
     await page.select('#theme', '(built-in)');
     await until('the built-in cover', async () => ((await coverColor()) === unthemed ? true : undefined));
 
+    // Sections: unticking one leaves it out of the document, the others stay.
+    const has = async (id: string) =>
+      (await docFrame()?.evaluate(`Boolean(document.getElementById('${id}'))`)) as boolean;
+    expect(await has('market')).toBe(true);
+    await page.click('details summary');
+    await page.click('#sections input[value="market"]');
+    await until('the document without market', async () =>
+      !(await has('market')) && (await has('overview')) ? true : undefined,
+    );
+    await page.click('details summary'); // closed again: its list covers the tabs
+
     // The email tab: the subject the message would carry.
     const options = (await fetch(new URL('/api/options', url)).then((r) => r.json())) as {
       accounts: { sets: { id: number; name: string; runs: { name: string }[] }[] }[];
