@@ -99,6 +99,8 @@ export function register(program: Command): void {
                   mode: 'digest',
                   schedule: { cron: '0 8 * * 1' },
                   email: { to: ['preview@example.com'] },
+                  // A second look to pick in the Theme picker (an agency's other client).
+                  theme: { primary: '#2e7d32', accent: '#f9a825', cover_title: 'Sandbox digest' },
                 },
               ],
               log: { level: 'warn' },

@@ -2,12 +2,12 @@ import { type Clock, systemClock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/db.js';
-import { EMAIL_DESTINATION, unsavedDelivery } from '../store/deliveries.js';
+import { type Delivery, EMAIL_DESTINATION, unsavedDelivery } from '../store/deliveries.js';
 import { coversKey, digestMessageId } from '../store/digest-deliveries.js';
 import { channelDeliveryId } from './channel-attempt.js';
 import type { ChannelSender } from './channels/types.js';
 import { latestRuns } from './due.js';
-import { composeEmail } from './email.js';
+import { composeEmail, type EmailContent } from './email.js';
 import type { DeliveryRenderer } from './outbox.js';
 
 /** What one destination would get for one (set, run). */
@@ -86,20 +86,33 @@ export async function dryRunPayloads(options: {
     for (const name of report.channels ?? []) {
       const sender = senders.get(name);
       if (!sender) continue;
-      const key = { ...at, account: run.account, destination: name };
-      const payload = await sender.preview(
-        {
-          // The id the outbox would give this row (a digest's as Outbox.enqueueDigest makes it).
-          id: row.covers ? digestMessageId(report.name, row.covers, 0, [name]) : channelDeliveryId(key, 0),
-          event: 'report.delivered',
-          report: report.name,
-          account: run.account,
-          at: clock.now(),
-        },
-        content,
-      );
+      const payload = await channelPreview(sender, name, row, content, clock.now());
       out.push({ ...at, destination: name, type: sender.type, payload });
     }
   }
   return out;
+}
+
+/**
+ * The request(s) a channel would be sent for a delivery row, with the id the outbox would give it (a
+ * digest's as Outbox.enqueueDigest makes it): `deliver --dry-run` and the studio show this.
+ */
+export function channelPreview(
+  sender: ChannelSender,
+  destination: string,
+  row: Pick<Delivery, 'report' | 'querySetId' | 'runId' | 'account' | 'covers'>,
+  content: EmailContent,
+  at: number,
+): Promise<unknown> {
+  const key = { ...row, destination };
+  return sender.preview(
+    {
+      id: row.covers ? digestMessageId(row.report, row.covers, 0, [destination]) : channelDeliveryId(key, 0),
+      event: 'report.delivered',
+      report: row.report,
+      account: row.account,
+      at,
+    },
+    content,
+  );
 }

@@ -9,9 +9,11 @@ import { escapeXml } from '../report/charts/svg.js';
 import { checkTemplates, formatProblem } from '../report/check/templates-check.js';
 import { ORIENTATIONS, PAGE_SIZES, type PageSetup } from '../report/page.js';
 import type { PdfRenderer } from '../report/pdf.js';
+import { REPORT_SECTIONS, type ReportSection } from '../report/sections.js';
 import { challenge, isAuthorized, isLoopbackHost } from '../status/access.js';
 import { studioPage } from './page.js';
-import { type Selection, type StudioSession, studioOptions } from './session.js';
+import { PrintCache } from './printed.js';
+import { type Preview, type Selection, type StudioSession, studioOptions } from './session.js';
 
 /**
  * The studio's HTTP side: its page, the previews, the PDF, and a server-sent event stream that
@@ -53,6 +55,9 @@ function selectionOf(url: URL): Selection {
   const page: PageSetup | undefined =
     paper || orientation ? { size: paper ?? 'A4', orientation: orientation ?? 'portrait' } : undefined;
   const mode = get('mode') === 'digest' ? 'digest' : get('mode') === 'per_set' ? 'per_set' : undefined;
+  const sections = get('sections')
+    ?.split(',')
+    .filter((s): s is ReportSection => (REPORT_SECTIONS as readonly string[]).includes(s));
   return {
     account: get('account'),
     querySetId: number('set'),
@@ -61,6 +66,8 @@ function selectionOf(url: URL): Selection {
     locale: get('locale'),
     ...(page ? { page } : {}),
     ...(mode ? { mode } : {}),
+    ...(get('theme') ? { theme: get('theme') } : {}),
+    ...(sections?.length ? { sections } : {}),
   };
 }
 
@@ -74,7 +81,9 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
     );
   }
   const state: State = { version: 1, error: null };
-  const good = new Map<string, Awaited<ReturnType<StudioSession['preview']>>>();
+  /** The last good render of each selection, and the files' version it was made at. */
+  const good = new Map<string, { version: number; preview: Preview }>();
+  const running = new Map<string, Promise<Preview | undefined>>();
   let current: Selection = {};
   const clients = new Set<ServerResponse>();
   const broadcast = () => {
@@ -85,14 +94,38 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
   const render = async (selection: Selection) => {
     try {
       const preview = await options.session.preview(selection);
-      good.set(keyOf(selection), preview);
+      good.set(keyOf(selection), { version: state.version, preview });
       if (state.error) state.error = null;
       return preview;
     } catch (error) {
       state.error = explain(error, options.templatesDir ?? options.config.templates.dir, selection);
-      return good.get(keyOf(selection));
+      return good.get(keyOf(selection))?.preview;
     }
   };
+
+  /**
+   * A selection's render at the files' current version: the document, email and payload requests a
+   * refresh makes share one render (the change handler's, or the first request's).
+   */
+  const latest = (selection: Selection) => {
+    const key = keyOf(selection);
+    const made = good.get(key);
+    if (made && made.version === state.version && !state.error) return Promise.resolve(made.preview);
+    const tag = `${state.version}:${key}`;
+    let pending = running.get(tag);
+    if (!pending) {
+      pending = render(selection).finally(() => running.delete(tag));
+      running.set(tag, pending);
+    }
+    return pending;
+  };
+
+  // Printed on demand only, per files' version and selection: the live preview never waits for it.
+  const prints = new PrintCache();
+  const printed = (selection: Selection) =>
+    prints.get(`${state.version}:${keyOf(selection)}`, async () =>
+      options.session.pdf(selection, await options.renderer()),
+    );
 
   let timer: NodeJS.Timeout | undefined;
   const changed = () => {
@@ -101,7 +134,10 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
     timer = setTimeout(async () => {
       const hadError = state.error !== null;
       const preview = await render(current);
-      if (preview && !state.error) state.version++;
+      if (preview && !state.error) {
+        state.version++;
+        good.set(keyOf(current), { version: state.version, preview });
+      }
       if (preview || hadError || state.error) broadcast();
     }, 60);
   };
@@ -131,7 +167,7 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
         res
           .writeHead(200, {
             'content-type': 'text/html; charset=utf-8',
-            'content-security-policy': `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'unsafe-inline'; connect-src 'self'; frame-src 'self'; img-src data:`,
+            'content-security-policy': `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'unsafe-inline'; connect-src 'self'; frame-src 'self'; img-src 'self' data:`,
           })
           .end(studioPage(nonce));
         return;
@@ -150,7 +186,7 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
       case '/preview/email': {
         current = selection;
         const hadError = state.error;
-        const preview = await render(selection);
+        const preview = await latest(selection);
         if (hadError !== state.error) broadcast();
         const body = preview
           ? url.pathname === '/preview/doc'
@@ -167,22 +203,54 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
           .end(body);
         return;
       }
-      case '/api/email': {
-        const preview = good.get(keyOf(selection)) ?? (await render(selection));
-        return json(preview ? { subject: preview.email.subject, text: preview.email.text } : null);
+      case '/api/messages': {
+        const preview = await latest(selection);
+        return json(
+          preview
+            ? { subject: preview.email.subject, text: preview.email.text, channels: preview.channels }
+            : null,
+        );
+      }
+      case '/api/pages': {
+        // The printed PDF, page by page: how many images there are, or why there are none.
+        const pages = await printed(selection)
+          .then((p) => p.pages)
+          .catch((error: Error) => error);
+        if (pages instanceof Error) return json({ count: 0, error: pages.message });
+        if (pages === null)
+          return json({
+            count: 0,
+            note: 'pdftoppm (poppler-utils) is not installed: use Print PDF to see the pages',
+          });
+        return json({ count: pages.length });
       }
       case '/pdf': {
-        const pdf = await options.session.pdf(selection, await options.renderer());
+        const { pdf } = await printed(selection);
+        const name = (selection.report ?? 'studio').replace(/[^\w.-]+/g, '_');
         res
           .writeHead(200, {
             'content-type': 'application/pdf',
-            'content-disposition': 'inline; filename="preview.pdf"',
+            'content-disposition': `attachment; filename="${name}.pdf"`,
+            'cache-control': 'no-store',
           })
           .end(pdf);
         return;
       }
-      default:
+      default: {
+        const page = /^\/pages\/(\d+)\.png$/.exec(url.pathname);
+        const png = page ? (await (await printed(selection)).pages)?.[Number(page[1]) - 1] : undefined;
+        if (png) {
+          res
+            .writeHead(200, {
+              'content-type': 'image/png',
+              'x-content-type-options': 'nosniff',
+              'cache-control': 'no-store',
+            })
+            .end(png);
+          return;
+        }
         res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+      }
     }
   };
 

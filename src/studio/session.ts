@@ -2,16 +2,22 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Config } from '../config/index.js';
-import { composeEmail } from '../delivery/email.js';
+import { type ChannelSender, channelSenders } from '../delivery/channels/index.js';
+import { composeEmail, type EmailContent } from '../delivery/email.js';
 import { digestEmailContent, emailContentFor } from '../delivery/headline.js';
 import { renderDigest } from '../report/digest/render.js';
+import { REPORT_LOCALES } from '../report/locale/tags.js';
 import type { PageSetup } from '../report/page.js';
 import type { PdfRenderer } from '../report/pdf.js';
 import { documentSettings, renderSnapshotDocuments, withBriefMovers } from '../report/render.js';
+import { REPORT_SECTIONS, type ReportSection } from '../report/sections.js';
 import { listAccounts } from '../store/accounts.js';
 import type { Store } from '../store/db.js';
+import type { Delivery } from '../store/deliveries.js';
+import { coversKey } from '../store/digest-deliveries.js';
 import { listQuerySets } from '../store/query-sets.js';
 import { listSnapshots } from '../store/snapshots.js';
+import { type ChannelPayload, channelPayloads } from './payloads.js';
 
 /**
  * What the studio previews, rendered by the same functions a delivery uses (renderSnapshotDocuments,
@@ -27,12 +33,20 @@ export interface Selection {
   locale?: string;
   page?: PageSetup;
   mode?: 'per_set' | 'digest';
+  /** Another report's theme by its name, or BUILT_IN_THEME for none. */
+  theme?: string;
+  sections?: ReportSection[];
 }
+
+/** The theme picker's "no theme": the built-in look. */
+export const BUILT_IN_THEME = '(built-in)';
 
 export interface Preview {
   /** The printed HTML, as Chromium gets it. */
   html: string;
   email: { subject: string; html: string; text: string };
+  /** What each channel would be sent (its sender's preview, as `deliver --dry-run` prints it). */
+  channels: ChannelPayload[];
 }
 
 /** What can be picked: every stored set and run, and the configured reports. */
@@ -51,81 +65,141 @@ export async function studioOptions(store: Store, config: Config) {
   }
   return {
     accounts,
-    reports: config.reports.map((r) => ({ name: r.name, mode: r.mode, locale: r.locale, page: r.page })),
+    reports: config.reports.map((r) => ({
+      name: r.name,
+      mode: r.mode,
+      locale: r.locale,
+      page: r.page,
+      sections: r.sections,
+      themed: r.theme !== undefined,
+    })),
+    locales: REPORT_LOCALES,
+    sections: REPORT_SECTIONS,
   };
+}
+
+/** What one render wrote, and what its email and channel messages are made of. */
+interface Rendered {
+  path: string;
+  content: EmailContent;
+  row: Pick<Delivery, 'report' | 'querySetId' | 'runId' | 'account' | 'covers'>;
 }
 
 export class StudioSession {
   private readonly outDir = mkdtempSync(join(tmpdir(), 'reportd-studio-'));
+  private readonly senders: ReadonlyMap<string, ChannelSender>;
 
   constructor(
     readonly store: Store,
     private readonly config: Config,
     /** The folder being authored: wins over the config's folders so its edits show. */
     private readonly templatesDir: string | undefined,
-  ) {}
+  ) {
+    this.senders = channelSenders(config.channels);
+  }
 
   /** The report whose settings apply, with the selection's overrides. */
   private settings(selection: Selection) {
     const report = this.config.reports.find((r) => r.name === selection.report);
-    const base = report ? documentSettings(report) : { timeZone: 'UTC' };
+    const {
+      theme: _theme,
+      themeWhere: _where,
+      ...base
+    } = report ? documentSettings(report) : ({ timeZone: 'UTC' } as ReturnType<typeof documentSettings>);
+    // The look: the report's own, another report's (picked by its name) or the built-in one.
+    const looks =
+      selection.theme === undefined ? report : this.config.reports.find((r) => r.name === selection.theme);
+    const look = looks ? documentSettings(looks) : {};
     return {
       report,
       ...base,
+      theme: look.theme,
+      themeWhere: look.themeWhere,
       templatesDir: this.templatesDir ?? base.templatesDir ?? this.config.templates.dir,
       ...(selection.locale ? { locale: selection.locale } : {}),
       ...(selection.page ? { page: selection.page } : {}),
-      contents: report ? { sections: report.sections, detail: report.detail } : {},
+      contents: {
+        ...(report ? { detail: report.detail } : {}),
+        ...((selection.sections ?? report?.sections)
+          ? { sections: selection.sections ?? report?.sections }
+          : {}),
+      },
+    };
+  }
+
+  /**
+   * The selection's document in one format, by the functions a delivery uses: renderSnapshotDocuments
+   * for a set's run, renderDigest for a digest over the account's newest runs.
+   */
+  private async render(
+    selection: Selection,
+    format: 'html' | 'pdf',
+    folder: string,
+    renderer?: PdfRenderer,
+  ): Promise<Rendered> {
+    const { report, contents, ...settings } = this.settings(selection);
+    const name = report?.name ?? 'studio';
+    const mode = selection.mode ?? report?.mode ?? 'per_set';
+    const common = {
+      ...settings,
+      contents,
+      formats: [format],
+      outDir: folder,
+      ...(renderer ? { renderer } : {}),
+    };
+    if (mode === 'digest') {
+      const runs = await this.digestRuns(selection);
+      const rendered = await renderDigest(this.store, { ...common, report: name, runs });
+      return {
+        path: rendered.paths[0]!,
+        content: digestEmailContent(rendered.sets, [], rendered.period),
+        row: { report: name, querySetId: 0, runId: 0, account: null, covers: coversKey(runs) },
+      };
+    }
+    const snapshot = await this.snapshot(selection);
+    const history = await listSnapshots(this.store, {
+      querySetId: snapshot.querySet.id,
+      account: snapshot.account,
+    });
+    const rendered = await renderSnapshotDocuments(
+      snapshot,
+      history,
+      await withBriefMovers(this.store, snapshot, { ...common, outline: report?.mode === 'digest' }),
+    );
+    return {
+      path: rendered.paths[0]!,
+      content: emailContentFor(snapshot, rendered.model, []),
+      row: {
+        report: name,
+        querySetId: snapshot.querySet.id,
+        runId: snapshot.run.id,
+        account: snapshot.account,
+        covers: null,
+      },
     };
   }
 
   async preview(selection: Selection): Promise<Preview> {
-    const { report, contents, ...settings } = this.settings(selection);
-    const mode = selection.mode ?? report?.mode ?? 'per_set';
+    const { report, locale, templatesDir, theme } = this.settings(selection);
     const folder = mkdtempSync(join(this.outDir, 'r-'));
     try {
-      const common = { ...settings, contents, formats: ['html'] as const, outDir: folder };
-      let html: string;
-      let content: Parameters<typeof composeEmail>[0]['content'];
-      if (mode === 'digest') {
-        const sets = await this.digestRuns(selection);
-        const rendered = await renderDigest(this.store, {
-          ...common,
-          formats: ['html'],
-          report: report?.name ?? 'studio',
-          runs: sets,
-        });
-        html = readFileSync(rendered.paths[0]!, 'utf8');
-        content = digestEmailContent(rendered.sets, [], rendered.period);
-      } else {
-        const snapshot = await this.snapshot(selection);
-        const history = await listSnapshots(this.store, {
-          querySetId: snapshot.querySet.id,
-          account: snapshot.account,
-        });
-        const rendered = await renderSnapshotDocuments(
-          snapshot,
-          history,
-          await withBriefMovers(this.store, snapshot, { ...common, formats: ['html'] }),
-        );
-        html = readFileSync(rendered.paths[0]!, 'utf8');
-        content = emailContentFor(snapshot, rendered.model, []);
-      }
+      const rendered = await this.render(selection, 'html', folder);
       const message = await composeEmail({
         from: this.config.smtp?.from ?? 'reportd <reportd@localhost>',
         report: {
-          name: report?.name ?? 'studio',
+          name: rendered.row.report,
           email: report?.email ?? { to: ['preview@localhost'] },
-          locale: settings.locale,
-          theme: report?.theme,
-          templates: { dir: settings.templatesDir },
+          locale,
+          theme,
+          templates: { dir: templatesDir },
         },
-        content,
+        content: rendered.content,
         messageId: '<studio-preview@reportd>',
       });
       return {
-        html,
+        html: readFileSync(rendered.path, 'utf8'),
         email: { subject: String(message.subject), html: String(message.html), text: String(message.text) },
+        channels: await channelPayloads(this.senders, report, rendered.row, rendered.content),
       };
     } finally {
       rmSync(folder, { recursive: true, force: true });
@@ -134,27 +208,9 @@ export class StudioSession {
 
   /** The PDF as a delivery prints it, through the given renderer (the studio's pool). */
   async pdf(selection: Selection, renderer: PdfRenderer): Promise<Buffer> {
-    const { report, contents, ...settings } = this.settings(selection);
     const folder = mkdtempSync(join(this.outDir, 'p-'));
     try {
-      const snapshot = await this.snapshot(selection);
-      const history = await listSnapshots(this.store, {
-        querySetId: snapshot.querySet.id,
-        account: snapshot.account,
-      });
-      const rendered = await renderSnapshotDocuments(
-        snapshot,
-        history,
-        await withBriefMovers(this.store, snapshot, {
-          ...settings,
-          contents,
-          formats: ['pdf'],
-          outDir: folder,
-          renderer,
-          outline: report?.mode === 'digest',
-        }),
-      );
-      return readFileSync(rendered.paths[0]!);
+      return readFileSync((await this.render(selection, 'pdf', folder, renderer)).path);
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }

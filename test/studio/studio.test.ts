@@ -1,5 +1,6 @@
-import type { ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Frame, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +11,9 @@ import { spawnCli } from '../helpers/cli.js';
 /**
  * `reportd studio --sandbox --hostile` in real Chromium: the preview follows the stylesheet on disk,
  * a broken template is named with file:line in the page while the last good render stays, fixing it
- * recovers, and nothing the preview loads leaves the studio (request interception count 0).
+ * recovers, and nothing the preview loads leaves the studio (request interception count 0). The
+ * pickers re-render (locale, theme); the tabs show the email's subject, the channels' payloads as
+ * text and the printed PDF page by page.
  */
 
 let child: ChildProcess;
@@ -119,6 +122,103 @@ describe('reportd studio --sandbox', () => {
         | undefined;
       return hidden && text?.includes('Studio check') ? true : undefined;
     });
+    expect(left).toEqual([]);
+  }, 300_000);
+
+  it('re-renders on the pickers and shows the email, the payloads and the printed pages in tabs', async () => {
+    await page.goto(url, { waitUntil: 'load' });
+    await until('the preview', coverColor, 120_000);
+    // Locale: the document is rendered again in German.
+    const lang = async () =>
+      (await docFrame()?.evaluate('document.documentElement.lang')) as string | undefined;
+    await page.select('#report', 'per-set');
+    await page.select('#locale', 'de-DE');
+    await until('the German document', async () => ((await lang()) === 'de-DE' ? true : undefined));
+    expect(await docFrame()?.evaluate("document.body.textContent.includes('Überblick')")).toBe(true);
+
+    // Theme: the digest report's look over the per-set report, then none (the stylesheet's colour).
+    const unthemed = await until('the cover', coverColor);
+    expect(unthemed).not.toBe('rgb(46, 125, 50)');
+    await page.select('#theme', 'digest');
+    await until('the themed cover', async () =>
+      (await coverColor()) === 'rgb(46, 125, 50)' ? true : undefined,
+    );
+    await page.select('#theme', '(built-in)');
+    await until('the built-in cover', async () => ((await coverColor()) === unthemed ? true : undefined));
+
+    // Sections: unticking one leaves it out of the document, the others stay.
+    const has = async (id: string) =>
+      (await docFrame()?.evaluate(`Boolean(document.getElementById('${id}'))`)) as boolean;
+    expect(await has('market')).toBe(true);
+    await page.click('details summary');
+    await page.click('#sections input[value="market"]');
+    await until('the document without market', async () =>
+      !(await has('market')) && (await has('overview')) ? true : undefined,
+    );
+    await page.click('details summary'); // closed again: its list covers the tabs
+
+    // The email tab: the subject the message would carry.
+    const options = (await fetch(new URL('/api/options', url)).then((r) => r.json())) as {
+      accounts: { sets: { id: number; name: string; runs: { name: string }[] }[] }[];
+    };
+    const set = options.accounts[0]!.sets[0]!;
+    await page.click('button[data-tab="email-tab"]');
+    expect(await page.$eval('#email-tab', (el) => el.hidden)).toBe(false);
+    const subject = await until('the subject', async () => {
+      const text = await page.$eval('#subject', (el) => el.textContent ?? '');
+      return text ? text : undefined;
+    });
+    expect(subject).toContain(set.runs[0]!.name);
+
+    // The Slack tab: the blocks the channel's sender would post, as text (no element from API strings).
+    await page.click('button[data-tab="slack-tab"]');
+    const slack = await page.$eval('#slack-tab pre', (el) => ({
+      text: el.textContent ?? '',
+      children: el.childElementCount,
+      visible: el.getClientRects().length > 0,
+    }));
+    expect(slack.visible).toBe(true);
+    expect(slack.children).toBe(0);
+    const blocks = (JSON.parse(slack.text) as { 'chat.postMessage': { blocks: { type: string }[] } })[
+      'chat.postMessage'
+    ].blocks;
+    expect(blocks[0]?.type).toBe('header');
+    expect(slack.text).toContain(JSON.stringify(set.name).slice(1, -1));
+    for (const type of ['teams', 'webhook']) {
+      expect(await page.$eval(`#${type}-tab pre`, (el) => JSON.parse(el.textContent ?? '') !== null)).toBe(
+        true,
+      );
+    }
+
+    // Print PDF: the file the render pool prints, offered as a download.
+    const href = (await page.evaluate("document.getElementById('pdf').href")) as string;
+    const answer = await fetch(href);
+    expect(answer.headers.get('content-disposition')).toMatch(/^attachment; filename="per-set\.pdf"/);
+    const folder = mkdtempSync(join(tmpdir(), 'studio-pdf-'));
+    let count: number;
+    try {
+      writeFileSync(join(folder, 'doc.pdf'), Buffer.from(await answer.arrayBuffer()));
+      const info = execFileSync('pdfinfo', [join(folder, 'doc.pdf')], { encoding: 'utf8' });
+      count = Number(/Pages:\s+(\d+)/.exec(info)![1]);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+    expect(count).toBeGreaterThan(1);
+
+    // The Pages tab: one image per printed page, served by the studio.
+    await page.click('button[data-tab="pages-tab"]');
+    const images = await until(
+      'the page images',
+      async () => {
+        const found = (await page.evaluate(
+          "Array.from(document.querySelectorAll('#pages img'), (img) => ({ ok: img.complete && img.naturalWidth > 0, src: img.src }))",
+        )) as { ok: boolean; src: string }[];
+        return found.length === count && found.every((i) => i.ok) ? found : undefined;
+      },
+      120_000,
+    );
+    for (const image of images) expect(image.src.startsWith(new URL(url).origin)).toBe(true);
+    expect(await page.$eval('#pages-note', (el) => el.textContent)).toBe(`${count} printed pages`);
     expect(left).toEqual([]);
   }, 300_000);
 });
