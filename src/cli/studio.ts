@@ -49,6 +49,7 @@ export function register(program: Command): void {
       const out = process.stdout;
       try {
         let config: Config;
+        let configFile: { path: string; load(): Config } | undefined;
         let templatesDir = flags.templates === undefined ? undefined : resolve(flags.templates);
         const { openStore } = await import('../store/db.js');
         if (flags.sandbox) {
@@ -117,6 +118,7 @@ export function register(program: Command): void {
           const { loadConfig } = await import('../config/load.js');
           config = loadConfig(flags.config);
           templatesDir ??= config.templates.dir;
+          configFile = { path: resolve(flags.config), load: () => loadConfig(flags.config) };
         }
         const store = await openStore(config.store, { mustExist: true });
         cleanup.unshift(() => store.close());
@@ -142,6 +144,9 @@ export function register(program: Command): void {
           host: flags.host,
           port,
           watch: [...watch],
+          ...(configFile
+            ? { configFile: { ...configFile, apply: (next: Config) => session.reconfigure(next) } }
+            : {}),
           renderer: () => {
             renderer ??= import('../report/pdf.js').then(
               ({ PdfRenderer }) => new PdfRenderer({ ...pdfRendererOptions(config), handleSignals: false }),

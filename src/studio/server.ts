@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type FSWatcher, watch } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { basename, dirname } from 'node:path';
 import type { Config } from '../config/index.js';
 import type { HttpAuthConfig } from '../config/schema.js';
 import { UsageError } from '../errors/index.js';
@@ -34,6 +35,11 @@ export interface StudioOptions {
   port: number;
   /** Folders whose changes re-render (templates, logos). */
   watch: readonly string[];
+  /**
+   * The config file, re-read when it is saved (reports' themes, sections, channels): a valid edit
+   * re-renders, an invalid one is shown in the page in one line and the last good config stays.
+   */
+  configFile?: { path: string; load(): Config; apply(config: Config): void };
   renderer: () => Promise<PdfRenderer>;
 }
 
@@ -142,6 +148,29 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
     }, 60);
   };
   const watchers: FSWatcher[] = options.watch.map((dir) => watch(dir, { recursive: true }, changed));
+  const configFile = options.configFile;
+  if (configFile) {
+    // The folder, not the file: editors save by writing a new file and renaming it over the old one.
+    const name = basename(configFile.path);
+    let configTimer: NodeJS.Timeout | undefined;
+    const configChanged = () => {
+      clearTimeout(configTimer);
+      configTimer = setTimeout(() => {
+        try {
+          configFile.apply(configFile.load());
+          changed();
+        } catch (error) {
+          state.error = [String((error as Error).message ?? error).split('\n')[0]!];
+          broadcast();
+        }
+      }, 60);
+    };
+    watchers.push(
+      watch(dirname(configFile.path), (_event, file) => {
+        if (file === null || file === name) configChanged();
+      }),
+    );
+  }
 
   const server = createServer(async (req, res) => {
     try {

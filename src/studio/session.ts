@@ -87,14 +87,20 @@ interface Rendered {
 
 export class StudioSession {
   private readonly outDir = mkdtempSync(join(tmpdir(), 'reportd-studio-'));
-  private readonly senders: ReadonlyMap<string, ChannelSender>;
+  private senders: ReadonlyMap<string, ChannelSender>;
 
   constructor(
     readonly store: Store,
-    private readonly config: Config,
+    private config: Config,
     /** The folder being authored: wins over the config's folders so its edits show. */
     private readonly templatesDir: string | undefined,
   ) {
+    this.senders = channelSenders(config.channels);
+  }
+
+  /** Takes an edited config (already validated): its reports, themes and channels show in the next render. */
+  reconfigure(config: Config): void {
+    this.config = config;
     this.senders = channelSenders(config.channels);
   }
 
