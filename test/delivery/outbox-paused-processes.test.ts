@@ -27,34 +27,32 @@ let tmp: ReturnType<typeof tempDir>;
 let smtp: TestSmtp;
 let peers: ChannelPeers;
 let target: string;
-/** Requests (or SMTP DATA) that reached a provider and wait for `release` before being answered. */
+/** Requests (or SMTP DATA) that reached a provider, in order; each waits for its `answer[i]()`. */
 let held: string[];
-let release: () => void;
-let released: Promise<void>;
+let answer: (() => void)[];
 /** Told when a held request arrives, before it waits (the test freezes the worker here). */
 let onHeld: (what: string) => void;
 let children: ChildProcess[];
 
 async function hold(what: string) {
   held.push(what);
+  const answered = new Promise<void>((resolve) => answer.push(resolve));
   onHeld(what);
-  await released;
+  await answered;
 }
 
 beforeEach(async () => {
   tmp = tempDir();
   held = [];
   children = [];
+  answer = [];
   onHeld = () => {};
-  released = new Promise((resolve) => {
-    release = resolve;
-  });
   smtp = await startSmtp({ afterStore: () => hold('DATA') });
   peers = await startChannelPeers();
   target = testEngine() === 'postgres' ? await freshDatabaseUrl() : join(tmp.dir, 'reportd.sqlite');
 });
 afterEach(async () => {
-  release();
+  for (const resolve of answer) resolve();
   for (const child of children) {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGCONT');
@@ -91,7 +89,7 @@ function worker(destination: string) {
     text += chunk;
   });
   const exit = new Promise<string>((resolve) => child.on('exit', () => resolve(text)));
-  return { child, exit };
+  return { child, exit, output: () => text };
 }
 
 async function theRow(): Promise<{ row: Delivery; recipients: Recipient[] }> {
@@ -130,8 +128,13 @@ async function pausedPastTheLease(destination: string, heldRoutes: readonly stri
   await until('worker 2 to take the row over and reach the provider', () => held.length >= 2, 60_000);
   const { row: taken } = await theRow();
   expect(taken).toMatchObject({ state: 'sending', attempts: 2 });
+  // The stale worker hears its answer first and tries to record it while worker 2 still owns the
+  // row mid-send: the write the fence must drop (released together, worker 2 often records first
+  // and the fence is never put to the test).
   first.child.kill('SIGCONT');
-  release();
+  answer[0]!();
+  await until('worker 1 to finish its attempt', () => first.output().includes('"result"'));
+  for (const resolve of answer.slice(1)) resolve();
   const [out1, out2] = await Promise.all([first.exit, second.exit]);
   return { out1, out2, ...(await theRow()) };
 }
