@@ -1,7 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/db.js';
 import { type Delivery, listDeliveries } from '../../src/store/deliveries.js';
@@ -9,6 +8,7 @@ import { listRecipients, type Recipient } from '../../src/store/delivery-recipie
 import { freshDatabaseUrl } from '../helpers/postgres.js';
 import { testEngine } from '../helpers/test-store.js';
 import { type ChannelPeers, startChannelPeers, verifyWebhook } from './channel-peers.js';
+import { channelWorker } from './channel-worker-process.js';
 import { startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
 
 /**
@@ -19,7 +19,6 @@ import { startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
  * message and one file; email, webhook and Teams at most the one extra copy (same Message-ID /
  * webhook-id), never a third; the row `sent` with the new owner's answer, nothing of the stale one.
  */
-const FIXTURE = fileURLToPath(new URL('./fixtures/channel-worker.ts', import.meta.url));
 const LEASE_MS = 3_000;
 const SECRET = `whsec_${randomBytes(24).toString('base64')}`;
 
@@ -65,31 +64,18 @@ afterEach(async () => {
 });
 
 function worker(destination: string) {
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      FIXTURE,
-      target,
-      smtp.url,
-      peers.url,
-      peers.slackToken,
-      peers.teamsPath,
-      SECRET,
-      `only:${destination}`,
-      String(LEASE_MS),
-      tmp.dir,
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, WORKER_DEADLINE_MS: '90000' } },
-  );
-  children.push(child);
-  let text = '';
-  child.stdout!.on('data', (chunk) => {
-    text += chunk;
+  const started = channelWorker({
+    store: target,
+    smtp,
+    peers,
+    webhookSecret: SECRET,
+    mode: `only:${destination}`,
+    leaseMs: LEASE_MS,
+    dir: tmp.dir,
+    env: { WORKER_DEADLINE_MS: '90000' },
   });
-  const exit = new Promise<string>((resolve) => child.on('exit', () => resolve(text)));
-  return { child, exit, output: () => text };
+  children.push(started.child);
+  return started;
 }
 
 async function theRow(): Promise<{ row: Delivery; recipients: Recipient[] }> {

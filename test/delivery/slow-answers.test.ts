@@ -1,12 +1,11 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/db.js';
 import { listDeliveries } from '../../src/store/deliveries.js';
 import { recipientsOf } from '../../src/store/delivery-recipients.js';
 import { type ChannelPeers, startChannelPeers, verifyWebhook } from './channel-peers.js';
+import { channelWorker } from './channel-worker-process.js';
 import { startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
 
 /**
@@ -16,7 +15,6 @@ import { startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
  * Teams card and one webhook POST (waited for). Real 35 s answers, all three channels at once in
  * their own worker processes, so the test takes about 40 s.
  */
-const FIXTURE = fileURLToPath(new URL('./fixtures/channel-worker.ts', import.meta.url));
 const SECRET = `whsec_${randomBytes(24).toString('base64')}`;
 const SLOW_MS = 35_000;
 
@@ -37,30 +35,17 @@ afterEach(async () => {
 });
 
 function worker(destination: string): Promise<string> {
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      FIXTURE,
-      storePath,
-      smtp.url,
-      peers.url,
-      peers.slackToken,
-      peers.teamsPath,
-      SECRET,
-      `only:${destination}`,
-      '3000',
-      tmp.dir,
-    ],
-    // The channels' timeouts are left at their defaults (CHANNEL_TIMEOUT_S unset).
-    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, WORKER_DEADLINE_MS: '150000' } },
-  );
-  let text = '';
-  child.stdout!.on('data', (chunk) => {
-    text += chunk;
-  });
-  return new Promise((resolve) => child.on('exit', () => resolve(text)));
+  // The channels' timeouts are left at their defaults (CHANNEL_TIMEOUT_S unset).
+  return channelWorker({
+    store: storePath,
+    smtp,
+    peers,
+    webhookSecret: SECRET,
+    mode: `only:${destination}`,
+    leaseMs: 3_000,
+    dir: tmp.dir,
+    env: { WORKER_DEADLINE_MS: '150000' },
+  }).exit;
 }
 
 describe('providers answering after 35 s', () => {
