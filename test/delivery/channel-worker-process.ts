@@ -1,7 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ChannelPeers } from './channel-peers.js';
-import type { TestSmtp } from './smtp-helpers.js';
+import { afterEach, beforeEach } from 'vitest';
+import { type ChannelPeers, startChannelPeers } from './channel-peers.js';
+import { startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/channel-worker.ts', import.meta.url));
 
@@ -54,4 +56,29 @@ export function channelWorker(options: {
   });
   const exit = new Promise<string>((resolve) => child.on('exit', () => resolve(text)));
   return { child, output: () => text, exit };
+}
+
+/**
+ * The peers a channel worker talks to, fresh for each test of the file that calls this at its top
+ * level: a temp folder with the SQLite store's path, a real SMTP server and the channel stand-ins.
+ */
+export function channelRig(): {
+  tmp: ReturnType<typeof tempDir>;
+  smtp: TestSmtp;
+  peers: ChannelPeers;
+  storePath: string;
+} {
+  const rig = {} as ReturnType<typeof channelRig>;
+  beforeEach(async () => {
+    rig.tmp = tempDir();
+    rig.smtp = await startSmtp();
+    rig.peers = await startChannelPeers();
+    rig.storePath = join(rig.tmp.dir, 'reportd.sqlite');
+  });
+  afterEach(async () => {
+    await rig.smtp.close();
+    await rig.peers.close();
+    rig.tmp.cleanup();
+  });
+  return rig;
 }

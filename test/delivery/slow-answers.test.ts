@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/db.js';
 import { listDeliveries } from '../../src/store/deliveries.js';
 import { recipientsOf } from '../../src/store/delivery-recipients.js';
-import { type ChannelPeers, startChannelPeers, verifyWebhook } from './channel-peers.js';
-import { channelWorker } from './channel-worker-process.js';
-import { startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
+import { verifyWebhook } from './channel-peers.js';
+import { channelRig, channelWorker } from './channel-worker-process.js';
 
 /**
  * Providers that answer after 35 s, no crash anywhere, with the channels' default timeouts (Slack 30 s,
@@ -18,32 +16,19 @@ import { startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
 const SECRET = `whsec_${randomBytes(24).toString('base64')}`;
 const SLOW_MS = 35_000;
 
-let tmp: ReturnType<typeof tempDir>;
-let smtp: TestSmtp;
-let peers: ChannelPeers;
-let storePath: string;
-beforeEach(async () => {
-  tmp = tempDir();
-  smtp = await startSmtp();
-  peers = await startChannelPeers();
-  storePath = join(tmp.dir, 'reportd.sqlite');
-});
-afterEach(async () => {
-  await smtp.close();
-  await peers.close();
-  tmp.cleanup();
-});
+/** Filled in before each test (a fresh store, SMTP server and stand-ins). */
+const rig = channelRig();
 
 function worker(destination: string): Promise<string> {
   // The channels' timeouts are left at their defaults (CHANNEL_TIMEOUT_S unset).
   return channelWorker({
-    store: storePath,
-    smtp,
-    peers,
+    store: rig.storePath,
+    smtp: rig.smtp,
+    peers: rig.peers,
     webhookSecret: SECRET,
     mode: `only:${destination}`,
     leaseMs: 3_000,
-    dir: tmp.dir,
+    dir: rig.tmp.dir,
     env: { WORKER_DEADLINE_MS: '150000' },
   }).exit;
 }
@@ -53,7 +38,7 @@ describe('providers answering after 35 s', () => {
     timeout: 240_000,
   }, async () => {
     const slow = new Set(['chat.postMessage', 'teams', 'hook']);
-    peers.beforeAnswer = async (route) => {
+    rig.peers.beforeAnswer = async (route) => {
       // The first request of each route is answered late (after the provider did the work).
       if (!slow.delete(route)) return;
       await new Promise((resolve) => setTimeout(resolve, SLOW_MS));
@@ -61,14 +46,14 @@ describe('providers answering after 35 s', () => {
     const outputs = await Promise.all(['marketing', 'leadership', 'ops'].map(worker));
     for (const output of outputs) expect(output).toContain('done');
 
-    expect(peers.slackMessages.size).toBe(1);
-    expect([...peers.slackThreadFiles.values()].flat()).toHaveLength(1);
-    expect(peers.accepted('teams')).toHaveLength(1);
-    const posts = peers.accepted('hook');
+    expect(rig.peers.slackMessages.size).toBe(1);
+    expect([...rig.peers.slackThreadFiles.values()].flat()).toHaveLength(1);
+    expect(rig.peers.accepted('teams')).toHaveLength(1);
+    const posts = rig.peers.accepted('hook');
     expect(posts).toHaveLength(1);
     expect(verifyWebhook(posts[0]!, SECRET)).toBe('valid');
 
-    const store = await openStore(storePath);
+    const store = await openStore(rig.storePath);
     try {
       const rows = await listDeliveries(store, 10);
       const recipients = await recipientsOf(
