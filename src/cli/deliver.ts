@@ -117,6 +117,7 @@ export function register(program: Command): void {
         reports: config.reports,
         templatesDir: config.templates.dir,
         logger,
+        leaseMs: config.delivery.lease_seconds * 1000,
         // Alert rows are only sent by --pending and the daemon; a report delivery never meets one.
       });
       const interrupt = onInterrupt();
@@ -156,6 +157,7 @@ async function deliverPending(config: Config): Promise<void> {
     alerts: config.alerts,
     templatesDir: config.templates.dir,
     logger,
+    leaseMs: config.delivery.lease_seconds * 1000,
     channels,
     messageFor: alertMessageBuilder(store, config),
     channelAlertFor: channelAlertBuilder(store, config),

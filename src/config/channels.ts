@@ -24,6 +24,16 @@ const secretFile = (what: string) =>
       `File holding the ${what} (a Docker secret); one trailing newline is ignored. Relative to the config file.`,
     );
 
+/** Teams' and webhooks' wait for an answer (Slack's has its own text: it looks before posting again). */
+const postTimeout = z
+  .number()
+  .positive()
+  .max(600)
+  .default(60)
+  .describe(
+    "How long one POST is waited for, in seconds, before the attempt counts as unknown and is retried (same `webhook-id` / card: a receiver that got it and answered late sees a second copy, so keep it above the receiver's slowest answer). Default 60.",
+  );
+
 export const slackChannel = z
   .strictObject({
     name: channelName,
@@ -72,6 +82,7 @@ export const teamsChannel = z
         'The Teams incoming webhook or Workflows URL (it is the credential). Set this or `webhook_url_file`; prefer `${VAR}`.',
       ),
     webhook_url_file: secretFile('Teams webhook URL'),
+    timeout_seconds: postTimeout,
     allow_private_network: z
       .boolean()
       .default(false)
@@ -94,6 +105,7 @@ export const webhookChannel = z
         'Signing secret in the Standard Webhooks form `whsec_<base64>`. Set this or `secret_file`; prefer `${VAR}`.',
       ),
     secret_file: secretFile('signing secret'),
+    timeout_seconds: postTimeout,
     allow_private_network: z
       .boolean()
       .default(false)

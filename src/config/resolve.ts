@@ -37,6 +37,7 @@ export function resolveConfig(parsed: Parsed, baseDir: string, secrets: SecretFi
     notify_on_failure: parsed.notify_on_failure,
     http: resolveHttp(parsed.http, secrets, at),
     daemon: parsed.daemon,
+    delivery: parsed.delivery,
     log: parsed.log,
   };
   return config;

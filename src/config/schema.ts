@@ -187,6 +187,19 @@ export const configSchema = z
       .prefault({})
       .describe("The daemon's HTTP listener: status page, health and Prometheus metrics endpoints."),
     daemon: daemonSection,
+    delivery: z
+      .strictObject({
+        lease_seconds: z
+          .number()
+          .min(2)
+          .max(3600)
+          .default(90)
+          .describe(
+            "How long a worker's claim on an outbox row holds without a renewal (seconds, 2 to 3600). A live worker renews it every third of this, however long the render or send takes; a worker that dies or is frozen (SIGSTOP, a paused VM) loses the row about this long after its last renewal, and another worker takes it over, resending with the same id. Shorter takes over sooner; too short lets a store that is slow to answer cost a live worker its claim (its writes are then ignored and the row is sent again). Default 90.",
+          ),
+      })
+      .prefault({})
+      .describe('The outbox workers of `reportd daemon` and `reportd deliver`.'),
     log: z
       .strictObject({
         level: z

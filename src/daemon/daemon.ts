@@ -187,6 +187,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     templatesDir: config.templates.dir,
     clock,
     logger,
+    leaseMs: config.delivery.lease_seconds * 1000,
     maxHoldMs: maxHoldFor(config.chromium.render_timeout_seconds * 1000),
     messageFor: alertMessageBuilder(store, config),
     channelAlertFor: channelAlertBuilder(store, config),

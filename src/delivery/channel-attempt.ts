@@ -42,6 +42,10 @@ export async function channelAttempt(options: {
       checkpoint: async (state) => {
         if (!(await saveChannelState(store, { id: row.id, token: row.token ?? '' }, state))) {
           staleWrite(log, 'save the channel checkpoint');
+          // The row is another worker's now (this one was paused past its lease): its next steps
+          // (Slack's upload) are that worker's to take. Stop here, or the file is uploaded twice; the
+          // sender answers with a failure, which the fence keeps out of the row as well.
+          throw new Error('the row was claimed by another worker during this attempt');
         }
       },
     };

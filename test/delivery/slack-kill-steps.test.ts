@@ -1,23 +1,26 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/db.js';
 import { listDeliveries } from '../../src/store/deliveries.js';
 import { type ChannelPeers, startChannelPeers } from './channel-peers.js';
+import { channelWorker } from './channel-worker-process.js';
 import { startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
 
 /**
  * `kill -9` at each step of a Slack delivery (chat.postMessage, files.getUploadURLExternal, the
- * upload, files.completeUploadExternal), ten times over three runs: real worker processes
+ * upload, files.completeUploadExternal), ten times at each step: real worker processes
  * (fixtures/channel-worker.ts) killed while the Slack stand-in holds the answer to the step they
- * are in, after Slack did it. Each run still ends with one message and one file in its thread.
+ * are in, after Slack did it. Each of the ten runs takes one kill at every step, in order, and still
+ * ends with one message and one file in its thread.
  */
-const FIXTURE = fileURLToPath(new URL('./fixtures/channel-worker.ts', import.meta.url));
 const SECRET = `whsec_${randomBytes(24).toString('base64')}`;
 const STEPS = ['chat.postMessage', 'files.getUploadURLExternal', 'upload', 'files.completeUploadExternal'];
+const KILLS_PER_STEP = 10;
+/** Runs 7 to 16: a run goes through the four steps once, so ten runs take ten kills at each. */
+const RUNS = [7, 16];
 
 let tmp: ReturnType<typeof tempDir>;
 let smtp: TestSmtp;
@@ -38,34 +41,25 @@ afterEach(async () => {
 });
 
 function worker(): ChildProcess {
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      FIXTURE,
-      storePath,
-      smtp.url,
-      peers.url,
-      peers.slackToken,
-      peers.teamsPath,
-      SECRET,
-      'normal',
-      '1500',
-      tmp.dir,
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
+  const { child } = channelWorker({
+    store: storePath,
+    smtp,
+    peers,
+    webhookSecret: SECRET,
+    mode: 'normal',
+    leaseMs: 1500,
+    dir: tmp.dir,
+    env: { RUNS: RUNS.join('-') },
+  });
   children.push(child);
-  child.stdout!.resume();
   return child;
 }
 
 describe('Slack under kill -9', () => {
-  it('kill -9 at each step of the upload, ten times: one message and one file per run', {
-    timeout: 300_000,
+  it('kill -9 at each step of the upload, ten times each: one message and one file per run', {
+    timeout: 1_200_000,
   }, async () => {
-    const kills = Array.from({ length: 10 }, (_, i) => STEPS[i % STEPS.length]!);
+    const kills = Array.from({ length: KILLS_PER_STEP * STEPS.length }, (_, i) => STEPS[i % STEPS.length]!);
     const killedAt: string[] = [];
     let current: ChildProcess | undefined;
     peers.beforeAnswer = async (route) => {
@@ -78,13 +72,15 @@ describe('Slack under kill -9', () => {
       killedAt.push(route);
       throw new Error('the worker is gone'); // its connection drops unanswered
     };
-    for (let i = 0; i < 20 && (i === 0 || kills.length > 0 || current === undefined); i++) {
+    for (let i = 0; i < 80 && (i === 0 || kills.length > 0 || current === undefined); i++) {
       current = worker();
       const child = current;
       if (child.exitCode === null && child.signalCode === null) await once(child, 'exit');
       if (current === child && kills.length === 0) break;
     }
-    expect(killedAt).toHaveLength(10);
+    expect(STEPS.map((step) => killedAt.filter((at) => at === step).length)).toEqual(
+      STEPS.map(() => KILLS_PER_STEP),
+    );
     if (current === undefined) {
       // The last kill's work is finished by one more worker.
       const last = worker();
@@ -93,9 +89,10 @@ describe('Slack under kill -9', () => {
     const store = await openStore(storePath);
     const slackRows = (await listDeliveries(store, 100)).filter((d) => d.destination === 'marketing');
     await store.close();
-    expect(slackRows.map((d) => d.state)).toEqual(['sent', 'sent', 'sent']);
+    const allRuns = Array.from({ length: RUNS[1]! - RUNS[0]! + 1 }, (_, i) => RUNS[0]! + i);
+    expect(slackRows.map((d) => d.state)).toEqual(allRuns.map(() => 'sent'));
     const runs = [...peers.slackMessages.values()].map((m) => Number(/Run (\d+)/.exec(String(m.text))?.[1]));
-    expect(runs.sort()).toEqual([7, 8, 9]);
+    expect(runs.sort((a, b) => a - b)).toEqual(allRuns);
     for (const ts of peers.slackMessages.keys()) expect(peers.slackThreadFiles.get(ts)).toHaveLength(1);
   });
 });

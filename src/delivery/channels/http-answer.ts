@@ -40,7 +40,14 @@ export function retryAfter(header: string | null, now: number): number | undefin
   return Math.min(Math.max(0, ms), MAX_RETRY_AFTER_MS);
 }
 
-/** POSTs JSON; a network fault or timeout is a deferred result, never a throw. */
+/** How long a Teams or webhook POST is waited for by default (`timeout_seconds`): past a 35 s answer. */
+export const DEFAULT_POST_TIMEOUT_S = 60;
+
+/**
+ * POSTs JSON; a network fault or timeout is a deferred result, never a throw. A POST unanswered
+ * within `timeoutS` counts as unknown and is retried with the same id: a receiver that did get it
+ * sees a second copy, so the timeout is long enough for a slow receiver to answer.
+ */
 export async function postJson(
   url: string,
   body: string,
@@ -49,8 +56,9 @@ export async function postJson(
   signal?: AbortSignal,
   /** Reads the answer when a 2xx is not enough to call it accepted (Teams' connectors). */
   judge: (response: Response, now: number) => Promise<ChannelResult> = httpResult,
+  timeoutS: number = DEFAULT_POST_TIMEOUT_S,
 ): Promise<ChannelResult> {
-  const timeout = AbortSignal.timeout(30_000);
+  const timeout = AbortSignal.timeout(timeoutS * 1000);
   try {
     const response = await fetch(url, {
       method: 'POST',
@@ -63,13 +71,13 @@ export async function postJson(
     return await judge(response, now);
   } catch (error) {
     if (signal?.aborted) throw error;
-    return { state: 'deferred', reply: `network: ${networkProblem(error)}` };
+    return { state: 'deferred', reply: `network: ${networkProblem(error, timeoutS)}` };
   }
 }
 
 /** fetch's "fetch failed" says nothing; its cause names the fault (ECONNREFUSED, a reset, the timeout). */
-function networkProblem(error: unknown): string {
+function networkProblem(error: unknown, timeoutS: number): string {
   const err = error as Error & { cause?: { code?: string; message?: string } };
-  if (err.name === 'TimeoutError') return 'no answer within 30 s';
+  if (err.name === 'TimeoutError') return `no answer within ${timeoutS} s`;
   return err.cause?.code ?? err.cause?.message ?? err.message;
 }

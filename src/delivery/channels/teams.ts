@@ -10,6 +10,8 @@ export interface TeamsChannelConfig {
   name: string;
   /** The incoming webhook / Workflows URL: it is the credential, so it never appears in output. */
   webhook_url: string;
+  /** How long one POST is waited for (seconds, default 60). */
+  timeout_seconds?: number;
 }
 
 /** Adaptive Card schema version: 1.4 is what Teams renders for webhook and Workflows posts. */
@@ -23,8 +25,14 @@ export const ADAPTIVE_CARD_VERSION = '1.4';
 export function createTeamsSender(config: TeamsChannelConfig): ChannelSender {
   const connector = teamsConnector(config.webhook_url);
   const post = (message: unknown, at: number, signal?: AbortSignal) =>
-    postJson(config.webhook_url, JSON.stringify(message), JSON_UTF8, at, signal, (response, now) =>
-      teamsResult(response, connector, now),
+    postJson(
+      config.webhook_url,
+      JSON.stringify(message),
+      JSON_UTF8,
+      at,
+      signal,
+      (response, now) => teamsResult(response, connector, now),
+      config.timeout_seconds,
     );
   return {
     type: 'teams',

@@ -11,6 +11,8 @@ export interface WebhookChannelConfig {
   /** `whsec_<base64>` (checked when the config loads). */
   secret: string;
   include_files: boolean;
+  /** How long one POST is waited for (seconds, default 60). */
+  timeout_seconds?: number;
 }
 
 /**
@@ -46,11 +48,11 @@ export function createWebhookSender(config: WebhookChannelConfig): ChannelSender
     type: 'webhook',
     async send(delivery, content, signal) {
       const { url, headers, body } = await request(delivery, content);
-      return postJson(url, body, headers, delivery.at, signal);
+      return postJson(url, body, headers, delivery.at, signal, undefined, config.timeout_seconds);
     },
     notice(notice, signal) {
       const { url, headers, body } = signed(notice.id, notice.at, JSON.stringify(webhookNoticeBody(notice)));
-      return postJson(url, body, headers, notice.at, signal);
+      return postJson(url, body, headers, notice.at, signal, undefined, config.timeout_seconds);
     },
     alert(delivery, alert, signal) {
       const { url, headers, body } = signed(
@@ -58,7 +60,7 @@ export function createWebhookSender(config: WebhookChannelConfig): ChannelSender
         delivery.at,
         JSON.stringify(webhookAlertBody(delivery, alert)),
       );
-      return postJson(url, body, headers, delivery.at, signal);
+      return postJson(url, body, headers, delivery.at, signal, undefined, config.timeout_seconds);
     },
     async preview(delivery, content) {
       const { url, headers, body } = await request(delivery, content);
