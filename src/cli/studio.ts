@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -53,12 +53,13 @@ export function register(program: Command): void {
         let templatesDir = flags.templates === undefined ? undefined : resolve(flags.templates);
         const { openStore } = await import('../store/db.js');
         if (flags.sandbox) {
-          const [{ startSandbox }, { configFromObject }, { runSync }, { PACKAGED_TEMPLATES_DIR }] =
+          const [{ startSandbox }, { loadConfig }, { runSync }, { PACKAGED_TEMPLATES_DIR }, { stringify }] =
             await Promise.all([
               import('../sandbox/server.js'),
               import('../config/load.js'),
               import('../sync/sync.js'),
               import('../report/templates.js'),
+              import('yaml'),
             ]);
           const sandbox = await startSandbox({
             port: 0,
@@ -72,8 +73,11 @@ export function register(program: Command): void {
             templatesDir = join(tmp, 'templates');
             cpSync(PACKAGED_TEMPLATES_DIR, templatesDir, { recursive: true });
           }
-          config = configFromObject(
-            {
+          // Written as a file, so that an author can try a theme or a section list by editing it.
+          const sandboxConfig = join(tmp, 'reportd.yaml');
+          writeFileSync(
+            sandboxConfig,
+            stringify({
               accounts: [
                 {
                   name: 'sandbox',
@@ -105,9 +109,11 @@ export function register(program: Command): void {
                 },
               ],
               log: { level: 'warn' },
-            },
-            tmp,
+            }),
+            { mode: 0o600 },
           );
+          config = loadConfig(sandboxConfig);
+          configFile = { path: sandboxConfig, load: () => loadConfig(sandboxConfig) };
           const store = await openStore(config.store);
           cleanup.unshift(() => store.close());
           out.write(`reportd studio: syncing the sandbox…\n`);
@@ -158,6 +164,7 @@ export function register(program: Command): void {
         out.write(`reportd studio: ${studio.url}\n`);
         if (templatesDir)
           out.write(`  templates: ${templatesDir} (saving a file there refreshes the preview)\n`);
+        if (configFile) out.write(`  config: ${configFile.path} (saving it refreshes the preview)\n`);
         out.write('Press Ctrl+C to stop.\n');
         await new Promise<void>((done) => {
           process.once('SIGINT', done);

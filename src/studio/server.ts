@@ -37,7 +37,7 @@ export interface StudioOptions {
   watch: readonly string[];
   /**
    * The config file, re-read when it is saved (reports' themes, sections, channels): a valid edit
-   * re-renders, an invalid one is shown in the page in one line and the last good config stays.
+   * re-renders, an invalid one is shown in the page (a line per problem) and the last good config stays.
    */
   configFile?: { path: string; load(): Config; apply(config: Config): void };
   renderer: () => Promise<PdfRenderer>;
@@ -160,7 +160,10 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
           configFile.apply(configFile.load());
           changed();
         } catch (error) {
-          state.error = [String((error as Error).message ?? error).split('\n')[0]!];
+          // A config error lists each problem on a line of its own (path: message), never a stack.
+          state.error = String((error as Error).message ?? error)
+            .split('\n')
+            .filter((line) => line.trim() !== '');
           broadcast();
         }
       }, 60);

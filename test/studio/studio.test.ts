@@ -19,6 +19,7 @@ import { spawnCli } from '../helpers/cli.js';
 let child: ChildProcess;
 let url: string;
 let templates: string;
+let configPath: string;
 let browser: Browser;
 let page: Page;
 const left: string[] = [];
@@ -51,11 +52,11 @@ beforeAll(async () => {
   child.stderr?.on('data', (chunk) => {
     out += String(chunk);
   });
-  [url, templates] = await until(
+  [url, templates, configPath] = await until(
     'the studio to print its URL',
     async () => {
-      const found = /reportd studio: (http:\/\/\S+)\n\s+templates: (\S+)/.exec(out);
-      return found ? [found[1]!, found[2]!] : undefined;
+      const found = /reportd studio: (http:\/\/\S+)\n\s+templates: (\S+).*\n\s+config: (\S+)/.exec(out);
+      return found ? [found[1]!, found[2]!, found[3]!] : undefined;
     },
     240_000,
   );
@@ -219,6 +220,39 @@ describe('reportd studio --sandbox', () => {
     );
     for (const image of images) expect(image.src.startsWith(new URL(url).origin)).toBe(true);
     expect(await page.$eval('#pages-note', (el) => el.textContent)).toBe(`${count} printed pages`);
+    expect(left).toEqual([]);
+  }, 300_000);
+  it('follows the config file: a theme edited there shows, an invalid edit is named and the last render stays', async () => {
+    await page.goto(url, { waitUntil: 'load' });
+    await until('the preview', coverColor, 120_000);
+    await page.select('#report', 'per-set');
+    await page.select('#theme', 'digest');
+    await until('the themed cover', async () =>
+      (await coverColor()) === 'rgb(46, 125, 50)' ? true : undefined,
+    );
+    const good = readFileSync(configPath, 'utf8');
+    writeFileSync(configPath, good.replace('#2e7d32', '#6a1b9a'));
+    await until('the edited theme', async () =>
+      (await coverColor()) === 'rgb(106, 27, 154)' ? true : undefined,
+    );
+
+    // A colour that is none: the page names the field, the last good look stays on screen.
+    writeFileSync(configPath, good.replace('#2e7d32', 'purple-ish'));
+    const shown = await until('the config error', async () => {
+      const text = await page.$eval('#problems', (el) =>
+        el.classList.contains('shown') ? el.textContent : '',
+      );
+      return text ? text : undefined;
+    });
+    expect(shown).toContain('primary');
+    expect(shown).not.toMatch(/\n\s+at /);
+    expect(await coverColor()).toBe('rgb(106, 27, 154)');
+
+    writeFileSync(configPath, good);
+    await until('the recovery', async () => {
+      const hidden = await page.$eval('#problems', (el) => !el.classList.contains('shown'));
+      return hidden && (await coverColor()) === 'rgb(46, 125, 50)' ? true : undefined;
+    });
     expect(left).toEqual([]);
   }, 300_000);
 });
