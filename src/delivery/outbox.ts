@@ -3,6 +3,7 @@ import type Mail from 'nodemailer/lib/mailer/index.js';
 import { backoffCeiling } from '../api/retry-timing.js';
 import { type Clock, systemClock } from '../clock.js';
 import { type Logger, silentLogger } from '../log.js';
+import { channelNotice, noticeForRow, noticeMessage } from '../notify/notices.js';
 import { isHolderGone, holderName as workerName } from '../queue/holder.js';
 import { type Fence, staleWrite } from '../queue/index.js';
 import { scrub } from '../secrets.js';
@@ -118,6 +119,11 @@ export interface OutboxOptions {
     row: Delivery,
     date: Date,
   ) => Promise<{ message: Mail.Options; recipients: string[]; attachReport?: boolean } | { error: string }>;
+  /**
+   * The destinations whose failure notices this worker sends (`email` when it has a real mailer, its
+   * channels' names); none when absent. A notice for a destination it lacks is left for one that has it.
+   */
+  noticeDestinations?: readonly string[];
   /** The alert of an `alert` row bound for a channel (its destination), or why it cannot be built. */
   channelAlertFor?: (row: Delivery) => Promise<ChannelAlert | { error: string }>;
   /** Told about every finished attempt (metrics). */
@@ -331,6 +337,7 @@ export class Outbox {
   ): Promise<DeliveryOutcome> {
     const { store } = this.options;
     const base = { id: row.id, report: row.report, destination: row.destination };
+    if (row.kind === 'notice') return this.noticeRow(row, log);
     if (row.kind !== undefined && row.kind !== 'report') {
       // Not a report (an alert): its message is built from what the store holds, nothing is rendered.
       if (row.destination !== EMAIL_DESTINATION) return this.alertToChannel(row, log);
@@ -487,6 +494,38 @@ export class Outbox {
         ? null
         : this.clock.now() + backoffCeiling(row.attempts - 1, this.backoff);
     return this.settle(row, outcomes, retryAt, log, renderMs);
+  }
+
+  /** A failure notice: its text comes from the incident it announces (notify/notices.ts), nothing rendered. */
+  private async noticeRow(row: Delivery, log: Logger): Promise<DeliveryOutcome> {
+    const built = await noticeForRow(this.options.store, row);
+    const sender =
+      row.destination === EMAIL_DESTINATION ? undefined : this.options.channels?.get(row.destination);
+    // The channel left the config after the notice was queued: nothing would ever send it.
+    const error =
+      'error' in built
+        ? built.error
+        : row.destination !== EMAIL_DESTINATION && !sender
+          ? `no channel named "${row.destination}"`
+          : undefined;
+    if (error !== undefined || 'error' in built) {
+      const reason = error ?? 'gone';
+      await this.fail(row, reason, log);
+      log.error({ error: reason }, 'failure notice not sent');
+      return {
+        id: row.id,
+        report: row.report,
+        destination: row.destination,
+        result: 'failed',
+        error: reason,
+      };
+    }
+    const { notice, incident } = built;
+    if (!sender)
+      return this.send(row, noticeMessage(notice, incident, this.options.from), notice.recipients, log);
+    return this.sendToChannel(row, sender, undefined, log, undefined, () =>
+      sender.notice(channelNotice(notice, incident, this.clock.now())),
+    );
   }
 
   /** An alert row bound for a channel: the stored firing through the channel's `alert`, nothing rendered. */
