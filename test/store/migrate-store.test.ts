@@ -183,13 +183,13 @@ describe.skipIf(!onPostgres)('reportd migrate-store (SQLite file → PostgreSQL)
       } finally {
         await sourceAgain.close();
       }
-      // New rows are numbered after the copied ones.
+      // New rows are numbered after the copied ones (two report rows, then the incident's notice).
       const { delivery } = await enqueueDelivery(
         target,
         { report: 'weekly', querySetId: 101, runId: 2 },
         Date.now(),
       );
-      expect(delivery.id).toBe(3);
+      expect(delivery.id).toBe(4);
     } finally {
       await target.close();
     }
