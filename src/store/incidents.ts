@@ -6,8 +6,9 @@ import { ensureRecipients, listRecipients } from './delivery-recipients.js';
 import type { Store } from './sql.js';
 
 /**
- * Incidents and their notices (migration 009). Opening and clearing are idempotent and safe across
- * processes: the partial unique index lets one incident per key be open, and the notice row is
+ * Incidents and their notices (migrations 009, 021: notices are rows of the delivery queue). Opening
+ * and clearing are idempotent and safe across processes: the partial unique index lets one incident
+ * per key be open, and the notice row is
  * written in the same transaction as the change it announces, so a notice exists exactly when the
  * change happened, once.
  */
