@@ -9,17 +9,18 @@ import { dryRunPayloads } from '../delivery/dry-run.js';
 import { enqueueDue, type LatestRun, latestRuns } from '../delivery/due.js';
 import { createSmtpMailer, type Mailer } from '../delivery/email.js';
 import { writeDigestEml, writeReportEml } from '../delivery/eml.js';
-import { Outbox } from '../delivery/outbox.js';
+import type { Outbox } from '../delivery/outbox.js';
 import { createReportRenderer } from '../delivery/render-delivery.js';
+import { createOutbox } from '../delivery/runtime.js';
 import { ReportdError, UsageError } from '../errors/index.js';
 import { createLogger } from '../log.js';
-import { NoticeSender } from '../notify/notices.js';
 import { safeFileName } from '../report/file-names.js';
 import { scrub } from '../secrets.js';
 import { openStore, type Store } from '../store/db.js';
-import { EMAIL_DESTINATION, getDelivery, makeDueNow } from '../store/deliveries.js';
+import { type Delivery, EMAIL_DESTINATION, getDelivery, makeDueNow } from '../store/deliveries.js';
 import { listRecipients, type Recipient, summary } from '../store/delivery-recipients.js';
 import { coveredRuns } from '../store/digest-deliveries.js';
+import { noticeOf } from '../store/incidents.js';
 import { asStoreFault } from '../store/store-fault.js';
 import { type ConfigOptions, configOption } from './options.js';
 
@@ -108,17 +109,12 @@ export function register(program: Command): void {
       const store = await openStore(config.store);
       const renderer = createReportRenderer({ config, store, clock: systemClock, logger, idleMs: 0 });
       const mailer = config.smtp ? createSmtpMailer(config.smtp) : noMailer;
-      const outbox = new Outbox({
+      // The report's rows are claimed by id (`runOnce`): nothing else due is sent by this command.
+      const outbox = createOutbox(config, {
         store,
         renderer,
-        mailer,
-        channels: channelSenders(config.channels),
-        from: config.smtp?.from ?? 'reportd',
-        reports: config.reports,
-        templatesDir: config.templates.dir,
+        ...(config.smtp ? { mailer } : {}),
         logger,
-        leaseMs: config.delivery.lease_seconds * 1000,
-        // Alert rows are only sent by --pending and the daemon; a report delivery never meets one.
       });
       const interrupt = onInterrupt();
       try {
@@ -144,46 +140,24 @@ async function deliverPending(config: Config): Promise<void> {
   const store = await openStore(config.store);
   const renderer = createReportRenderer({ config, store, clock: systemClock, logger, idleMs: 0 });
   const mailer = createSmtpMailer(config.smtp);
-  // Loaded here, not at start-up: only --pending sends alert rows.
-  const { alertMessageBuilder, channelAlertBuilder } = await import('../alerts/deliver-alert.js');
-  const channels = channelSenders(config.channels);
-  const outbox = new Outbox({
-    store,
-    renderer,
-    mailer,
-    from: config.smtp.from,
-    reports: config.reports,
-    // Its claims, like the daemon's, are the rows this config's reports and alerts can send.
-    alerts: config.alerts,
-    templatesDir: config.templates.dir,
-    logger,
-    leaseMs: config.delivery.lease_seconds * 1000,
-    channels,
-    messageFor: alertMessageBuilder(store, config),
-    channelAlertFor: channelAlertBuilder(store, config),
-  });
-  // Failure notices the last `reportd sync` queued (sync/after-pass.ts), sent as the daemon's worker does.
-  const notices = new NoticeSender({
-    store,
-    mailer,
-    from: config.smtp.from,
-    clock: systemClock,
-    logger,
-    channels,
-  });
+  // Its claims, like the daemon's, are the rows this config's reports, alerts and notices can send,
+  // failure notices the last `reportd sync` queued (sync/after-pass.ts) included.
+  const outbox = createOutbox(config, { store, renderer, mailer, logger });
   const interrupt = onInterrupt();
   try {
     const outcomes = await outbox.drain(interrupt.signal);
-    const noticesSent = await notices.drain(interrupt.signal);
-    if (noticesSent > 0) process.stdout.write(`sent: ${noticesSent} failure notice(s)\n`);
     const problems: string[] = [];
+    let noticesSent = 0;
     for (const outcome of outcomes) {
       const row = (await getDelivery(store, outcome.id))!;
-      const label = `${row.kind ?? 'report'} ${row.report}, query set ${row.querySetId}, run ${row.runId}`;
-      if (outcome.result === 'sent') process.stdout.write(`sent: ${label} (${row.messageId})\n`);
+      const label = pendingLabel(row);
+      // Notices are counted, not listed: their text is in the message, their rows in `history`.
+      if (outcome.result === 'sent' && row.kind === 'notice') noticesSent++;
+      else if (outcome.result === 'sent') process.stdout.write(`sent: ${label} (${row.messageId})\n`);
       else problems.push(`${label}: ${outcome.error ?? row.lastError ?? outcome.result}`);
     }
-    if (outcomes.length === 0 && noticesSent === 0) process.stdout.write('nothing due in the outbox\n');
+    if (noticesSent > 0) process.stdout.write(`sent: ${noticesSent} failure notice(s)\n`);
+    if (outcomes.length === 0) process.stdout.write('nothing due in the outbox\n');
     if (problems.length) throw new DeliveryFailedError(problems.join('; '));
   } catch (error) {
     throw asStoreFault(error, store.location);
@@ -193,6 +167,13 @@ async function deliverPending(config: Config): Promise<void> {
     mailer.close();
     await store.close();
   }
+}
+
+/** How `deliver --pending` names a row: a report's or alert's set and run, a notice's incident and event. */
+function pendingLabel(row: Delivery): string {
+  if (row.kind === 'notice')
+    return `failure notice ${row.report.slice('notice:'.length)} (${noticeOf(row).kind}) to ${row.destination}`;
+  return `${row.kind} ${row.report}, query set ${row.querySetId}, run ${row.runId}`;
 }
 
 /** Enqueues the newest complete runs of `report` and sends each now; throws when one was not sent. */

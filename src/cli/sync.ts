@@ -1,12 +1,11 @@
 import type { Command } from 'commander';
-import type { Config } from '../config/index.js';
 import { loadConfig } from '../config/load.js';
-import { Outbox } from '../delivery/outbox.js';
+import { createOutbox } from '../delivery/runtime.js';
 import { ReportdError } from '../errors/index.js';
-import { createLogger, type Logger } from '../log.js';
+import { createLogger } from '../log.js';
 import { IncidentWatch } from '../notify/watch.js';
 import { printable } from '../printable.js';
-import { openStore, type Store } from '../store/db.js';
+import { openStore } from '../store/db.js';
 import { storeClock } from '../store/db-clock.js';
 import { afterSyncPass } from '../sync/after-pass.js';
 import { runSync } from '../sync/sync.js';
@@ -90,7 +89,8 @@ export function register(program: Command): void {
             store,
             clock,
             logger,
-            outbox: enqueueOnlyOutbox(config, store, logger),
+            // No renderer: it only queues (the Message-IDs are fixed there) and needs no SMTP.
+            outbox: createOutbox(config, { store, clock, logger }),
             watch: new IncidentWatch({ config, store, clock, logger }),
           },
           summary,
@@ -115,24 +115,6 @@ export function register(program: Command): void {
         await store.close();
       }
     });
-}
-
-/**
- * An outbox that only enqueues (the Message-IDs are fixed there): `reportd sync` queues what the
- * daemon would and sends nothing, so it needs no renderer and no SMTP connection.
- */
-function enqueueOnlyOutbox(config: Config, store: Store, logger: Logger): Outbox {
-  const refuse = () =>
-    Promise.reject(new Error('reportd sync only queues; `reportd deliver --pending` sends'));
-  return new Outbox({
-    store,
-    renderer: { render: refuse },
-    mailer: { send: refuse, close() {} },
-    from: config.smtp?.from ?? 'reportd',
-    reports: config.reports,
-    alerts: config.alerts,
-    logger,
-  });
 }
 
 export function summaryLine(summary: SyncSummary): string {

@@ -1,14 +1,13 @@
 import { setMaxListeners } from 'node:events';
-import { alertMessageBuilder, channelAlertBuilder } from '../alerts/deliver-alert.js';
 import { type Clock, systemClock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import { channelSenders } from '../delivery/channels/index.js';
 import type { ChannelSender } from '../delivery/channels/types.js';
 import { createSmtpMailer, type Mailer } from '../delivery/email.js';
-import { type DeliveryRenderer, maxHoldFor, Outbox, type OutboxOptions } from '../delivery/outbox.js';
+import type { DeliveryRenderer, Outbox, OutboxOptions } from '../delivery/outbox.js';
+import { createOutbox } from '../delivery/runtime.js';
 import { ReportdError } from '../errors/index.js';
 import { type Logger, silentLogger } from '../log.js';
-import { NoticeSender } from '../notify/notices.js';
 import { StoreOutageWatch } from '../notify/store-outage.js';
 import { IncidentWatch } from '../notify/watch.js';
 import { renderConcurrency } from '../report/renderer-config.js';
@@ -169,34 +168,27 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   });
 
   const mailer = options.mailer ?? (config.smtp ? createSmtpMailer(config.smtp) : undefined);
-  const noMailer: Mailer = { send: () => Promise.reject(new Error('no smtp configured')), close() {} };
   // Only a worker renders: Chromium is never looked for (nor, being lazy, launched) without one.
   const renderer: DeliveryRenderer & { close?(): Promise<void> } =
     options.renderer ?? (sends ? await defaultRenderer(config, store, clock, logger) : { render: noRender });
   const watch = new IncidentWatch({ config, store, clock, logger });
   const channels = options.channels ?? channelSenders(config.channels);
   // Every role enqueues through the outbox (the Message-ID is fixed there); only the worker drains it.
-  const outbox = new Outbox({
+  const outbox = createOutbox(config, {
     store,
     renderer,
-    mailer: mailer ?? noMailer,
-    from: config.smtp?.from ?? 'reportd',
-    reports: config.reports,
-    alerts: config.alerts,
+    ...(mailer ? { mailer } : {}),
     channels,
-    templatesDir: config.templates.dir,
     clock,
     logger,
-    leaseMs: config.delivery.lease_seconds * 1000,
-    maxHoldMs: maxHoldFor(config.chromium.render_timeout_seconds * 1000),
-    messageFor: alertMessageBuilder(store, config),
-    channelAlertFor: channelAlertBuilder(store, config),
     worker: instance.id,
-    ...options.outbox,
-    onOutcome(outcome) {
-      metrics.deliveryAttempts.inc({ result: outcome.result });
-      metrics.channelAttempts.inc({ channel: outcome.destination ?? 'email', result: outcome.result });
-      if (outcome.renderMs !== undefined) metrics.renderSeconds.observe(outcome.renderMs / 1000);
+    tuning: {
+      ...options.outbox,
+      onOutcome(outcome) {
+        metrics.deliveryAttempts.inc({ result: outcome.result });
+        metrics.channelAttempts.inc({ channel: outcome.destination ?? 'email', result: outcome.result });
+        if (outcome.renderMs !== undefined) metrics.renderSeconds.observe(outcome.renderMs / 1000);
+      },
     },
   });
 
@@ -226,18 +218,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     kick: () => worker?.kick(),
   };
   if (sends) {
-    const notices = new NoticeSender({
-      channels,
-      store,
-      mailer: mailer ?? noMailer,
-      canEmail: mailer !== undefined,
-      from: config.smtp?.from ?? 'reportd',
-      clock,
-      logger,
-      worker: instance.id,
-    });
     worker = startWorkerRole(ctx, {
-      notices,
       pollMs: options.pollMs ?? config.daemon.poll_seconds * 1000,
       loops: options.workerLoops ?? renderConcurrency(config),
     });

@@ -18,6 +18,8 @@ export function claimScope(options: {
   alerts?: readonly Destined[];
   /** The channels this process can post to, by name. */
   channels?: { has(name: string): boolean };
+  /** The destinations whose failure notices it sends (see OutboxOptions.noticeDestinations). */
+  noticeDestinations?: readonly string[];
 }): ClaimScope {
   const targets: ClaimTarget[] = [];
   const add = (kind: ClaimTarget['kind'], entry: Destined) => {
@@ -28,5 +30,8 @@ export function claimScope(options: {
   };
   for (const report of options.reports) add('report', report);
   for (const alert of options.alerts ?? []) add('alert', alert);
+  // Notices are claimed by destination alone: whichever report or sync they are about.
+  for (const destination of options.noticeDestinations ?? [])
+    targets.push({ kind: 'notice', name: '', destination });
   return targets;
 }

@@ -3,6 +3,7 @@ import type Mail from 'nodemailer/lib/mailer/index.js';
 import { backoffCeiling } from '../api/retry-timing.js';
 import { type Clock, systemClock } from '../clock.js';
 import { type Logger, silentLogger } from '../log.js';
+import { channelNotice, noticeForRow, noticeMessage } from '../notify/notices.js';
 import { isHolderGone, holderName as workerName } from '../queue/holder.js';
 import { type Fence, staleWrite } from '../queue/index.js';
 import { scrub } from '../secrets.js';
@@ -118,6 +119,11 @@ export interface OutboxOptions {
     row: Delivery,
     date: Date,
   ) => Promise<{ message: Mail.Options; recipients: string[]; attachReport?: boolean } | { error: string }>;
+  /**
+   * The destinations whose failure notices this worker sends (`email` when it has a real mailer, its
+   * channels' names); none when absent. A notice for a destination it lacks is left for one that has it.
+   */
+  noticeDestinations?: readonly string[];
   /** The alert of an `alert` row bound for a channel (its destination), or why it cannot be built. */
   channelAlertFor?: (row: Delivery) => Promise<ChannelAlert | { error: string }>;
   /** Told about every finished attempt (metrics). */
@@ -329,18 +335,14 @@ export class Outbox {
     heartbeat: LeaseHeartbeat,
     signal?: AbortSignal,
   ): Promise<DeliveryOutcome> {
-    const { store } = this.options;
     const base = { id: row.id, report: row.report, destination: row.destination };
+    if (row.kind === 'notice') return this.noticeRow(row, log);
     if (row.kind !== undefined && row.kind !== 'report') {
       // Not a report (an alert): its message is built from what the store holds, nothing is rendered.
       if (row.destination !== EMAIL_DESTINATION) return this.alertToChannel(row, log);
       const built = await this.options.messageFor?.(row, new Date(this.clock.now()));
-      if (!built || 'error' in built) {
-        const error = built?.error ?? `no message builder for ${row.kind} deliveries`;
-        await this.fail(row, error, log);
-        log.error({ error }, 'delivery failed');
-        return { ...base, result: 'failed', error };
-      }
+      if (!built || 'error' in built)
+        return this.unbuildable(row, built?.error ?? `no message builder for ${row.kind} deliveries`, log);
       if (!built.attachReport) return this.send(row, built.message, built.recipients, log);
       // `attach: [pdf]`: the set's report is rendered for the run, with the report path's retries.
       const started = this.clock.now();
@@ -376,12 +378,7 @@ export class Outbox {
         : !isEmail && (!sender || !report.channels?.includes(row.destination))
           ? `channel "${row.destination}" is no longer in the config of report "${row.report}"`
           : undefined;
-    if (!report || gone) {
-      const error = gone ?? 'gone';
-      await this.fail(row, error, log);
-      log.error({ error }, 'delivery failed');
-      return { ...base, result: 'failed', error };
-    }
+    if (!report || gone) return this.unbuildable(row, gone ?? 'gone', log);
 
     let message: Awaited<ReturnType<typeof composeEmail>> | undefined;
     let content: EmailContent;
@@ -489,6 +486,27 @@ export class Outbox {
     return this.settle(row, outcomes, retryAt, log, renderMs);
   }
 
+  /** A failure notice: its text comes from the incident it announces (notify/notices.ts), nothing rendered. */
+  private async noticeRow(row: Delivery, log: Logger): Promise<DeliveryOutcome> {
+    const built = await noticeForRow(this.options.store, row);
+    const sender =
+      row.destination === EMAIL_DESTINATION ? undefined : this.options.channels?.get(row.destination);
+    // The channel left the config after the notice was queued: nothing would ever send it.
+    const error =
+      'error' in built
+        ? built.error
+        : row.destination !== EMAIL_DESTINATION && !sender
+          ? `no channel named "${row.destination}"`
+          : undefined;
+    if (error !== undefined || 'error' in built) return this.unbuildable(row, error ?? 'gone', log);
+    const { notice, incident } = built;
+    if (!sender)
+      return this.send(row, noticeMessage(notice, incident, this.options.from), notice.recipients, log);
+    return this.sendToChannel(row, sender, undefined, log, undefined, () =>
+      sender.notice(channelNotice(notice, incident, this.clock.now())),
+    );
+  }
+
   /** An alert row bound for a channel: the stored firing through the channel's `alert`, nothing rendered. */
   private async alertToChannel(row: Delivery, log: Logger): Promise<DeliveryOutcome> {
     const sender = this.options.channels?.get(row.destination);
@@ -500,18 +518,8 @@ export class Outbox {
       : 'error' in built
         ? built.error
         : undefined;
-    if (!sender || error !== undefined || 'error' in built) {
-      const reason = error ?? 'gone';
-      await this.fail(row, reason, log);
-      log.error({ error: reason }, 'delivery failed');
-      return {
-        id: row.id,
-        report: row.report,
-        destination: row.destination,
-        result: 'failed',
-        error: reason,
-      };
-    }
+    if (!sender || error !== undefined || 'error' in built)
+      return this.unbuildable(row, error ?? 'gone', log);
     return this.sendToChannel(row, sender, undefined, log, undefined, (delivery) =>
       sender.alert(delivery, built),
     );
@@ -574,6 +582,16 @@ export class Outbox {
       renderMs,
       ...answer,
     }));
+  }
+
+  /**
+   * The row's message cannot be built (its report, alert, channel or incident left): it fails for
+   * good, named in `history`, instead of being retried into the same answer.
+   */
+  private async unbuildable(row: Delivery, error: string, log: Logger): Promise<DeliveryOutcome> {
+    await this.fail(row, error, log);
+    log.error({ error }, 'delivery failed');
+    return { id: row.id, report: row.report, destination: row.destination, result: 'failed', error };
   }
 
   /** → failed under this claim's token; a stale worker's failure is logged and changes nothing. */

@@ -1,30 +1,15 @@
-import { backoffCeiling } from '../api/retry-timing.js';
-import type { Clock } from '../clock.js';
-import type { ChannelNotice, ChannelSender } from '../delivery/channels/index.js';
-import type { Mailer } from '../delivery/email.js';
-import { classifySmtpError } from '../delivery/smtp-errors.js';
-import type { Logger } from '../log.js';
-import { holderName as workerName } from '../queue/holder.js';
+import type { ChannelNotice } from '../delivery/channels/index.js';
 import type { Store } from '../store/db.js';
-import {
-  claimNextNotice,
-  finishNotice,
-  getIncident,
-  type Incident,
-  type Notice,
-  nextNoticeDue,
-} from '../store/incidents.js';
+import type { Delivery } from '../store/deliveries.js';
+import { getIncident, type Incident, type Notice, noticeOf, noticeRecipients } from '../store/incidents.js';
 
 /**
- * Sends the failure notices the incidents queued (table `notices`), on the same terms as report
- * deliveries: claimed with a lease so two daemons never both send one, retried with the outbox's
- * backoff when the server defers, given up on a permanent refusal or after MAX_ATTEMPTS. One row per
- * destination (migration 014): `email`, or a channel posted through its sender's `notice`. Plain text:
- * the text quotes API and SMTP replies, which must not become markup anywhere.
+ * What a failure notice says. The incidents queue notices as rows of the delivery queue (kind
+ * `notice`, store/incidents.ts); the outbox claims, sends and retries them like every other row and
+ * builds their message here, one row per destination: `email`, or a channel posted through its
+ * sender's `notice`. Plain text: the text quotes API and SMTP replies, which must not become markup
+ * anywhere. The store outage's notices (store-outage.ts) use the same texts, sent directly.
  */
-const MAX_ATTEMPTS = 8;
-const LEASE_MS = 5 * 60_000;
-const BACKOFF = { baseMs: 30_000, capMs: 30 * 60_000 };
 
 const TITLES: Record<Incident['kind'], (i: Incident) => string> = {
   delivery_failed: (i) => `report ${i.report ?? ''} could not be delivered`,
@@ -89,110 +74,16 @@ export function channelNotice(notice: NoticeFields, incident: Incident, at: numb
   };
 }
 
-/** How one attempt ended, in the terms finishNotice records. */
-type Attempt = { sent: true } | { sent: false; permanent: boolean; reason: string; retryAfterMs?: number };
-
-export class NoticeSender {
-  /** Names this sender in `claimed_by`: the daemon's instance id when given, so status can say who holds it. */
-  private readonly worker: string;
-
-  constructor(
-    private readonly options: {
-      store: Store;
-      mailer: Mailer;
-      from: string;
-      clock: Clock;
-      logger: Logger;
-      /** Senders of the configured channels, by name; notices to channels need them. */
-      channels?: ReadonlyMap<string, ChannelSender>;
-      /** Default `host:pid:random`, as the outbox names its workers. */
-      worker?: string;
-      /**
-       * Whether `mailer` really sends (smtp is configured). Without one, email notices are left for a
-       * daemon that has it, as are notices to channels this one does not define. Default true.
-       */
-      canEmail?: boolean;
-    },
-  ) {
-    this.worker = options.worker ?? workerName();
-    this.destinations = [
-      ...(options.canEmail === false ? [] : ['email']),
-      ...(options.channels?.keys() ?? []),
-    ];
-  }
-
-  /** The notice destinations this sender claims (store/incidents.ts `claimNextNotice`). */
-  private readonly destinations: readonly string[];
-
-  async nextDueAt(): Promise<number | undefined> {
-    return nextNoticeDue(this.options.store, this.destinations);
-  }
-
-  /** Sends every due notice; stops between notices when `signal` aborts. */
-  async drain(signal?: AbortSignal): Promise<number> {
-    const { store, clock, logger } = this.options;
-    let sent = 0;
-    while (!signal?.aborted) {
-      const notice = await claimNextNotice(store, this.worker, clock.now(), LEASE_MS, this.destinations);
-      if (!notice) break;
-      const incident = await getIncident(store, notice.incidentId);
-      if (!incident) {
-        await finishNotice(store, notice.id, this.worker, {
-          state: 'failed',
-          at: clock.now(),
-          error: 'incident missing',
-        });
-        continue;
-      }
-      const destination = notice.destination;
-      const attempt = await this.attempt(notice, incident, signal);
-      const now = clock.now();
-      if (attempt.sent) {
-        await finishNotice(store, notice.id, this.worker, { state: 'sent', at: now });
-        logger.info({ incident: incident.key, notice: notice.kind, destination }, 'failure notice sent');
-        sent++;
-        continue;
-      }
-      const giveUp = attempt.permanent || notice.attempts >= MAX_ATTEMPTS;
-      // A provider's Retry-After wins over the backoff when it asks for longer.
-      const wait = Math.max(backoffCeiling(notice.attempts - 1, BACKOFF), attempt.retryAfterMs ?? 0);
-      await finishNotice(store, notice.id, this.worker, {
-        state: giveUp ? 'failed' : 'pending',
-        at: now,
-        error: attempt.reason,
-        nextAttemptAt: giveUp ? undefined : now + wait,
-      });
-      logger.error(
-        { incident: incident.key, notice: notice.kind, destination, error: attempt.reason },
-        'failure notice not sent',
-      );
-    }
-    return sent;
-  }
-
-  /** One attempt at one destination: the mailer for `email`, the channel's sender otherwise. */
-  private async attempt(notice: Notice, incident: Incident, signal?: AbortSignal): Promise<Attempt> {
-    if (notice.destination === 'email') {
-      try {
-        await this.options.mailer.send(noticeMessage(notice, incident, this.options.from));
-        return { sent: true };
-      } catch (error) {
-        const failure = classifySmtpError(error);
-        return { sent: false, permanent: failure.kind === 'permanent', reason: failure.reason };
-      }
-    }
-    const sender = this.options.channels?.get(notice.destination);
-    // The channel left the config after the notice was queued: nothing would ever send it.
-    if (!sender) return { sent: false, permanent: true, reason: `no channel named "${notice.destination}"` };
-    const result = await sender.notice(channelNotice(notice, incident, this.options.clock.now()), signal);
-    if (result.state === 'accepted') return { sent: true };
-    return {
-      sent: false,
-      permanent: result.state === 'refused',
-      reason: result.reply,
-      ...(result.state === 'deferred' && result.retryAfterMs !== undefined
-        ? { retryAfterMs: result.retryAfterMs }
-        : {}),
-    };
-  }
+/**
+ * The notice a queue row carries and the incident it announces, or why it cannot be built (the
+ * incident is gone): what the outbox composes the email or the channel's post from.
+ */
+export async function noticeForRow(
+  store: Store,
+  row: Delivery,
+): Promise<{ notice: Notice; incident: Incident } | { error: string }> {
+  const notice = noticeOf(row);
+  const incident = await getIncident(store, notice.incidentId);
+  if (!incident) return { error: 'incident missing' };
+  return { notice: { ...notice, recipients: await noticeRecipients(store, row) }, incident };
 }

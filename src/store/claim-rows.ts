@@ -1,7 +1,7 @@
 /**
- * What the two tables workers claim rows from share: outbox deliveries (deliveries.ts) and failure
- * notices (incidents.ts) are both claimed with a lease, retried with backoff and sent once under a
- * fixed Message-ID.
+ * The claim fields of a queue row (deliveries.ts), as reports, alerts and failure notices (rows of the
+ * same table since migration 21, read as `Notice` by incidents.ts) see them: claimed with a lease,
+ * retried with backoff and sent once under a fixed Message-ID.
  */
 
 /** The claim, retry and send fields of a delivery or a notice, as their repositories return them. */

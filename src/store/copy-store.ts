@@ -25,13 +25,12 @@ const TABLES = [
   'deliveries',
   'delivery_recipients',
   'incidents',
-  'notices',
   'alert_cursors',
   'alert_firings',
 ] as const;
 
 /** Tables whose `id` the engine numbers: the target's sequence must continue after the copied ids. */
-const NUMBERED = ['snapshots', 'sync_runs', 'schedule_events', 'deliveries', 'incidents', 'notices'];
+const NUMBERED = ['snapshots', 'sync_runs', 'schedule_events', 'deliveries', 'incidents'];
 
 /** Rows read per page and written per INSERT (a payloads row can be large; 200 keeps memory flat). */
 const PAGE = 200;
@@ -46,9 +45,9 @@ export interface CopyProgress {
  * would resend what that process is sending.
  */
 export async function rowsInFlight(store: Store): Promise<number> {
+  // Failure notices are rows of the same table (migration 21).
   const row = await store.get<{ n: number }>(
-    `SELECT (SELECT COUNT(*) FROM deliveries WHERE state IN ('rendering', 'sending'))
-          + (SELECT COUNT(*) FROM notices WHERE state = 'sending') AS n`,
+    `SELECT COUNT(*) AS n FROM deliveries WHERE state IN ('rendering', 'sending')`,
   );
   return Number(row?.n ?? 0);
 }

@@ -136,7 +136,12 @@ const maybeDelivery = (row: DeliveryRow | undefined) => (row ? toDelivery(row) :
 /** The destination of email rows; every other destination is a channel name. */
 export const EMAIL_DESTINATION = 'email';
 
-export type DeliveryKind = 'report' | 'alert';
+/**
+ * What a row carries: a report (or digest), an alert's firings, or a failure notice (migration 21:
+ * `report` is `notice:` + the incident's key, `query_set_id` the incident's id, `run_id` 0 for the
+ * opening, 1 for the clearing; see store/notice-rows.ts).
+ */
+export type DeliveryKind = 'report' | 'alert' | 'notice';
 
 export interface DeliveryKey {
   report: string;
@@ -273,17 +278,29 @@ export interface ClaimOptions {
  */
 export interface ClaimTarget {
   kind: DeliveryKind;
-  /** The report's name, or the alert's. */
+  /** The report's name, or the alert's; ignored for `notice` (a worker takes every notice of its destinations). */
   name: string;
   /** `email` or a channel name. */
   destination: string;
 }
 export type ClaimScope = readonly ClaimTarget[];
 
-/** The scope as a filter on (kind, report, destination); see `membership`. */
+/**
+ * The scope as a filter on (kind, report, destination), notices on their destination alone; see
+ * `membership`.
+ */
 function scopeFilter(scope: ClaimScope | undefined, negate = false): { sql: string; params: string[] } {
-  const rows = scope?.map((t) => [t.kind, t.name, t.destination]);
-  return membership(['kind', 'report', 'destination'], rows, { negate });
+  if (!scope) return membership(['kind'], undefined, { negate });
+  const named = membership(
+    ['kind', 'report', 'destination'],
+    scope.filter((t) => t.kind !== 'notice').map((t) => [t.kind, t.name, t.destination]),
+  );
+  const notices = membership(
+    ['destination'],
+    scope.filter((t) => t.kind === 'notice').map((t) => [t.destination]),
+  );
+  const sql = `(${named.sql} OR (kind = 'notice' AND ${notices.sql}))`;
+  return { sql: negate ? `NOT ${sql}` : sql, params: [...named.params, ...notices.params] };
 }
 
 export interface Claimed {
@@ -549,6 +566,19 @@ export function countDeliveriesByDestination(
   store: Store,
 ): Promise<{ destination: string; state: DeliveryState; n: number }[]> {
   return store.all('SELECT destination, state, COUNT(*) AS n FROM deliveries GROUP BY destination, state');
+}
+
+/** Every row of `kind` (and of `querySetId` when given), oldest first: notices by incident. */
+export async function listDeliveriesOfKind(
+  store: Store,
+  kind: DeliveryKind,
+  querySetId?: number,
+): Promise<Delivery[]> {
+  const rows = await store.all<DeliveryRow>(
+    `SELECT * FROM deliveries WHERE kind = ? AND (CAST(? AS INTEGER) IS NULL OR query_set_id = ?) ORDER BY id`,
+    [kind, querySetId ?? null, querySetId ?? null],
+  );
+  return rows.map(toDelivery);
 }
 
 export async function listDeliveries(store: Store, limit = 20): Promise<Delivery[]> {

@@ -1,11 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { scrub } from '../secrets.js';
-import { type ClaimedRowFields, membership } from './claim-rows.js';
+import type { ClaimedRowFields } from './claim-rows.js';
+import { type Delivery, type DeliveryState, listDeliveriesOfKind } from './deliveries.js';
+import { ensureRecipients, listRecipients } from './delivery-recipients.js';
 import type { Store } from './sql.js';
 
 /**
- * Incidents and their notices (migration 009). Opening and clearing are idempotent and safe across
- * processes: the partial unique index lets one incident per key be open, and the notice row is
+ * Incidents and their notices (migrations 009, 021: notices are rows of the delivery queue). Opening
+ * and clearing are idempotent and safe across processes: the partial unique index lets one incident
+ * per key be open, and the notice row is
  * written in the same transaction as the change it announces, so a notice exists exactly when the
  * change happened, once.
  */
@@ -32,7 +35,10 @@ export interface Incident {
   clearedDetail: string | null;
 }
 
-/** One message announcing an incident's opening or clearing, to one destination. */
+/**
+ * One message announcing an incident's opening or clearing, to one destination: a row of the
+ * delivery queue (kind `notice`, migration 21), read back in the terms notify/ and `history` use.
+ */
 export interface Notice extends ClaimedRowFields {
   id: number;
   incidentId: number;
@@ -41,7 +47,7 @@ export interface Notice extends ClaimedRowFields {
   destination: string;
   /** Email addresses; empty for a channel's notice. */
   recipients: string[];
-  state: 'pending' | 'sending' | 'sent' | 'failed';
+  state: DeliveryState;
 }
 
 /** The tables' columns; never leave this file. */
@@ -54,24 +60,6 @@ interface IncidentRow {
   opened_at: number;
   cleared_at: number | null;
   cleared_detail: string | null;
-}
-
-interface NoticeRow {
-  id: number;
-  incident_id: number;
-  kind: 'opened' | 'cleared';
-  /** `email` (the row's `recipients` get one message) or the name of a configured channel (migration 014). */
-  destination: string;
-  recipients: string;
-  state: 'pending' | 'sending' | 'sent' | 'failed';
-  attempts: number;
-  last_error: string | null;
-  message_id: string;
-  claimed_by: string | null;
-  lease_until: number | null;
-  next_attempt_at: number;
-  created_at: number;
-  sent_at: number | null;
 }
 
 const epochOrNull = (at: number | null) => (at === null ? null : Number(at));
@@ -89,25 +77,6 @@ function toIncident(row: IncidentRow): Incident {
   };
 }
 
-function toNotice(row: NoticeRow): Notice {
-  return {
-    id: Number(row.id),
-    incidentId: Number(row.incident_id),
-    kind: row.kind,
-    destination: row.destination,
-    recipients: JSON.parse(row.recipients) as string[],
-    state: row.state,
-    attempts: Number(row.attempts),
-    lastError: row.last_error,
-    messageId: row.message_id,
-    claimedBy: row.claimed_by,
-    leaseUntil: epochOrNull(row.lease_until),
-    nextAttemptAt: Number(row.next_attempt_at),
-    createdAt: Number(row.created_at),
-    sentAt: epochOrNull(row.sent_at),
-  };
-}
-
 const oneLine = (text: string) => scrub(text).replace(/\s+/g, ' ').trim().slice(0, 500);
 
 /** Who is told about one incident: email addresses (one message) and channel names (one row each). */
@@ -117,24 +86,32 @@ export interface NoticeTargets {
   channels?: string[];
 }
 
+/** The queue row of one notice: the incident, the event and the destination make its UNIQUE key. */
+function noticeKey(incident: { id: number; key: string }, kind: Notice['kind']) {
+  return { report: `notice:${incident.key}`, querySetId: incident.id, runId: kind === 'opened' ? 0 : 1 };
+}
+
 async function addNotices(
   store: Store,
-  incidentId: number,
+  incident: { id: number; key: string },
   kind: Notice['kind'],
   to: NoticeTargets,
   at: number,
 ): Promise<void> {
   // One row per destination, so each is claimed, retried and given up on on its own.
   const destinations = [...(to.recipients.length > 0 ? ['email'] : []), ...new Set(to.channels ?? [])];
+  const key = noticeKey(incident, kind);
   for (const destination of destinations) {
     // Random part: ids restart in another store, and a Message-ID (or webhook-id) must never be reused.
-    const messageId = `<reportd-notice-${incidentId}-${kind}-${randomBytes(6).toString('hex')}@reportd.invalid>`;
-    const recipients = destination === 'email' ? to.recipients : [];
-    await store.run(
-      `INSERT INTO notices (incident_id, kind, destination, recipients, message_id, next_attempt_at, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-      [incidentId, kind, destination, JSON.stringify(recipients), messageId, at, at],
+    const messageId = `<reportd-notice-${incident.id}-${kind}-${randomBytes(6).toString('hex')}@reportd.invalid>`;
+    const row = await store.get<{ id: number }>(
+      `INSERT INTO deliveries (report, destination, query_set_id, run_id, message_id, next_attempt_at,
+         created_at, updated_at, kind)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'notice') ON CONFLICT DO NOTHING RETURNING id`,
+      [key.report, destination, key.querySetId, key.runId, messageId, at, at, at],
     );
+    // Who an email notice is for is fixed now, as the config says at this moment.
+    if (row && destination === 'email') await ensureRecipients(store, Number(row.id), to.recipients, at);
   }
 }
 
@@ -156,7 +133,7 @@ export function openIncident(
       [incident.key, incident.kind, incident.report ?? null, oneLine(incident.detail), incident.at],
     );
     if (!opened) return false;
-    await addNotices(store, opened.id, 'opened', incident, incident.at);
+    await addNotices(store, { id: opened.id, key: incident.key }, 'opened', incident, incident.at);
     return true;
   });
 }
@@ -174,7 +151,7 @@ export function clearIncident(
       [clear.at, oneLine(clear.detail), open.id],
     );
     if (result.changes === 0) return false;
-    await addNotices(store, open.id, 'cleared', clear, clear.at);
+    await addNotices(store, open, 'cleared', clear, clear.at);
     return true;
   });
 }
@@ -223,95 +200,35 @@ export async function lastFinishedDelivery(
   return row ? { id: Number(row.id), state: row.state, lastError: row.last_error } : undefined;
 }
 
-// --- the notices outbox
-
-/**
- * The destinations a sender has (`email` when it has a mailer, its channel names) as a filter; every
- * destination when absent, none when empty.
- */
-function destinationFilter(destinations: readonly string[] | undefined): { sql: string; params: string[] } {
-  return membership(
-    ['destination'],
-    destinations?.map((d) => [d]),
-  );
-}
-
-/**
- * Claims the next due notice with one conditional UPDATE: it wins or sees nothing. Only notices
- * bound for `destinations`: a daemon without a channel leaves its notices to one that has it.
- */
-export function claimNextNotice(
-  store: Store,
-  worker: string,
-  now: number,
-  leaseMs: number,
-  destinations?: readonly string[],
-): Promise<Notice | undefined> {
-  const filter = destinationFilter(destinations);
-  return store.transaction(async () => {
-    const row = await store.get<NoticeRow>(
-      `SELECT * FROM notices
-       WHERE ((state = 'pending' AND next_attempt_at <= ?) OR (state = 'sending' AND lease_until <= ?))
-         AND ${filter.sql}
-       ORDER BY next_attempt_at, id LIMIT 1${store.engine === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : ''}`,
-      [now, now, ...filter.params],
-    );
-    if (!row) return undefined;
-    const claimed = await store.run(
-      `UPDATE notices SET state = 'sending', claimed_by = ?, lease_until = ?, attempts = attempts + 1
-       WHERE id = ? AND state = ? AND COALESCE(lease_until, 0) = ?`,
-      [worker, now + leaseMs, row.id, row.state, row.lease_until ?? 0],
-    );
-    return claimed.changes === 1
-      ? toNotice({
-          ...row,
-          state: 'sending',
-          attempts: Number(row.attempts) + 1,
-          claimed_by: worker,
-          lease_until: now + leaseMs,
-        })
-      : undefined;
-  });
-}
-
-export async function finishNotice(
-  store: Store,
-  id: number,
-  worker: string,
-  end: { state: 'sent' | 'failed' | 'pending'; at: number; error?: string; nextAttemptAt?: number },
-): Promise<void> {
-  await store.run(
-    `UPDATE notices SET state = ?, last_error = ?, claimed_by = NULL, lease_until = NULL,
-       sent_at = COALESCE(?, sent_at), next_attempt_at = COALESCE(?, next_attempt_at)
-     WHERE id = ? AND claimed_by = ? AND state = 'sending'`,
-    [
-      end.state,
-      end.error === undefined ? null : oneLine(end.error),
-      end.state === 'sent' ? end.at : null,
-      end.nextAttemptAt ?? null,
-      id,
-      worker,
-    ],
-  );
-}
-
-export async function nextNoticeDue(
-  store: Store,
-  destinations?: readonly string[],
-): Promise<number | undefined> {
-  const filter = destinationFilter(destinations);
-  const row = await store.get<{ due: number | null }>(
-    `SELECT MIN(CASE WHEN state = 'pending' THEN next_attempt_at ELSE lease_until END) AS due
-     FROM notices WHERE state IN ('pending', 'sending') AND ${filter.sql}`,
-    filter.params,
-  );
-  return row?.due ?? undefined;
-}
-
+/** The notices (of one incident when given), oldest first, with their email recipients. */
 export async function listNotices(store: Store, incidentId?: number): Promise<Notice[]> {
-  const rows =
-    incidentId === undefined
-      ? await store.all<NoticeRow>('SELECT * FROM notices ORDER BY id')
-      : await store.all<NoticeRow>('SELECT * FROM notices WHERE incident_id = ? ORDER BY id', [incidentId]);
-  return rows.map(toNotice);
+  const rows = await listDeliveriesOfKind(store, 'notice', incidentId);
+  const notices: Notice[] = [];
+  for (const row of rows) notices.push({ ...noticeOf(row), recipients: await noticeRecipients(store, row) });
+  return notices;
+}
+
+/** The notice a queue row carries, its recipients aside (see `noticeRecipients`). */
+export function noticeOf(row: Delivery): Omit<Notice, 'recipients'> {
+  return {
+    id: row.id,
+    incidentId: row.querySetId,
+    kind: row.runId === 1 ? 'cleared' : 'opened',
+    destination: row.destination,
+    state: row.state,
+    attempts: row.attempts,
+    lastError: row.lastError,
+    messageId: row.messageId,
+    claimedBy: row.claimedBy,
+    leaseUntil: row.leaseUntil,
+    nextAttemptAt: row.nextAttemptAt,
+    createdAt: row.createdAt,
+    sentAt: row.sentAt,
+  };
+}
+
+/** Who an email notice is for (written when it was queued); none for a channel's. */
+export async function noticeRecipients(store: Store, row: Delivery): Promise<string[]> {
+  if (row.destination !== 'email') return [];
+  return (await listRecipients(store, row.id)).map((r) => r.recipient);
 }

@@ -5,8 +5,8 @@ import { FakeClock } from '../../src/clock.js';
 import { configFromObject } from '../../src/config/index.js';
 import { type Daemon, startDaemon } from '../../src/daemon/daemon.js';
 import { channelSenders } from '../../src/delivery/channels/index.js';
+import { Outbox } from '../../src/delivery/outbox.js';
 import { createLogger } from '../../src/log.js';
-import { NoticeSender } from '../../src/notify/notices.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { listNotices, openIncident } from '../../src/store/incidents.js';
@@ -156,14 +156,19 @@ describe('failure notices through channels', () => {
       },
       tmp.dir,
     );
-    const sender = new NoticeSender({
+    // Notices are rows of the delivery queue: an outbox that sends this channel's notices only.
+    const outbox = new Outbox({
       store,
       mailer: { send: () => Promise.reject(new Error('no smtp')), close() {} },
+      renderer: { render: () => Promise.reject(new Error('nothing to render')) },
       from: 'reportd',
+      reports: [],
+      noticeDestinations: ['ops-webhook'],
       clock,
       logger: createLogger({ level: 'debug', destination: { write: (l: string) => logLines.push(l) } }),
       channels: channelSenders(config.channels),
     });
+    const sender = { drain: async () => (await outbox.drain()).filter((o) => o.result === 'sent').length };
     await openIncident(store, {
       key: 'sync',
       kind: 'sync_failing',
@@ -179,13 +184,18 @@ describe('failure notices through channels', () => {
     expect(await sender.drain()).toBe(0);
     let [row] = await listNotices(store);
     expect(row).toMatchObject({ destination: 'ops-webhook', state: 'pending', attempts: 1 });
-    expect(row!.lastError).toBe('HTTP 503: down for maintenance');
+    // Recorded as the queue records every destination's answer: the provider's reply, quoted.
+    expect(row!.lastError).toContain('HTTP 503: down for maintenance');
     expect(await sender.drain()).toBe(0); // not due yet: nothing is sent
     expect(peers.requests.filter((r) => r.route === 'hook')).toHaveLength(1);
     await clock.advance(row!.nextAttemptAt - clock.now());
     expect(await sender.drain()).toBe(0);
     [row] = await listNotices(store);
-    expect(row).toMatchObject({ state: 'pending', attempts: 2, lastError: 'HTTP 502: bad gateway' });
+    expect(row).toMatchObject({
+      state: 'pending',
+      attempts: 2,
+      lastError: expect.stringContaining('HTTP 502: bad gateway'),
+    });
     await clock.advance(row!.nextAttemptAt - clock.now());
     expect(await sender.drain()).toBe(1);
     expect(await sender.drain()).toBe(0);

@@ -154,13 +154,14 @@ describe.skipIf(!onPostgres)('reportd migrate-store (SQLite file → PostgreSQL)
     const before = await counts(source, tables);
     await source.close();
     expect(tables).toEqual(
-      expect.arrayContaining(['deliveries', 'notices', 'alert_cursors', 'alert_firings']),
+      expect.arrayContaining(['deliveries', 'incidents', 'alert_cursors', 'alert_firings']),
     );
     expect(before.snapshots).toBe(4);
     expect(before.metric_values).toBeGreaterThan(1000);
-    expect(before.deliveries).toBe(2);
-    expect(before.delivery_recipients).toBe(2);
-    expect(before.notices).toBe(1);
+    // Two report rows and the incident's notice, a row of the same queue (migration 21), with its recipient.
+    expect(before.deliveries).toBe(3);
+    expect(before.delivery_recipients).toBe(3);
+    expect(before.incidents).toBe(1);
     expect(before.alert_cursors).toBe(1);
     expect(before.alert_firings).toBe(1);
     // It prints each table with the rows it copied.
@@ -182,13 +183,13 @@ describe.skipIf(!onPostgres)('reportd migrate-store (SQLite file → PostgreSQL)
       } finally {
         await sourceAgain.close();
       }
-      // New rows are numbered after the copied ones.
+      // New rows are numbered after the copied ones (two report rows, then the incident's notice).
       const { delivery } = await enqueueDelivery(
         target,
         { report: 'weekly', querySetId: 101, runId: 2 },
         Date.now(),
       );
-      expect(delivery.id).toBe(3);
+      expect(delivery.id).toBe(4);
     } finally {
       await target.close();
     }

@@ -8,7 +8,7 @@ import {
   nextDeliveryDue,
   unclaimedDeliveries,
 } from '../../src/store/deliveries.js';
-import { claimNextNotice, nextNoticeDue, openIncident } from '../../src/store/incidents.js';
+import { openIncident } from '../../src/store/incidents.js';
 import { type TempStore, tempStore } from '../sync/helpers/temp-store.js';
 
 /**
@@ -92,14 +92,20 @@ describe('scoped notice claims', () => {
       recipients: ['ops@example.com'],
       channels: ['ops-slack'],
     });
-    expect(await claimNextNotice(store, 'w', now, 60_000, [])).toBeUndefined();
-    expect(await nextNoticeDue(store, ['teams'])).toBeUndefined();
-    expect(await nextNoticeDue(store, ['ops-slack'])).toBe(now);
-    const slack = await claimNextNotice(store, 'w', now, 60_000, ['ops-slack']);
-    expect(slack?.destination).toBe('ops-slack');
-    expect(await claimNextNotice(store, 'w', now, 60_000, ['ops-slack'])).toBeUndefined();
-    expect((await claimNextNotice(store, 'w', now, 60_000, ['email', 'ops-slack']))?.destination).toBe(
-      'email',
-    );
+    // Notices are rows of the one queue (kind `notice`), scoped by destination alone.
+    const notices = (...destinations: string[]): ClaimScope =>
+      destinations.map((destination) => ({ kind: 'notice', name: '', destination }));
+    const claim = async (scope: ClaimScope) =>
+      (await claimNextDelivery(store, { worker: 'w', now, leaseMs: 60_000, maxAttempts: 8, scope }))
+        ?.delivery;
+    expect(await claim(notices())).toBeUndefined();
+    // A report scope never takes a notice, whatever its destination.
+    expect(await claim([{ kind: 'report', name: 'north', destination: 'email' }])).toBeUndefined();
+    expect(await nextDeliveryDue(store, notices('teams'))).toBeUndefined();
+    expect(await nextDeliveryDue(store, notices('ops-slack'))).toBe(now);
+    const slack = await claim(notices('ops-slack'));
+    expect(slack).toMatchObject({ kind: 'notice', destination: 'ops-slack', report: 'notice:sync' });
+    expect(await claim(notices('ops-slack'))).toBeUndefined();
+    expect((await claim(notices('email', 'ops-slack')))?.destination).toBe('email');
   });
 });

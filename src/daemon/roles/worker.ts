@@ -1,4 +1,3 @@
-import type { NoticeSender } from '../../notify/notices.js';
 import { loopRetryMs } from '../role-health.js';
 import type { RoleContext } from './context.js';
 
@@ -12,16 +11,13 @@ export interface WorkerRole {
 
 /**
  * The worker role: `loops` independent loops, each draining the outbox one claimed row at a time
- * (so up to `loops` deliveries render at once, the renderer's pages) and then the failure notices,
- * and sleeping until the next retry or lease end of a row this config can send, a kick, or `pollMs`
+ * (so up to `loops` deliveries render at once, the renderer's pages; failure notices are rows of it
+ * too), and sleeping until the next retry or lease end of a row this config can send, a kick, or `pollMs`
  * (the longest a row enqueued by another process waits to be seen).
  */
-export function startWorkerRole(
-  ctx: RoleContext,
-  options: { notices: NoticeSender; pollMs: number; loops: number },
-): WorkerRole {
+export function startWorkerRole(ctx: RoleContext, options: { pollMs: number; loops: number }): WorkerRole {
   const { clock, logger, outbox, signal, watch, health } = ctx;
-  const { notices, pollMs } = options;
+  const { pollMs } = options;
   const wakers = new Set<AbortController>();
   let kicks = 0;
   const kick = () => {
@@ -46,7 +42,8 @@ export function startWorkerRole(
           await outbox.drain(signal);
           // A delivery that just failed for good (or went out again) opens (or clears) its incident.
           await watch.reconcileDeliveries();
-          await notices.drain(signal);
+          // …whose notice is a row of the same queue, sent now rather than after the next sleep.
+          await outbox.drain(signal);
         }
       } catch (error) {
         cycleFailed = true;
@@ -56,7 +53,7 @@ export function startWorkerRole(
       let due: number | undefined;
       if (!cycleFailed) {
         try {
-          due = earliest(await outbox.nextDueAt(), await notices.nextDueAt());
+          due = await outbox.nextDueAt();
         } catch (error) {
           // The store refused the read: back off and look again rather than stop the worker.
           cycleFailed = true;
@@ -86,9 +83,4 @@ export function startWorkerRole(
   };
   const stopped = Promise.all(Array.from({ length: Math.max(1, options.loops) }, loop)).then(() => undefined);
   return { kick, stopped };
-}
-
-function earliest(...times: (number | undefined)[]): number | undefined {
-  const known = times.filter((t): t is number => t !== undefined);
-  return known.length === 0 ? undefined : Math.min(...known);
 }

@@ -1,0 +1,66 @@
+import { alertMessageBuilder, channelAlertBuilder } from '../alerts/deliver-alert.js';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config/index.js';
+import type { Logger } from '../log.js';
+import type { Store } from '../store/db.js';
+import { channelSenders } from './channels/index.js';
+import type { ChannelSender } from './channels/types.js';
+import type { Mailer } from './email.js';
+import { type DeliveryRenderer, maxHoldFor, Outbox, type OutboxOptions } from './outbox.js';
+
+/**
+ * The one way to build the delivery runtime (the outbox, its claim scope, its message builders) from
+ * a config: the daemon, `reportd deliver`, `deliver --pending`, `reportd sync` and the demo all come
+ * through here, so they claim, compose, retry and name messages alike. What differs is only what the
+ * caller has: a mailer (else email rows and email notices are not this process's to send), a
+ * renderer (else it only queues, as `reportd sync` does).
+ */
+export interface RuntimeParts {
+  store: Store;
+  logger: Logger;
+  clock?: Clock;
+  /** A real mailer; without one, email is left for a process that has it. */
+  mailer?: Mailer;
+  /** Without one the outbox only queues (Message-IDs are fixed at enqueue): sending is refused. */
+  renderer?: DeliveryRenderer;
+  /** Default: the senders of `config.channels`. */
+  channels?: ReadonlyMap<string, ChannelSender>;
+  /** Names this process in `claimed_by` (the daemon's instance id); unique per process by default. */
+  worker?: string;
+  /** Tuning and hooks the daemon and tests add (leases, backoff, metrics). */
+  tuning?: Partial<
+    Pick<
+      OutboxOptions,
+      'leaseMs' | 'sendLeaseMs' | 'maxHoldMs' | 'maxAttempts' | 'backoff' | 'onOutcome' | 'worker'
+    >
+  >;
+}
+
+export function createOutbox(config: Config, parts: RuntimeParts): Outbox {
+  const { store, mailer } = parts;
+  const channels = parts.channels ?? channelSenders(config.channels);
+  const refuse = (what: string) => () =>
+    Promise.reject(
+      new Error(`${what}: this process only queues; \`reportd deliver --pending\` or the daemon sends`),
+    );
+  return new Outbox({
+    store,
+    renderer: parts.renderer ?? { render: refuse('render') },
+    mailer: mailer ?? { send: refuse('no smtp configured'), close() {} },
+    from: config.smtp?.from ?? 'reportd',
+    reports: config.reports,
+    alerts: config.alerts,
+    channels,
+    // Notices go to every destination this process can reach; email only with a real mailer.
+    noticeDestinations: parts.renderer ? [...(mailer ? ['email'] : []), ...channels.keys()] : [],
+    templatesDir: config.templates.dir,
+    ...(parts.clock ? { clock: parts.clock } : {}),
+    logger: parts.logger,
+    leaseMs: config.delivery.lease_seconds * 1000,
+    maxHoldMs: maxHoldFor(config.chromium.render_timeout_seconds * 1000),
+    messageFor: alertMessageBuilder(store, config),
+    channelAlertFor: channelAlertBuilder(store, config),
+    ...(parts.worker ? { worker: parts.worker } : {}),
+    ...parts.tuning,
+  });
+}
