@@ -14,6 +14,7 @@ import m015 from './015-job-slots.js';
 import m016 from './016-instances.js';
 import m019 from './019-payload-json-text.js';
 import m020 from './020-fencing-tokens.js';
+import m028 from './028-report-fingerprints.js';
 import m031 from './031-instance-clock-skew.js';
 import m037 from './037-metric-values-by-metric.js';
 import { postgresDdl } from './postgres-ddl.js';
@@ -54,6 +55,7 @@ export const migrations: readonly Migration[] = [
   m016,
   m019,
   m020,
+  m028,
   m031,
   m037,
 ];
