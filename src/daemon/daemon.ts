@@ -18,9 +18,11 @@ import { accountBudget } from '../sync/account-budget.js';
 import { runSync, type SyncOptions } from '../sync/sync.js';
 import type { SyncSummary } from '../sync/types.js';
 import { accountShare } from './account-share.js';
+import { DefinitionWatch } from './definition-watch.js';
 import type { HealthServer } from './http.js';
 import { type Instance, startInstance } from './instance.js';
 import { createMetrics, type DaemonMetrics } from './metrics.js';
+import { reportFingerprints } from './report-fingerprint.js';
 import { RoleHealth } from './role-health.js';
 import type { RoleContext } from './roles/context.js';
 import { startHttpRole } from './roles/http.js';
@@ -143,6 +145,21 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     clockSkewMs: () => (dbClock && store.engine === 'postgres' ? dbClock.skewMs() : null),
     roles: DAEMON_ROLES.filter((role) => runs(role) && (role !== 'http' || config.http.port !== undefined)),
   });
+  // Only a daemon that fires or sends reports serves their definitions (a sync-only one does neither).
+  const definitions = new DefinitionWatch({
+    store,
+    clock,
+    logger,
+    instance: instance.id,
+    fingerprints: runs('scheduler') || runs('worker') ? reportFingerprints(config) : new Map(),
+  });
+  try {
+    await definitions.start();
+  } catch (error) {
+    await instance.close();
+    if (ownsStore) await store.close();
+    throw error;
+  }
   const abort = new AbortController();
   setMaxListeners(0, abort.signal);
   // A store file deleted or replaced under the daemon stops all work (see file-watch.ts), said once
@@ -183,6 +200,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     logger,
     worker: instance.id,
     tuning: {
+      // A store that cannot answer holds nothing back here: the claim that follows fails the same way.
+      held: () => definitions.check().catch(() => definitions.heldNow()),
       ...options.outbox,
       onOutcome(outcome) {
         metrics.deliveryAttempts.inc({ result: outcome.result });
@@ -242,6 +261,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     } catch (error) {
       // The port is taken (or the host wrong): undo what already started before failing.
       abort.abort(error);
+      definitions.close();
       await outage.close();
       await worker?.stopped;
       await instance.close();
@@ -283,6 +303,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       await step('renderer', () => renderer.close?.());
       await step('http', () => http?.close());
       await step('mailer', () => mailer?.close());
+      definitions.close();
       await step('instance', () => instance.close());
       storeOpen = false;
       dbClock?.close();

@@ -89,6 +89,11 @@ export interface OutboxOptions {
   /** Names this worker in `claimed_by`; unique per process by default. */
   worker?: string;
   /**
+   * Reports whose rows wait for now (asked before each claim): those live daemons define differently
+   * (daemon/definition-watch.ts). None by default.
+   */
+  held?: () => Promise<ReadonlySet<string>>;
+  /**
    * How long a claim holds without a heartbeat while rendering (ms, default 90 s). The worker renews it
    * every third of that, so it only needs to outlast a few missed beats, not the render; it is how long
    * a crashed worker's row waits before another worker takes it.
@@ -258,9 +263,16 @@ export class Outbox {
     });
   }
 
+  /** The scope less the reports held for now (`OutboxOptions.held`). */
+  private async scopeNow(): Promise<ClaimScope> {
+    const held = await this.options.held?.();
+    if (!held || held.size === 0) return this.scope;
+    return this.scope.filter((target) => target.kind !== 'report' || !held.has(target.name));
+  }
+
   /** When the next row becomes claimable (retry time or lease end), for the worker's sleep. */
   async nextDueAt(): Promise<number | undefined> {
-    return nextDeliveryDue(this.options.store, this.scope);
+    return nextDeliveryDue(this.options.store, await this.scopeNow());
   }
 
   /** Processes due rows until none is left; returns what happened to each. */
@@ -277,7 +289,8 @@ export class Outbox {
   /** Claims and processes one due row (only row `id` when given); undefined when nothing is due. */
   async runOnce(signal?: AbortSignal, id?: number): Promise<DeliveryOutcome | undefined> {
     const { store } = this.options;
-    const exhausted = await failExhausted(store, this.clock.now(), this.maxAttempts, this.scope);
+    const scope = await this.scopeNow();
+    const exhausted = await failExhausted(store, this.clock.now(), this.maxAttempts, scope);
     if (exhausted > 0) this.logger.error({ count: exhausted }, 'deliveries failed after using every attempt');
     // A holder on this host that no longer exists (kill -9, a second Ctrl+C) will never finish its
     // row: take it over now rather than one lease later.
@@ -288,7 +301,7 @@ export class Outbox {
       now: this.clock.now(),
       leaseMs: this.leaseMs,
       maxAttempts: this.maxAttempts,
-      scope: this.scope,
+      scope,
       id,
     });
     if (!claimed) return undefined;

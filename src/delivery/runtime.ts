@@ -31,7 +31,7 @@ export interface RuntimeParts {
   tuning?: Partial<
     Pick<
       OutboxOptions,
-      'leaseMs' | 'sendLeaseMs' | 'maxHoldMs' | 'maxAttempts' | 'backoff' | 'onOutcome' | 'worker'
+      'leaseMs' | 'sendLeaseMs' | 'maxHoldMs' | 'maxAttempts' | 'backoff' | 'onOutcome' | 'worker' | 'held'
     >
   >;
 }

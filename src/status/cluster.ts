@@ -1,9 +1,10 @@
-import { instanceLive } from '../daemon/instance.js';
+import { GONE_AFTER_BEATS, HEARTBEAT_MS, instanceLive } from '../daemon/instance.js';
 import { printable } from '../printable.js';
 import { scrubOrNull } from '../secrets.js';
 import { SKEW_REPORT_MS, skewText } from '../store/db-clock.js';
 import { heldLeases, type InstanceRow, listInstances } from '../store/instances.js';
 import { listJobSlots } from '../store/job-slots.js';
+import { type DefinitionConflict, definitionConflicts } from '../store/report-fingerprints.js';
 import type { Store } from '../store/sql.js';
 
 /**
@@ -47,6 +48,8 @@ export interface ClusterView {
   instances: InstanceView[];
   /** Leases held by processes that registered no instance: `{ kind, what, holder }`. */
   others: { kind: 'account' | 'delivery' | 'notice'; what: string; holder: string }[];
+  /** Reports the live instances define differently (daemon/definition-watch.ts): their rows wait. */
+  conflicts: DefinitionConflict[];
 }
 
 export async function collectCluster(store: Store, now: number): Promise<ClusterView> {
@@ -87,7 +90,8 @@ export async function collectCluster(store: Store, now: number): Promise<Cluster
     if (view) view.holds.notices.push(n.id);
     else others.push({ kind: 'notice', what: `${n.id} (${n.destination})`, holder: n.claimed_by });
   }
-  return { instances: views, others };
+  const conflicts = await definitionConflicts(store, now - GONE_AFTER_BEATS * HEARTBEAT_MS);
+  return { instances: views, others, conflicts };
 }
 
 function instanceView(row: InstanceRow, now: number): InstanceView {
@@ -149,11 +153,21 @@ export function clusterLines(view: ClusterView, self?: string): string[] {
     ].filter(Boolean);
     if (holds.length > 0) out.push(`      holds: ${holds.join('; ')}`);
   }
+  for (const line of conflictLines(view)) out.push(`  error: ${line}`);
   for (const o of view.others.slice(0, MAX_OTHERS)) {
     out.push(`  not an instance: ${printable(o.holder)} holds ${o.kind} ${printable(o.what)}`);
   }
   if (view.others.length > MAX_OTHERS) out.push(`  … and ${view.others.length - MAX_OTHERS} more leases`);
   return out;
+}
+
+/** One sentence per report the live instances define differently; names only, never a definition. */
+export function conflictLines(view: ClusterView): string[] {
+  return view.conflicts.map(
+    (c) =>
+      `report ${printable(c.report)} has ${c.definitions} different definitions on ` +
+      `${few(c.instances.map((i) => printable(i)))}; its deliveries wait until the configs agree`,
+  );
 }
 
 /** Up to ten items, then how many more: a line stays a line. */

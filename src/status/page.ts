@@ -12,6 +12,7 @@ import { listDeliveries } from '../store/deliveries.js';
 import { coverLabel } from '../store/digest-deliveries.js';
 import { listOpenIncidents } from '../store/incidents.js';
 import { getJobState } from '../store/job-state.js';
+import { conflictLines } from './cluster.js';
 import { latestFiles } from './downloads.js';
 
 /**
@@ -109,6 +110,7 @@ export async function statusView({ config, store, now, deliveries = 15 }: Status
       ],
     })),
     otherHolders: status.cluster.others.map((o) => `${o.holder} holds ${o.kind} ${o.what}`),
+    definitionConflicts: conflictLines(status.cluster),
     deliveries: shown.map((d) => ({
       report: d.report,
       querySetId: d.querySetId,

@@ -15,6 +15,7 @@ import m016 from './016-instances.js';
 import m019 from './019-payload-json-text.js';
 import m020 from './020-fencing-tokens.js';
 import m021 from './021-notices-on-the-queue.js';
+import m028 from './028-report-fingerprints.js';
 import m031 from './031-instance-clock-skew.js';
 import m037 from './037-metric-values-by-metric.js';
 import { postgresDdl } from './postgres-ddl.js';
@@ -56,6 +57,7 @@ export const migrations: readonly Migration[] = [
   m019,
   m020,
   m021,
+  m028,
   m031,
   m037,
 ];
