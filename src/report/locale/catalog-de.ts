@@ -47,6 +47,8 @@ export const de: Catalog = {
   'reason.noCitations': 'noch keine Zitate',
   'reason.emptyMatrix': 'leere Matrix',
   'kpi.vsPrevious': 'ggü. vorigem Lauf',
+  'kpi.vsRun': 'ggü. {run}',
+  'kpi.noRunThatOld': 'kein so alter Lauf gespeichert',
   'kpi.fairShare': 'Fairer Anteil {value}',
   'kpi.resolved': '{count} seit Ausgangswert behoben',
   'kpi.posNegRatio': 'Verhältnis pos./neg.',

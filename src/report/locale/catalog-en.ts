@@ -51,6 +51,8 @@ export const en = {
   'reason.noCitations': 'no citations yet',
   'reason.emptyMatrix': 'empty matrix',
   'kpi.vsPrevious': 'vs previous run',
+  'kpi.vsRun': 'vs {run}',
+  'kpi.noRunThatOld': 'no stored run that old',
   'kpi.fairShare': 'Fair share {value}',
   'kpi.resolved': '{count} resolved since baseline',
   'kpi.posNegRatio': 'Pos./neg. ratio',

@@ -47,6 +47,8 @@ export const es: Catalog = {
   'reason.noCitations': 'aún no hay citas',
   'reason.emptyMatrix': 'matriz vacía',
   'kpi.vsPrevious': 'frente a la medición anterior',
+  'kpi.vsRun': 'frente a {run}',
+  'kpi.noRunThatOld': 'ninguna medición tan antigua',
   'kpi.fairShare': 'Cuota justa {value}',
   'kpi.resolved': '{count} corregidos desde la referencia',
   'kpi.posNegRatio': 'Razón pos./desf.',

@@ -47,6 +47,8 @@ export const fr: Catalog = {
   'reason.noCitations': 'pas encore de citations',
   'reason.emptyMatrix': 'matrice vide',
   'kpi.vsPrevious': 'par rapport au relevé précédent',
+  'kpi.vsRun': 'par rapport à {run}',
+  'kpi.noRunThatOld': 'aucun relevé aussi ancien',
   'kpi.fairShare': 'Part équitable {value}',
   'kpi.resolved': '{count} corrigées depuis la référence',
   'kpi.posNegRatio': 'Rapport pos./nég.',
