@@ -60,6 +60,8 @@ export const en = {
   'kpi.citedUrls': 'Cited URLs',
   'kpi.multiEngineDomains': 'Multi-engine domains',
   'delta.points': '{value} pts',
+  'delta.noiseFootnote':
+    'Grey ± changes are within the 95 % interval of sampling noise (Newcombe’s method for the difference of two shares, on the answers behind each number); changes with an arrow lie beyond it.',
 
   'col.engine': 'Engine',
   'col.intent': 'Intent',

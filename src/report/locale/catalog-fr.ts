@@ -56,6 +56,8 @@ export const fr: Catalog = {
   'kpi.citedUrls': 'Adresses citées',
   'kpi.multiEngineDomains': 'Domaines multi-moteurs',
   'delta.points': '{value} pts',
+  'delta.noiseFootnote':
+    'Les variations grises « ± » restent dans l’intervalle à 95 % du bruit d’échantillonnage (méthode de Newcombe pour la différence de deux proportions, sur les réponses derrière chaque chiffre) ; celles avec une flèche le dépassent.',
 
   'col.engine': 'Moteur',
   'col.intent': 'Intention',
