@@ -49,6 +49,8 @@ export function captureViews(): CapturedViews {
   const earlier = [3, 4, 5].map((id) => fixtureSnapshot({ id, runId: 4800 + id, run: `W${40 + id} 2026` }));
   const full = buildReportModel(fixtureSnapshot(), earlier, meta);
   const empty = buildReportModel(fixtureSnapshot({ payloads: emptyPayloads() }), [], meta);
+  // A comparison no stored run reaches: the cards carry `versus` ("no stored run that old").
+  const compared = buildReportModel(fixtureSnapshot(), [], { ...meta, compareWith: '52 weeks' });
   const move = {
     querySet: 'Set',
     brand: 'Brand',
@@ -60,7 +62,7 @@ export function captureViews(): CapturedViews {
     unit: 'percent_points',
     score: 1,
   } as never;
-  for (const model of [full, empty]) {
+  for (const model of [full, empty, compared]) {
     renderReportHtml(model, templates);
     renderReportHtml(model, templates, undefined, { detail: 'summary', movers: [move], theme });
   }

@@ -2,6 +2,7 @@ import { type MetricUnit, RULES } from '../api/field-units.js';
 import type { AlertRuleConfig } from '../config/alert-section.js';
 import { CONDITION } from '../config/alert-section.js';
 import { displayScale, type Judged, judgeChange } from '../insight/changes.js';
+import { PREVIOUS, parseComparison, resolveBaseline } from '../insight/compare-with.js';
 import { metricName } from '../insight/metric-names.js';
 import { type InsightRow, type RunSamples, runSamples, type SetDetails } from '../insight/sample-sizes.js';
 import { formatDelta, formatValue, polarityOf } from '../report/format.js';
@@ -31,6 +32,8 @@ export interface ErrorEntry {
 export interface RunFacts {
   runId: number;
   label: string;
+  /** When the run was published (ISO): a `compare_with` calendar offset is counted from it. */
+  createdAt?: string;
   rows: readonly FactRow[];
   /** Error register entries; undefined when that endpoint was unavailable for the run. */
   errors?: readonly ErrorEntry[];
@@ -118,6 +121,29 @@ export function evaluateRules(rules: readonly AlertRuleConfig[], history: readon
   return out;
 }
 
+/**
+ * The run a `change` is measured against (`compare_with`, one resolver with the reports): the previous
+ * run by default; undefined when no stored run reaches back that far.
+ */
+function comparedRun(
+  rule: AlertRuleConfig,
+  history: readonly RunFacts[],
+): { run: RunFacts; previous: boolean } | undefined {
+  const comparison = rule.compare_with ? parseComparison(rule.compare_with) : PREVIOUS;
+  const previous = { run: history.at(-2)!, previous: true };
+  if (!comparison || comparison.kind === 'previous' || rule.value) return previous;
+  // Facts without a date (hand-made in tests) are ordered by position: one day apart.
+  const dated = (run: RunFacts, i: number) => ({
+    id: run.runId,
+    createdAt: run.createdAt ?? new Date(i * 86_400_000).toISOString(),
+    run,
+  });
+  const runs = history.map(dated);
+  const found = resolveBaseline(comparison, runs.at(-1)!, runs.slice(0, -1));
+  if (found.kind !== 'run') return undefined;
+  return { run: found.run.run, previous: found.run.run === history.at(-2) };
+}
+
 const samplesMemo = new WeakMap<RunFacts, RunSamples>();
 function samplesOf(run: RunFacts): RunSamples {
   let samples = samplesMemo.get(run);
@@ -141,6 +167,15 @@ function metricRule(
     run.rows.filter((r) => r.endpoint === ref.endpoint && r.field === ref.field && r.dimension === dimension);
   const current = pick(history.at(-1)!);
   const name = `${ref.endpoint}.${ref.field}`;
+  const against = comparedRun(rule, history);
+  if (!against) {
+    // Named as the rule writes it: this line tells the config's author why the rule waits.
+    out.skipped.push({
+      rule: index,
+      reason: `${rule.metric}: no stored run ${rule.compare_with} before this one`,
+    });
+    return;
+  }
   if (current.length === 0) {
     out.skipped.push({
       rule: index,
@@ -158,7 +193,7 @@ function metricRule(
       rule.change && rule.baseline === 'mean_of_last_4'
         ? meanBefore(history, valueIn, (run) => samplesOf(run).of(row)?.n, 4)
         : (() => {
-            const run = history.at(-2)!;
+            const run = against.run;
             const value = valueIn(run);
             return value === undefined ? undefined : { value, n: samplesOf(run).of(row)?.n };
           })();
@@ -166,7 +201,7 @@ function metricRule(
     if (before === undefined) {
       out.skipped.push({
         rule: index,
-        reason: `${what}: no data in run ${history.at(-2)!.label} (endpoint unavailable)`,
+        reason: `${what}: no data in run ${against.run.label} (endpoint unavailable)`,
       });
       continue;
     }
@@ -218,7 +253,12 @@ function metricRule(
       const relative = condition.relative
         ? ` (${measured >= 0 ? '+' : '−'}${Math.abs(measured).toFixed(1)}%)`
         : '';
-      const against = rule.baseline === 'mean_of_last_4' ? 'the mean of the last 4 runs' : 'the previous run';
+      const versus =
+        rule.baseline === 'mean_of_last_4'
+          ? 'the mean of the last 4 runs'
+          : against.previous
+            ? 'the previous run'
+            : `run ${against.run.label} (${rule.compare_with} back)`;
       const noise = noiseText(judged);
       out.firings.push({
         ...base,
@@ -226,7 +266,7 @@ function metricRule(
         significance: judged.significance,
         interval: judged.low === null || judged.high === null ? null : { low: judged.low, high: judged.high },
         n: { before: judged.nBefore, after: judged.nAfter },
-        headline: `${readable} changed ${delta.text}${relative} against ${against}${noise ? ` ${noise}` : ''}: ${base.before} → ${base.after} (rule: change ${rule.change})`,
+        headline: `${readable} changed ${delta.text}${relative} against ${versus}${noise ? ` ${noise}` : ''}: ${base.before} → ${base.after} (rule: change ${rule.change})`,
       });
     } else if (rule.value) {
       const condition = parseCondition(rule.value);

@@ -54,7 +54,7 @@ export async function runFacts(store: Store, snapshot: DerivedSnapshot): Promise
     rows[0]?.run ??
     (await runLabel(store, snapshot.account, snapshot.query_set_id, snapshot.run_id)) ??
     String(snapshot.run_id);
-  const facts: RunFacts = { runId: snapshot.run_id, label, rows };
+  const facts: RunFacts = { runId: snapshot.run_id, label, rows, createdAt: snapshot.run_created_at };
   if ((await validPayload(store, snapshot.snapshot_id, 'gravity.error-register')) !== undefined) {
     facts.errors = (await companionRows(store, 'metric_error_register', [snapshot])).map((row) => ({
       id: String(row.error_id),

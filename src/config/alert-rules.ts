@@ -34,7 +34,7 @@ function ruleIssues(rule: Raw, path: string): ConfigIssue[] {
   if (hasMetric === hasEvent)
     return [{ path, message: 'set metric (with change or value) or event, one of them' }];
   if (hasEvent) {
-    const extra = ['change', 'value', 'per', 'baseline', 'significant'].filter(
+    const extra = ['change', 'value', 'per', 'baseline', 'significant', 'compare_with'].filter(
       (key) => rule[key] !== undefined,
     );
     return extra.map((key) => ({ path: `${path}.${key}`, message: 'only with metric, not with event' }));
@@ -43,10 +43,15 @@ function ruleIssues(rule: Raw, path: string): ConfigIssue[] {
   if ((rule.change === undefined) === (rule.value === undefined)) {
     issues.push({ path, message: 'set change or value (one of them) with metric' });
   }
-  for (const key of ['baseline', 'significant']) {
+  for (const key of ['baseline', 'significant', 'compare_with']) {
     if (rule[key] !== undefined && rule.change === undefined)
       issues.push({ path: `${path}.${key}`, message: 'only with change' });
   }
+  if (rule.compare_with !== undefined && rule.baseline === 'mean_of_last_4')
+    issues.push({
+      path: `${path}.compare_with`,
+      message: 'not with baseline: mean_of_last_4; use one of them',
+    });
   if (typeof rule.metric !== 'string') return issues;
   const per = typeof rule.per === 'string' ? rule.per : undefined;
   const ref = parseMetric(rule.metric, per);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { comparisonText } from '../insight/compare-with.js';
 import { lifecycleFields, querySets, recipientFields, subjectTemplate } from './sections.js';
 import { SUBJECT_VARIABLES } from './subject-template.js';
 
@@ -56,6 +57,11 @@ export const alertRule = z
       .default('previous')
       .describe(
         'What a `change` compares with: the previous run, or the mean of the 4 runs before this one (fewer when fewer are stored). Default previous.',
+      ),
+    compare_with: comparisonText
+      .optional()
+      .describe(
+        'With `change`: the run the change is measured against, as for reports: `previous`, `N runs` (e.g. `4 runs`) or `N weeks` / `N days` (the stored run nearest that calendar offset; the rule is skipped while none is stored that old). Not with `baseline: mean_of_last_4`. Default previous.',
       ),
     significant: z
       .boolean()

@@ -1,5 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} is the config file's own interpolation syntax.
 import { z } from 'zod';
+import { comparisonText } from '../insight/compare-with.js';
 import { DEFAULT_LOCALE, REPORT_LOCALES } from '../report/locale/tags.js';
 import { ORIENTATIONS, PAGE_SIZES } from '../report/page.js';
 import { REPORT_SECTIONS } from '../report/sections.js';
@@ -269,6 +270,11 @@ export const report = z
       .default(DEFAULT_LOCALE)
       .describe(
         `Language and number style of the PDF, HTML, workbook and email (BCP 47): ${REPORT_LOCALES.join(', ')}. Default ${DEFAULT_LOCALE}.`,
+      ),
+    compare_with: comparisonText
+      .optional()
+      .describe(
+        'What the headline cards (PDF, email, digest) compare with: `previous` (the run before), `N runs` (e.g. `4 runs`: the run 4 stored runs back) or `N weeks` / `N days` (the stored run nearest that calendar offset, e.g. `52 weeks`; when none is stored that old the card says "no stored run that old" and shows no change). Default previous.',
       ),
     page: z
       .strictObject({

@@ -34,12 +34,13 @@ export function headlineKpis(model: ReportModel): HeadlineKpi[] {
   return HEADLINES.flatMap((pick) => {
     const card = pick(model);
     if (!card?.available) return [];
-    const { label, value, delta } = card.kpi;
+    const { label, value, delta, versus } = card.kpi;
     return [
       {
         label,
         value,
-        delta: delta.text,
+        // Against an older run (`compare_with`) the email says which, or that none is stored that old.
+        delta: versus ? (delta.available ? `${delta.text} ${versus}` : versus) : delta.text,
         arrow: delta.arrow,
         good: delta.tone === 'good',
         bad: delta.tone === 'bad',

@@ -30,6 +30,8 @@ export interface RenderSnapshotOptions {
   version?: string;
   /** Reader's locale (`REPORT_LOCALES`), en-US by default: PDF, HTML and workbook words and numbers. */
   locale?: string;
+  /** What the headline cards compare with (`reports[].compare_with`); the previous run when absent. */
+  compareWith?: string;
   /** IANA zone for the dates printed in the documents; UTC by default. */
   timeZone?: string;
   /** Paper and orientation of the PDF; A4 portrait by default. */
@@ -66,9 +68,14 @@ export function documentSettings(report: {
   schedule?: { timezone?: string };
   theme?: ThemeConfig;
   templates?: { dir?: string };
-}): Pick<RenderSnapshotOptions, 'locale' | 'page' | 'timeZone' | 'theme' | 'themeWhere' | 'templatesDir'> {
+  compare_with?: string;
+}): Pick<
+  RenderSnapshotOptions,
+  'locale' | 'page' | 'timeZone' | 'theme' | 'themeWhere' | 'templatesDir' | 'compareWith'
+> {
   return {
     locale: report.locale,
+    ...(report.compare_with === undefined ? {} : { compareWith: report.compare_with }),
     page: report.page,
     timeZone: report.timezone ?? report.schedule?.timezone ?? 'UTC',
     ...(report.theme ? { theme: report.theme, themeWhere: `report "${report.name}" theme` } : {}),
@@ -163,6 +170,7 @@ export async function renderSnapshotDocuments(
     version: options.version ?? VERSION,
     locale: options.locale,
     timeZone: options.timeZone,
+    compareWith: options.compareWith,
   };
   const outDir = resolve(options.outDir);
   // A model-only call (a Teams card) writes nothing, not even its folder.

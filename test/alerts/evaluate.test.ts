@@ -338,3 +338,36 @@ describe('events', () => {
     ).toEqual([]);
   });
 });
+
+describe('compare_with on change rules', () => {
+  const weekly = (id: number, value: number) =>
+    run(id, [row('presence.gross', 'current', value, 'percent'), answers(1200)], {
+      createdAt: new Date(Date.UTC(2026, 0, 5) + id * 7 * 86_400_000).toISOString(),
+    });
+  // A slow slide: 2 points a week is noise week on week, but 8 points over 4 weeks is real.
+  const slide = [weekly(1, 50), weekly(2, 48), weekly(3, 46), weekly(4, 44), weekly(5, 42)];
+
+  it('measure against the run 4 back or 4 weeks back, naming it; previous sees only the last step', () => {
+    expect(evaluateRules(rules([{ metric: 'presence.gross', change: '<= -5' }]), slide).firings).toEqual([]);
+    for (const compare_with of ['4 runs', '4 weeks']) {
+      const result = evaluateRules(
+        rules([{ metric: 'presence.gross', change: '<= -5', compare_with }]),
+        slide,
+      );
+      expect(result.firings).toHaveLength(1);
+      expect(result.firings[0]).toMatchObject({ before: '50.0%', after: '42.0%', change: '−8.0 pts' });
+      expect(result.firings[0]!.headline).toContain(`against run Week 1 (${compare_with} back)`);
+    }
+  });
+
+  it('skip, saying why, while no stored run is that old', () => {
+    const result = evaluateRules(
+      rules([{ metric: 'presence.gross', change: '<= -5', compare_with: '52 weeks' }]),
+      slide,
+    );
+    expect(result.firings).toEqual([]);
+    expect(result.skipped).toEqual([
+      { rule: 0, reason: 'presence.gross: no stored run 52 weeks before this one' },
+    ]);
+  });
+});

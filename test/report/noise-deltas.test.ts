@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { renderReportHtml } from '../../src/report/html.js';
+import { reportLocale } from '../../src/report/locale/locale.js';
 import { buildReportModel } from '../../src/report/model/index.js';
 import { fixtureSnapshot } from './fixtures.js';
 
@@ -32,5 +34,18 @@ describe('deltas within noise', () => {
     if (!real.presence.byEngine.available) throw new Error('fixture lacks presence by engine');
     expect(real.presence.byEngine.rows[0]!.delta).toMatchObject({ arrow: '▲', tone: 'good' });
     expect(real.presence.byEngine.rows[0]!.delta.noise).toBeUndefined();
+  });
+});
+
+describe('the noise footnote', () => {
+  it('says what the interval is on each page that shows judged deltas, in every locale', () => {
+    for (const locale of ['en-US', 'de-DE', 'fr-FR', 'es-ES']) {
+      const html = renderReportHtml(buildReportModel(fixtureSnapshot(), [], { ...meta, locale })).html;
+      const note = reportLocale(locale).t('delta.noiseFootnote');
+      expect(note).toContain('Newcombe');
+      // Presence, Life and Gravity each carry it, escaped as the template writes text.
+      const escaped = note.replace(/'/g, '&#x27;');
+      expect(html.split(escaped).length - 1, locale).toBe(3);
+    }
   });
 });

@@ -61,6 +61,7 @@ export async function renderDigest(store: Store, options: RenderDigestOptions): 
     version: options.version ?? VERSION,
     locale: options.locale,
     timeZone: options.timeZone,
+    compareWith: options.compareWith,
   };
   const loaded = [];
   for (const run of options.runs) {

@@ -47,6 +47,8 @@ export const de: Catalog = {
   'reason.noCitations': 'noch keine Zitate',
   'reason.emptyMatrix': 'leere Matrix',
   'kpi.vsPrevious': 'ggü. vorigem Lauf',
+  'kpi.vsRun': 'ggü. {run}',
+  'kpi.noRunThatOld': 'kein so alter Lauf gespeichert',
   'kpi.fairShare': 'Fairer Anteil {value}',
   'kpi.resolved': '{count} seit Ausgangswert behoben',
   'kpi.posNegRatio': 'Verhältnis pos./neg.',
@@ -54,6 +56,8 @@ export const de: Catalog = {
   'kpi.citedUrls': 'Zitierte URLs',
   'kpi.multiEngineDomains': 'Domänen in mehreren Maschinen',
   'delta.points': '{value} Pp.',
+  'delta.noiseFootnote':
+    'Graue ±-Änderungen liegen innerhalb des 95-%-Intervalls des Stichprobenrauschens (Newcombe-Verfahren für die Differenz zweier Anteile, auf Basis der Antworten hinter jeder Zahl); Änderungen mit Pfeil liegen außerhalb.',
 
   'col.engine': 'Maschine',
   'col.intent': 'Absicht',

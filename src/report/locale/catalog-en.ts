@@ -51,6 +51,8 @@ export const en = {
   'reason.noCitations': 'no citations yet',
   'reason.emptyMatrix': 'empty matrix',
   'kpi.vsPrevious': 'vs previous run',
+  'kpi.vsRun': 'vs {run}',
+  'kpi.noRunThatOld': 'no stored run that old',
   'kpi.fairShare': 'Fair share {value}',
   'kpi.resolved': '{count} resolved since baseline',
   'kpi.posNegRatio': 'Pos./neg. ratio',
@@ -58,6 +60,8 @@ export const en = {
   'kpi.citedUrls': 'Cited URLs',
   'kpi.multiEngineDomains': 'Multi-engine domains',
   'delta.points': '{value} pts',
+  'delta.noiseFootnote':
+    'Grey ± changes are within the 95 % interval of sampling noise (Newcombe’s method for the difference of two shares, on the answers behind each number); changes with an arrow lie beyond it.',
 
   'col.engine': 'Engine',
   'col.intent': 'Intent',

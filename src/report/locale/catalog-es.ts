@@ -47,6 +47,8 @@ export const es: Catalog = {
   'reason.noCitations': 'aún no hay citas',
   'reason.emptyMatrix': 'matriz vacía',
   'kpi.vsPrevious': 'frente a la medición anterior',
+  'kpi.vsRun': 'frente a {run}',
+  'kpi.noRunThatOld': 'ninguna medición tan antigua',
   'kpi.fairShare': 'Cuota justa {value}',
   'kpi.resolved': '{count} corregidos desde la referencia',
   'kpi.posNegRatio': 'Razón pos./desf.',
@@ -54,6 +56,8 @@ export const es: Catalog = {
   'kpi.citedUrls': 'Direcciones citadas',
   'kpi.multiEngineDomains': 'Dominios en varios motores',
   'delta.points': '{value} p. p.',
+  'delta.noiseFootnote':
+    'Los cambios grises con «±» están dentro del intervalo del 95 % del ruido de muestreo (método de Newcombe para la diferencia de dos proporciones, sobre las respuestas detrás de cada cifra); los que llevan flecha lo superan.',
 
   'col.engine': 'Motor',
   'col.intent': 'Intención',

@@ -47,6 +47,8 @@ export const fr: Catalog = {
   'reason.noCitations': 'pas encore de citations',
   'reason.emptyMatrix': 'matrice vide',
   'kpi.vsPrevious': 'par rapport au relevé précédent',
+  'kpi.vsRun': 'par rapport à {run}',
+  'kpi.noRunThatOld': 'aucun relevé aussi ancien',
   'kpi.fairShare': 'Part équitable {value}',
   'kpi.resolved': '{count} corrigées depuis la référence',
   'kpi.posNegRatio': 'Rapport pos./nég.',
@@ -54,6 +56,8 @@ export const fr: Catalog = {
   'kpi.citedUrls': 'Adresses citées',
   'kpi.multiEngineDomains': 'Domaines multi-moteurs',
   'delta.points': '{value} pts',
+  'delta.noiseFootnote':
+    'Les variations grises « ± » restent dans l’intervalle à 95 % du bruit d’échantillonnage (méthode de Newcombe pour la différence de deux proportions, sur les réponses derrière chaque chiffre) ; celles avec une flèche le dépassent.',
 
   'col.engine': 'Moteur',
   'col.intent': 'Intention',

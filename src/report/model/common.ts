@@ -9,6 +9,7 @@ import {
   ruleFor,
   toPercentPoints,
 } from '../format.js';
+import { t } from '../locale/locale.js';
 import { judgedDelta } from './noise-delta.js';
 import type { Available, PayloadReader } from './payloads.js';
 import type { ReportSnapshot } from './snapshot.js';
@@ -25,6 +26,11 @@ export interface KpiView {
   polarity: Polarity;
   /** Extra line under the value ("Fair share 18.0%"). */
   caption?: string;
+  /**
+   * What the change is measured against, for the cards `compare_with` applies to: "vs Week 33", "no
+   * stored run that old"; absent means the previous run.
+   */
+  versus?: string;
 }
 
 export interface EngineLabel {
@@ -79,6 +85,10 @@ export function seriesKpi(
   if (!result.ok) return reader.unavailable(key, result.reason);
   const rule = ruleFor(key);
   const card = result.data;
+  const against = comparedDelta(reader, card.current, card.delta, (past) => {
+    const parsed = seriesCard.safeParse(past.payloads[key]?.data);
+    return parsed.success ? parsed.data.current : undefined;
+  });
   let values = card.history;
   let labels = card.historyLabels;
   if (values.length === 0) {
@@ -99,15 +109,35 @@ export function seriesKpi(
         reader,
         { endpoint: key, field: 'current', dimension: '', dimension_id: null },
         card.current,
-        card.delta,
+        against.delta,
         rule,
-        formatDelta(card.delta, rule, polarityOf(key)),
+        formatDelta(against.delta, rule, polarityOf(key)),
       ),
+      ...(against.versus ? { versus: against.versus } : {}),
       history: values.map((value) => (rule.name === 'count' ? value : toPercentPoints(value, rule))),
       historyLabels: labels,
       polarity: polarityOf(key),
     },
   };
+}
+
+/**
+ * The change a card shows, against the run `compare_with` chose: the API's own delta for the previous
+ * run, `current − that run's current` for an older one, none (and a plain "no run that old") when no
+ * stored run reaches back that far or the older run lacks the card.
+ */
+export function comparedDelta(
+  reader: PayloadReader,
+  current: number,
+  delta: number | null | undefined,
+  valueIn: (past: ReportSnapshot) => number | undefined,
+): { delta: number | null | undefined; versus?: string } {
+  const baseline = reader.baseline;
+  if (baseline.kind === 'previous') return { delta };
+  if (baseline.kind === 'none') return { delta: null, versus: t('kpi.noRunThatOld') };
+  const past = valueIn(baseline.run);
+  const versus = t('kpi.vsRun', { run: baseline.run.run.display_name });
+  return { delta: past === undefined ? null : current - past, versus };
 }
 
 /** Looks up `map[String(id)]`: maps in the API are keyed by the id rendered as a string. */

@@ -1,7 +1,16 @@
 import * as schema from '../../api/schemas/gravity.js';
 import { formatDelta, formatValue, mixScale, polarityOf, ruleFor, toPercentPoints } from '../format.js';
 import { t } from '../locale/locale.js';
-import { byId, type Cell, cell, type EngineLabel, engineLabel, type KpiView, seriesKpi } from './common.js';
+import {
+  byId,
+  type Cell,
+  cell,
+  comparedDelta,
+  type EngineLabel,
+  engineLabel,
+  type KpiView,
+  seriesKpi,
+} from './common.js';
 import type { Available, PayloadReader } from './payloads.js';
 import type { ReportSnapshot } from './snapshot.js';
 
@@ -54,6 +63,10 @@ function buildOpenErrors(reader: PayloadReader): GravityModel['openErrors'] {
   const data = result.data;
   const rule = ruleFor(key);
   const resolved = formatValue(data.resolvedSinceBaseline, rule);
+  const against = comparedDelta(reader, data.count, data.delta, (past) => {
+    const parsed = schema.openErrors.safeParse(past.payloads[key]?.data);
+    return parsed.success ? parsed.data.count : undefined;
+  });
   return {
     available: true,
     resolved,
@@ -61,7 +74,8 @@ function buildOpenErrors(reader: PayloadReader): GravityModel['openErrors'] {
       key,
       label: t('endpoint.gravity.open-errors'),
       value: formatValue(data.count, rule),
-      delta: formatDelta(data.delta, rule, polarityOf(key)),
+      delta: formatDelta(against.delta, rule, polarityOf(key)),
+      ...(against.versus ? { versus: against.versus } : {}),
       history: data.history,
       historyLabels: data.historyLabels,
       polarity: polarityOf(key),

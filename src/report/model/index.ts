@@ -1,6 +1,7 @@
 import { metricEndpoints } from '../../api/endpoints.js';
 import { querySetDetails } from '../../api/schemas/catalog.js';
 import { engineWithImage } from '../../api/schemas/common.js';
+import { type Baseline, PREVIOUS, parseComparison, resolveBaseline } from '../../insight/compare-with.js';
 import { currentLocale, reportLocale, t, withLocale } from '../locale/locale.js';
 import { buildGravity, type GravityModel } from './gravity.js';
 import { buildLife, type LifeModel } from './life.js';
@@ -63,9 +64,9 @@ export function buildReportModel(
   const locale = reportLocale(meta.locale, meta.timeZone);
   // Every label and number of the model is written in the reader's locale (see withLocale).
   return withLocale(locale, () => {
-    const reader = new PayloadReader(snapshot);
     // History is the set's other snapshots, newest first; the current one is never counted twice.
     const earlier = history.filter((past) => past.id !== snapshot.id);
+    const reader = new PayloadReader(snapshot, baselineOf(snapshot, earlier, meta.compareWith));
     const model: Omit<ReportModel, 'consumed' | 'cover'> = {
       overview: buildOverview(reader),
       presence: buildPresence(reader, earlier),
@@ -76,6 +77,18 @@ export function buildReportModel(
     };
     return { cover: buildCover(snapshot, earlier, meta), ...model, consumed: [...reader.consumed].sort() };
   });
+}
+
+/** The run the headline cards compare with, as `compare_with` asks (an unreadable value counts as previous). */
+function baselineOf(
+  snapshot: ReportSnapshot,
+  earlier: readonly ReportSnapshot[],
+  compareWith: string | undefined,
+): Baseline<ReportSnapshot> {
+  const comparison = compareWith === undefined ? PREVIOUS : (parseComparison(compareWith) ?? PREVIOUS);
+  const dated = (s: ReportSnapshot) => ({ id: s.run.id, createdAt: s.run.created_at, snapshot: s });
+  const found = resolveBaseline(comparison, dated(snapshot), earlier.map(dated));
+  return found.kind === 'run' ? { kind: 'run', run: found.run.snapshot } : found;
 }
 
 function buildCover(

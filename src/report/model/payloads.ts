@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { metricEndpoint } from '../../api/endpoints.js';
 import { payloadRows } from '../../api/metric-rows.js';
+import type { Baseline } from '../../insight/compare-with.js';
 import { type RunSamples, runSamples } from '../../insight/sample-sizes.js';
 import { type MessageKey, t } from '../locale/locale.js';
 import type { ReportSnapshot } from './snapshot.js';
@@ -24,7 +25,14 @@ export class PayloadReader {
   readonly consumed = new Set<string>();
   private sampleSizes: RunSamples | undefined;
 
-  constructor(private readonly snapshot: ReportSnapshot) {}
+  /**
+   * @param baseline what the headline cards compare with (`compare_with`, src/insight/compare-with.ts):
+   *   the previous run keeps the API's deltas.
+   */
+  constructor(
+    private readonly snapshot: ReportSnapshot,
+    readonly baseline: Baseline<ReportSnapshot> = { kind: 'previous' },
+  ) {}
 
   /** The answers behind each share of this run, by the noise model (src/insight/sample-sizes.ts). */
   samples(): RunSamples {

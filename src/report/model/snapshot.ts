@@ -21,4 +21,6 @@ export interface ReportMeta {
   locale?: string;
   /** IANA zone the document prints dates in; UTC when absent. */
   timeZone?: string;
+  /** What the headline cards compare with (`compare_with`: previous, "4 runs", "52 weeks"); previous when absent. */
+  compareWith?: string;
 }
