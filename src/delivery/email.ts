@@ -7,6 +7,7 @@ import nodemailer, { type Transporter } from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import type { SubjectVariables } from '../config/subject-template.js';
 import { headerText } from '../printable.js';
+import { catalogStamp, readCatalogOverrides } from '../report/locale/catalog-files.js';
 import { registerLocaleHelpers } from '../report/locale/helpers.js';
 import { reportLocale, withLocale } from '../report/locale/locale.js';
 import { type ThemeConfig, themeView } from '../report/theme/theme.js';
@@ -213,12 +214,14 @@ function loadTemplates(userDir?: string): Templates {
     return user && existsSync(user) ? user : join(BUILTIN, name);
   };
   const files = [path('report.hbs'), path('report.txt.hbs')];
-  const stamp = files.map((file) => `${file}:${statSync(file).mtimeMs}`).join('|');
+  const stamp = [...files.map((file) => `${file}:${statSync(file).mtimeMs}`), catalogStamp(userDir)].join(
+    '|',
+  );
   const hit = cache.get(key);
   if (hit && hit.stamp === stamp) return hit.templates;
   const pick = (name: string) => readFileSync(path(name), 'utf8');
   const env = Handlebars.create();
-  registerLocaleHelpers(env);
+  registerLocaleHelpers(env, readCatalogOverrides(userDir));
   const templates = {
     html: env.compile(pick('report.hbs'), { strict: false }),
     // Plain text: no HTML escaping, or "R&D" would arrive as "R&amp;D".

@@ -3,6 +3,7 @@ import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Handlebars from 'handlebars';
 import { TemplateError } from '../errors/index.js';
+import { catalogStamp, readCatalogOverrides } from './locale/catalog-files.js';
 import { registerLocaleHelpers } from './locale/helpers.js';
 
 /**
@@ -46,7 +47,7 @@ export function loadReportTemplates(templatesDir?: string): ReportTemplates {
     throw new TemplateError(`report template ${name} not found in ${dirs.join(' or ')}`);
   };
   const env = Handlebars.create();
-  registerLocaleHelpers(env);
+  registerLocaleHelpers(env, readCatalogOverrides(templatesDir));
   // Partials: packaged ones first, user ones override by name.
   for (const dir of [...dirs].reverse()) {
     const partialDir = join(dir, 'partials');
@@ -126,5 +127,6 @@ function templateStamp(templatesDir?: string): string {
       }
     }
   }
+  parts.push(catalogStamp(templatesDir));
   return parts.join('\n');
 }

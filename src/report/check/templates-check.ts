@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, isAbsolute, join, relative } from 'node:path';
 import Handlebars from 'handlebars';
+import { type CatalogOverrides, readCatalogOverrides } from '../locale/catalog-files.js';
 import { registerLocaleHelpers } from '../locale/helpers.js';
 import { CATALOGS } from '../locale/locale.js';
 import { PACKAGED_TEMPLATES_DIR } from '../templates.js';
@@ -56,6 +57,14 @@ export function checkTemplates(options: {
     }
   }
 
+  let overrides: CatalogOverrides = new Map();
+  try {
+    overrides = readCatalogOverrides(options.templatesDir);
+  } catch (error) {
+    // "<file>: what is wrong": the file is named, the problem has no line of its own.
+    const [file = '', ...rest] = (error as Error).message.split(': ');
+    report({ file, line: 1, column: 1, message: rest.join(': ') });
+  }
   const env = Handlebars.create();
   registerLocaleHelpers(env);
   const helpers = new Set(Object.keys(env.helpers).filter((name) => !(name in Handlebars.helpers)));
@@ -63,7 +72,8 @@ export function checkTemplates(options: {
   for (const tag of options.locales) {
     const name = tag.slice(0, 2);
     const catalog = CATALOGS[name];
-    if (catalog) catalogs.set(name, new Set(Object.keys(catalog)));
+    if (catalog)
+      catalogs.set(name, new Set([...Object.keys(catalog), ...Object.keys(overrides.get(name) ?? {})]));
   }
   const walk = new TemplateWalk({ helpers, partials, catalogs, report });
 
