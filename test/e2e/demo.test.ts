@@ -124,6 +124,30 @@ describe('reportd demo (the README quick start)', () => {
     expect(result.stdout).toContain('v_metric_values');
   });
 
+  // Issue 26's sweep: what a person reads names metrics in words, never by the store's paths
+  // ("presence.gross.current") nor by a field that is itself a change ("deltaTimesCited").
+  it('prints no machine metric path and no "delta" field in any PDF, email or alert', async () => {
+    const texts: [string, string][] = [];
+    for (const file of readdirSync(out)) {
+      if (file.endsWith('.pdf')) {
+        texts.push([file, execFileSync('pdftotext', [join(out, file), '-'], { encoding: 'utf8' })]);
+      } else if (file.endsWith('.eml')) {
+        const mail = await simpleParser(readFileSync(join(out, file)));
+        const html = typeof mail.html === 'string' ? mail.html.replace(/<[^>]+>/g, ' ') : '';
+        texts.push([file, `${mail.subject}\n${mail.text}\n${html}`]);
+      }
+    }
+    expect(texts.map(([file]) => file.slice(-4)).sort()).toEqual(
+      [...Array(4).fill('.pdf'), '.eml', '.eml'].sort(),
+    );
+    const path =
+      /\b(?:presence|life|gravity|scout|market|sentiment|position|errors?|sources?)\.[a-z_-]+(?:\.[a-z_.-]+)?/i;
+    for (const [file, text] of texts) {
+      expect(path.exec(text)?.[0], file).toBeUndefined();
+      expect(/\bdelta\w*/i.exec(text)?.[0], file).toBeUndefined();
+    }
+  });
+
   it('leaves no Chromium process behind', () => {
     expect(chromiumProcessesWith(marker)).toEqual([]);
   });
