@@ -3,7 +3,8 @@ import type { Store } from './sql.js';
 /**
  * Every table worth keeping, parents before children (foreign keys hold at each insert). Account
  * leases are left behind: they belong to processes of the old store, which must not run any more;
- * so are `instances` and the slot claims of `job_slots` (the slot each job last ran is `job_state`'s).
+ * so are `instances` with the report fingerprints each recorded (`report_fingerprints`, per instance)
+ * and the slot claims of `job_slots` (the slot each job last ran is `job_state`'s).
  */
 const TABLES = [
   'accounts',

@@ -27,7 +27,13 @@ const onPostgres = testEngine() === 'postgres';
  * the source file's catalog, never written here: a table a migration adds (the delivery queue's, say)
  * is covered the day it exists, and the test fails until the copy carries it.
  */
-const LEFT_BEHIND = new Set(['account_leases', 'instances', 'job_slots', 'schema_migrations']);
+const LEFT_BEHIND = new Set([
+  'account_leases',
+  'instances',
+  'job_slots',
+  'report_fingerprints',
+  'schema_migrations',
+]);
 
 /** Every table of the SQLite store's schema except those left behind. */
 async function schemaTables(store: Store): Promise<string[]> {
@@ -77,7 +83,9 @@ async function renderedText(config: string, out: string): Promise<string> {
   expect(result.code, result.stderr).toBe(0);
   const pdfs = readdirSync(out).filter((name) => name.endsWith('.pdf'));
   expect(pdfs).toHaveLength(1);
-  return execFileSync('pdftotext', ['-layout', join(out, pdfs[0]!), '-'], { encoding: 'utf8' });
+  const text = execFileSync('pdftotext', ['-layout', join(out, pdfs[0]!), '-'], { encoding: 'utf8' });
+  // The time it was generated is the clock's, not the store's: two renders may straddle a minute.
+  return text.replace(/\d{2}\/\d{2}\/\d{4}, \d{2}:\d{2} [AP]M UTC/g, '(generated)');
 }
 
 beforeAll(async () => {
