@@ -96,33 +96,46 @@ export function compareRuns(
   const earlier = new Map(before.map((row) => [keyOf(row), row]));
   const out: MetricChange[] = [];
   for (const row of after) {
-    if (row.dimension === 'measurement' || !isLevelField(row.field)) continue;
     const old = earlier.get(keyOf(row));
-    if (!old) continue;
-    const sampleAfter = samplesAfter.of(row);
-    const sampleBefore = samplesBefore.of(old);
-    // A `mix` whole may be sent as fractions one run and as percent the next: compare on one scale.
-    const oldValue = sameScale(old, row.unit);
-    if (oldValue === undefined) continue;
-    const judged = judgeChange(
-      { value: oldValue, n: sampleBefore?.n, nSource: sampleBefore?.source },
-      { value: row.value, n: sampleAfter?.n, nSource: sampleAfter?.source },
-      row.unit,
-      sampleAfter !== undefined,
-    );
-    out.push({
-      endpoint: row.endpoint,
-      field: row.field,
-      dimension: row.dimension,
-      dimension_id: row.dimension_id,
-      dimension_label: row.dimension_label,
-      unit: row.unit,
-      before: oldValue,
-      after: row.value,
-      ...judged,
-    });
+    const change = old && changeOf(old, row, samplesBefore, samplesAfter);
+    if (change) out.push(change);
   }
   return out;
+}
+
+/**
+ * The change of one row between two runs of its set, given each run's sample sizes; undefined for a
+ * row `compareRuns` leaves out (not a level, a history point, units that cannot be put on one scale).
+ */
+export function changeOf(
+  old: InsightRow,
+  row: InsightRow,
+  samplesBefore: RunSamples,
+  samplesAfter: RunSamples,
+): MetricChange | undefined {
+  if (row.dimension === 'measurement' || !isLevelField(row.field)) return undefined;
+  const sampleAfter = samplesAfter.of(row);
+  const sampleBefore = samplesBefore.of(old);
+  // A `mix` whole may be sent as fractions one run and as percent the next: compare on one scale.
+  const oldValue = sameScale(old, row.unit);
+  if (oldValue === undefined) return undefined;
+  const judged = judgeChange(
+    { value: oldValue, n: sampleBefore?.n, nSource: sampleBefore?.source },
+    { value: row.value, n: sampleAfter?.n, nSource: sampleAfter?.source },
+    row.unit,
+    sampleAfter !== undefined,
+  );
+  return {
+    endpoint: row.endpoint,
+    field: row.field,
+    dimension: row.dimension,
+    dimension_id: row.dimension_id,
+    dimension_label: row.dimension_label,
+    unit: row.unit,
+    before: oldValue,
+    after: row.value,
+    ...judged,
+  };
 }
 
 function sameScale(row: InsightRow, unit: InsightRow['unit']): number | undefined {

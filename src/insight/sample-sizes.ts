@@ -85,6 +85,52 @@ export function isLevelField(field: string): boolean {
   return !/delta/i.test(field) && !/^prev(\.|$)/.test(field) && field !== 'resolvedSinceBaseline';
 }
 
+type Pair = readonly [endpoint: string, field: string];
+
+/**
+ * Every row `runSamples` reads, named once for it and for readers that fetch only these across many
+ * runs (`sample-rows.ts`). Members of a breakdown (how many engines, intents) are counted on one field
+ * that every member carries.
+ */
+const COUNTS = {
+  totalAll: ['presence.position-distribution', 'totalAll'],
+  totalResponses: ['market.data', 'totalResponses.current'],
+  totalAnswers: ['presence.position-distribution', 'totalAnswers'],
+  responsesWithBrands: ['market.data', 'responsesWithBrands.current'],
+  citations: ['scout.source-landscape', 'citations'],
+  timesCited: ['presence.position-distribution-by-engine', 'timesCited'],
+  stanceEngineCount: ['life.stance-mix', 'engineCount'],
+  sourceEngineCount: ['scout.source-landscape', 'engineCount'],
+  engineMembers: ['presence.by-engine', 'gross'],
+  intentMembers: ['presence.by-intent', 'gross'],
+  lifeIntentMembers: ['life.by-intent', 'presence'],
+} as const satisfies Record<string, Pair>;
+
+const ENGINE_COUNT: readonly Pair[] = [
+  COUNTS.engineMembers,
+  COUNTS.stanceEngineCount,
+  COUNTS.sourceEngineCount,
+];
+const INTENT_COUNT: readonly Pair[] = [COUNTS.intentMembers, COUNTS.lifeIntentMembers];
+const TOTALS: Record<SampleBase, readonly Pair[]> = {
+  // The last fallback, queries_count × engines, needs the engine count even for an overall share.
+  answers: [COUNTS.totalAll, COUNTS.totalResponses, ...ENGINE_COUNT],
+  brandAnswers: [COUNTS.totalAnswers],
+  brandedResponses: [COUNTS.responsesWithBrands],
+  citations: [COUNTS.citations],
+};
+
+/** The (endpoint, field) rows `runSamples` needs for the n of one metric; none for a metric that is not a share. */
+export function sampleRowsNeeded(row: Pick<InsightRow, 'endpoint' | 'field' | 'dimension'>): Pair[] {
+  const base = shareBase(row);
+  if (!base) return [];
+  const pairs = [...TOTALS[base]];
+  if (row.dimension === 'engine' || row.dimension === 'engine_intent')
+    pairs.push(...(base === 'brandAnswers' ? [COUNTS.timesCited] : ENGINE_COUNT));
+  if (row.dimension === 'intent' || row.dimension === 'engine_intent') pairs.push(...INTENT_COUNT);
+  return pairs;
+}
+
 export interface Sample {
   n: number;
   /** Where n came from, in words for the README's table and the export's `n_source` column. */
@@ -97,39 +143,41 @@ export interface RunSamples {
 }
 
 export function runSamples(rows: readonly InsightRow[], details: SetDetails = {}): RunSamples {
-  const one = (endpoint: string, field: string) =>
+  const one = ([endpoint, field]: Pair) =>
     rows.find((r) => r.endpoint === endpoint && r.field === field && r.dimension === '')?.value;
-  const members = (endpoint: string, dimension: string) =>
+  const members = ([endpoint, field]: Pair, dimension: string) =>
     new Set(
-      rows.filter((r) => r.endpoint === endpoint && r.dimension === dimension).map((r) => r.dimension_id),
+      rows
+        .filter((r) => r.endpoint === endpoint && r.field === field && r.dimension === dimension)
+        .map((r) => r.dimension_id),
     ).size;
   const engines =
-    members('presence.by-engine', 'engine') ||
-    one('life.stance-mix', 'engineCount') ||
-    one('scout.source-landscape', 'engineCount') ||
+    members(COUNTS.engineMembers, 'engine') ||
+    one(COUNTS.stanceEngineCount) ||
+    one(COUNTS.sourceEngineCount) ||
     details.engineCount ||
     0;
-  const intents = members('presence.by-intent', 'intent') || members('life.by-intent', 'intent');
+  const intents = members(COUNTS.intentMembers, 'intent') || members(COUNTS.lifeIntentMembers, 'intent');
   const totals: Record<SampleBase, Sample | undefined> = {
     answers:
-      positive(one('presence.position-distribution', 'totalAll'), 'totalAll') ??
-      positive(one('market.data', 'totalResponses.current'), 'totalResponses') ??
+      positive(one(COUNTS.totalAll), 'totalAll') ??
+      positive(one(COUNTS.totalResponses), 'totalResponses') ??
       positive(
         details.queriesCount && engines ? details.queriesCount * engines : undefined,
         'queries_count × engines',
       ),
-    brandAnswers: positive(one('presence.position-distribution', 'totalAnswers'), 'totalAnswers'),
-    brandedResponses: positive(one('market.data', 'responsesWithBrands.current'), 'responsesWithBrands'),
+    brandAnswers: positive(one(COUNTS.totalAnswers), 'totalAnswers'),
+    brandedResponses: positive(one(COUNTS.responsesWithBrands), 'responsesWithBrands'),
     citations: positive(
       rows
-        .filter((r) => r.endpoint === 'scout.source-landscape' && r.field === 'citations')
+        .filter((r) => r.endpoint === COUNTS.citations[0] && r.field === COUNTS.citations[1])
         .reduce((sum, r) => sum + r.value, 0),
       'citations',
     ),
   };
   const cited = new Map(
     rows
-      .filter((r) => r.endpoint === 'presence.position-distribution-by-engine' && r.field === 'timesCited')
+      .filter((r) => r.endpoint === COUNTS.timesCited[0] && r.field === COUNTS.timesCited[1])
       .map((r) => [r.dimension_id, r.value]),
   );
   const split = (sample: Sample | undefined, by: number, what: string): Sample | undefined =>

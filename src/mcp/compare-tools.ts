@@ -1,5 +1,9 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { metricName as readableName } from '../insight/metric-names.js';
+import { setDetailsOf } from '../insight/run-changes.js';
+import { runSamples } from '../insight/sample-sizes.js';
+import { judgedOut, judgeRow, rowKey } from './judged.js';
 import {
   type ErrorClaim,
   errorClaims,
@@ -7,12 +11,11 @@ import {
   findSet,
   type MetricRow,
   metricName,
-  metricTitle,
   setRuns,
   snapshotRows,
   ToolInputError,
 } from './reads.js';
-import { answer, guarded, runOut, setInput, significance, type ToolContext } from './tools.js';
+import { answer, guarded, runOut, setInput, type ToolContext } from './tools.js';
 
 /** The tools that set two runs side by side: the numbers that moved most, and the error register's churn. */
 
@@ -22,9 +25,6 @@ function weight(row: MetricRow, before: number, after: number): number {
   if (row.unit === 'fraction') return Math.abs(after - before) * 100;
   return before === 0 ? (after === 0 ? 0 : 100) : Math.abs((after - before) / before) * 100;
 }
-
-const rowKey = (row: MetricRow) =>
-  `${row.endpoint}\u0000${row.field}\u0000${row.dimension}\u0000${row.dimension_id ?? ''}`;
 
 const claimOut = z.object({
   error_id: z.string(),
@@ -65,14 +65,13 @@ export function registerCompareTools(server: McpServer, ctx: ToolContext): void 
         movers: z.array(
           z.object({
             metric: z.string(),
-            title: z.string(),
+            title: z.string().describe('What a person calls it, e.g. Gross presence on ChatGPT'),
             breakdown: z.string().nullable(),
             label: z.string().nullable(),
             unit: z.string(),
             before: z.number(),
             after: z.number(),
-            change: z.number().describe('after − before, in `unit`'),
-            significance,
+            ...judgedOut,
           }),
         ),
         unchanged: z.number(),
@@ -95,17 +94,19 @@ export function registerCompareTools(server: McpServer, ctx: ToolContext): void 
         );
       const prefix = args.metric_prefix ?? '';
       const keep = (row: MetricRow) => row.dimension !== 'measurement' && metricName(row).startsWith(prefix);
-      const before = new Map(
-        (await snapshotRows(store, base.snapshot_id)).filter(keep).map((r) => [rowKey(r), r]),
-      );
-      const moved: { row: MetricRow; before: number; weight: number }[] = [];
+      // Both runs whole: the noise model reads their count rows for the n behind each share.
+      const baseRows = await snapshotRows(store, base.snapshot_id);
+      const runRows = await snapshotRows(store, run.snapshot_id);
+      const details = await setDetailsOf(store, set.account, set.query_set_id);
+      const samples = { before: runSamples(baseRows, details), after: runSamples(runRows, details) };
+      const before = new Map(baseRows.filter(keep).map((r) => [rowKey(r), r]));
+      const moved: { row: MetricRow; old: MetricRow; weight: number }[] = [];
       let compared = 0;
-      for (const row of (await snapshotRows(store, run.snapshot_id)).filter(keep)) {
+      for (const row of runRows.filter(keep)) {
         const old = before.get(rowKey(row));
         if (!old) continue;
         compared++;
-        if (old.value !== row.value)
-          moved.push({ row, before: old.value, weight: weight(row, old.value, row.value) });
+        if (old.value !== row.value) moved.push({ row, old, weight: weight(row, old.value, row.value) });
       }
       moved.sort((a, b) => b.weight - a.weight);
       const out = (r: typeof run) => ({ run_id: r.run_id, run: r.run, run_created_at: r.run_created_at });
@@ -114,16 +115,15 @@ export function registerCompareTools(server: McpServer, ctx: ToolContext): void 
         base: out(base),
         run: out(run),
         compared,
-        movers: moved.slice(0, args.limit).map(({ row, before }) => ({
+        movers: moved.slice(0, args.limit).map(({ row, old }) => ({
           metric: metricName(row),
-          title: metricTitle(row),
+          title: readableName(row),
           breakdown: row.dimension || null,
           label: row.dimension_label,
           unit: row.unit,
-          before,
+          before: old.value,
           after: row.value,
-          change: row.value - before,
-          significance: null,
+          ...judgeRow(row, old, samples),
         })),
         unchanged: compared - moved.length,
       });

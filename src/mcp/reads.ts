@@ -1,5 +1,5 @@
-import { endpointByKey } from '../api/endpoints.js';
 import { ReportdError } from '../errors/index.js';
+import { baseName } from '../insight/metric-names.js';
 import type { Store } from '../store/db.js';
 import type { MetricValueRow } from '../store/metric-reads.js';
 import { newestRunFirst } from '../store/query-sets.js';
@@ -114,13 +114,14 @@ export async function findRun(
 
 /**
  * The runs between two run ids (inclusive, either order), oldest first; or the newest `last`. A range
- * wider than MAX_RUNS is refused, naming its width, rather than cut silently.
+ * wider than MAX_RUNS is refused, naming its width, rather than cut silently. `before` is the stored
+ * run just older than the range, which its first run's change is measured against.
  */
 export async function runRange(
   store: Store,
   set: StoredSet,
   range: { from_run_id?: number; to_run_id?: number; last_runs?: number },
-): Promise<SetRun[]> {
+): Promise<{ runs: SetRun[]; before: SetRun | undefined }> {
   const runs = await setRuns(store, set);
   if (runs.length === 0)
     throw new ToolInputError(
@@ -147,7 +148,8 @@ export async function runRange(
     throw new ToolInputError(
       `the range from run ${range.from_run_id ?? picked[0]!.run_id} to run ${range.to_run_id ?? picked.at(-1)!.run_id} spans ${picked.length} runs, more than ${MAX_RUNS}: narrow it`,
     );
-  return picked;
+  const first = oldestFirst.indexOf(picked[0]!);
+  return { runs: picked, before: first > 0 ? oldestFirst[first - 1] : undefined };
 }
 
 /** A metric row without its run context: what the tools read of one snapshot. */
@@ -186,9 +188,8 @@ export async function metricRowsOf(
 /** `presence.weighted` + `current` → `presence.weighted.current`: the name the tools take and give. */
 export const metricName = (row: Pick<MetricRow, 'endpoint' | 'field'>) => `${row.endpoint}.${row.field}`;
 
-/** "Weighted presence: current", from the endpoint catalog's titles. */
-export const metricTitle = (row: Pick<MetricRow, 'endpoint' | 'field'>) =>
-  `${endpointByKey(row.endpoint)?.title ?? row.endpoint}: ${row.field}`;
+/** "Weighted presence": the name people read (src/insight/metric-names.ts), without its member. */
+export const metricTitle = (row: Pick<MetricRow, 'endpoint' | 'field'>) => baseName(row.endpoint, row.field);
 
 export interface ErrorClaim {
   error_id: string;

@@ -1,5 +1,9 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { setDetailsOf } from '../insight/run-changes.js';
+import { sampleRowsOf } from '../insight/sample-rows.js';
+import { runSamples } from '../insight/sample-sizes.js';
+import { judgedOut, judgeRow, NOT_COMPARED, rowKey } from './judged.js';
 import {
   findRun,
   findSet,
@@ -12,7 +16,7 @@ import {
   sources,
   ToolInputError,
 } from './reads.js';
-import { answer, guarded, runOut, setInput, significance, type ToolContext } from './tools.js';
+import { answer, guarded, runOut, setInput, type ToolContext } from './tools.js';
 
 /** The tools that read one metric across runs, what metrics a set has, its cited sources, and renders. */
 
@@ -116,11 +120,13 @@ export function registerSeriesTools(server: McpServer, ctx: ToolContext): void {
         by: z.string().nullable(),
         runs: z.number(),
         points: z.array(
-          runOut.extend({
-            label: z.string().nullable().describe('The engine, intent… of the point; null when overall'),
-            value: z.number().describe('Exactly as the API published it, in `unit`'),
-            significance,
-          }),
+          runOut
+            .extend({
+              label: z.string().nullable().describe('The engine, intent… of the point; null when overall'),
+              value: z.number().describe('Exactly as the API published it, in `unit`'),
+              ...judgedOut,
+            })
+            .describe('The change and its significance are against the stored run just before this one'),
         ),
         truncated: z
           .boolean()
@@ -134,20 +140,31 @@ export function registerSeriesTools(server: McpServer, ctx: ToolContext): void {
       const parts = args.metric.split('.');
       const endpoint = parts.slice(0, 2).join('.');
       const field = parts.slice(2).join('.');
-      const runs = await runRange(store, set, args);
+      const { runs, before } = await runRange(store, set, args);
       const dimension = args.by ?? '';
       const points: Record<string, unknown>[] = [];
       let seen = false;
       const breakdowns = new Set<string>();
       let unitOf = 'unknown';
-      const bySnapshot = await metricRowsOf(
-        store,
-        runs.map((r) => r.snapshot_id),
-        endpoint,
-        field,
-      );
+      // Each point is judged against the run before it, the first against the run before the range:
+      // the metric's rows and the count rows behind its n come in two batched reads, not one per run.
+      const read = [...(before ? [before] : []), ...runs].map((r) => r.snapshot_id);
+      const bySnapshot = await metricRowsOf(store, read, endpoint, field);
+      const counts = await sampleRowsOf(store, read, { endpoint, field, dimension });
+      const details = await setDetailsOf(store, set.account, set.query_set_id);
+      const runOf = (snapshotId: number) => {
+        const metric = bySnapshot.get(snapshotId) ?? [];
+        return {
+          rows: new Map(metric.map((r) => [rowKey(r), r])),
+          samples: runSamples([...(counts.get(snapshotId) ?? []), ...metric], details),
+        };
+      };
+      let previous = before ? runOf(before.snapshot_id) : undefined;
       for (const run of runs) {
-        for (const row of bySnapshot.get(run.snapshot_id) ?? []) {
+        const current = runOf(run.snapshot_id);
+        const earlier = previous;
+        previous = current;
+        for (const row of current.rows.values()) {
           seen = true;
           breakdowns.add(row.dimension);
           unitOf = row.unit;
@@ -160,7 +177,12 @@ export function registerSeriesTools(server: McpServer, ctx: ToolContext): void {
             run_created_at: run.run_created_at,
             label: dimension === '' ? null : row.dimension_label,
             value: row.value,
-            significance: null,
+            ...(earlier
+              ? judgeRow(row, earlier.rows.get(rowKey(row)), {
+                  before: earlier.samples,
+                  after: current.samples,
+                })
+              : NOT_COMPARED),
           });
         }
       }

@@ -61,13 +61,6 @@ export const runOut = z.object({
   run_created_at: z.string().describe('When the run was published, ISO 8601'),
 });
 
-export const significance = z
-  .enum(['real', 'noise', 'unknown'])
-  .nullable()
-  .describe(
-    'Whether the change is beyond the noise of the counts behind it; null until the noise model marks it',
-  );
-
 export function registerTools(server: McpServer, ctx: ToolContext): void {
   const { store } = ctx;
   server.registerTool(

@@ -4,6 +4,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compareRuns } from '../../src/insight/changes.js';
+import { setDetailsOf } from '../../src/insight/run-changes.js';
+import type { InsightRow } from '../../src/insight/sample-sizes.js';
 import { HOSTILE } from '../../src/sandbox/dataset.js';
 import { BIN } from '../helpers/cli.js';
 import { type SyncEnv, startSyncEnv } from '../sync/helpers/sync-env.js';
@@ -112,7 +115,7 @@ describe('reportd mcp over stdio, with the SDK client', () => {
 
     const series = await call('metric_series', { query_set_id: 101, metric: 'presence.weighted.current' });
     expect(series.unit).toBe('percent');
-    expect(series.title).toBe('Weighted presence: current');
+    expect(series.title).toBe('Weighted presence');
     const stored = await env.store.all<{ run_id: number; value: number }>(
       `SELECT run_id, value FROM metric_values WHERE query_set_id = 101 AND endpoint = 'presence.weighted'
        AND field = 'current' AND dimension = '' ORDER BY run_id`,
@@ -120,7 +123,9 @@ describe('reportd mcp over stdio, with the SDK client', () => {
     expect(series.points.map((p: Structured) => [p.run_id, p.value])).toEqual(
       stored.map((r) => [r.run_id, r.value]),
     );
-    expect(series.points.every((p: Structured) => p.significance === null)).toBe(true);
+    // The set's oldest stored run has no change; every later one is judged (see the noise test below).
+    expect(series.points[0]).toMatchObject({ change: null, significance: null, interval_95: null });
+    expect(series.points.slice(1).every((p: Structured) => p.significance !== null)).toBe(true);
 
     const byEngine = await call('metric_series', {
       query_set_id: 101,
@@ -179,6 +184,111 @@ describe('reportd mcp over stdio, with the SDK client', () => {
     );
     expect(cited.total).toBe(Number(sourceCount!.n));
     expect(cited.sources.length).toBeLessThanOrEqual(5);
+  });
+
+  it('marks every change in a series and among the movers as the noise model does, with its interval and n', async () => {
+    // The SDK client validates each structured answer against the tool's output schema (listed above).
+    const runs = await derivedRuns(101);
+    const account = (await env.store.get<{ account: string }>('SELECT account FROM snapshots WHERE id = ?', [
+      runs[0]!.snapshot_id,
+    ]))!.account;
+    const details = await setDetailsOf(env.store, account, 101);
+    const rowsOf = (snapshotId: number) =>
+      env.store.all<InsightRow>(
+        'SELECT endpoint, field, dimension, dimension_id, dimension_label, value, unit FROM metric_values WHERE snapshot_id = ?',
+        [snapshotId],
+      );
+    /** What src/insight says of the change of one metric row between two stored runs, read whole. */
+    const expected = async (
+      from: number,
+      to: number,
+      row: { endpoint: string; field: string; dimension: string; label: string | null },
+    ) => {
+      const changes = compareRuns(await rowsOf(from), await rowsOf(to), { before: details, after: details });
+      const found = changes.find(
+        (c) =>
+          c.endpoint === row.endpoint &&
+          c.field === row.field &&
+          c.dimension === row.dimension &&
+          (c.dimension_label ?? null) === row.label,
+      );
+      if (!found) return undefined;
+      return {
+        change: found.change,
+        significance: found.significance,
+        interval_95: found.low === null ? null : { low: found.low, high: found.high },
+        n_before: found.nBefore,
+        n_after: found.nAfter,
+        n_source: found.nSource,
+      };
+    };
+    const judged = (p: Structured) => ({
+      change: p.change,
+      significance: p.significance,
+      interval_95: p.interval_95,
+      n_before: p.n_before,
+      n_after: p.n_after,
+      n_source: p.n_source,
+    });
+
+    const gross = await call('metric_series', { query_set_id: 101, metric: 'presence.gross.current' });
+    expect(gross.points).toHaveLength(runs.length);
+    for (let i = 1; i < runs.length; i++) {
+      const want = await expected(runs[i - 1]!.snapshot_id, runs[i]!.snapshot_id, {
+        endpoint: 'presence.gross',
+        field: 'current',
+        dimension: '',
+        label: null,
+      });
+      expect(want?.significance).toMatch(/^(real|noise)$/);
+      expect(want!.n_after).toBeGreaterThan(0);
+      expect(judged(gross.points[i])).toEqual(want);
+    }
+
+    // One run only: its change is against the stored run before the range, per engine.
+    const engine = await call('metric_series', {
+      query_set_id: 101,
+      metric: 'presence.by-engine.gross',
+      by: 'engine',
+      label: 'Perplexity',
+      last_runs: 1,
+    });
+    expect(judged(engine.points[0])).toEqual(
+      await expected(runs.at(-2)!.snapshot_id, runs.at(-1)!.snapshot_id, {
+        endpoint: 'presence.by-engine',
+        field: 'gross',
+        dimension: 'engine',
+        label: 'Perplexity',
+      }),
+    );
+    expect(engine.points[0].n_source).toMatch(/engines/);
+
+    const marks = new Set<string>();
+    const movers = [
+      ...(await call('compare_runs', { query_set_id: 101, limit: 30 })).movers,
+      ...(await call('compare_runs', { query_set_id: 101, metric_prefix: 'presence.by-engine', limit: 100 }))
+        .movers,
+    ];
+    for (const mover of movers) {
+      const [group, name, ...field] = mover.metric.split('.');
+      const want = await expected(runs.at(-2)!.snapshot_id, runs.at(-1)!.snapshot_id, {
+        endpoint: `${group}.${name}`,
+        field: field.join('.'),
+        dimension: mover.breakdown ?? '',
+        label: mover.label,
+      });
+      // Fields the model does not judge (themselves changes) are unknown, never real.
+      if (want) expect(judged(mover)).toEqual(want);
+      else expect(mover).toMatchObject({ significance: 'unknown', interval_95: null });
+      marks.add(mover.significance);
+    }
+    expect([...marks]).toEqual(expect.arrayContaining(['noise', 'unknown']));
+
+    // Life is a score, not a share of answers: its change has no interval and is unknown.
+    const life = await call('metric_series', { query_set_id: 101, metric: 'life.kpi.current' });
+    for (const point of life.points.slice(1))
+      expect(point).toMatchObject({ significance: 'unknown', interval_95: null });
+    expect(life.points[1].change).toBeCloseTo(life.points[1].value - life.points[0].value, 9);
   });
 
   it("lists a set's metrics with titles and units, and renders its workbook as a resource link", async () => {

@@ -270,6 +270,7 @@ describe('renderWorkbook', () => {
       'dimension_label',
       'value',
       'unit',
+      'label',
     ]);
     const rows: ExcelJS.Row[] = [];
     ws.eachRow((row, n) => {

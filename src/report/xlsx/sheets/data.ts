@@ -1,5 +1,6 @@
 import type { MetricUnit } from '../../../api/field-units.js';
 import { payloadRows } from '../../../api/metric-rows.js';
+import { metricName } from '../../../insight/metric-names.js';
 import { METRIC_VALUE_COLUMNS } from '../../../store/metric-reads.js';
 import { isReportable } from '../../../store/payloads.js';
 import { excelFormat, RULES, type RuleName } from '../../format.js';
@@ -33,13 +34,18 @@ function snapshotsOf(ctx: SheetContext): ReportSnapshot[] {
  * Excel table: the same rows, built by the same mapping (api/metric-rows.ts), as the store's `metric_values` and `reportd export`, so an
  * analyst can pivot the whole history without leaving the file. Values keep the API's scale; the
  * number format follows the row's unit. The columns are those of `metric_values`, so a pivot built on
- * one fits the other.
+ * one fits the other, and then `label`: the metric's name as a person reads it, in the workbook's
+ * locale (the endpoint and field columns are its ids).
  */
 export function writeData(w: SheetWriter, sets: readonly SheetContext[]): void {
   // A digest's sets one after another in one table: the account, set and run columns tell them apart.
   const rows = sets.flatMap(dataRows);
   w.ws.views = [{ state: 'frozen', xSplit: 0, ySplit: 1, topLeftCell: 'A2' }];
-  w.table({ name: 'Data', columns: METRIC_VALUE_COLUMNS.map((header) => ({ header })), rows });
+  w.table({
+    name: 'Data',
+    columns: [...METRIC_VALUE_COLUMNS, 'label'].map((header) => ({ header })),
+    rows,
+  });
 }
 
 function dataRows(ctx: SheetContext): CellInput[][] {
@@ -70,6 +76,7 @@ function dataRows(ctx: SheetContext): CellInput[][] {
           row.dimension_label,
           { n: row.value, fmt: FORMAT_OF_UNIT[row.unit] },
           row.unit,
+          metricName(row, ctx.meta.locale),
         ]);
       }
     }

@@ -1,11 +1,13 @@
 import type { MetricGroup } from '../../../api/endpoints.js';
 import { t } from '../../locale/locale.js';
 import { num, type SheetContext } from '../context.js';
+import { judgedFigureCells } from '../judged-figure.js';
 import { KPI_SOURCES } from '../kpis.js';
 import type { CellInput, SheetWriter } from '../sheet-writer.js';
 
 /**
- * The headline numbers of a group, one row each: metric, value, change, note, endpoint. A payload that
+ * The headline numbers of a group, one row each: metric, value, change, its interval, n and
+ * significance, note, endpoint. A payload that
  * is missing still gets its row, saying so, so the gap is visible where the number would be.
  */
 export function keyFigures(w: SheetWriter, ctx: SheetContext, group: MetricGroup): void {
@@ -16,7 +18,7 @@ export function keyFigures(w: SheetWriter, ctx: SheetContext, group: MetricGroup
     const result = ctx.reader.read(source.key, source.schema);
     if (!result.ok) {
       const { title, note } = ctx.reader.unavailable(source.key, result.reason);
-      rows.push([title, null, null, note, source.key]);
+      rows.push([title, null, null, null, null, null, note, source.key]);
       continue;
     }
     for (const figure of source.figures(result.data as never)) {
@@ -24,6 +26,7 @@ export function keyFigures(w: SheetWriter, ctx: SheetContext, group: MetricGroup
         figure.metric,
         num(figure.value, source.key, figure.field),
         figure.delta === undefined ? null : num(figure.delta, source.key, figure.field, 'delta'),
+        ...judgedFigureCells(ctx, source.key, figure.field, figure.value, figure.delta),
         figure.note ?? null,
         source.key,
       ]);
@@ -36,6 +39,9 @@ export function keyFigures(w: SheetWriter, ctx: SheetContext, group: MetricGroup
       { header: t('col.metric') },
       { header: t('xlsx.value') },
       { header: t('col.change') },
+      { header: t('xlsx.interval') },
+      { header: t('xlsx.n') },
+      { header: t('xlsx.significance') },
       { header: t('xlsx.note') },
       { header: t('xlsx.endpoint') },
     ],
