@@ -206,7 +206,9 @@ describe('per: engine', () => {
     run(id, [
       row('presence.by-engine', 'weighted', chatgpt, 'percent', ['engine', '3', 'ChatGPT']),
       row('presence.by-engine', 'weighted', gemini, 'percent', ['engine', '5', 'Gemini']),
+      // Engines are counted on the field every one of them carries (gross), as the payloads give it.
       row('presence.by-engine', 'gross', 1, 'percent', ['engine', '3', 'ChatGPT']),
+      row('presence.by-engine', 'gross', 1, 'percent', ['engine', '5', 'Gemini']),
       answers(2000),
     ]);
 
