@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOSTILE } from '../../src/sandbox/dataset.js';
+import { MAPPING_VERSION } from '../../src/store/metric-values.js';
 import { runCli, spawnCli } from '../helpers/cli.js';
 import { copySnapshots } from '../helpers/synth-snapshots.js';
 import { type SyncEnv, startSyncEnv } from '../sync/helpers/sync-env.js';
@@ -199,6 +200,25 @@ describe('reportd export --incremental into DuckDB and load folders', () => {
       `SELECT COUNT(*) AS n FROM metric_values WHERE _load_id = '${loads[1]!.load_id}'`,
     );
     expect(Number(stamped[0]!.n)).toBe(Number(snapshot!.rows));
+
+    // The target's last load was made by a reportd whose metric mapping was older: the load that
+    // brings rows of the current mapping says so in its note, in the output and in `_loads`.
+    const writable = await DuckDBInstance.create(file);
+    const connection = await writable.connect();
+    try {
+      await connection.run(`UPDATE _loads SET mapping_version = ${MAPPING_VERSION - 1}`);
+    } finally {
+      connection.closeSync();
+      writable.closeSync();
+    }
+    env.sandbox.publishRun(101);
+    await env.sync();
+    const fourth = await exportCli('--format', 'duckdb', '--out', file, '--incremental', 'weekly');
+    expect(fourth.code, fourth.stderr).toBe(0);
+    const note = `metric mapping changed from version ${MAPPING_VERSION - 1} to ${MAPPING_VERSION}`;
+    expect(fourth.stdout).toContain(`note: ${note}`);
+    const notes = await duck<{ note: string | null }>(file, 'SELECT note FROM _loads ORDER BY finished_at');
+    expect(notes.map((row) => row.note?.slice(0, note.length) ?? null)).toEqual([null, null, note]);
   });
 
   it('writes a load folder per load for csv, and none when nothing is new', async () => {

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAPPING_VERSION } from '../../src/store/metric-values.js';
 import { runCli, spawnCli } from '../helpers/cli.js';
 import { freshDatabaseUrl } from '../helpers/postgres.js';
 import { type SyncEnv, startSyncEnv } from '../sync/helpers/sync-env.js';
@@ -116,6 +117,17 @@ describe.skipIf(!onPostgres)('reportd export --incremental --to postgres://…',
       [published.id],
     );
     expect(views[0].n).toBe(Number(snapshot!.rows));
+
+    // Loads made by a reportd with an older metric mapping: the next load's note says so.
+    await client.query('UPDATE warehouse._loads SET mapping_version = $1', [MAPPING_VERSION - 1]);
+    env.sandbox.publishRun(102);
+    await env.sync();
+    const fourth = await load();
+    expect(fourth.code, fourth.stderr).toBe(0);
+    const note = `metric mapping changed from version ${MAPPING_VERSION - 1} to ${MAPPING_VERSION}`;
+    expect(fourth.stdout).toContain(`note: ${note}`);
+    const { rows: notes } = await client.query('SELECT note FROM warehouse._loads ORDER BY finished_at');
+    expect(notes.map((row) => row.note?.slice(0, note.length) ?? null)).toEqual([null, null, note]);
   });
 
   it('leaves the schema as it was when the load is killed with SIGKILL inside its transaction', async () => {
