@@ -18,7 +18,8 @@ export async function sampleRowsOf(
   metric: Pick<InsightRow, 'endpoint' | 'field' | 'dimension'>,
 ): Promise<Map<number, InsightRow[]>> {
   const bySnapshot = new Map<number, InsightRow[]>(snapshotIds.map((id) => [id, []]));
-  const pairs = sampleRowsNeeded(metric);
+  // Each count once: an engine breakdown of a share can name the engine count twice (its base's and its own).
+  const pairs = [...new Map(sampleRowsNeeded(metric).map((pair) => [pair.join('\u0000'), pair])).values()];
   if (snapshotIds.length === 0 || pairs.length === 0) return bySnapshot;
   const one = `SELECT snapshot_id, endpoint, field, dimension, dimension_id, dimension_label, value, unit
      FROM metric_values WHERE snapshot_id IN (${list(snapshotIds)}) AND endpoint = ? AND field = ?`;
