@@ -11,6 +11,7 @@ import { PayloadReader } from './payloads.js';
 import { buildPresence, type PresenceModel } from './presence.js';
 import { buildScout, type ScoutModel } from './scout.js';
 import type { ReportMeta, ReportSnapshot } from './snapshot.js';
+import { buildStory } from './story.js';
 
 export type { ReportMeta, ReportSnapshot } from './snapshot.js';
 
@@ -51,6 +52,8 @@ export interface ReportModel {
   gravity: GravityModel;
   scout: ScoutModel;
   market: MarketModel;
+  /** Three to five sentences on the run, from the rows above (see story.ts). */
+  story: string[];
   /** Endpoint keys the model read, for the completeness test. */
   consumed: string[];
 }
@@ -67,7 +70,7 @@ export function buildReportModel(
     // History is the set's other snapshots, newest first; the current one is never counted twice.
     const earlier = history.filter((past) => past.id !== snapshot.id);
     const reader = new PayloadReader(snapshot, baselineOf(snapshot, earlier, meta.compareWith));
-    const model: Omit<ReportModel, 'consumed' | 'cover'> = {
+    const model: Omit<ReportModel, 'consumed' | 'cover' | 'story'> = {
       overview: buildOverview(reader),
       presence: buildPresence(reader, earlier),
       life: buildLife(reader, earlier),
@@ -75,7 +78,12 @@ export function buildReportModel(
       scout: buildScout(reader),
       market: buildMarket(reader),
     };
-    return { cover: buildCover(snapshot, earlier, meta), ...model, consumed: [...reader.consumed].sort() };
+    return {
+      cover: buildCover(snapshot, earlier, meta),
+      ...model,
+      story: buildStory(model),
+      consumed: [...reader.consumed].sort(),
+    };
   });
 }
 
