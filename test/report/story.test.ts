@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { composeEmail } from '../../src/delivery/email.js';
+import { emailContentFor } from '../../src/delivery/headline.js';
 import { renderReportHtml } from '../../src/report/html.js';
 import { CATALOGS, REPORT_LOCALES } from '../../src/report/locale/locale.js';
 import { buildReportModel, type ReportModel } from '../../src/report/model/index.js';
@@ -135,5 +137,24 @@ describe('the story of a run (every sandbox set, every locale)', () => {
         const english = words.filter((word) => englishWords.has(word) && !names.has(word));
         expect(english, `${locale}: ${model.story.join(' ')}`).toEqual([]);
       }
+  });
+
+  it('opens the email body (HTML and text) with the same story, escaped, in the report locale', async () => {
+    for (const locale of REPORT_LOCALES) {
+      const first = models.get(locale)?.[0];
+      const snapshot = snapshots[0];
+      if (!first || !snapshot) throw new Error('no sandbox set');
+      const message = await composeEmail({
+        from: 'Reports <reports@example.com>',
+        messageId: '<story@reportd>',
+        report: { name: 'weekly', locale, email: { to: ['ceo@example.com'] }, max_attachment_mb: 10 },
+        content: emailContentFor(snapshot, first.model, []),
+      });
+      const escaped = (text: string) =>
+        text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/'/g, '&#x27;');
+      const story = first.model.story.join(' ');
+      expect(String(message.text), locale).toContain(story);
+      expect(String(message.html), locale).toContain(escaped(story));
+    }
   });
 });
