@@ -157,4 +157,47 @@ describe('the story of a run (every sandbox set, every locale)', () => {
       expect(String(message.html), locale).toContain(escaped(story));
     }
   });
+
+  it('tells a share-of-voice overtake against the run before, with numbers the document prints', () => {
+    const snapshot = snapshots[0];
+    if (!snapshot) throw new Error('no sandbox set');
+    const payload = snapshot.payloads['overview.competitive-context']?.data as {
+      shares: { name: string; share: number; isBrand: boolean }[];
+    };
+    const sorted = [...payload.shares].sort((a, b) => b.share - a.share);
+    const brand = sorted.findIndex((entry) => entry.isBrand);
+    const rival = sorted[brand === 0 ? 1 : brand - 1];
+    const own = sorted[brand];
+    if (!rival || !own) throw new Error('the sandbox set has no competitor');
+    // The run before: the same payloads with the brand's and its neighbour's shares swapped.
+    const swapped = payload.shares.map((entry) =>
+      entry.name === rival.name
+        ? { ...entry, share: own.share }
+        : entry.name === own.name
+          ? { ...entry, share: rival.share }
+          : entry,
+    );
+    const before: ReportSnapshot = {
+      ...snapshot,
+      id: snapshot.id - 1,
+      run: { ...snapshot.run, id: snapshot.run.id - 1, created_at: '2020-01-01T00:00:00Z' },
+      payloads: {
+        ...snapshot.payloads,
+        'overview.competitive-context': { data: { ...payload, shares: swapped }, error: null },
+      },
+    };
+    for (const locale of REPORT_LOCALES) {
+      const model = buildReportModel(snapshot, [before], meta(locale));
+      const sentence = model.story.find((line) => line.includes(rival.name) && line.includes(own.name));
+      expect(sentence, `${locale}: ${model.story.join(' ')}`).toBeDefined();
+      expect(model.story.length).toBeLessThanOrEqual(5);
+      const rest = outsideStory(renderReportHtml(model).html);
+      for (const number of numbersIn((sentence ?? '').replace(/[\u00a0\u202f]/g, ' ')))
+        expect(rest, `${locale}: "${number}" of "${sentence}"`).toContain(number);
+    }
+    // Without the run before, no overtake is told.
+    const alone = buildReportModel(snapshot, [], meta('en-US'));
+    expect(alone.story.join(' ')).not.toMatch(/overtook/);
+    expect(buildReportModel(snapshot, [before], meta('en-US')).story.join(' ')).toMatch(/ overtook /);
+  });
 });

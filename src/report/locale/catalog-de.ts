@@ -93,6 +93,8 @@ export const de: Catalog = {
     '{metric} bei {dimension} veränderte sich um {delta} auf {value}, jenseits des Stichprobenrauschens.',
   'story.noRealChange': 'Keine Veränderung nach Maschine oder Absicht übersteigt das Stichprobenrauschen.',
   'story.falseClaims': 'Offene Falschaussagen: {count}; falsche Antworten stammten von {engines}.',
+  'story.overtake':
+    '{winner} hat {loser} beim Anteil an Markennennungen überholt: {winnerShare} gegenüber {loserShare}.',
   'story.withinNoise': '{metric} bei {dimension} ({delta}) blieb innerhalb des Rauschens.',
   'overview.competitiveNote': 'Anteil an Markennennungen',
   'overview.competitiveFootnote':

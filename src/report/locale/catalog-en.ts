@@ -96,6 +96,7 @@ export const en = {
   'story.realChange': '{metric} in {dimension} moved {delta} to {value}, beyond sampling noise.',
   'story.noRealChange': 'No change by engine or intent lies beyond sampling noise.',
   'story.falseClaims': '{count} false claims are open; wrong answers came from {engines}.',
+  'story.overtake': '{winner} overtook {loser} in share of voice: {winnerShare} against {loserShare}.',
   'story.withinNoise': '{metric} in {dimension} ({delta}) stayed within noise.',
   'overview.competitiveNote': 'share of brand mentions',
   'overview.competitiveFootnote':

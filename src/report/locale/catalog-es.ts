@@ -93,6 +93,8 @@ export const es: Catalog = {
   'story.noRealChange': 'Ningún cambio por motor o intención supera el ruido de muestreo.',
   'story.falseClaims':
     'Afirmaciones falsas abiertas: {count}; las respuestas erróneas vinieron de {engines}.',
+  'story.overtake':
+    '{winner} superó a {loser} en cuota de menciones de marcas: {winnerShare} frente a {loserShare}.',
   'story.withinNoise': '{metric} en {dimension} ({delta}) se mantuvo dentro del ruido.',
   'overview.competitiveNote': 'cuota de menciones de marcas',
   'overview.competitiveFootnote':

@@ -94,6 +94,8 @@ export const fr: Catalog = {
   'story.noRealChange': 'Aucune variation par moteur ou par intention ne dépasse le bruit d’échantillonnage.',
   'story.falseClaims':
     'Affirmations erronées ouvertes : {count} ; les réponses fausses venaient de {engines}.',
+  'story.overtake':
+    '{winner} a dépassé {loser} en part des mentions de marques : {winnerShare} contre {loserShare}.',
   'story.withinNoise': '{metric} pour {dimension} ({delta}) : variation dans les limites du bruit.',
   'overview.competitiveNote': 'part des mentions de marques',
   'overview.competitiveFootnote':

@@ -6,7 +6,7 @@ import { currentLocale, reportLocale, t, withLocale } from '../locale/locale.js'
 import { buildGravity, type GravityModel } from './gravity.js';
 import { buildLife, type LifeModel } from './life.js';
 import { buildMarket, type MarketModel } from './market.js';
-import { buildOverview, type OverviewModel } from './overview.js';
+import { buildOverview, type OverviewModel, type ShareRow } from './overview.js';
 import { PayloadReader } from './payloads.js';
 import { buildPresence, type PresenceModel } from './presence.js';
 import { buildScout, type ScoutModel } from './scout.js';
@@ -81,10 +81,19 @@ export function buildReportModel(
     return {
       cover: buildCover(snapshot, earlier, meta),
       ...model,
-      story: buildStory(model),
+      story: buildStory(model, sharesBefore(reader.baseline, earlier)),
       consumed: [...reader.consumed].sort(),
     };
   });
+}
+
+/** Share-of-voice rows of the run the cards compare with, for the story's overtakes; none without one. */
+function sharesBefore(baseline: Baseline<ReportSnapshot>, earlier: readonly ReportSnapshot[]): ShareRow[] {
+  const before =
+    baseline.kind === 'run' ? baseline.run : baseline.kind === 'previous' ? earlier[0] : undefined;
+  if (!before) return [];
+  const competitive = buildOverview(new PayloadReader(before)).competitive;
+  return competitive.available ? competitive.rows : [];
 }
 
 /** The run the headline cards compare with, as `compare_with` asks (an unreadable value counts as previous). */

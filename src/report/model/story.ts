@@ -1,13 +1,15 @@
 import type { DeltaView } from '../format.js';
 import { currentLocale, t } from '../locale/locale.js';
 import type { ReportModel } from './index.js';
+import type { ShareRow } from './overview.js';
 
 /**
  * The story of a run: three to five sentences built from the model's own rows, never from a
  * language model. Every number in them is a text the document's cards and tables already print
  * (values and deltas are copied, not reformatted), so a reader finds each one again below.
  * Order: where the brand stands, the largest real changes (or that there are none), open false
- * claims by engine, and the largest change that stayed within noise.
+ * claims by engine, a share-of-voice overtake involving the brand, and the largest change that
+ * stayed within noise.
  */
 
 const MAX_SENTENCES = 5;
@@ -35,7 +37,36 @@ function candidates(model: Pick<ReportModel, 'presence'>): Candidate[] {
 
 const bySize = (a: Candidate, b: Candidate) => (b.delta.size ?? 0) - (a.delta.size ?? 0);
 
-export function buildStory(model: Pick<ReportModel, 'presence' | 'gravity'>): string[] {
+/**
+ * The brand and a competitor that swapped places in share of voice since `before` (the run the
+ * cards compare with): the brand's own overtakes matter most, so only pairs with the brand count.
+ */
+function overtake(now: readonly ShareRow[], before: readonly ShareRow[]): string | undefined {
+  const rank = new Map(before.map((row, i) => [row.name, i]));
+  const brand = now.findIndex((row) => row.isBrand);
+  if (brand < 0) return undefined;
+  const was = rank.get(now[brand]?.name ?? '');
+  if (was === undefined) return undefined;
+  for (const [i, row] of now.entries()) {
+    const other = rank.get(row.name);
+    if (i === brand || other === undefined) continue;
+    const [winner, loser] = i < brand ? [row, now[brand]] : [now[brand], row];
+    const swapped = i < brand ? other > was : other < was;
+    if (swapped && winner && loser)
+      return t('story.overtake', {
+        winner: winner.name,
+        loser: loser.name,
+        winnerShare: winner.text,
+        loserShare: loser.text,
+      });
+  }
+  return undefined;
+}
+
+export function buildStory(
+  model: Pick<ReportModel, 'presence' | 'gravity' | 'overview'>,
+  sharesBefore: readonly ShareRow[] = [],
+): string[] {
   const sentences: string[] = [];
   const headline = (card: ReportModel['presence']['weighted'] | ReportModel['gravity']['plus']) => {
     if (card.available)
@@ -68,6 +99,10 @@ export function buildStory(model: Pick<ReportModel, 'presence' | 'gravity'>): st
       sentences.push(t('story.falseClaims', { count: open.kpi.value, engines: list }));
     }
   }
+
+  const competitive = model.overview.competitive;
+  const passed = competitive.available ? overtake(competitive.rows, sharesBefore) : undefined;
+  if (passed) sentences.push(passed);
 
   const noise = all.filter((c) => c.delta.noise === true).sort(bySize)[0];
   if (noise)
