@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { composeEmail } from '../../src/delivery/email.js';
 import { emailContentFor } from '../../src/delivery/headline.js';
+import { renderDigestHtml } from '../../src/report/digest/html.js';
 import { renderReportHtml } from '../../src/report/html.js';
 import { CATALOGS, REPORT_LOCALES } from '../../src/report/locale/locale.js';
 import { buildReportModel, type ReportModel } from '../../src/report/model/index.js';
 import type { ReportSnapshot } from '../../src/report/model/snapshot.js';
+import { loadReportTemplates } from '../../src/report/templates.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { sandboxSnapshot } from './sandbox-snapshot.js';
 
@@ -199,5 +201,29 @@ describe('the story of a run (every sandbox set, every locale)', () => {
     const alone = buildReportModel(snapshot, [], meta('en-US'));
     expect(alone.story.join(' ')).not.toMatch(/overtook/);
     expect(buildReportModel(snapshot, [before], meta('en-US')).story.join(' ')).toMatch(/ overtook /);
+  });
+
+  it("puts each set's story on the digest's portfolio page", () => {
+    for (const locale of REPORT_LOCALES) {
+      const sets = (models.get(locale) ?? []).map(({ model }) => ({ model, moves: [] }));
+      const rendered = renderDigestHtml(
+        { report: 'weekly', sets, moves: [], locale, contents: {}, period: 'Week 1' },
+        loadReportTemplates(),
+      );
+      const html = typeof rendered === 'string' ? rendered : rendered.html;
+      const portfolio = html.slice(
+        html.indexOf('portfolio-page'),
+        html.indexOf('</table>', html.indexOf('portfolio-page')),
+      );
+      for (const { model } of sets)
+        expect(portfolio, locale).toContain(
+          model.story
+            .join(' ')
+            .replace(/&/g, '&amp;')
+            .replace(/</g, '&lt;')
+            .replace(/>/g, '&gt;')
+            .replace(/'/g, '&#x27;'),
+        );
+    }
   });
 });

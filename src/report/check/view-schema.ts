@@ -998,6 +998,7 @@ export const digestViewSchema = z.strictObject({
       brand: z.string(),
       querySet: z.string(),
       run: z.string(),
+      story: z.string(),
       kpis: z.array(
         z.strictObject({
           label: z.string(),
