@@ -68,6 +68,8 @@ export interface EmailContent {
   querySet: { id: number; name: string };
   run: { id: number; display_name: string };
   kpis: HeadlineKpi[];
+  /** The report's story of the run (3–5 sentences, report/model/story.ts); none in a digest. */
+  story?: string[];
   summary?: string;
   files: ReportFile[];
 }
@@ -158,6 +160,7 @@ export async function composeEmail(options: ComposeOptions): Promise<Mail.Option
     querySetId: String(content.querySet.id),
     runId: String(content.run.id),
     kpis: content.kpis,
+    story: content.story ?? [],
     summary: content.summary,
     digest: content.digest,
     setCount: content.digest?.sets.length ?? 1,

@@ -73,6 +73,7 @@ export function emailContentFor(
     querySet: { id: snapshot.querySet.id, name: snapshot.querySet.name },
     run: { id: snapshot.run.id, display_name: snapshot.run.display_name },
     kpis: headlineKpis(model),
+    story: model.story,
     summary: headlineSummary(model),
     files,
   };

@@ -103,8 +103,13 @@ export interface DeltaView {
   /** ▲ or ▼; empty when flat, and for a change within noise. */
   arrow: string;
   available: boolean;
-  /** True when the noise model judged the change within its 95 % interval (shown grey, with ±). */
+  /**
+   * True when the noise model judged the change within its 95 % interval (shown grey, with ±), false
+   * when it judged it beyond; absent when it could not judge (no share, no n).
+   */
   noise?: boolean;
+  /** Size of the change as printed (points or the number), for ranking the story's sentences. */
+  size?: number;
 }
 
 /** A change, signed, with its direction and whether that direction is good news for the metric. */
@@ -137,7 +142,7 @@ export function formatDelta(
       : rule.name === 'ratio'
         ? `${signed}×`
         : signed;
-  return { text, direction, tone, arrow, available: true };
+  return { text, direction, tone, arrow, available: true, size: Math.abs(rounded) };
 }
 
 /**

@@ -64,6 +64,7 @@ export function reportView(model: ReportModel, css: string, page: PageSetup = DE
     lang: model.cover.locale,
     page: pageView(page),
     cover: model.cover,
+    story: model.story,
     overview: {
       ...overview,
       headline: [

@@ -26,6 +26,7 @@ export const emailViewSchema = z.strictObject({
   querySetId: z.string().describe("The query set's id, as text."),
   runId: z.string().describe("The run's id, as text."),
   kpis: z.array(kpi).describe('The headline KPIs (one set).'),
+  story: z.array(z.string()).describe('The story of the run: 3–5 sentences (one set; empty in a digest).'),
   summary: z.string().optional().describe("The overview's summary sentence."),
   digest: z
     .strictObject({

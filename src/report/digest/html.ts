@@ -102,6 +102,8 @@ function renderWithin(
         querySet: set.model.cover.querySet,
         run: set.model.cover.run,
         noNewRun: set.repeated ? t('digest.noNewRun', { run: set.model.cover.run }) : undefined,
+        /** The set's story of the run (report/model/story.ts), under its row. */
+        story: set.model.story.join(' '),
         kpis: [set.model.presence.weighted, set.model.gravity.plus, set.model.gravity.openErrors].flatMap(
           (card) =>
             card.available

@@ -93,6 +93,15 @@ export const de: Catalog = {
   'common.no': 'nein',
   'common.allEngines': 'Alle Maschinen',
 
+  'story.title': 'Die Geschichte dieses Laufs',
+  'story.headline': '{metric} liegt bei {value} ({delta}).',
+  'story.realChange':
+    '{metric} bei {dimension} veränderte sich um {delta} auf {value}, jenseits des Stichprobenrauschens.',
+  'story.noRealChange': 'Keine Veränderung nach Maschine oder Absicht übersteigt das Stichprobenrauschen.',
+  'story.falseClaims': 'Offene Falschaussagen: {count}; falsche Antworten stammten von {engines}.',
+  'story.overtake':
+    '{winner} hat {loser} beim Anteil an Markennennungen überholt: {winnerShare} gegenüber {loserShare}.',
+  'story.withinNoise': '{metric} bei {dimension} ({delta}) blieb innerhalb des Rauschens.',
   'overview.competitiveNote': 'Anteil an Markennennungen',
   'overview.competitiveFootnote':
     'Fairer Anteil {fairShare} · D* {dStar} · die Marke ist hervorgehoben; die gestrichelte Linie markiert den fairen Anteil.',

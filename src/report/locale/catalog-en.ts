@@ -97,6 +97,13 @@ export const en = {
   'common.no': 'no',
   'common.allEngines': 'All engines',
 
+  'story.title': 'The story of this run',
+  'story.headline': '{metric} stands at {value} ({delta}).',
+  'story.realChange': '{metric} in {dimension} moved {delta} to {value}, beyond sampling noise.',
+  'story.noRealChange': 'No change by engine or intent lies beyond sampling noise.',
+  'story.falseClaims': '{count} false claims are open; wrong answers came from {engines}.',
+  'story.overtake': '{winner} overtook {loser} in share of voice: {winnerShare} against {loserShare}.',
+  'story.withinNoise': '{metric} in {dimension} ({delta}) stayed within noise.',
   'overview.competitiveNote': 'share of brand mentions',
   'overview.competitiveFootnote':
     'Fair share {fairShare} · D* {dStar} · the brand is highlighted; the dashed line marks the fair share.',

@@ -93,6 +93,15 @@ export const es: Catalog = {
   'common.no': 'no',
   'common.allEngines': 'Todos los motores',
 
+  'story.title': 'La historia de esta medición',
+  'story.headline': '{metric} se sitúa en {value} ({delta}).',
+  'story.realChange': '{metric} en {dimension} varió {delta} hasta {value}, más allá del ruido de muestreo.',
+  'story.noRealChange': 'Ningún cambio por motor o intención supera el ruido de muestreo.',
+  'story.falseClaims':
+    'Afirmaciones falsas abiertas: {count}; las respuestas erróneas vinieron de {engines}.',
+  'story.overtake':
+    '{winner} superó a {loser} en cuota de menciones de marcas: {winnerShare} frente a {loserShare}.',
+  'story.withinNoise': '{metric} en {dimension} ({delta}) se mantuvo dentro del ruido.',
   'overview.competitiveNote': 'cuota de menciones de marcas',
   'overview.competitiveFootnote':
     'Cuota justa {fairShare} · D* {dStar} · la marca aparece destacada; la línea discontinua marca la cuota justa.',

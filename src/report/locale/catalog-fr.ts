@@ -93,6 +93,16 @@ export const fr: Catalog = {
   'common.no': 'non',
   'common.allEngines': 'Tous les moteurs',
 
+  'story.title': 'L’essentiel de ce relevé',
+  'story.headline': '{metric} s’établit à {value} ({delta}).',
+  'story.realChange':
+    '{metric} pour {dimension} a varié de {delta} pour atteindre {value}, au-delà du bruit d’échantillonnage.',
+  'story.noRealChange': 'Aucune variation par moteur ou par intention ne dépasse le bruit d’échantillonnage.',
+  'story.falseClaims':
+    'Affirmations erronées ouvertes : {count} ; les réponses fausses venaient de {engines}.',
+  'story.overtake':
+    '{winner} a dépassé {loser} en part des mentions de marques : {winnerShare} contre {loserShare}.',
+  'story.withinNoise': '{metric} pour {dimension} ({delta}) : variation dans les limites du bruit.',
   'overview.competitiveNote': 'part des mentions de marques',
   'overview.competitiveFootnote':
     'Part équitable {fairShare} · D* {dStar} · la marque est mise en évidence ; la ligne pointillée marque la part équitable.',

@@ -6,11 +6,12 @@ import { currentLocale, reportLocale, t, withLocale } from '../locale/locale.js'
 import { buildGravity, type GravityModel } from './gravity.js';
 import { buildLife, type LifeModel } from './life.js';
 import { buildMarket, type MarketModel } from './market.js';
-import { buildOverview, type OverviewModel } from './overview.js';
+import { buildOverview, type OverviewModel, type ShareRow } from './overview.js';
 import { PayloadReader } from './payloads.js';
 import { buildPresence, type PresenceModel } from './presence.js';
 import { buildScout, type ScoutModel } from './scout.js';
 import type { ReportMeta, ReportSnapshot } from './snapshot.js';
+import { buildStory } from './story.js';
 
 export type { ReportMeta, ReportSnapshot } from './snapshot.js';
 
@@ -51,6 +52,8 @@ export interface ReportModel {
   gravity: GravityModel;
   scout: ScoutModel;
   market: MarketModel;
+  /** Three to five sentences on the run, from the rows above (see story.ts). */
+  story: string[];
   /** Endpoint keys the model read, for the completeness test. */
   consumed: string[];
 }
@@ -67,7 +70,7 @@ export function buildReportModel(
     // History is the set's other snapshots, newest first; the current one is never counted twice.
     const earlier = history.filter((past) => past.id !== snapshot.id);
     const reader = new PayloadReader(snapshot, baselineOf(snapshot, earlier, meta.compareWith));
-    const model: Omit<ReportModel, 'consumed' | 'cover'> = {
+    const model: Omit<ReportModel, 'consumed' | 'cover' | 'story'> = {
       overview: buildOverview(reader),
       presence: buildPresence(reader, earlier),
       life: buildLife(reader, earlier),
@@ -75,8 +78,22 @@ export function buildReportModel(
       scout: buildScout(reader),
       market: buildMarket(reader),
     };
-    return { cover: buildCover(snapshot, earlier, meta), ...model, consumed: [...reader.consumed].sort() };
+    return {
+      cover: buildCover(snapshot, earlier, meta),
+      ...model,
+      story: buildStory(model, sharesBefore(reader.baseline, earlier)),
+      consumed: [...reader.consumed].sort(),
+    };
   });
+}
+
+/** Share-of-voice rows of the run the cards compare with, for the story's overtakes; none without one. */
+function sharesBefore(baseline: Baseline<ReportSnapshot>, earlier: readonly ReportSnapshot[]): ShareRow[] {
+  const before =
+    baseline.kind === 'run' ? baseline.run : baseline.kind === 'previous' ? earlier[0] : undefined;
+  if (!before) return [];
+  const competitive = buildOverview(new PayloadReader(before)).competitive;
+  return competitive.available ? competitive.rows : [];
 }
 
 /** The run the headline cards compare with, as `compare_with` asks (an unreadable value counts as previous). */

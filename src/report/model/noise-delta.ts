@@ -29,6 +29,8 @@ export function judgedDelta(
     unit,
     true,
   );
+  // Marked so the story can tell a judged real change from one nobody could judge.
+  if (judged.significance === 'real') return { ...view, noise: false };
   if (judged.significance !== 'noise' || judged.low === null || judged.high === null) return view;
   const locale = currentLocale();
   const half = locale.number((judged.high - judged.low) / 2, 1);

@@ -1,0 +1,116 @@
+import type { DeltaView } from '../format.js';
+import { currentLocale, t } from '../locale/locale.js';
+import type { ReportModel } from './index.js';
+import type { ShareRow } from './overview.js';
+
+/**
+ * The story of a run: three to five sentences built from the model's own rows, never from a
+ * language model. Every number in them is a text the document's cards and tables already print
+ * (values and deltas are copied, not reformatted), so a reader finds each one again below.
+ * Order: where the brand stands, the largest real changes (or that there are none), open false
+ * claims by engine, a share-of-voice overtake involving the brand, and the largest change that
+ * stayed within noise.
+ */
+
+const MAX_SENTENCES = 5;
+const MAX_REAL = 2;
+
+interface Candidate {
+  metric: string;
+  dimension: string;
+  value: string;
+  delta: DeltaView;
+}
+
+/** Weighted presence by engine and by intent: the shares whose changes the noise model judges. */
+function candidates(model: Pick<ReportModel, 'presence'>): Candidate[] {
+  const metric = t('endpoint.presence.weighted');
+  const out: Candidate[] = [];
+  if (model.presence.byEngine.available)
+    for (const row of model.presence.byEngine.rows)
+      out.push({ metric, dimension: row.engine.label, value: row.weighted.text, delta: row.delta });
+  if (model.presence.byIntent.available)
+    for (const row of model.presence.byIntent.rows)
+      out.push({ metric, dimension: row.label, value: row.weighted.text, delta: row.deltaW });
+  return out;
+}
+
+const bySize = (a: Candidate, b: Candidate) => (b.delta.size ?? 0) - (a.delta.size ?? 0);
+
+/**
+ * The brand and a competitor that swapped places in share of voice since `before` (the run the
+ * cards compare with): the brand's own overtakes matter most, so only pairs with the brand count.
+ */
+function overtake(now: readonly ShareRow[], before: readonly ShareRow[]): string | undefined {
+  const rank = new Map(before.map((row, i) => [row.name, i]));
+  const brand = now.findIndex((row) => row.isBrand);
+  if (brand < 0) return undefined;
+  const was = rank.get(now[brand]?.name ?? '');
+  if (was === undefined) return undefined;
+  for (const [i, row] of now.entries()) {
+    const other = rank.get(row.name);
+    if (i === brand || other === undefined) continue;
+    const [winner, loser] = i < brand ? [row, now[brand]] : [now[brand], row];
+    const swapped = i < brand ? other > was : other < was;
+    if (swapped && winner && loser)
+      return t('story.overtake', {
+        winner: winner.name,
+        loser: loser.name,
+        winnerShare: winner.text,
+        loserShare: loser.text,
+      });
+  }
+  return undefined;
+}
+
+export function buildStory(
+  model: Pick<ReportModel, 'presence' | 'gravity' | 'overview'>,
+  sharesBefore: readonly ShareRow[] = [],
+): string[] {
+  const sentences: string[] = [];
+  const headline = (card: ReportModel['presence']['weighted'] | ReportModel['gravity']['plus']) => {
+    if (card.available)
+      sentences.push(
+        t('story.headline', { metric: card.kpi.label, value: card.kpi.value, delta: card.kpi.delta.text }),
+      );
+  };
+  headline(model.presence.weighted);
+
+  const all = candidates(model).filter((c) => c.delta.available && c.delta.direction !== 'flat');
+  // Only changes the noise model judged real count: one it could not judge is never called real.
+  const real = all.filter((c) => c.delta.noise === false).sort(bySize);
+  for (const c of real.slice(0, MAX_REAL))
+    sentences.push(
+      t('story.realChange', {
+        metric: c.metric,
+        dimension: c.dimension,
+        delta: c.delta.text,
+        value: c.value,
+      }),
+    );
+  if (real.length === 0) sentences.push(t('story.noRealChange'));
+
+  const errors = model.gravity.errors;
+  const open = model.gravity.openErrors;
+  if (errors.available && open.available) {
+    const engines = [...new Set(errors.items.flatMap((item) => item.wrong.map((w) => w.engine.label)))];
+    if (engines.length > 0) {
+      const list = new Intl.ListFormat(currentLocale().tag, { type: 'conjunction' }).format(engines);
+      sentences.push(t('story.falseClaims', { count: open.kpi.value, engines: list }));
+    }
+  }
+
+  const competitive = model.overview.competitive;
+  const passed = competitive.available ? overtake(competitive.rows, sharesBefore) : undefined;
+  if (passed) sentences.push(passed);
+
+  const noise = all.filter((c) => c.delta.noise === true).sort(bySize)[0];
+  if (noise)
+    sentences.push(
+      t('story.withinNoise', { metric: noise.metric, dimension: noise.dimension, delta: noise.delta.text }),
+    );
+
+  // Too little to say: the second headline card keeps the story at its three sentences.
+  if (sentences.length < 3) headline(model.gravity.plus);
+  return sentences.slice(0, MAX_SENTENCES);
+}

@@ -1,0 +1,229 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { composeEmail } from '../../src/delivery/email.js';
+import { emailContentFor } from '../../src/delivery/headline.js';
+import { renderDigestHtml } from '../../src/report/digest/html.js';
+import { renderReportHtml } from '../../src/report/html.js';
+import { CATALOGS, REPORT_LOCALES } from '../../src/report/locale/locale.js';
+import { buildReportModel, type ReportModel } from '../../src/report/model/index.js';
+import type { ReportSnapshot } from '../../src/report/model/snapshot.js';
+import { loadReportTemplates } from '../../src/report/templates.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { sandboxSnapshot } from './sandbox-snapshot.js';
+
+/** Every set (with a run) of every brand the sandbox serves, as the sync would store its newest run. */
+async function everySandboxSet(sandbox: Sandbox): Promise<ReportSnapshot[]> {
+  const get = async <T>(path: string): Promise<T> => {
+    const response = await fetch(`${sandbox.baseUrl}${path}`, {
+      headers: { 'X-Api-Key': sandbox.apiKey, 'X-Api-Secret': sandbox.apiSecret },
+    });
+    return (await response.json()) as T;
+  };
+  const out: ReportSnapshot[] = [];
+  for (const brand of await get<{ id: number; name: string }[]>('/brands/list'))
+    for (const set of await get<{ id: number }[]>(`/sets/brands/${brand.id}/list`)) {
+      // A set that has never run has nothing to report.
+      const runs = await get<unknown[]>(`/sets/${set.id}/runs`);
+      if (runs.length > 0) out.push(await sandboxSnapshot(sandbox, set.id, brand));
+    }
+  return out;
+}
+
+const meta = (locale: string) => ({
+  locale,
+  timeZone: 'UTC',
+  generatedAt: new Date('2026-10-15T06:00:00Z'),
+  version: 'test',
+});
+
+/** Numbers as printed ("37,3", "1,234", "12"): digits joined by separators, no trailing one. */
+const numbersIn = (text: string) => text.match(/\d+(?:[.,\u00a0\u202f ]\d+)*/g) ?? [];
+
+/** The rendered report with the story's own panel cut out, tags dropped, spaces normalised. */
+function outsideStory(html: string): string {
+  const without = html.replace(/<div class="panel story">[\s\S]*?<\/div>/, '');
+  expect(without).not.toBe(html);
+  return without
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&nbsp;/g, '\u00a0')
+    .replace(/[\u00a0\u202f]/g, ' ');
+}
+
+describe('the story of a run (every sandbox set, every locale)', () => {
+  let sandbox: Sandbox;
+  let snapshots: ReportSnapshot[] = [];
+  const models = new Map<string, { model: ReportModel; html: string }[]>();
+
+  beforeAll(async () => {
+    sandbox = await startSandbox();
+    snapshots = await everySandboxSet(sandbox);
+    for (const locale of REPORT_LOCALES)
+      models.set(
+        locale,
+        snapshots.map((snapshot) => {
+          const model = buildReportModel(snapshot, [], meta(locale));
+          return { model, html: renderReportHtml(model).html };
+        }),
+      );
+  }, 120_000);
+
+  afterAll(async () => {
+    await sandbox?.close();
+  });
+
+  it('covers more than one sandbox set', () => {
+    expect(snapshots.length).toBeGreaterThan(1);
+  });
+
+  it('tells three to five sentences, on the overview page', () => {
+    for (const locale of REPORT_LOCALES)
+      for (const { model, html } of models.get(locale) ?? []) {
+        expect(model.story.length, `${locale} set ${model.cover.querySetId}`).toBeGreaterThanOrEqual(3);
+        expect(model.story.length).toBeLessThanOrEqual(5);
+        const overview = html.slice(html.indexOf('id="overview"'));
+        expect(overview).toContain('class="panel story"');
+        for (const sentence of model.story) expect(sentence).toMatch(/[.!]$/);
+      }
+  });
+
+  it('says a real change or that there is none, and names the false claims by engine', () => {
+    for (const { model } of models.get('en-US') ?? []) {
+      const text = model.story.join(' ');
+      expect(text).toMatch(/beyond sampling noise/);
+      if (model.gravity.errors.available && model.gravity.errors.items.some((i) => i.wrong.length > 0))
+        expect(text).toMatch(/false claims are open; wrong answers came from /);
+    }
+  });
+
+  it('prints no number the document does not print in its cards and tables', () => {
+    let checked = 0;
+    for (const locale of REPORT_LOCALES)
+      for (const { model, html } of models.get(locale) ?? []) {
+        const rest = outsideStory(html);
+        for (const sentence of model.story)
+          for (const number of numbersIn(sentence.replace(/[\u00a0\u202f]/g, ' '))) {
+            expect(rest, `${locale} set ${model.cover.querySetId}: "${number}" of "${sentence}"`).toContain(
+              number,
+            );
+            checked += 1;
+          }
+      }
+    expect(checked).toBeGreaterThan(0);
+  });
+
+  it('writes de/fr/es stories in their language: no word of the English story messages', () => {
+    const en = CATALOGS.en as Readonly<Record<string, string>>;
+    const englishWords = new Set(
+      Object.entries(en)
+        .filter(([key]) => key.startsWith('story.') && key !== 'story.title')
+        .flatMap(([, message]) => message.replace(/\{[^}]+\}/g, ' ').match(/\p{L}{3,}/gu) ?? [])
+        .map((word) => word.toLowerCase()),
+    );
+    expect(englishWords.size).toBeGreaterThan(10);
+    for (const locale of ['de-DE', 'fr-FR', 'es-ES'] as const)
+      for (const { model } of models.get(locale) ?? []) {
+        // Names come from the data (engines, intents) and may be English: only the catalog's words count.
+        const names = new Set(
+          [
+            ...(model.presence.byEngine.available
+              ? model.presence.byEngine.rows.map((r) => r.engine.label)
+              : []),
+            ...(model.presence.byIntent.available ? model.presence.byIntent.rows.map((r) => r.label) : []),
+            ...(model.gravity.errors.available ? model.gravity.errors.engines.map((e) => e.label) : []),
+          ].flatMap((name) => name.toLowerCase().match(/\p{L}+/gu) ?? []),
+        );
+        const words =
+          model.story
+            .join(' ')
+            .toLowerCase()
+            .match(/\p{L}{3,}/gu) ?? [];
+        const english = words.filter((word) => englishWords.has(word) && !names.has(word));
+        expect(english, `${locale}: ${model.story.join(' ')}`).toEqual([]);
+      }
+  });
+
+  it('opens the email body (HTML and text) with the same story, escaped, in the report locale', async () => {
+    for (const locale of REPORT_LOCALES) {
+      const first = models.get(locale)?.[0];
+      const snapshot = snapshots[0];
+      if (!first || !snapshot) throw new Error('no sandbox set');
+      const message = await composeEmail({
+        from: 'Reports <reports@example.com>',
+        messageId: '<story@reportd>',
+        report: { name: 'weekly', locale, email: { to: ['ceo@example.com'] }, max_attachment_mb: 10 },
+        content: emailContentFor(snapshot, first.model, []),
+      });
+      const escaped = (text: string) =>
+        text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/'/g, '&#x27;');
+      const story = first.model.story.join(' ');
+      expect(String(message.text), locale).toContain(story);
+      expect(String(message.html), locale).toContain(escaped(story));
+    }
+  });
+
+  it('tells a share-of-voice overtake against the run before, with numbers the document prints', () => {
+    const snapshot = snapshots[0];
+    if (!snapshot) throw new Error('no sandbox set');
+    const payload = snapshot.payloads['overview.competitive-context']?.data as {
+      shares: { name: string; share: number; isBrand: boolean }[];
+    };
+    const sorted = [...payload.shares].sort((a, b) => b.share - a.share);
+    const brand = sorted.findIndex((entry) => entry.isBrand);
+    const rival = sorted[brand === 0 ? 1 : brand - 1];
+    const own = sorted[brand];
+    if (!rival || !own) throw new Error('the sandbox set has no competitor');
+    // The run before: the same payloads with the brand's and its neighbour's shares swapped.
+    const swapped = payload.shares.map((entry) =>
+      entry.name === rival.name
+        ? { ...entry, share: own.share }
+        : entry.name === own.name
+          ? { ...entry, share: rival.share }
+          : entry,
+    );
+    const before: ReportSnapshot = {
+      ...snapshot,
+      id: snapshot.id - 1,
+      run: { ...snapshot.run, id: snapshot.run.id - 1, created_at: '2020-01-01T00:00:00Z' },
+      payloads: {
+        ...snapshot.payloads,
+        'overview.competitive-context': { data: { ...payload, shares: swapped }, error: null },
+      },
+    };
+    for (const locale of REPORT_LOCALES) {
+      const model = buildReportModel(snapshot, [before], meta(locale));
+      const sentence = model.story.find((line) => line.includes(rival.name) && line.includes(own.name));
+      expect(sentence, `${locale}: ${model.story.join(' ')}`).toBeDefined();
+      expect(model.story.length).toBeLessThanOrEqual(5);
+      const rest = outsideStory(renderReportHtml(model).html);
+      for (const number of numbersIn((sentence ?? '').replace(/[\u00a0\u202f]/g, ' ')))
+        expect(rest, `${locale}: "${number}" of "${sentence}"`).toContain(number);
+    }
+    // Without the run before, no overtake is told.
+    const alone = buildReportModel(snapshot, [], meta('en-US'));
+    expect(alone.story.join(' ')).not.toMatch(/overtook/);
+    expect(buildReportModel(snapshot, [before], meta('en-US')).story.join(' ')).toMatch(/ overtook /);
+  });
+
+  it("puts each set's story on the digest's portfolio page", () => {
+    for (const locale of REPORT_LOCALES) {
+      const sets = (models.get(locale) ?? []).map(({ model }) => ({ model, moves: [] }));
+      const rendered = renderDigestHtml(
+        { report: 'weekly', sets, moves: [], locale, contents: {}, period: 'Week 1' },
+        loadReportTemplates(),
+      );
+      const html = typeof rendered === 'string' ? rendered : rendered.html;
+      const portfolio = html.slice(
+        html.indexOf('portfolio-page'),
+        html.indexOf('</table>', html.indexOf('portfolio-page')),
+      );
+      for (const { model } of sets)
+        expect(portfolio, locale).toContain(
+          model.story
+            .join(' ')
+            .replace(/&/g, '&amp;')
+            .replace(/</g, '&lt;')
+            .replace(/>/g, '&gt;')
+            .replace(/'/g, '&#x27;'),
+        );
+    }
+  });
+});
