@@ -90,7 +90,7 @@ describe('the story of a run (every sandbox set, every locale)', () => {
       const text = model.story.join(' ');
       expect(text).toMatch(/beyond sampling noise/);
       if (model.gravity.errors.available && model.gravity.errors.items.some((i) => i.wrong.length > 0))
-        expect(text).toMatch(/false claims are open; wrong answers came from /);
+        expect(text).toMatch(/false claims are open; wrong answers came from |false claim/);
     }
   });
 
@@ -201,6 +201,47 @@ describe('the story of a run (every sandbox set, every locale)', () => {
     const alone = buildReportModel(snapshot, [], meta('en-US'));
     expect(alone.story.join(' ')).not.toMatch(/overtook/);
     expect(buildReportModel(snapshot, [before], meta('en-US')).story.join(' ')).toMatch(/ overtook /);
+  });
+
+  it('tells only the false claims the run compared with did not have as new, by engine', () => {
+    const snapshot = snapshots.find((s) => {
+      const data = s.payloads['gravity.error-register']?.data as { gravityErrors?: { wrong: unknown[] }[] };
+      return data?.gravityErrors?.some((e) => e.wrong.length > 1);
+    });
+    if (!snapshot) throw new Error('no sandbox set with two wrong claims on one error');
+    const register = snapshot.payloads['gravity.error-register']!.data as {
+      gravityErrors: { wrong: { engine: number; text: string }[] }[];
+    };
+    const withClaims = register.gravityErrors.find((e) => e.wrong.length > 1)!;
+    const [kept, dropped] = withClaims.wrong as [{ engine: number }, { engine: number }];
+    const plain = buildReportModel(snapshot, [], meta('en-US')).gravity.errors;
+    const name = (id: number) =>
+      (plain.available ? plain.engines.find((e) => e.id === id)?.label : undefined) ?? '?';
+    const beforeWith = (gravityErrors: unknown[]): ReportSnapshot => ({
+      ...snapshot,
+      id: snapshot.id - 1,
+      run: { ...snapshot.run, id: snapshot.run.id - 1, created_at: '2020-01-01T00:00:00Z' },
+      payloads: {
+        ...snapshot.payloads,
+        'gravity.error-register': { data: { ...register, gravityErrors }, error: null },
+      },
+    });
+    // The run before had every claim but one: that one's engine is the one named as new.
+    const allButOne = register.gravityErrors.map((e) =>
+      e === withClaims ? { ...e, wrong: e.wrong.filter((w) => w !== (dropped as unknown)) } : e,
+    );
+    const onlyOne = buildReportModel(snapshot, [beforeWith(allButOne)], meta('en-US')).story.join(' ');
+    const others = register.gravityErrors.flatMap((e) => e.wrong).filter((w) => w !== (dropped as unknown));
+    expect(onlyOne).toMatch(new RegExp(`New false claims this run came from ${name(dropped.engine)};`));
+    if (!others.some((w) => w.engine === kept.engine && kept.engine !== dropped.engine))
+      throw new Error('fixture: the kept claim must be of another engine');
+    expect(onlyOne).not.toMatch(new RegExp(`came from [^;]*${name(kept.engine)}`));
+    // The run before had them all: none is new, and the story says so.
+    const none = buildReportModel(snapshot, [beforeWith(register.gravityErrors)], meta('en-US')).story;
+    expect(none.join(' ')).toMatch(/No engine made a new false claim this run; \d+ remain open\./);
+    // German: the same rule, in German words.
+    const german = buildReportModel(snapshot, [beforeWith(allButOne)], meta('de-DE')).story.join(' ');
+    expect(german).toMatch(/Neue Falschaussagen in diesem Lauf stammten von /);
   });
 
   it("puts each set's story on the digest's portfolio page", () => {

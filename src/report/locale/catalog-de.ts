@@ -98,6 +98,10 @@ export const de: Catalog = {
   'story.realChange':
     '{metric} bei {dimension} veränderte sich um {delta} auf {value}, jenseits des Stichprobenrauschens.',
   'story.noRealChange': 'Keine Veränderung nach Maschine oder Absicht übersteigt das Stichprobenrauschen.',
+  'story.newFalseClaims':
+    'Neue Falschaussagen in diesem Lauf stammten von {engines}; insgesamt sind {count} offen.',
+  'story.noNewFalseClaims':
+    'Keine Maschine hat in diesem Lauf eine neue Falschaussage gemacht; {count} bleiben offen.',
   'story.falseClaims': 'Offene Falschaussagen: {count}; falsche Antworten stammten von {engines}.',
   'story.overtake':
     '{winner} hat {loser} beim Anteil an Markennennungen überholt: {winnerShare} gegenüber {loserShare}.',

@@ -101,6 +101,8 @@ export const en = {
   'story.headline': '{metric} stands at {value} ({delta}).',
   'story.realChange': '{metric} in {dimension} moved {delta} to {value}, beyond sampling noise.',
   'story.noRealChange': 'No change by engine or intent lies beyond sampling noise.',
+  'story.newFalseClaims': 'New false claims this run came from {engines}; {count} are open in all.',
+  'story.noNewFalseClaims': 'No engine made a new false claim this run; {count} remain open.',
   'story.falseClaims': '{count} false claims are open; wrong answers came from {engines}.',
   'story.overtake': '{winner} overtook {loser} in share of voice: {winnerShare} against {loserShare}.',
   'story.withinNoise': '{metric} in {dimension} ({delta}) stayed within noise.',

@@ -97,6 +97,9 @@ export const es: Catalog = {
   'story.headline': '{metric} se sitúa en {value} ({delta}).',
   'story.realChange': '{metric} en {dimension} varió {delta} hasta {value}, más allá del ruido de muestreo.',
   'story.noRealChange': 'Ningún cambio por motor o intención supera el ruido de muestreo.',
+  'story.newFalseClaims':
+    'Nuevas afirmaciones falsas vinieron de {engines}; {count} siguen abiertas en total.',
+  'story.noNewFalseClaims': 'Ningún motor hizo una nueva afirmación falsa; {count} siguen abiertas.',
   'story.falseClaims':
     'Afirmaciones falsas abiertas: {count}; las respuestas erróneas vinieron de {engines}.',
   'story.overtake':

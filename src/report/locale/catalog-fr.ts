@@ -98,6 +98,10 @@ export const fr: Catalog = {
   'story.realChange':
     '{metric} pour {dimension} a varié de {delta} pour atteindre {value}, au-delà du bruit d’échantillonnage.',
   'story.noRealChange': 'Aucune variation par moteur ou par intention ne dépasse le bruit d’échantillonnage.',
+  'story.newFalseClaims':
+    'De nouvelles affirmations erronées sont venues de {engines} ; {count} restent ouvertes au total.',
+  'story.noNewFalseClaims':
+    'Aucun moteur n’a fait de nouvelle affirmation erronée ; {count} restent ouvertes.',
   'story.falseClaims':
     'Affirmations erronées ouvertes : {count} ; les réponses fausses venaient de {engines}.',
   'story.overtake':

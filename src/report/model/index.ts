@@ -6,12 +6,12 @@ import { currentLocale, reportLocale, t, withLocale } from '../locale/locale.js'
 import { buildGravity, type GravityModel } from './gravity.js';
 import { buildLife, type LifeModel } from './life.js';
 import { buildMarket, type MarketModel } from './market.js';
-import { buildOverview, type OverviewModel, type ShareRow } from './overview.js';
+import { buildOverview, type OverviewModel } from './overview.js';
 import { PayloadReader } from './payloads.js';
 import { buildPresence, type PresenceModel } from './presence.js';
 import { buildScout, type ScoutModel } from './scout.js';
 import type { ReportMeta, ReportSnapshot } from './snapshot.js';
-import { buildStory } from './story.js';
+import { buildStory, claimKeys, type StoryBefore } from './story.js';
 
 export type { ReportMeta, ReportSnapshot } from './snapshot.js';
 
@@ -81,19 +81,27 @@ export function buildReportModel(
     return {
       cover: buildCover(snapshot, earlier, meta),
       ...model,
-      story: buildStory(model, sharesBefore(reader.baseline, earlier)),
+      story: buildStory(model, storyBefore(reader.baseline, earlier)),
       consumed: [...reader.consumed].sort(),
     };
   });
 }
 
-/** Share-of-voice rows of the run the cards compare with, for the story's overtakes; none without one. */
-function sharesBefore(baseline: Baseline<ReportSnapshot>, earlier: readonly ReportSnapshot[]): ShareRow[] {
+/**
+ * What the story compares with, from the run the cards compare with: its share-of-voice rows (for
+ * overtakes) and its false claims (so only new ones are told as new); nothing without such a run.
+ */
+function storyBefore(baseline: Baseline<ReportSnapshot>, earlier: readonly ReportSnapshot[]): StoryBefore {
   const before =
     baseline.kind === 'run' ? baseline.run : baseline.kind === 'previous' ? earlier[0] : undefined;
-  if (!before) return [];
-  const competitive = buildOverview(new PayloadReader(before)).competitive;
-  return competitive.available ? competitive.rows : [];
+  if (!before) return { shares: [] };
+  const reader = new PayloadReader(before);
+  const competitive = buildOverview(reader).competitive;
+  const errors = buildGravity(reader, []).errors;
+  return {
+    shares: competitive.available ? competitive.rows : [],
+    ...(errors.available ? { claims: new Set(errors.items.flatMap(claimKeys)) } : {}),
+  };
 }
 
 /** The run the headline cards compare with, as `compare_with` asks (an unreadable value counts as previous). */

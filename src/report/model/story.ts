@@ -63,10 +63,24 @@ function overtake(now: readonly ShareRow[], before: readonly ShareRow[]): string
   return undefined;
 }
 
+/** The run the story compares with: its shares, and its false claims when its register was stored. */
+export interface StoryBefore {
+  shares: readonly ShareRow[];
+  /** `claimKeys` of that run's register; absent when there is no such run or its register is missing. */
+  claims?: ReadonlySet<string>;
+}
+
+type ErrorItem = Extract<ReportModel['gravity']['errors'], { available: true }>['items'][number];
+
+/** One false claim per engine and error: the same claim in two runs has the same key. */
+export const claimKeys = (item: ErrorItem): string[] =>
+  item.wrong.map((claim) => `${item.id}\u0000${claim.engine.id}\u0000${claim.text}`);
+
 export function buildStory(
   model: Pick<ReportModel, 'presence' | 'gravity' | 'overview'>,
-  sharesBefore: readonly ShareRow[] = [],
+  before: StoryBefore = { shares: [] },
 ): string[] {
+  const sharesBefore = before.shares;
   const sentences: string[] = [];
   const headline = (card: ReportModel['presence']['weighted'] | ReportModel['gravity']['plus']) => {
     if (card.available)
@@ -93,10 +107,28 @@ export function buildStory(
   const errors = model.gravity.errors;
   const open = model.gravity.openErrors;
   if (errors.available && open.available) {
-    const engines = [...new Set(errors.items.flatMap((item) => item.wrong.map((w) => w.engine.label)))];
-    if (engines.length > 0) {
-      const list = new Intl.ListFormat(currentLocale().tag, { type: 'conjunction' }).format(engines);
-      sentences.push(t('story.falseClaims', { count: open.kpi.value, engines: list }));
+    const list = (names: string[]) =>
+      new Intl.ListFormat(currentLocale().tag, { type: 'conjunction' }).format(names);
+    const enginesOf = (items: readonly ErrorItem[]) => [
+      ...new Set(items.flatMap((item) => item.wrong.map((w) => w.engine.label))),
+    ];
+    if (before.claims) {
+      // Against the run compared with: only claims it did not have are new (an engine, an error, a text).
+      const claims = before.claims;
+      const fresh = errors.items.map((item) => ({
+        ...item,
+        wrong: item.wrong.filter((_, i) => !claims.has(claimKeys(item)[i]!)),
+      }));
+      const engines = enginesOf(fresh);
+      sentences.push(
+        engines.length > 0
+          ? t('story.newFalseClaims', { count: open.kpi.value, engines: list(engines) })
+          : t('story.noNewFalseClaims', { count: open.kpi.value }),
+      );
+    } else {
+      const engines = enginesOf(errors.items);
+      if (engines.length > 0)
+        sentences.push(t('story.falseClaims', { count: open.kpi.value, engines: list(engines) }));
     }
   }
 
