@@ -25,6 +25,8 @@ const en = CATALOGS.en as Readonly<Record<string, string>>;
  */
 const SAME_AS_ENGLISH: Readonly<Record<string, readonly string[]>> = {
   de: [
+    'xlsx.interval', // symbols: the interval's ± and the sample size's n
+    'xlsx.n',
     'group.life',
     'group.gravity',
     'group.scout',
@@ -37,6 +39,8 @@ const SAME_AS_ENGLISH: Readonly<Record<string, readonly string[]>> = {
     'digest.portfolio', // the same word in German
   ],
   fr: [
+    'xlsx.interval', // symbols: the interval's ± and the sample size's n
+    'xlsx.n',
     'group.life',
     'group.gravity',
     'group.scout',
@@ -53,6 +57,8 @@ const SAME_AS_ENGLISH: Readonly<Record<string, readonly string[]>> = {
     'col.volume',
   ],
   es: [
+    'xlsx.interval', // symbols: the interval's ± and the sample size's n
+    'xlsx.n',
     'group.life',
     'group.gravity',
     'group.scout',
