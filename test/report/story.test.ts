@@ -213,7 +213,8 @@ describe('the story of a run (every sandbox set, every locale)', () => {
       gravityErrors: { wrong: { engine: number; text: string }[] }[];
     };
     const withClaims = register.gravityErrors.find((e) => e.wrong.length > 1)!;
-    const [kept, dropped] = withClaims.wrong as [{ engine: number }, { engine: number }];
+    const kept = withClaims.wrong[0]!;
+    const dropped = withClaims.wrong[1]!;
     const plain = buildReportModel(snapshot, [], meta('en-US')).gravity.errors;
     const name = (id: number) =>
       (plain.available ? plain.engines.find((e) => e.id === id)?.label : undefined) ?? '?';
@@ -228,10 +229,10 @@ describe('the story of a run (every sandbox set, every locale)', () => {
     });
     // The run before had every claim but one: that one's engine is the one named as new.
     const allButOne = register.gravityErrors.map((e) =>
-      e === withClaims ? { ...e, wrong: e.wrong.filter((w) => w !== (dropped as unknown)) } : e,
+      e === withClaims ? { ...e, wrong: e.wrong.filter((w) => w !== dropped) } : e,
     );
     const onlyOne = buildReportModel(snapshot, [beforeWith(allButOne)], meta('en-US')).story.join(' ');
-    const others = register.gravityErrors.flatMap((e) => e.wrong).filter((w) => w !== (dropped as unknown));
+    const others = register.gravityErrors.flatMap((e) => e.wrong).filter((w) => w !== dropped);
     expect(onlyOne).toMatch(new RegExp(`New false claims this run came from ${name(dropped.engine)};`));
     if (!others.some((w) => w.engine === kept.engine && kept.engine !== dropped.engine))
       throw new Error('fixture: the kept claim must be of another engine');
