@@ -33,7 +33,8 @@ describe('deltas within noise', () => {
     const real = buildReportModel(big, [], meta);
     if (!real.presence.byEngine.available) throw new Error('fixture lacks presence by engine');
     expect(real.presence.byEngine.rows[0]!.delta).toMatchObject({ arrow: '▲', tone: 'good' });
-    expect(real.presence.byEngine.rows[0]!.delta.noise).toBeUndefined();
+    // Judged real, not merely unjudged: the story counts only these as changes.
+    expect(real.presence.byEngine.rows[0]!.delta.noise).toBe(false);
   });
 });
 

@@ -7,8 +7,10 @@ import type { PayloadReader } from './payloads.js';
 /**
  * A delta as the report shows it once the noise model has judged it: a change within noise keeps its
  * number but loses its arrow and colour, and carries the half-width of its 95 % interval ("+2.6 ±
- * 9.1 pts"); a real change is left as it was. The run before is `current − delta` on the same number
- * of answers (the payload holds only this run's counts; README, "How noise is judged").
+ * 9.1 pts"); a real change keeps its arrow and colour and is marked `noise: false`, so it is told apart
+ * from one the model could not judge (no counts, a unit it does not model), which stays unmarked. The
+ * run before is `current − delta` on the same number of answers (the payload holds only this run's
+ * counts; README, "How noise is judged").
  */
 export function judgedDelta(
   reader: PayloadReader,
