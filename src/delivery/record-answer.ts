@@ -17,7 +17,7 @@ export interface RecordedAnswer {
 /**
  * Records what the SMTP server answered, per recipient. By the time this runs the server has spoken,
  * so nothing may be sent again for this attempt whatever the store does: a write lock another process
- * holds past busy_timeout, a full disk, a read-only remount are retried with backoff for `retryForMs`
+ * holds past the store's 5 s lock wait, a full disk, a read-only remount are retried with backoff for `retryForMs`
  * (errors classified here, where they arise, never mistaken for SMTP trouble). If the store still
  * cannot take it, a DeliveryRecordError says who the message was accepted for.
  */

@@ -85,8 +85,8 @@ export async function openStore(
 /**
  * WAL lets readers (`status`, the renderer, the daemon's /readyz) work while a sync writes;
  * synchronous=NORMAL is durable across process crashes in WAL mode (only a power loss can drop the
- * last commits, which the sync refetches); busy_timeout makes a second process wait for the write
- * lock instead of failing at once.
+ * last commits, which the sync refetches); a second process waits up to 5 s for the write lock
+ * instead of failing at once (asynchronously: sqlite-store.ts).
  */
 function openSqlite(path: string, options: OpenStoreOptions): Store {
   const file = path === ':memory:' ? path : resolve(path);
@@ -101,6 +101,9 @@ function openSqlite(path: string, options: OpenStoreOptions): Store {
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
+    // From here on the store waits for the write lock itself, without freezing the event loop
+    // (sqlite-store.ts, `waitingForLock`); the pragmas above may still wait inside the driver.
+    db.pragma('busy_timeout = 0');
   } catch (error) {
     throw new StoreError(`cannot open store ${file}: ${(error as Error).message}${hintOf(error, file)}`, {
       cause: error,

@@ -134,7 +134,7 @@ export class StoreRequestHistory implements RequestHistory {
 
   /**
    * `fn` in one write transaction holding the key's lock: no other process reads or records for this
-   * key between `others` and `record` (SQLite: the write lock, waited for up to busy_timeout;
+   * key between `others` and `record` (SQLite: the write lock, waited for up to 5 s without blocking the event loop;
    * PostgreSQL: an advisory lock per key, so different keys never wait for each other).
    */
   exclusive<T>(budgetKey: string, fn: () => Promise<T>): Promise<T> {

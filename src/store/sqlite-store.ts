@@ -59,6 +59,43 @@ function turnOf(file: string): { turn: Turn; release(): void } {
   };
 }
 
+/**
+ * How long a statement or a transaction waits for another process's write lock before it fails
+ * with SQLite's own "database is locked" (what busy_timeout was: see `waitingForLock`).
+ */
+const LOCK_WAIT_MS = 5_000;
+
+function isBusy(error: unknown): boolean {
+  return String((error as { code?: unknown }).code ?? '').startsWith('SQLITE_BUSY');
+}
+
+/**
+ * Runs `attempt` until it does not meet another process's lock, for up to `LOCK_WAIT_MS`, waiting
+ * *asynchronously* between tries. SQLite's busy_timeout would wait inside the synchronous driver
+ * call: 5 s with the event loop frozen — no timer, no /readyz, no heartbeat — and a sync pass that
+ * met the lock on every request froze it for minutes, so the scheduler never ran to see the trouble.
+ * The store opens its connection with busy_timeout 0 (db.ts) and waits here instead. `turn`, when
+ * given, is checked synchronously right before every try: another task's transaction may have
+ * started meanwhile, and a statement must not land inside it.
+ */
+async function waitingForLock<T>(
+  turn: { mustWait(): boolean; free(): Promise<void> } | undefined,
+  attempt: () => T,
+): Promise<T> {
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  let pause = 2;
+  for (;;) {
+    while (turn?.mustWait()) await turn.free();
+    try {
+      return attempt();
+    } catch (error) {
+      if (!isBusy(error) || Date.now() >= deadline) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.min(pause, Math.max(1, deadline - Date.now()))));
+    pause = Math.min(pause * 2, 50);
+  }
+}
+
 /** better-sqlite3 takes numbers, strings, bigints, buffers and null: not booleans, not undefined. */
 function bind(params: SqlParams): unknown[] {
   return params.map((value) =>
@@ -90,23 +127,23 @@ export function sqliteStore(db: Database.Database, file: string): Store {
   // Checked again right before each statement runs (synchronously after the last await), so a
   // statement never lands inside a transaction another task opened meanwhile.
   const mustWait = (): boolean => turn.held && !inside.getStore();
+  const outside = { mustWait, free: () => turn.free() };
 
   const store: Store = {
     engine: 'sqlite',
     location: file,
     async all<T>(sql: string, params: SqlParams = []): Promise<T[]> {
-      while (mustWait()) await turn.free();
-      return prepare(sql).all(...bind(params)) as T[];
+      return waitingForLock(outside, () => prepare(sql).all(...bind(params)) as T[]);
     },
     async get<T>(sql: string, params: SqlParams = []): Promise<T | undefined> {
-      while (mustWait()) await turn.free();
-      return prepare(sql).get(...bind(params)) as T | undefined;
+      return waitingForLock(outside, () => prepare(sql).get(...bind(params)) as T | undefined);
     },
     async run(sql: string, params: SqlParams = []): Promise<RunResult> {
-      while (mustWait()) await turn.free();
-      return { changes: prepare(sql).run(...bind(params)).changes };
+      return waitingForLock(outside, () => ({ changes: prepare(sql).run(...bind(params)).changes }));
     },
     async exec(script: string): Promise<void> {
+      // Not retried: a script's statements commit one by one outside a transaction, so a retry could
+      // run the first ones twice. Every caller runs its scripts inside `transaction` (migrations).
       while (mustWait()) await turn.free();
       db.exec(script);
     },
@@ -127,9 +164,9 @@ export function sqliteStore(db: Database.Database, file: string): Store {
       }
       const release = await turn.take();
       try {
-        // IMMEDIATE: the write lock is taken now (waiting busy_timeout for another process), so the
-        // transaction never fails half-way on a lock upgrade.
-        db.exec('BEGIN IMMEDIATE');
+        // IMMEDIATE: the write lock is taken now (waited for as `waitingForLock` says, holding this
+        // process's turn), so the transaction never fails half-way on a lock upgrade.
+        await waitingForLock(undefined, () => db.exec('BEGIN IMMEDIATE'));
         try {
           const result = await inside.run({ savepoints: 0 }, fn);
           db.exec('COMMIT');
