@@ -237,6 +237,17 @@ describe('the story of a run (every sandbox set, every locale)', () => {
     if (!others.some((w) => w.engine === kept.engine && kept.engine !== dropped.engine))
       throw new Error('fixture: the kept claim must be of another engine');
     expect(onlyOne).not.toMatch(new RegExp(`came from [^;]*${name(kept.engine)}`));
+    // A newer run stored beside them (this run rendered again after the next was synced) is not
+    // the run before: with every claim in it, the dropped one would no longer be told as new.
+    const newer: ReportSnapshot = {
+      ...beforeWith(register.gravityErrors),
+      id: snapshot.id + 1,
+      run: { ...snapshot.run, id: snapshot.run.id + 1, created_at: '2099-01-01T00:00:00Z' },
+    };
+    const withNewer = buildReportModel(snapshot, [newer, beforeWith(allButOne)], meta('en-US')).story;
+    expect(withNewer.join(' ')).toMatch(
+      new RegExp(`New false claims this run came from ${name(dropped.engine)};`),
+    );
     // The run before had them all: none is new, and the story says so.
     const none = buildReportModel(snapshot, [beforeWith(register.gravityErrors)], meta('en-US')).story;
     expect(none.join(' ')).toMatch(/No engine made a new false claim this run; \d+ remain open\./);

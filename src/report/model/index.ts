@@ -67,8 +67,9 @@ export function buildReportModel(
   const locale = reportLocale(meta.locale, meta.timeZone);
   // Every label and number of the model is written in the reader's locale (see withLocale).
   return withLocale(locale, () => {
-    // History is the set's other snapshots, newest first; the current one is never counted twice.
-    const earlier = history.filter((past) => past.id !== snapshot.id);
+    // History is the set's other snapshots, newest first. Only runs older than this one count: a
+    // report of run 101 rendered (or retried) after run 102 was synced must not compare with 102.
+    const earlier = history.filter((past) => past.id !== snapshot.id && olderRun(past, snapshot));
     const reader = new PayloadReader(snapshot, baselineOf(snapshot, earlier, meta.compareWith));
     const model: Omit<ReportModel, 'consumed' | 'cover' | 'story'> = {
       overview: buildOverview(reader),
@@ -85,6 +86,13 @@ export function buildReportModel(
       consumed: [...reader.consumed].sort(),
     };
   });
+}
+
+/** Whether `past`'s run was published before `current`'s (ties by run id). */
+function olderRun(past: ReportSnapshot, current: ReportSnapshot): boolean {
+  const a = Date.parse(past.run.created_at);
+  const b = Date.parse(current.run.created_at);
+  return a < b || (a === b && past.run.id < current.run.id);
 }
 
 /**
