@@ -1,3 +1,5 @@
+import { BUILT_IN_THEME } from './session.js';
+
 /**
  * The studio's own page. Its script (and only it: a nonce) picks what to preview, shows it in tabs
  * (document, printed pages, email, channel payloads) and reloads them when the server says a file
@@ -41,7 +43,7 @@ pre { white-space: pre-wrap; background: #f7f8fa; border: 1px solid #d5dae1; pad
   <label>Locale <select id="locale"><option value="">(report's)</option></select></label>
   <label>Paper <select id="paper"><option value="">(report's)</option><option>A4</option><option>Letter</option><option>Legal</option></select></label>
   <label>Orientation <select id="orientation"><option value="">(report's)</option><option>portrait</option><option>landscape</option></select></label>
-  <label>Theme <select id="theme"><option value="">(report's)</option><option>(built-in)</option></select></label>
+  <label>Theme <select id="theme"><option value="">(report's)</option><option>${BUILT_IN_THEME}</option></select></label>
   <details><summary>Sections</summary><div id="sections"></div></details>
   <a id="pdf" download>Print PDF</a>
   <span id="status"></span>

@@ -87,6 +87,10 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
     );
   }
   const state: State = { version: 1, error: null };
+  // The config as last loaded (pickers list its reports and themes), and its problems while the file
+  // on disk is invalid: those stay shown whatever renders meanwhile, until a valid file is read.
+  let config = options.config;
+  let configProblems: string[] | null = null;
   /** The last good render of each selection, and the files' version it was made at. */
   const good = new Map<string, { version: number; preview: Preview }>();
   const running = new Map<string, Promise<Preview | undefined>>();
@@ -101,10 +105,10 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
     try {
       const preview = await options.session.preview(selection);
       good.set(keyOf(selection), { version: state.version, preview });
-      if (state.error) state.error = null;
+      if (state.error) state.error = configProblems;
       return preview;
     } catch (error) {
-      state.error = explain(error, options.templatesDir ?? options.config.templates.dir, selection);
+      state.error = explain(error, options.templatesDir ?? config.templates.dir, selection);
       return good.get(keyOf(selection))?.preview;
     }
   };
@@ -116,7 +120,8 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
   const latest = (selection: Selection) => {
     const key = keyOf(selection);
     const made = good.get(key);
-    if (made && made.version === state.version && !state.error) return Promise.resolve(made.preview);
+    if (made && made.version === state.version && state.error === configProblems)
+      return Promise.resolve(made.preview);
     const tag = `${state.version}:${key}`;
     let pending = running.get(tag);
     if (!pending) {
@@ -140,7 +145,7 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
     timer = setTimeout(async () => {
       const hadError = state.error !== null;
       const preview = await render(current);
-      if (preview && !state.error) {
+      if (preview && state.error === configProblems) {
         state.version++;
         good.set(keyOf(current), { version: state.version, preview });
       }
@@ -157,13 +162,18 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
       clearTimeout(configTimer);
       configTimer = setTimeout(() => {
         try {
-          configFile.apply(configFile.load());
+          const next = configFile.load();
+          configFile.apply(next);
+          config = next;
+          configProblems = null;
+          state.error = null;
           changed();
         } catch (error) {
           // A config error lists each problem on a line of its own (path: message), never a stack.
-          state.error = String((error as Error).message ?? error)
+          configProblems = String((error as Error).message ?? error)
             .split('\n')
             .filter((line) => line.trim() !== '');
+          state.error = configProblems;
           broadcast();
         }
       }, 60);
@@ -205,7 +215,7 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
         return;
       }
       case '/api/options':
-        return json(await studioOptions(options.session.store, options.config));
+        return json(await studioOptions(options.session.store, config));
       case '/api/state':
         return json(state);
       case '/events':

@@ -114,7 +114,11 @@ export class StudioSession {
     } = report ? documentSettings(report) : ({ timeZone: 'UTC' } as ReturnType<typeof documentSettings>);
     // The look: the report's own, another report's (picked by its name) or the built-in one.
     const looks =
-      selection.theme === undefined ? report : this.config.reports.find((r) => r.name === selection.theme);
+      selection.theme === undefined
+        ? report
+        : selection.theme === BUILT_IN_THEME
+          ? undefined
+          : this.config.reports.find((r) => r.name === selection.theme);
     const look = looks ? documentSettings(looks) : {};
     return {
       report,

@@ -247,12 +247,28 @@ describe('reportd studio --sandbox', () => {
     expect(shown).toContain('primary');
     expect(shown).not.toMatch(/\n\s+at /);
     expect(await coverColor()).toBe('rgb(106, 27, 154)');
+    // A picker changed meanwhile renders, and the file's problems stay named: it is still invalid.
+    const locales = await page.$$eval('#locale option', (options) => options.map((o) => o.value));
+    await page.select('#locale', locales.find((l) => l !== '' && l !== 'en-US')!);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(await page.$eval('#problems', (el) => el.classList.contains('shown'))).toBe(true);
+    expect(await page.$eval('#problems', (el) => el.textContent)).toContain('primary');
+    await page.select('#locale', '');
 
     writeFileSync(configPath, good);
     await until('the recovery', async () => {
       const hidden = await page.$eval('#problems', (el) => !el.classList.contains('shown'));
       return hidden && (await coverColor()) === 'rgb(46, 125, 50)' ? true : undefined;
     });
+    // A report added to the file is one of the pickers' reports at the page's next load.
+    expect(good).toMatch(/- name: per-set\n/);
+    writeFileSync(configPath, good.replace(/- name: per-set\n/, '- name: board-weekly\n'));
+    await until('the new report among the pickers', async () => {
+      await page.reload({ waitUntil: 'load' });
+      const names = await page.$$eval('#report option', (options) => options.map((o) => o.value));
+      return names.includes('board-weekly') ? true : undefined;
+    });
+    writeFileSync(configPath, good);
     expect(left).toEqual([]);
   }, 300_000);
 });
