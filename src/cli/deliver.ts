@@ -20,7 +20,7 @@ import { openStore, type Store } from '../store/db.js';
 import { type Delivery, EMAIL_DESTINATION, getDelivery, makeDueNow } from '../store/deliveries.js';
 import { listRecipients, type Recipient, summary } from '../store/delivery-recipients.js';
 import { coveredRuns } from '../store/digest-deliveries.js';
-import { noticeOf } from '../store/incidents.js';
+import { noticeLabel } from '../store/incidents.js';
 import { asStoreFault } from '../store/store-fault.js';
 import { type ConfigOptions, configOption } from './options.js';
 
@@ -171,8 +171,7 @@ async function deliverPending(config: Config): Promise<void> {
 
 /** How `deliver --pending` names a row: a report's or alert's set and run, a notice's incident and event. */
 function pendingLabel(row: Delivery): string {
-  if (row.kind === 'notice')
-    return `failure notice ${row.report.slice('notice:'.length)} (${noticeOf(row).kind}) to ${row.destination}`;
+  if (row.kind === 'notice') return noticeLabel(row);
   return `${row.kind} ${row.report}, query set ${row.querySetId}, run ${row.runId}`;
 }
 

@@ -7,6 +7,7 @@ import { openStore } from '../store/db.js';
 import { type Delivery, listDeliveries } from '../store/deliveries.js';
 import { type Recipient, recipientsOf } from '../store/delivery-recipients.js';
 import { coveredRuns } from '../store/digest-deliveries.js';
+import { noticeLabel } from '../store/incidents.js';
 import { listJobStates } from '../store/job-state.js';
 import { listSyncRuns, type SyncRun } from '../store/sync-runs.js';
 import { opsHistory, opsHistoryLines } from './history-ops.js';
@@ -79,6 +80,13 @@ export function register(program: Command): void {
         if (deliveries.length === 0) out.push('  none yet');
         for (const d of deliveries) {
           const again = d.generation > 0 ? ` (resend ${d.generation})` : '';
+          if (d.notice) {
+            // A notice's set and run columns hold its incident and event: named as such, not as a run.
+            out.push(
+              `  ${d.updatedAt}  ${d.state.padEnd(9)} ${shown(d.notice)}${again}  attempts ${d.attempts}${d.lastError ? `  ${shown(d.lastError)}` : ''}`,
+            );
+            continue;
+          }
           out.push(
             `  ${d.updatedAt}  ${d.state.padEnd(9)} ${shown(d.report)}${d.destination === 'email' ? '' : ` → ${shown(d.destination)}`}  ${d.covers ? `digest ${d.covers.map((c) => `${c.querySetId}:${c.runId}`).join(',')}` : `set ${d.querySetId}  run ${d.runId}`}${again}  ` +
               `attempts ${d.attempts}${d.lastError ? `  ${shown(d.lastError)}` : ''}`,
@@ -131,6 +139,9 @@ function syncView(s: SyncRun) {
 function deliveryView(d: Delivery, recipients: readonly Recipient[]) {
   return {
     id: d.id,
+    kind: d.kind,
+    /** A failure notice's incident and event in words (its set and run fields hold those numbers). */
+    ...(d.kind === 'notice' ? { notice: noticeLabel(d) } : {}),
     report: d.report,
     destination: d.destination,
     account: d.account,

@@ -102,7 +102,7 @@ export function register(program: Command): void {
 
 export async function collectStatus(
   store: Store,
-  config: Pick<Config, 'accounts' | 'sync'> & Partial<Pick<Config, 'reports' | 'alerts' | 'channels'>>,
+  config: Pick<Config, 'accounts' | 'sync'> & Partial<Pick<Config, 'reports' | 'alerts' | 'channels' | 'smtp'>>,
   now: number,
 ): Promise<StatusReport> {
   const last = await lastFinishedSyncRun(store);
@@ -144,13 +144,16 @@ export async function collectStatus(
 /** See `StatusReport.unclaimed`: the same scope a worker with this config claims by. */
 async function unclaimed(
   store: Store,
-  config: Partial<Pick<Config, 'reports' | 'alerts' | 'channels'>>,
+  config: Partial<Pick<Config, 'reports' | 'alerts' | 'channels' | 'smtp'>>,
   now: number,
 ): Promise<NonNullable<StatusReport['unclaimed']>> {
+  const channels = (config.channels ?? []).map((c) => c.name);
   const scope = claimScope({
     reports: config.reports ?? [],
     alerts: config.alerts ?? [],
-    channels: new Set((config.channels ?? []).map((c) => c.name)),
+    channels: new Set(channels),
+    // As a worker of this config (runtime.ts): email notices with an smtp section, and its channels'.
+    noticeDestinations: [...(config.smtp ? ['email'] : []), ...channels],
   });
   return (await unclaimedDeliveries(store, scope, now)).map((group) => ({
     kind: group.kind,

@@ -10,7 +10,7 @@ import { scrubOrNull } from '../secrets.js';
 import type { Store } from '../store/db.js';
 import { listDeliveries } from '../store/deliveries.js';
 import { coverLabel } from '../store/digest-deliveries.js';
-import { listOpenIncidents } from '../store/incidents.js';
+import { listOpenIncidents, noticeLabel } from '../store/incidents.js';
 import { getJobState } from '../store/job-state.js';
 import { conflictLines } from './cluster.js';
 import { latestFiles } from './downloads.js';
@@ -112,7 +112,9 @@ export async function statusView({ config, store, now, deliveries = 15 }: Status
     otherHolders: status.cluster.others.map((o) => `${o.holder} holds ${o.kind} ${o.what}`),
     definitionConflicts: conflictLines(status.cluster),
     deliveries: shown.map((d) => ({
-      report: d.report,
+      report: d.kind === 'notice' ? noticeLabel(d) : d.report,
+      /** A notice's set and run fields hold its incident and event: shown in its report cell instead. */
+      notice: d.kind === 'notice',
       querySetId: d.querySetId,
       runId: d.runId,
       /** A digest's (set:run) list; absent for a per-set delivery. */

@@ -227,6 +227,12 @@ export function noticeOf(row: Delivery): Omit<Notice, 'recipients'> {
   };
 }
 
+/** How a person reads a notice row (the CLI's lines, the status page): its incident, event and destination. */
+export function noticeLabel(row: Delivery): string {
+  const notice = noticeOf(row);
+  return `failure notice ${row.report.slice('notice:'.length)} (incident ${notice.incidentId} ${notice.kind}) to ${row.destination}`;
+}
+
 /** Who an email notice is for (written when it was queued); none for a channel's. */
 export async function noticeRecipients(store: Store, row: Delivery): Promise<string[]> {
   if (row.destination !== 'email') return [];
