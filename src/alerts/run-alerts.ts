@@ -1,16 +1,11 @@
 import type { AlertConfig } from '../config/alert-section.js';
-import { channelDeliveryId } from '../delivery/channel-attempt.js';
+import { deliveryId } from '../delivery/delivery-id.js';
 import { envelopeRecipients, senderAddress, senderDomain } from '../delivery/envelope.js';
 import { type Logger, silentLogger } from '../log.js';
 import { lifecycleState } from '../schedule/lifecycle.js';
 import { getAlertCursor, saveFiring, setAlertCursor } from '../store/alerts.js';
 import { inTransaction, type Store } from '../store/db.js';
-import {
-  defaultMessageId,
-  EMAIL_DESTINATION,
-  type EnqueueResult,
-  enqueueDelivery,
-} from '../store/deliveries.js';
+import { EMAIL_DESTINATION, type EnqueueResult, enqueueDelivery } from '../store/deliveries.js';
 import { newestRunFirst } from '../store/query-sets.js';
 import { type Evaluation, evaluateRules, type RunFacts } from './evaluate.js';
 import { runFacts, type SetHistory, setHistories } from './facts.js';
@@ -159,8 +154,14 @@ export async function runAlertPass(options: AlertPassOptions): Promise<EnqueueRe
               await enqueueDelivery(store, deliveryKey, now, {
                 messageIdFor: (generation) =>
                   destination === EMAIL_DESTINATION
-                    ? defaultMessageId(deliveryKey, generation, extra, senderDomain(options.from))
-                    : channelDeliveryId(deliveryKey, generation, ['alert']),
+                    ? deliveryId(
+                        { of: 'run', ...deliveryKey, generation, extra },
+                        { form: 'message-id', domain: senderDomain(options.from) },
+                      )
+                    : deliveryId(
+                        { of: 'channel-run', ...deliveryKey, generation, extra: ['alert'] },
+                        { form: 'msg' },
+                      ),
               }),
             );
           }

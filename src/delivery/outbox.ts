@@ -13,7 +13,6 @@ import {
   claimNextDelivery,
   type Delivery,
   type DeliveryKey,
-  defaultMessageId,
   EMAIL_DESTINATION,
   type EnqueueResult,
   enqueueDelivery,
@@ -30,10 +29,11 @@ import {
   type RecipientOutcome,
   unsettledRecipients,
 } from '../store/delivery-recipients.js';
-import { type CoveredRun, digestMessageId, enqueueDigest } from '../store/digest-deliveries.js';
-import { channelAttempt, channelDeliveryId } from './channel-attempt.js';
+import { type CoveredRun, enqueueDigest } from '../store/digest-deliveries.js';
+import { channelAttempt } from './channel-attempt.js';
 import type { ChannelAlert, ChannelSender } from './channels/types.js';
 import { claimScope, type Destined } from './claim-scope.js';
+import { deliveryId } from './delivery-id.js';
 import {
   composeEmail,
   type EmailContent,
@@ -212,7 +212,8 @@ export class Outbox {
     if (destination !== EMAIL_DESTINATION) {
       return enqueueDelivery(this.options.store, { ...key, destination }, this.clock.now(), {
         ...options,
-        messageIdFor: (generation) => channelDeliveryId({ ...key, destination }, generation),
+        messageIdFor: (generation) =>
+          deliveryId({ of: 'channel-run', ...key, destination, generation }, { form: 'msg' }),
       });
     }
     // The Message-ID covers who it goes to and from whom, so two installations sending the same report
@@ -225,7 +226,8 @@ export class Outbox {
     const domain = senderDomain(this.options.from);
     return enqueueDelivery(this.options.store, key, this.clock.now(), {
       ...options,
-      messageIdFor: (generation) => defaultMessageId(key, generation, extra, domain),
+      messageIdFor: (generation) =>
+        deliveryId({ of: 'run', ...key, generation, extra }, { form: 'message-id', domain }),
     });
   }
 
@@ -259,7 +261,8 @@ export class Outbox {
     return enqueueDigest(this.options.store, report, runs, this.clock.now(), {
       ...options,
       destination,
-      messageIdFor: (covers, generation) => digestMessageId(report, covers, generation, extra, domain),
+      messageIdFor: (covers, generation) =>
+        deliveryId({ of: 'digest', report, covers, generation, extra }, { form: 'message-id', domain }),
     });
   }
 
