@@ -1,6 +1,6 @@
 import type { AlertConfig } from '../config/alert-section.js';
-import { deliveryId } from '../delivery/delivery-id.js';
-import { envelopeRecipients, senderAddress, senderDomain } from '../delivery/envelope.js';
+import { envelopeRecipients } from '../delivery/envelope.js';
+import { runRowId } from '../delivery/row-ids.js';
 import { type Logger, silentLogger } from '../log.js';
 import { lifecycleState } from '../schedule/lifecycle.js';
 import { getAlertCursor, saveFiring, setAlertCursor } from '../store/alerts.js';
@@ -145,23 +145,13 @@ export async function runAlertPass(options: AlertPassOptions): Promise<EnqueueRe
               account: history.account,
               kind: 'alert' as const,
             };
-            const extra = [
-              'alert',
-              senderAddress(options.from),
-              ...(alert.email ? envelopeRecipients(alert.email) : []),
-            ];
             results.push(
               await enqueueDelivery(store, deliveryKey, now, {
-                messageIdFor: (generation) =>
-                  destination === EMAIL_DESTINATION
-                    ? deliveryId(
-                        { of: 'run', ...deliveryKey, generation, extra },
-                        { form: 'message-id', domain: senderDomain(options.from) },
-                      )
-                    : deliveryId(
-                        { of: 'channel-run', ...deliveryKey, generation, extra: ['alert'] },
-                        { form: 'msg' },
-                      ),
+                messageIdFor: runRowId(
+                  deliveryKey,
+                  options.from,
+                  alert.email ? envelopeRecipients(alert.email) : [],
+                ),
               }),
             );
           }

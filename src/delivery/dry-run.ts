@@ -6,6 +6,7 @@ import { type Delivery, EMAIL_DESTINATION, unsavedDelivery } from '../store/deli
 import { coversKey } from '../store/digest-deliveries.js';
 import type { ChannelSender } from './channels/types.js';
 import { deliveryId } from './delivery-id.js';
+import { previewOnChannel } from './destinations/channel.js';
 import { latestRuns } from './due.js';
 import { composeEmail, type EmailContent } from './email.js';
 import type { DeliveryRenderer } from './outbox.js';
@@ -105,19 +106,11 @@ export function channelPreview(
   at: number,
 ): Promise<unknown> {
   const key = { ...row, destination };
-  return sender.preview(
-    {
-      id: row.covers
-        ? deliveryId(
-            { of: 'digest', report: row.report, covers: row.covers, generation: 0, extra: [destination] },
-            { form: 'message-id' },
-          )
-        : deliveryId({ of: 'channel-run', ...key, generation: 0 }, { form: 'msg' }),
-      event: 'report.delivered',
-      report: row.report,
-      account: row.account,
-      at,
-    },
-    content,
-  );
+  const id = row.covers
+    ? deliveryId(
+        { of: 'digest', report: row.report, covers: row.covers, generation: 0, extra: [destination] },
+        { form: 'message-id' },
+      )
+    : deliveryId({ of: 'channel-run', ...key, generation: 0 }, { form: 'msg' });
+  return previewOnChannel(sender, { id, content }, row, at);
 }

@@ -8,7 +8,7 @@ import { reportComposer } from './compose/report.js';
 import { channelDestination } from './destinations/channel.js';
 import { emailDestination } from './destinations/email.js';
 import type { Destination } from './destinations/types.js';
-import type { OutboxOptions } from './outbox.js';
+import type { OutboxOptions } from './outbox-options.js';
 
 /**
  * The outbox's handler tables: which composer builds a row's message (by kind) and which destination

@@ -1,11 +1,9 @@
-import type Mail from 'nodemailer/lib/mailer/index.js';
 import { backoffCeiling } from '../api/retry-timing.js';
 import { type Clock, systemClock } from '../clock.js';
 import { type Logger, silentLogger } from '../log.js';
 import { isHolderGone, holderName as workerName } from '../queue/holder.js';
 import { type Fence, staleWrite } from '../queue/index.js';
 import { scrub } from '../secrets.js';
-import type { Store } from '../store/db.js';
 import {
   type ClaimScope,
   claimNextDelivery,
@@ -23,21 +21,24 @@ import {
 } from '../store/deliveries.js';
 import {
   ensureRecipients,
-  type Recipient,
   type RecipientOutcome,
   unsettledRecipients,
 } from '../store/delivery-recipients.js';
 import { type CoveredRun, enqueueDigest } from '../store/digest-deliveries.js';
-import type { ChannelAlert, ChannelSender } from './channels/types.js';
-import { claimScope, type Destined } from './claim-scope.js';
+import { claimScope } from './claim-scope.js';
 import type { Composer, DeliveryMessage } from './compose/message.js';
-import { deliveryId } from './delivery-id.js';
 import type { Destination } from './destinations/types.js';
-import type { EmailContent, Mailer, ReportEmailConfig } from './email.js';
-import { envelopeRecipients, senderAddress, senderDomain } from './envelope.js';
+import { envelopeRecipients } from './envelope.js';
 import { type ComposerKind, composerKind, composersFor, destinationsFor } from './handlers.js';
 import { type LeaseHeartbeat, startLeaseHeartbeat } from './lease-heartbeat.js';
+import {
+  DEFAULT_LEASE_MS,
+  DEFAULT_MAX_HOLD_MS,
+  type DeliveryOutcome,
+  type OutboxOptions,
+} from './outbox-options.js';
 import { recordAnswer } from './record-answer.js';
+import { digestRowId, runRowId } from './row-ids.js';
 
 /**
  * The outbox worker: claim one due row, render, mark `sending`, hand the message to SMTP for the
@@ -61,96 +62,14 @@ import { recordAnswer } from './record-answer.js';
  *   one; the window is kept small by rendering and composing before the row enters `sending`.
  */
 
-export interface DeliveryRenderer {
-  /** Renders the report files for the delivery's (query set, run) and gathers the email's headline. */
-  render(delivery: Delivery, signal?: AbortSignal): Promise<EmailContent>;
-}
-
-export interface OutboxOptions {
-  store: Store;
-  renderer: DeliveryRenderer;
-  mailer: Mailer;
-  /** The configured channels' senders by name (`channels[]`); rows bound elsewhere are not claimed. */
-  channels?: ReadonlyMap<string, ChannelSender>;
-  from: string;
-  reports: readonly ReportEmailConfig[];
-  /** The config's alerts: with the reports and channels they make the claim scope (claim-scope.ts). */
-  alerts?: readonly Destined[];
-  templatesDir?: string;
-  clock?: Clock;
-  logger?: Logger;
-  /** Names this worker in `claimed_by`; unique per process by default. */
-  worker?: string;
-  /**
-   * Reports whose rows wait for now (asked before each claim): those live daemons define differently
-   * (daemon/definition-watch.ts). None by default.
-   */
-  held?: () => Promise<ReadonlySet<string>>;
-  /**
-   * How long a claim holds without a heartbeat while rendering (ms, default 90 s). The worker renews it
-   * every third of that, so it only needs to outlast a few missed beats, not the render; it is how long
-   * a crashed worker's row waits before another worker takes it.
-   */
-  leaseMs?: number;
-  /** The same while sending (ms, default `leaseMs`); renewed the same way during the SMTP exchange. */
-  sendLeaseMs?: number;
-  /**
-   * Longest one attempt keeps renewing (ms, default 30 min, far above the render and SMTP timeouts).
-   * Past it the lease is left to run out, so an attempt that hangs with a live event loop ends and is
-   * counted like a crash instead of holding the row forever.
-   */
-  maxHoldMs?: number;
-  /** Attempts per delivery, crashes included (default 8). */
-  maxAttempts?: number;
-  /** Retry delay after attempt n: min(cap, base·2^(n-1)); defaults 30 s and 30 min. */
-  backoff?: { baseMs: number; capMs: number };
-  /**
-   * How long recording the server's answer keeps being retried (ms, default 2 min): once the server
-   * accepted, a busy lock or a full disk is waited out, never answered by sending again.
-   */
-  recordRetryMs?: number;
-  /**
-   * Builds the message of rows whose `kind` is not `report` (alerts): the message and its envelope
-   * recipients, or why it cannot be built (the row then fails, named in `history`).
-   */
-  messageFor?: (
-    row: Delivery,
-    date: Date,
-  ) => Promise<{ message: Mail.Options; recipients: string[]; attachReport?: boolean } | { error: string }>;
-  /**
-   * The destinations whose failure notices this worker sends (`email` when it has a real mailer, its
-   * channels' names); none when absent. A notice for a destination it lacks is left for one that has it.
-   */
-  noticeDestinations?: readonly string[];
-  /** The alert of an `alert` row bound for a channel (its destination), or why it cannot be built. */
-  channelAlertFor?: (row: Delivery) => Promise<ChannelAlert | { error: string }>;
-  /** Told about every finished attempt (metrics). */
-  onOutcome?: (outcome: DeliveryOutcome) => void;
-}
-
-export interface DeliveryOutcome {
-  id: number;
-  report: string;
-  /** `email` or the channel's name. */
-  destination?: string;
-  result: 'sent' | 'retry' | 'failed' | 'lost' | 'released';
-  error?: string;
-  renderMs?: number;
-  /** Each recipient's state after this attempt (absent when nothing was sent). */
-  recipients?: Recipient[];
-}
-
-/** Short, because the heartbeat renews it: about how long a crashed worker's row waits to be taken over. */
-export const DEFAULT_LEASE_MS = 90_000;
-export const DEFAULT_MAX_HOLD_MS = 30 * 60_000;
-
-/**
- * The hold cap for a configured render timeout: the default, or more when renders may take long
- * (a launch, the PDF render and the workbook all happen within one attempt).
- */
-export function maxHoldFor(renderTimeoutMs: number): number {
-  return Math.max(DEFAULT_MAX_HOLD_MS, 3 * renderTimeoutMs);
-}
+export {
+  DEFAULT_LEASE_MS,
+  DEFAULT_MAX_HOLD_MS,
+  type DeliveryOutcome,
+  type DeliveryRenderer,
+  maxHoldFor,
+  type OutboxOptions,
+} from './outbox-options.js';
 
 export class Outbox {
   readonly worker: string;
@@ -206,28 +125,18 @@ export class Outbox {
   }
 
   /** Adds the row of one destination (`email` unless `key.destination` says otherwise). */
-  async enqueue(key: DeliveryKey, options: { force?: boolean } = {}): Promise<EnqueueResult> {
+  enqueue(key: DeliveryKey, options: { force?: boolean } = {}): Promise<EnqueueResult> {
     const destination = key.destination ?? EMAIL_DESTINATION;
-    if (destination !== EMAIL_DESTINATION) {
-      return enqueueDelivery(this.options.store, { ...key, destination }, this.clock.now(), {
-        ...options,
-        messageIdFor: (generation) =>
-          deliveryId({ of: 'channel-run', ...key, destination, generation }, { form: 'msg' }),
-      });
-    }
-    // The Message-ID covers who it goes to and from whom, so two installations sending the same report
-    // name and run ids to other people never share one, while a rebuilt store reproduces it.
-    const report = this.options.reports.find((r) => r.name === key.report);
-    const extra = [
-      senderAddress(this.options.from),
-      ...(report?.email ? envelopeRecipients(report.email) : []),
-    ];
-    const domain = senderDomain(this.options.from);
-    return enqueueDelivery(this.options.store, key, this.clock.now(), {
+    return enqueueDelivery(this.options.store, { ...key, destination }, this.clock.now(), {
       ...options,
-      messageIdFor: (generation) =>
-        deliveryId({ of: 'run', ...key, generation, extra }, { form: 'message-id', domain }),
+      messageIdFor: runRowId({ ...key, destination }, this.options.from, this.emailRecipientsOf(key.report)),
     });
+  }
+
+  /** The envelope recipients of a report's email (none without an email section): part of its ids. */
+  private emailRecipientsOf(report: string): string[] {
+    const email = this.options.reports.find((r) => r.name === report)?.email;
+    return email ? envelopeRecipients(email) : [];
   }
 
   /** The digest rows for `report` covering exactly `runs`, one per destination of the report. */
@@ -250,18 +159,10 @@ export class Outbox {
     options: { force?: boolean; destination?: string } = {},
   ): Promise<EnqueueResult> {
     const destination = options.destination ?? EMAIL_DESTINATION;
-    const config = this.options.reports.find((r) => r.name === report);
-    // Email: the Message-ID covers sender and recipients, as `enqueue`'s; a channel's names the channel.
-    const extra =
-      destination === EMAIL_DESTINATION
-        ? [senderAddress(this.options.from), ...(config?.email ? envelopeRecipients(config.email) : [])]
-        : [destination];
-    const domain = destination === EMAIL_DESTINATION ? senderDomain(this.options.from) : undefined;
     return enqueueDigest(this.options.store, report, runs, this.clock.now(), {
       ...options,
       destination,
-      messageIdFor: (covers, generation) =>
-        deliveryId({ of: 'digest', report, covers, generation, extra }, { form: 'message-id', domain }),
+      messageIdFor: digestRowId(report, destination, this.options.from, this.emailRecipientsOf(report)),
     });
   }
 

@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
 import { type Delivery, EMAIL_DESTINATION } from '../../store/deliveries.js';
-import type { OutboxOptions } from '../outbox.js';
+import type { OutboxOptions } from '../outbox-options.js';
 import type { ComposeContext, Composed, Composer } from './message.js';
 
 export interface AlertComposerOptions {

@@ -2,7 +2,7 @@ import type { Delivery } from '../../store/deliveries.js';
 import { EMAIL_DESTINATION } from '../../store/deliveries.js';
 import { composeEmail, type ReportEmailConfig } from '../email.js';
 import { envelopeRecipients } from '../envelope.js';
-import type { DeliveryRenderer } from '../outbox.js';
+import type { DeliveryRenderer } from '../outbox-options.js';
 import { type ComposeContext, type Composed, type Composer, once } from './message.js';
 
 export interface ReportComposerOptions {

@@ -1,5 +1,6 @@
 import type { Clock } from '../../clock.js';
 import type { Store } from '../../store/db.js';
+import type { Delivery } from '../../store/deliveries.js';
 import { channelAttempt } from '../channel-attempt.js';
 import type { ChannelSender } from '../channels/types.js';
 import type { DeliveryMessage } from '../compose/message.js';
@@ -33,18 +34,23 @@ export function channelDestination(sender: ChannelSender, store: Store, clock: C
         log.error({ error: outcome.reply }, 'delivery failed: the channel refused it');
       return { outcomes: [outcome], ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
     },
-    async preview(message, row) {
-      if (!message.content) return undefined;
-      return sender.preview(
-        {
-          id: message.id,
-          event: 'report.delivered',
-          report: row.report,
-          account: row.account,
-          at: clock.now(),
-        },
-        message.content,
-      );
-    },
+    preview: async (message, row) => previewOnChannel(sender, message, row, clock.now()),
   };
+}
+
+/**
+ * The request(s) a channel's sender would make for a report message, secrets left out: the
+ * destination's `preview`, and `deliver --dry-run` and the studio through dry-run.ts.
+ */
+export function previewOnChannel(
+  sender: ChannelSender,
+  message: Pick<DeliveryMessage, 'id' | 'content'>,
+  row: Pick<Delivery, 'report' | 'account'>,
+  at: number,
+): Promise<unknown> {
+  if (!message.content) return Promise.resolve(undefined);
+  return sender.preview(
+    { id: message.id, event: 'report.delivered', report: row.report, account: row.account, at },
+    message.content,
+  );
 }
