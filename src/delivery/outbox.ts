@@ -41,8 +41,9 @@ import { recordAnswer } from './record-answer.js';
 import { digestRowId, runRowId } from './row-ids.js';
 
 /**
- * The outbox worker: claim one due row, render, mark `sending`, hand the message to SMTP for the
- * recipients still owed it, record each recipient's answer (record-answer.ts; never a resend).
+ * The outbox worker: claim one due row, compose its message (compose/, by kind), mark `sending`, hand
+ * it to its destination (destinations/: SMTP or a channel) for the recipients still owed it, record
+ * each recipient's answer (record-answer.ts; never a resend).
  *
  * Exactly-once, honestly: SMTP has no idempotency key, so one window cannot be closed, the moments
  * between the server's "250 OK" and our `sent` commit. Everywhere else a crash is safe:
@@ -266,9 +267,7 @@ export class Outbox {
       hasDestination: destination !== undefined,
       signal: renderSignal,
     };
-    let composed = composer
-      ? await composer(row, context)
-      : { unbuildable: `no message builder for ${row.kind} deliveries` };
+    let composed = await composer(row, context);
     let recipients: string[] = [];
     if ('message' in composed && destination) {
       try {
