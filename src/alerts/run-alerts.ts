@@ -1,16 +1,11 @@
 import type { AlertConfig } from '../config/alert-section.js';
-import { channelDeliveryId } from '../delivery/channel-attempt.js';
-import { envelopeRecipients, senderAddress, senderDomain } from '../delivery/envelope.js';
+import { envelopeRecipients } from '../delivery/envelope.js';
+import { runRowId } from '../delivery/row-ids.js';
 import { type Logger, silentLogger } from '../log.js';
 import { lifecycleState } from '../schedule/lifecycle.js';
 import { getAlertCursor, saveFiring, setAlertCursor } from '../store/alerts.js';
 import { inTransaction, type Store } from '../store/db.js';
-import {
-  defaultMessageId,
-  EMAIL_DESTINATION,
-  type EnqueueResult,
-  enqueueDelivery,
-} from '../store/deliveries.js';
+import { EMAIL_DESTINATION, type EnqueueResult, enqueueDelivery } from '../store/deliveries.js';
 import { newestRunFirst } from '../store/query-sets.js';
 import { type Evaluation, evaluateRules, type RunFacts } from './evaluate.js';
 import { runFacts, type SetHistory, setHistories } from './facts.js';
@@ -150,17 +145,13 @@ export async function runAlertPass(options: AlertPassOptions): Promise<EnqueueRe
               account: history.account,
               kind: 'alert' as const,
             };
-            const extra = [
-              'alert',
-              senderAddress(options.from),
-              ...(alert.email ? envelopeRecipients(alert.email) : []),
-            ];
             results.push(
               await enqueueDelivery(store, deliveryKey, now, {
-                messageIdFor: (generation) =>
-                  destination === EMAIL_DESTINATION
-                    ? defaultMessageId(deliveryKey, generation, extra, senderDomain(options.from))
-                    : channelDeliveryId(deliveryKey, generation, ['alert']),
+                messageIdFor: runRowId(
+                  deliveryKey,
+                  options.from,
+                  alert.email ? envelopeRecipients(alert.email) : [],
+                ),
               }),
             );
           }

@@ -1,10 +1,9 @@
-import { createHash } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import { staleWrite } from '../queue/index.js';
 import { scrub } from '../secrets.js';
 import type { Store } from '../store/db.js';
-import { type Delivery, type DeliveryKey, saveChannelState } from '../store/deliveries.js';
+import { type Delivery, saveChannelState } from '../store/deliveries.js';
 import type { RecipientOutcome } from '../store/delivery-recipients.js';
 import type { ChannelDelivery, ChannelResult, ChannelSender } from './channels/types.js';
 import type { EmailContent } from './email.js';
@@ -61,30 +60,4 @@ export async function channelAttempt(options: {
     // A sender bug or an unreadable file: not the provider's answer, so worth another attempt.
     return { outcome: { recipient, state: 'deferred', reply: scrub((error as Error).message) } };
   }
-}
-
-/**
- * The stable id of a channel delivery (`webhook-id`): derived from what it is, like the email's
- * Message-ID, so a rebuilt store sends the same run with the same id and receivers drop the copy.
- */
-export function channelDeliveryId(
-  key: DeliveryKey,
-  generation: number,
-  extra: readonly string[] = [],
-): string {
-  const hash = createHash('sha256')
-    .update(
-      JSON.stringify([
-        key.report,
-        key.destination,
-        key.account ?? null,
-        key.querySetId,
-        key.runId,
-        generation,
-        ...extra,
-      ]),
-    )
-    .digest('hex')
-    .slice(0, 32);
-  return `msg_${hash}`;
 }

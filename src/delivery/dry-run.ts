@@ -3,9 +3,10 @@ import type { Config } from '../config/index.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/db.js';
 import { type Delivery, EMAIL_DESTINATION, unsavedDelivery } from '../store/deliveries.js';
-import { coversKey, digestMessageId } from '../store/digest-deliveries.js';
-import { channelDeliveryId } from './channel-attempt.js';
+import { coversKey } from '../store/digest-deliveries.js';
 import type { ChannelSender } from './channels/types.js';
+import { deliveryId } from './delivery-id.js';
+import { previewOnChannel } from './destinations/channel.js';
 import { latestRuns } from './due.js';
 import { composeEmail, type EmailContent } from './email.js';
 import type { DeliveryRenderer } from './outbox.js';
@@ -105,14 +106,11 @@ export function channelPreview(
   at: number,
 ): Promise<unknown> {
   const key = { ...row, destination };
-  return sender.preview(
-    {
-      id: row.covers ? digestMessageId(row.report, row.covers, 0, [destination]) : channelDeliveryId(key, 0),
-      event: 'report.delivered',
-      report: row.report,
-      account: row.account,
-      at,
-    },
-    content,
-  );
+  const id = row.covers
+    ? deliveryId(
+        { of: 'digest', report: row.report, covers: row.covers, generation: 0, extra: [destination] },
+        { form: 'message-id' },
+      )
+    : deliveryId({ of: 'channel-run', ...key, generation: 0 }, { form: 'msg' });
+  return previewOnChannel(sender, { id, content }, row, at);
 }

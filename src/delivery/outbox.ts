@@ -1,19 +1,14 @@
-import { basename } from 'node:path';
-import type Mail from 'nodemailer/lib/mailer/index.js';
 import { backoffCeiling } from '../api/retry-timing.js';
 import { type Clock, systemClock } from '../clock.js';
 import { type Logger, silentLogger } from '../log.js';
-import { channelNotice, noticeForRow, noticeMessage } from '../notify/notices.js';
 import { isHolderGone, holderName as workerName } from '../queue/holder.js';
 import { type Fence, staleWrite } from '../queue/index.js';
 import { scrub } from '../secrets.js';
-import type { Store } from '../store/db.js';
 import {
   type ClaimScope,
   claimNextDelivery,
   type Delivery,
   type DeliveryKey,
-  defaultMessageId,
   EMAIL_DESTINATION,
   type EnqueueResult,
   enqueueDelivery,
@@ -26,29 +21,29 @@ import {
 } from '../store/deliveries.js';
 import {
   ensureRecipients,
-  type Recipient,
   type RecipientOutcome,
   unsettledRecipients,
 } from '../store/delivery-recipients.js';
-import { type CoveredRun, digestMessageId, enqueueDigest } from '../store/digest-deliveries.js';
-import { channelAttempt, channelDeliveryId } from './channel-attempt.js';
-import type { ChannelAlert, ChannelSender } from './channels/types.js';
-import { claimScope, type Destined } from './claim-scope.js';
-import {
-  composeEmail,
-  type EmailContent,
-  type Mailer,
-  type ReportEmailConfig,
-  type SendResult,
-} from './email.js';
-import { envelopeRecipients, senderAddress, senderDomain } from './envelope.js';
+import { type CoveredRun, enqueueDigest } from '../store/digest-deliveries.js';
+import { claimScope } from './claim-scope.js';
+import type { Composer, DeliveryMessage } from './compose/message.js';
+import type { Destination } from './destinations/types.js';
+import { envelopeRecipients } from './envelope.js';
+import { type ComposerKind, composerKind, composersFor, destinationsFor } from './handlers.js';
 import { type LeaseHeartbeat, startLeaseHeartbeat } from './lease-heartbeat.js';
+import {
+  DEFAULT_LEASE_MS,
+  DEFAULT_MAX_HOLD_MS,
+  type DeliveryOutcome,
+  type OutboxOptions,
+} from './outbox-options.js';
 import { recordAnswer } from './record-answer.js';
-import { classifySmtpError, recipientOutcomes } from './smtp-errors.js';
+import { digestRowId, runRowId } from './row-ids.js';
 
 /**
- * The outbox worker: claim one due row, render, mark `sending`, hand the message to SMTP for the
- * recipients still owed it, record each recipient's answer (record-answer.ts; never a resend).
+ * The outbox worker: claim one due row, compose its message (compose/, by kind), mark `sending`, hand
+ * it to its destination (destinations/: SMTP or a channel) for the recipients still owed it, record
+ * each recipient's answer (record-answer.ts; never a resend).
  *
  * Exactly-once, honestly: SMTP has no idempotency key, so one window cannot be closed, the moments
  * between the server's "250 OK" and our `sent` commit. Everywhere else a crash is safe:
@@ -68,96 +63,14 @@ import { classifySmtpError, recipientOutcomes } from './smtp-errors.js';
  *   one; the window is kept small by rendering and composing before the row enters `sending`.
  */
 
-export interface DeliveryRenderer {
-  /** Renders the report files for the delivery's (query set, run) and gathers the email's headline. */
-  render(delivery: Delivery, signal?: AbortSignal): Promise<EmailContent>;
-}
-
-export interface OutboxOptions {
-  store: Store;
-  renderer: DeliveryRenderer;
-  mailer: Mailer;
-  /** The configured channels' senders by name (`channels[]`); rows bound elsewhere are not claimed. */
-  channels?: ReadonlyMap<string, ChannelSender>;
-  from: string;
-  reports: readonly ReportEmailConfig[];
-  /** The config's alerts: with the reports and channels they make the claim scope (claim-scope.ts). */
-  alerts?: readonly Destined[];
-  templatesDir?: string;
-  clock?: Clock;
-  logger?: Logger;
-  /** Names this worker in `claimed_by`; unique per process by default. */
-  worker?: string;
-  /**
-   * Reports whose rows wait for now (asked before each claim): those live daemons define differently
-   * (daemon/definition-watch.ts). None by default.
-   */
-  held?: () => Promise<ReadonlySet<string>>;
-  /**
-   * How long a claim holds without a heartbeat while rendering (ms, default 90 s). The worker renews it
-   * every third of that, so it only needs to outlast a few missed beats, not the render; it is how long
-   * a crashed worker's row waits before another worker takes it.
-   */
-  leaseMs?: number;
-  /** The same while sending (ms, default `leaseMs`); renewed the same way during the SMTP exchange. */
-  sendLeaseMs?: number;
-  /**
-   * Longest one attempt keeps renewing (ms, default 30 min, far above the render and SMTP timeouts).
-   * Past it the lease is left to run out, so an attempt that hangs with a live event loop ends and is
-   * counted like a crash instead of holding the row forever.
-   */
-  maxHoldMs?: number;
-  /** Attempts per delivery, crashes included (default 8). */
-  maxAttempts?: number;
-  /** Retry delay after attempt n: min(cap, base·2^(n-1)); defaults 30 s and 30 min. */
-  backoff?: { baseMs: number; capMs: number };
-  /**
-   * How long recording the server's answer keeps being retried (ms, default 2 min): once the server
-   * accepted, a busy lock or a full disk is waited out, never answered by sending again.
-   */
-  recordRetryMs?: number;
-  /**
-   * Builds the message of rows whose `kind` is not `report` (alerts): the message and its envelope
-   * recipients, or why it cannot be built (the row then fails, named in `history`).
-   */
-  messageFor?: (
-    row: Delivery,
-    date: Date,
-  ) => Promise<{ message: Mail.Options; recipients: string[]; attachReport?: boolean } | { error: string }>;
-  /**
-   * The destinations whose failure notices this worker sends (`email` when it has a real mailer, its
-   * channels' names); none when absent. A notice for a destination it lacks is left for one that has it.
-   */
-  noticeDestinations?: readonly string[];
-  /** The alert of an `alert` row bound for a channel (its destination), or why it cannot be built. */
-  channelAlertFor?: (row: Delivery) => Promise<ChannelAlert | { error: string }>;
-  /** Told about every finished attempt (metrics). */
-  onOutcome?: (outcome: DeliveryOutcome) => void;
-}
-
-export interface DeliveryOutcome {
-  id: number;
-  report: string;
-  /** `email` or the channel's name. */
-  destination?: string;
-  result: 'sent' | 'retry' | 'failed' | 'lost' | 'released';
-  error?: string;
-  renderMs?: number;
-  /** Each recipient's state after this attempt (absent when nothing was sent). */
-  recipients?: Recipient[];
-}
-
-/** Short, because the heartbeat renews it: about how long a crashed worker's row waits to be taken over. */
-export const DEFAULT_LEASE_MS = 90_000;
-export const DEFAULT_MAX_HOLD_MS = 30 * 60_000;
-
-/**
- * The hold cap for a configured render timeout: the default, or more when renders may take long
- * (a launch, the PDF render and the workbook all happen within one attempt).
- */
-export function maxHoldFor(renderTimeoutMs: number): number {
-  return Math.max(DEFAULT_MAX_HOLD_MS, 3 * renderTimeoutMs);
-}
+export {
+  DEFAULT_LEASE_MS,
+  DEFAULT_MAX_HOLD_MS,
+  type DeliveryOutcome,
+  type DeliveryRenderer,
+  maxHoldFor,
+  type OutboxOptions,
+} from './outbox-options.js';
 
 export class Outbox {
   readonly worker: string;
@@ -170,6 +83,10 @@ export class Outbox {
   private readonly backoff: { baseMs: number; capMs: number };
   /** The rows this outbox claims: those its reports, alerts and channels can build and send. */
   readonly scope: ClaimScope;
+  /** The composer of each kind of row (compose/): adding a kind means one new composer. */
+  private readonly composers: Readonly<Record<ComposerKind, Composer>>;
+  /** `email` and each configured channel's destination (destinations/), by destination name. */
+  private readonly destinations: ReadonlyMap<string, Destination>;
 
   constructor(private readonly options: OutboxOptions) {
     this.scope = claimScope(options);
@@ -181,6 +98,8 @@ export class Outbox {
     this.maxHoldMs = options.maxHoldMs ?? DEFAULT_MAX_HOLD_MS;
     this.maxAttempts = options.maxAttempts ?? 8;
     this.backoff = options.backoff ?? { baseMs: 30_000, capMs: 30 * 60_000 };
+    this.composers = composersFor(options);
+    this.destinations = destinationsFor(options, this.clock);
   }
 
   /** Every destination of a report: `email` when it has an email section, then its channels. */
@@ -207,26 +126,18 @@ export class Outbox {
   }
 
   /** Adds the row of one destination (`email` unless `key.destination` says otherwise). */
-  async enqueue(key: DeliveryKey, options: { force?: boolean } = {}): Promise<EnqueueResult> {
+  enqueue(key: DeliveryKey, options: { force?: boolean } = {}): Promise<EnqueueResult> {
     const destination = key.destination ?? EMAIL_DESTINATION;
-    if (destination !== EMAIL_DESTINATION) {
-      return enqueueDelivery(this.options.store, { ...key, destination }, this.clock.now(), {
-        ...options,
-        messageIdFor: (generation) => channelDeliveryId({ ...key, destination }, generation),
-      });
-    }
-    // The Message-ID covers who it goes to and from whom, so two installations sending the same report
-    // name and run ids to other people never share one, while a rebuilt store reproduces it.
-    const report = this.options.reports.find((r) => r.name === key.report);
-    const extra = [
-      senderAddress(this.options.from),
-      ...(report?.email ? envelopeRecipients(report.email) : []),
-    ];
-    const domain = senderDomain(this.options.from);
-    return enqueueDelivery(this.options.store, key, this.clock.now(), {
+    return enqueueDelivery(this.options.store, { ...key, destination }, this.clock.now(), {
       ...options,
-      messageIdFor: (generation) => defaultMessageId(key, generation, extra, domain),
+      messageIdFor: runRowId({ ...key, destination }, this.options.from, this.emailRecipientsOf(key.report)),
     });
+  }
+
+  /** The envelope recipients of a report's email (none without an email section): part of its ids. */
+  private emailRecipientsOf(report: string): string[] {
+    const email = this.options.reports.find((r) => r.name === report)?.email;
+    return email ? envelopeRecipients(email) : [];
   }
 
   /** The digest rows for `report` covering exactly `runs`, one per destination of the report. */
@@ -249,17 +160,10 @@ export class Outbox {
     options: { force?: boolean; destination?: string } = {},
   ): Promise<EnqueueResult> {
     const destination = options.destination ?? EMAIL_DESTINATION;
-    const config = this.options.reports.find((r) => r.name === report);
-    // Email: the Message-ID covers sender and recipients, as `enqueue`'s; a channel's names the channel.
-    const extra =
-      destination === EMAIL_DESTINATION
-        ? [senderAddress(this.options.from), ...(config?.email ? envelopeRecipients(config.email) : [])]
-        : [destination];
-    const domain = destination === EMAIL_DESTINATION ? senderDomain(this.options.from) : undefined;
     return enqueueDigest(this.options.store, report, runs, this.clock.now(), {
       ...options,
       destination,
-      messageIdFor: (covers, generation) => digestMessageId(report, covers, generation, extra, domain),
+      messageIdFor: digestRowId(report, destination, this.options.from, this.emailRecipientsOf(report)),
     });
   }
 
@@ -342,6 +246,10 @@ export class Outbox {
     return outcome;
   }
 
+  /**
+   * compose → (shutdown, lost) → mark `sending` → deliver → record the answers, every write fenced by
+   * this claim's token. The kind is the composer's business, the channel the destination's.
+   */
   private async process(
     row: Delivery,
     log: Logger,
@@ -349,86 +257,41 @@ export class Outbox {
     signal?: AbortSignal,
   ): Promise<DeliveryOutcome> {
     const base = { id: row.id, report: row.report, destination: row.destination };
-    if (row.kind === 'notice') return this.noticeRow(row, log);
-    if (row.kind !== undefined && row.kind !== 'report') {
-      // Not a report (an alert): its message is built from what the store holds, nothing is rendered.
-      if (row.destination !== EMAIL_DESTINATION) return this.alertToChannel(row, log);
-      const built = await this.options.messageFor?.(row, new Date(this.clock.now()));
-      if (!built || 'error' in built)
-        return this.unbuildable(row, built?.error ?? `no message builder for ${row.kind} deliveries`, log);
-      if (!built.attachReport) return this.send(row, built.message, built.recipients, log);
-      // `attach: [pdf]`: the set's report is rendered for the run, with the report path's retries.
-      const started = this.clock.now();
-      let files: EmailContent['files'];
+    const composer = this.composers[composerKind(row)];
+    const destination = this.destinations.get(row.destination);
+    // Shutdown and the heartbeat giving up both end a render; they are told apart below.
+    const renderSignal = signal ? AbortSignal.any([signal, heartbeat.signal]) : heartbeat.signal;
+    const context = {
+      store: this.options.store,
+      clock: this.clock,
+      hasDestination: destination !== undefined,
+      signal: renderSignal,
+    };
+    let composed = await composer(row, context);
+    let recipients: string[] = [];
+    if ('message' in composed && destination) {
       try {
-        const renderSignal = signal ? AbortSignal.any([signal, heartbeat.signal]) : heartbeat.signal;
-        files = (await this.options.renderer.render(row, renderSignal)).files;
+        // The destination's own spelling (an email's templates) is part of building the message.
+        recipients = await destination.recipients(composed.message, row);
       } catch (error) {
-        if (signal?.aborted) {
-          return this.releaseOnShutdown(row, base);
-        }
-        if (heartbeat.gaveUp === 'lost') return { ...base, result: 'lost' };
-        return this.retryOrFail(row, `render failed: ${(error as Error).message}`, log);
+        composed = { renderFailed: (error as Error).message, renderMs: composed.message.renderMs };
       }
-      const attachments = files
-        .filter((file) => file.format === 'pdf')
-        .map((file) => ({ filename: basename(file.path), path: file.path, contentType: 'application/pdf' }));
-      return this.send(
-        row,
-        { ...built.message, attachments },
-        built.recipients,
-        log,
-        this.clock.now() - started,
-      );
     }
-    const report = this.options.reports.find((r) => r.name === row.report);
-    const isEmail = row.destination === EMAIL_DESTINATION;
-    const sender = isEmail ? undefined : this.options.channels?.get(row.destination);
-    const gone = !report
-      ? `report "${row.report}" is no longer in the config`
-      : isEmail && !report.email
-        ? `report "${row.report}" no longer has an email section`
-        : !isEmail && (!sender || !report.channels?.includes(row.destination))
-          ? `channel "${row.destination}" is no longer in the config of report "${row.report}"`
-          : undefined;
-    if (!report || gone) return this.unbuildable(row, gone ?? 'gone', log);
-
-    let message: Awaited<ReturnType<typeof composeEmail>> | undefined;
-    let content: EmailContent;
-    const started = this.clock.now();
-    let renderMs: number | undefined;
-    try {
-      // Shutdown and the heartbeat giving up both end the render; they are told apart below.
-      const renderSignal = signal ? AbortSignal.any([signal, heartbeat.signal]) : heartbeat.signal;
-      content = await this.options.renderer.render(row, renderSignal);
-      renderMs = this.clock.now() - started;
-      if (isEmail)
-        message = await composeEmail({
-          from: this.options.from,
-          report,
-          content,
-          messageId: row.messageId,
-          templatesDir: this.options.templatesDir,
-          date: new Date(this.clock.now()),
-        });
-    } catch (error) {
-      if (signal?.aborted) {
-        return this.releaseOnShutdown(row, base);
-      }
-      if (heartbeat.gaveUp === 'lost') {
-        // Another worker owns the row now: it settles it, this one must not touch it.
-        return { ...base, result: 'lost', renderMs };
-      }
+    if ('unbuildable' in composed) return this.unbuildable(row, composed.unbuildable, log);
+    if ('renderFailed' in composed) {
+      const { renderMs } = composed;
+      if (signal?.aborted) return this.releaseOnShutdown(row, base);
+      // Another worker owns the row now: it settles it, this one must not touch it.
+      if (heartbeat.gaveUp === 'lost') return { ...base, result: 'lost', renderMs };
       // Rendering problems (a Chromium crash, a timeout, the hold cap) are worth a few more tries.
-      return this.retryOrFail(row, `render failed: ${(error as Error).message}`, log, renderMs);
+      return this.retryOrFail(row, `render failed: ${composed.renderFailed}`, log, renderMs);
     }
-
-    if (signal?.aborted) {
-      return this.releaseOnShutdown(row, base, renderMs);
-    }
-    if (sender) return this.sendToChannel(row, sender, content, log, renderMs);
-    if (!message || !report.email) throw new Error('unreachable: an email row without its message');
-    return this.send(row, message, envelopeRecipients(report.email), log, renderMs);
+    const { message } = composed;
+    const { renderMs } = message;
+    if (renderMs !== undefined && signal?.aborted) return this.releaseOnShutdown(row, base, renderMs);
+    if (!destination)
+      throw new Error(`unreachable: a message for "${row.destination}" without its destination`);
+    return this.deliver(row, message, destination, recipients, log);
   }
 
   /**
@@ -446,131 +309,32 @@ export class Outbox {
     return { ...base, result: 'released', ...(renderMs === undefined ? {} : { renderMs }) };
   }
 
-  /** Marks `sending`, hands the message to SMTP for the recipients still owed it, records the answers. */
-  private async send(
+  /** Marks `sending`, hands the message to its destination for the recipients still owed it, records the answers. */
+  private async deliver(
     row: Delivery,
-    message: Mail.Options,
-    envelopeTo: string[],
+    message: DeliveryMessage,
+    destination: Destination,
+    recipients: string[],
     log: Logger,
-    renderMs?: number,
   ): Promise<DeliveryOutcome> {
     const { store } = this.options;
+    const { renderMs } = message;
     const base = { id: row.id, report: row.report, destination: row.destination };
-    await ensureRecipients(store, row.id, envelopeTo, this.clock.now());
-    const recipients = await unsettledRecipients(store, row.id);
+    await ensureRecipients(store, row.id, recipients, this.clock.now());
+    const owed = await unsettledRecipients(store, row.id);
     if (!(await markSending(store, fenceOf(row), this.clock.now(), this.sendLeaseMs))) {
       staleWrite(log, 'mark the row sending, so it does not send');
       return { ...base, result: 'lost', renderMs };
     }
-    let sent: SendResult | undefined;
-    let sendError: unknown;
-    if (recipients.length > 0) {
-      try {
-        // Deliberately not given the shutdown signal: a send in flight is finished, not cut. The
-        // envelope holds only who is still owed the message; the headers still name everyone.
-        sent = await this.options.mailer.send({
-          ...message,
-          envelope: { from: senderAddress(this.options.from), to: recipients },
-        });
-      } catch (error) {
-        sendError = error;
-      }
-    }
-    // Classified here, where it arose: an SMTP failure says nothing about the store, and below this
-    // point a store failure says nothing about SMTP.
-    const outcomes: RecipientOutcome[] | undefined =
-      recipients.length === 0 ? [] : recipientOutcomes(recipients, sent ?? { error: sendError });
-    if (!outcomes) {
-      const failure = classifySmtpError(sendError);
-      if (failure.kind === 'transient') return this.retryOrFail(row, failure.reason, log, renderMs);
-      // Refused for good: every recipient of this attempt is told apart by name in `history`.
-      const refused = recipients.map((recipient) => ({
-        recipient,
-        state: 'refused' as const,
-        reply: failure.reason,
-      }));
-      log.error({ error: failure.reason }, 'delivery failed: the SMTP server refused it');
-      return this.settle(row, refused, null, log, renderMs);
-    }
-    const retryAt =
-      row.attempts >= this.maxAttempts
-        ? null
-        : this.clock.now() + backoffCeiling(row.attempts - 1, this.backoff);
-    return this.settle(row, outcomes, retryAt, log, renderMs);
-  }
-
-  /** A failure notice: its text comes from the incident it announces (notify/notices.ts), nothing rendered. */
-  private async noticeRow(row: Delivery, log: Logger): Promise<DeliveryOutcome> {
-    const built = await noticeForRow(this.options.store, row);
-    const sender =
-      row.destination === EMAIL_DESTINATION ? undefined : this.options.channels?.get(row.destination);
-    // The channel left the config after the notice was queued: nothing would ever send it.
-    const error =
-      'error' in built
-        ? built.error
-        : row.destination !== EMAIL_DESTINATION && !sender
-          ? `no channel named "${row.destination}"`
-          : undefined;
-    if (error !== undefined || 'error' in built) return this.unbuildable(row, error ?? 'gone', log);
-    const { notice, incident } = built;
-    if (!sender)
-      return this.send(row, noticeMessage(notice, incident, this.options.from), notice.recipients, log);
-    return this.sendToChannel(row, sender, undefined, log, undefined, () =>
-      sender.notice(channelNotice(notice, incident, this.clock.now())),
-    );
-  }
-
-  /** An alert row bound for a channel: the stored firing through the channel's `alert`, nothing rendered. */
-  private async alertToChannel(row: Delivery, log: Logger): Promise<DeliveryOutcome> {
-    const sender = this.options.channels?.get(row.destination);
-    const built = (await this.options.channelAlertFor?.(row)) ?? {
-      error: `no alert builder for channel rows`,
-    };
-    const error = !sender
-      ? `channel "${row.destination}" is no longer in the config`
-      : 'error' in built
-        ? built.error
-        : undefined;
-    if (!sender || error !== undefined || 'error' in built)
-      return this.unbuildable(row, error ?? 'gone', log);
-    return this.sendToChannel(row, sender, undefined, log, undefined, (delivery) =>
-      sender.alert(delivery, built),
-    );
-  }
-
-  /** The channel's single destination, settled like an email recipient (accepted, deferred, refused). */
-  private async sendToChannel(
-    row: Delivery,
-    sender: ChannelSender,
-    content: EmailContent | undefined,
-    log: Logger,
-    renderMs?: number,
-    post?: Parameters<typeof channelAttempt>[0]['post'],
-  ): Promise<DeliveryOutcome> {
-    const { store } = this.options;
-    const base = { id: row.id, report: row.report, destination: row.destination };
-    await ensureRecipients(store, row.id, [row.destination], this.clock.now());
-    if (!(await markSending(store, fenceOf(row), this.clock.now(), this.sendLeaseMs))) {
-      staleWrite(log, 'mark the row sending, so it does not send');
-      return { ...base, result: 'lost', renderMs };
-    }
-    const { outcome, retryAfterMs } = await channelAttempt({
-      store,
-      clock: this.clock,
-      row,
-      sender,
-      content: content as EmailContent,
-      log,
-      ...(post ? { post } : {}),
-    });
+    const answer = await destination.deliver(message, { row, owed, log });
+    if ('transient' in answer) return this.retryOrFail(row, answer.transient, log, renderMs);
     // The provider's Retry-After is a floor under our own backoff, never a way to retry sooner.
     const retryAt =
       row.attempts >= this.maxAttempts
         ? null
-        : this.clock.now() + Math.max(backoffCeiling(row.attempts - 1, this.backoff), retryAfterMs ?? 0);
-    if (outcome.state === 'refused')
-      log.error({ error: outcome.reply }, 'delivery failed: the channel refused it');
-    return this.settle(row, [outcome], retryAt, log, renderMs);
+        : this.clock.now() +
+          Math.max(backoffCeiling(row.attempts - 1, this.backoff), answer.retryAfterMs ?? 0);
+    return this.settle(row, answer.outcomes, retryAt, log, renderMs);
   }
 
   private settle(

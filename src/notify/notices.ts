@@ -1,4 +1,5 @@
 import type { ChannelNotice } from '../delivery/channels/index.js';
+import { idStem } from '../delivery/delivery-id.js';
 import type { Store } from '../store/db.js';
 import type { Delivery } from '../store/deliveries.js';
 import { getIncident, type Incident, type Notice, noticeOf, noticeRecipients } from '../store/incidents.js';
@@ -62,7 +63,7 @@ export function noticeMessage(notice: NoticeFields, incident: Incident, from: st
 export function channelNotice(notice: NoticeFields, incident: Incident, at: number): ChannelNotice {
   const { title, text } = noticeText(notice, incident);
   return {
-    id: notice.messageId.replace(/^<|@.*$/g, ''),
+    id: idStem(notice.messageId),
     event: notice.kind === 'cleared' ? 'incident.cleared' : 'incident.opened',
     at,
     // An earlier attempt may have been posted with its answer lost: Slack looks before posting.

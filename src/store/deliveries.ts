@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { deliveryId } from '../delivery/delivery-id.js';
 import { type Fence, fenced, newToken } from '../queue/index.js';
 import { scrub, scrubOrNull } from '../secrets.js';
 import { type ClaimedRowFields, membership } from './claim-rows.js';
@@ -171,7 +171,7 @@ export function enqueueDelivery(
   now: number,
   options: {
     force?: boolean;
-    /** The Message-ID of a generation; by default derived from the key alone (see `defaultMessageId`). */
+    /** The Message-ID of a generation; by default derived from the key alone (delivery-id.ts). */
     messageIdFor?: (generation: number) => string;
   } = {},
 ): Promise<EnqueueResult> {
@@ -183,7 +183,10 @@ export function enqueueDelivery(
     // the middle of SMTP carries the same id and receivers can recognise the duplicate. It is derived
     // from what the delivery is (not random, not the row id), so a store rebuilt from scratch sends
     // the same run with the same id again.
-    const messageId = (options.messageIdFor ?? ((g: number) => defaultMessageId(key, g)))(generation);
+    const messageId = (
+      options.messageIdFor ??
+      ((g: number) => deliveryId({ of: 'run', ...key, generation: g }, { form: 'message-id' }))
+    )(generation);
     // ON CONFLICT: another process (PostgreSQL does not serialise writers) enqueued the same key
     // between the read and the insert; its row is the one.
     const inserted = await store.get<DeliveryRow>(
@@ -209,26 +212,6 @@ export function enqueueDelivery(
     if (inserted) return { delivery: toDelivery(inserted), created: true };
     return { delivery: (await findDelivery(store, key))!, created: false };
   });
-}
-
-/**
- * `<reportd.<hash>@domain>` from (report, account, set, run, generation) and `extra` (the outbox adds
- * the recipients and the sender): the same delivery always gets the same id, two installations with
- * other senders or recipients get other ids.
- */
-export function defaultMessageId(
-  key: DeliveryKey,
-  generation: number,
-  extra: readonly string[] = [],
-  domain = 'reportd',
-): string {
-  const hash = createHash('sha256')
-    .update(
-      JSON.stringify([key.report, key.account ?? null, key.querySetId, key.runId, generation, ...extra]),
-    )
-    .digest('hex')
-    .slice(0, 32);
-  return `<reportd.${hash}@${domain}>`;
 }
 
 export async function getDelivery(store: Store, id: number): Promise<Delivery | undefined> {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { deliveryId } from '../delivery/delivery-id.js';
 import { type Delivery, EMAIL_DESTINATION, type EnqueueResult, getDelivery } from './deliveries.js';
 import type { Store } from './sql.js';
 
@@ -33,21 +33,6 @@ export function coveredRuns(row: Pick<Delivery, 'covers'>): CoveredRun[] | undef
       runId,
     }),
   );
-}
-
-/** Like `defaultMessageId` for a digest: derived from what it is, so a rebuilt store reproduces it. */
-export function digestMessageId(
-  report: string,
-  covers: string,
-  generation: number,
-  extra: readonly string[] = [],
-  domain = 'reportd',
-): string {
-  const hash = createHash('sha256')
-    .update(JSON.stringify([report, 'digest', covers, generation, ...extra]))
-    .digest('hex')
-    .slice(0, 32);
-  return `<reportd.${hash}@${domain}>`;
 }
 
 /**
@@ -87,10 +72,10 @@ export function enqueueDigest(
            ) AS n`,
           [report, covers, report],
         ))!.n;
-      const messageId = (options.messageIdFor ?? ((c, g) => digestMessageId(report, c, g)))(
-        covers,
-        generation,
-      );
+      const messageId = (
+        options.messageIdFor ??
+        ((c, g) => deliveryId({ of: 'digest', report, covers: c, generation: g }, { form: 'message-id' }))
+      )(covers, generation);
       const inserted = await store.get<{ id: number }>(
         `INSERT INTO deliveries (report, destination, query_set_id, run_id, generation, account, message_id,
            next_attempt_at, created_at, updated_at, covers)

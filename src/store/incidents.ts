@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { noticeMessageId } from '../delivery/delivery-id.js';
 import { scrub } from '../secrets.js';
 import type { ClaimedRowFields } from './claim-rows.js';
 import { type Delivery, type DeliveryState, listDeliveriesOfKind } from './deliveries.js';
@@ -102,8 +102,7 @@ async function addNotices(
   const destinations = [...(to.recipients.length > 0 ? ['email'] : []), ...new Set(to.channels ?? [])];
   const key = noticeKey(incident, kind);
   for (const destination of destinations) {
-    // Random part: ids restart in another store, and a Message-ID (or webhook-id) must never be reused.
-    const messageId = `<reportd-notice-${incident.id}-${kind}-${randomBytes(6).toString('hex')}@reportd.invalid>`;
+    const messageId = noticeMessageId(incident.id, kind);
     const row = await store.get<{ id: number }>(
       `INSERT INTO deliveries (report, destination, query_set_id, run_id, message_id, next_attempt_at,
          created_at, updated_at, kind)

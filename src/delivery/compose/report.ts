@@ -1,0 +1,63 @@
+import type { Delivery } from '../../store/deliveries.js';
+import { EMAIL_DESTINATION } from '../../store/deliveries.js';
+import { composeEmail, type ReportEmailConfig } from '../email.js';
+import { envelopeRecipients } from '../envelope.js';
+import type { DeliveryRenderer } from '../outbox-options.js';
+import { type ComposeContext, type Composed, type Composer, once } from './message.js';
+
+export interface ReportComposerOptions {
+  renderer: DeliveryRenderer;
+  reports: readonly ReportEmailConfig[];
+  from: string;
+  templatesDir?: string;
+}
+
+/**
+ * A report row (one run, or a digest's runs: the renderer reads `covers`): its files are rendered
+ * for every destination, its email (templates, subject, headline) only when an email is asked for.
+ */
+export function reportComposer(options: ReportComposerOptions): Composer {
+  return async (row: Delivery, context: ComposeContext): Promise<Composed> => {
+    const report = options.reports.find((r) => r.name === row.report);
+    const isEmail = row.destination === EMAIL_DESTINATION;
+    const gone = !report
+      ? `report "${row.report}" is no longer in the config`
+      : isEmail && !report.email
+        ? `report "${row.report}" no longer has an email section`
+        : !isEmail && (!context.hasDestination || !report.channels?.includes(row.destination))
+          ? `channel "${row.destination}" is no longer in the config of report "${row.report}"`
+          : undefined;
+    if (!report || gone) return { unbuildable: gone ?? 'gone' };
+    const started = context.clock.now();
+    try {
+      const content = await options.renderer.render(row, context.signal);
+      const renderMs = context.clock.now() - started;
+      const email = report.email;
+      return {
+        message: {
+          id: row.messageId,
+          event: 'report.delivered',
+          content,
+          renderMs,
+          ...(email
+            ? {
+                email: once(async () => ({
+                  message: await composeEmail({
+                    from: options.from,
+                    report,
+                    content,
+                    messageId: row.messageId,
+                    templatesDir: options.templatesDir,
+                    date: new Date(context.clock.now()),
+                  }),
+                  recipients: envelopeRecipients(email),
+                })),
+              }
+            : {}),
+        },
+      };
+    } catch (error) {
+      return { renderFailed: (error as Error).message, renderMs: context.clock.now() - started };
+    }
+  };
+}
