@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/db.js';
 import { listDeliveries } from '../../src/store/deliveries.js';
 import { type CliResult, runCli, spawnCli } from '../helpers/cli.js';
-import { type ChannelPeers, startChannelPeers } from './channel-peers.js';
+import { type ChannelPeers, peersChannelsYaml, peersSecrets, startChannelPeers } from './channel-peers.js';
 import { type DeliveryCliEnv, startDeliveryCliEnv } from './cli-env.js';
 
 /**
@@ -21,21 +21,13 @@ let secrets: Record<string, string>;
 beforeAll(async () => {
   env = await startDeliveryCliEnv();
   peers = await startChannelPeers();
-  secrets = {
-    SLACK_BOT_TOKEN: peers.slackToken,
-    TEAMS_WEBHOOK_URL: `${peers.url}${peers.teamsPath}`,
-    WEBHOOK_SECRET: `whsec_${randomBytes(32).toString('base64')}`,
-  };
+  secrets = peersSecrets(peers, `whsec_${randomBytes(32).toString('base64')}`);
   config = env.writeConfig(
     'reportd.yaml',
     `${env.accountsYaml}sync: { query_sets: [101, 102], backfill_runs: 1 }
 store: { path: reportd.sqlite }
 smtp: { url: "${env.smtp.url}", from: "Reports <reports@example.com>" }
-channels:
-  - { name: marketing, type: slack, token: "\${SLACK_BOT_TOKEN}", channel: C0123ABCD, api_url: "${peers.url}/api/", allow_private_network: true }
-  - { name: leadership, type: teams, webhook_url: "\${TEAMS_WEBHOOK_URL}", allow_private_network: true }
-  - { name: ops, type: webhook, url: "${peers.url}/hook", secret: "\${WEBHOOK_SECRET}", allow_private_network: true }
-reports:
+${peersChannelsYaml(peers)}reports:
   - name: weekly
     query_sets: [101, 102]
     formats: [pdf]
