@@ -172,7 +172,20 @@ async function deliverPending(config: Config): Promise<void> {
 /** How `deliver --pending` names a row: a report's or alert's set and run, a notice's incident and event. */
 function pendingLabel(row: Delivery): string {
   if (row.kind === 'notice') return noticeLabel(row);
+  if (row.kind === 'report') return reportLabel(row.report, row);
   return `${row.kind} ${row.report}, query set ${row.querySetId}, run ${row.runId}`;
+}
+
+/**
+ * A report row as `deliver` names it: its set and run, or a digest's sets and runs (its own
+ * `querySetId`/`runId` are placeholders), and the channel unless it is the email row.
+ */
+function reportLabel(name: string, delivery: Delivery): string {
+  const to = delivery.destination === EMAIL_DESTINATION ? '' : ` to channel ${delivery.destination}`;
+  const digestRuns = coveredRuns(delivery);
+  return digestRuns
+    ? `report ${name}, digest of ${digestRuns.map((r) => `query set ${r.querySetId} run ${r.runId}`).join(', ')}${to}`
+    : `report ${name}, query set ${delivery.querySetId}, run ${delivery.runId}${to}`;
 }
 
 /** Enqueues the newest complete runs of `report` and sends each now; throws when one was not sent. */
@@ -201,9 +214,7 @@ async function deliverNow(
   for (let { delivery, created } of results) {
     const to = delivery.destination === EMAIL_DESTINATION ? '' : ` to channel ${delivery.destination}`;
     const digestRuns = coveredRuns(delivery);
-    const label = digestRuns
-      ? `report ${report.name}, digest of ${digestRuns.map((r) => `query set ${r.querySetId} run ${r.runId}`).join(', ')}${to}`
-      : `report ${report.name}, query set ${delivery.querySetId}, run ${delivery.runId}${to}`;
+    const label = reportLabel(report.name, delivery);
     if (signal.aborted) {
       problems.push(`${label}: not sent (interrupted)`);
       continue;

@@ -32,11 +32,46 @@ const lists = RANGES.map(([network, prefix, type, what]) => {
 
 /** What kind of internal address `ip` is, or undefined for a public one. */
 export function internalAddress(ip: string): string | undefined {
-  // An IPv4 address written as IPv6 (::ffff:10.0.0.1) is the IPv4 address.
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip)?.[1];
-  const address = mapped ?? ip;
+  const address = embeddedIPv4(ip) ?? ip;
   const type = isIP(address) === 4 ? 'ipv4' : 'ipv6';
   return lists.find((entry) => entry.type === type && entry.list.check(address, type))?.what;
+}
+
+/**
+ * The IPv4 address an IPv6 address carries and reaches: IPv4-mapped (`::ffff:10.0.0.1`, which a URL
+ * parser rewrites as `::ffff:a00:1`), IPv4-compatible (`::10.0.0.1`) and NAT64 (`64:ff9b::/96`). A
+ * dual-stack host connects to the IPv4 address, so it is judged as that address.
+ */
+function embeddedIPv4(ip: string): string | undefined {
+  if (isIP(ip) !== 6) return undefined;
+  const words = ipv6Words(ip);
+  if (!words) return undefined;
+  const head = words.slice(0, 6);
+  const zeros = (n: number) => head.slice(0, n).every((w) => w === 0);
+  const mapped = zeros(5) && head[5] === 0xffff;
+  // `::` and `::1` are IPv6's own unspecified and loopback addresses, not IPv4-compatible ones.
+  const compatible = zeros(6) && (words[6] !== 0 || words[7]! > 1);
+  const nat64 = head[0] === 0x64 && head[1] === 0xff9b && head.slice(2).every((w) => w === 0);
+  if (!mapped && !compatible && !nat64) return undefined;
+  return [words[6]! >> 8, words[6]! & 0xff, words[7]! >> 8, words[7]! & 0xff].join('.');
+}
+
+/** The eight 16-bit words of a valid IPv6 address (`::` expanded, a dotted IPv4 tail read as two). */
+function ipv6Words(ip: string): number[] | undefined {
+  let text = ip.replace(/%.*$/, '');
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [left = '', right] = text.split('::');
+  const part = (s: string) => (s ? s.split(':').map((w) => Number.parseInt(w, 16)) : []);
+  const l = part(left);
+  const r = right === undefined ? [] : part(right);
+  const words = right === undefined ? l : [...l, ...new Array(8 - l.length - r.length).fill(0), ...r];
+  return words.length === 8 && words.every((w) => Number.isInteger(w) && w >= 0 && w <= 0xffff)
+    ? words
+    : undefined;
 }
 
 /** The URL each channel type sends to, by field name. */

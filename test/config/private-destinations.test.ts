@@ -56,6 +56,21 @@ describe('reportd check and private destination addresses', () => {
     expect(result.stderr).not.toMatch(/meta-data|tok3n|s3cret-path|webhookb2/);
   }, 60_000);
 
+  it('refuses an IPv4 address written as IPv6 (the URL parser turns ::ffff:10.0.0.1 into ::ffff:a00:1)', async () => {
+    const file =
+      config(`  - { name: hook, type: webhook, url: "http://[::ffff:10.0.0.1]/hook", secret: "${SECRET}" }
+  - { name: leadership, type: teams, webhook_url: "http://[::ffff:169.254.169.254]/latest/meta-data/" }
+`);
+    const result = await runCli(['check', '--config', file]);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n').slice(1)).toEqual([
+      expect.stringMatching(/^ {2}channels\[0\]\.url: channel hook: host ::ffff:a00:1 is a private address;/),
+      expect.stringMatching(
+        /^ {2}channels\[1\]\.webhook_url: channel leadership: host ::ffff:a9fe:a9fe is a link-local address/,
+      ),
+    ]);
+  }, 60_000);
+
   it('accepts them with allow_private_network: true (loopback stand-ins, sidecars)', async () => {
     const file = config(
       `  - { name: hook, type: webhook, url: "http://127.0.0.1:8080/hook", secret: "${SECRET}", allow_private_network: true }
@@ -71,6 +86,13 @@ describe('reportd check and private destination addresses', () => {
     expect(internalAddress('172.32.0.1')).toBeUndefined();
     expect(internalAddress('100.100.100.200')).toMatch(/carrier-grade NAT/);
     expect(internalAddress('::ffff:192.168.1.1')).toBe('a private address');
+    // The same addresses as a URL parser writes them, IPv4-compatible, and through NAT64.
+    expect(internalAddress('::ffff:c0a8:101')).toBe('a private address');
+    expect(internalAddress('::ffff:7f00:1')).toBe('a loopback address');
+    expect(internalAddress('::a9fe:a9fe')).toMatch(/^a link-local address/);
+    expect(internalAddress('64:ff9b::a9fe:a9fe')).toMatch(/^a link-local address/);
+    expect(internalAddress('::ffff:808:808')).toBeUndefined();
+    expect(internalAddress('::1')).toBe('a loopback address');
     expect(internalAddress('fe80::1')).toBe('a link-local address');
     expect(internalAddress('8.8.8.8')).toBeUndefined();
     expect(internalAddress('2606:4700::1111')).toBeUndefined();

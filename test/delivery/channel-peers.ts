@@ -274,3 +274,24 @@ export function verifyWebhook(request: PeerRequest, secret: string): string {
     return String((error as { stdout?: string }).stdout ?? '').trim() || 'error';
   }
 }
+
+/**
+ * The `channels:` block of a config for the three stand-ins: Slack `marketing`, Teams `leadership`,
+ * webhook `ops`, their secrets read from SLACK_BOT_TOKEN, TEAMS_WEBHOOK_URL and WEBHOOK_SECRET.
+ */
+export function peersChannelsYaml(peers: ChannelPeers): string {
+  return `channels:
+  - { name: marketing, type: slack, token: "\${SLACK_BOT_TOKEN}", channel: C0123ABCD, api_url: "${peers.url}/api/", allow_private_network: true }
+  - { name: leadership, type: teams, webhook_url: "\${TEAMS_WEBHOOK_URL}", allow_private_network: true }
+  - { name: ops, type: webhook, url: "${peers.url}/hook", secret: "\${WEBHOOK_SECRET}", allow_private_network: true }
+`;
+}
+
+/** The environment `peersChannelsYaml` reads its secrets from. */
+export function peersSecrets(peers: ChannelPeers, webhookSecret: string): Record<string, string> {
+  return {
+    SLACK_BOT_TOKEN: peers.slackToken,
+    TEAMS_WEBHOOK_URL: `${peers.url}${peers.teamsPath}`,
+    WEBHOOK_SECRET: webhookSecret,
+  };
+}

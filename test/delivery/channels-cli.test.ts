@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliResult, runCli } from '../helpers/cli.js';
-import { type ChannelPeers, startChannelPeers } from './channel-peers.js';
+import { type ChannelPeers, peersChannelsYaml, peersSecrets, startChannelPeers } from './channel-peers.js';
 import { type DeliveryCliEnv, startDeliveryCliEnv } from './cli-env.js';
 
 /**
@@ -30,20 +30,12 @@ async function reportd(...args: string[]): Promise<CliResult> {
 beforeAll(async () => {
   env = await startDeliveryCliEnv();
   peers = await startChannelPeers();
-  secrets = {
-    SLACK_BOT_TOKEN: peers.slackToken,
-    TEAMS_WEBHOOK_URL: `${peers.url}${peers.teamsPath}`,
-    WEBHOOK_SECRET,
-  };
+  secrets = peersSecrets(peers, WEBHOOK_SECRET);
   config = env.writeConfig(
     'reportd.yaml',
     `${env.accountsYaml}sync: { query_sets: [102], backfill_runs: 1 }
 smtp: { url: "${env.smtp.url}", from: "Reports <reports@example.com>" }
-channels:
-  - { name: marketing, type: slack, token: "\${SLACK_BOT_TOKEN}", channel: C0123ABCD, api_url: "${peers.url}/api/", allow_private_network: true }
-  - { name: leadership, type: teams, webhook_url: "\${TEAMS_WEBHOOK_URL}", allow_private_network: true }
-  - { name: ops, type: webhook, url: "${peers.url}/hook", secret: "\${WEBHOOK_SECRET}", allow_private_network: true }
-reports:
+${peersChannelsYaml(peers)}reports:
   - name: weekly
     query_sets: [102]
     formats: [pdf]
