@@ -95,6 +95,11 @@ interface EngineResult {
   finishedAt?: number;
   /** Two processes: the one-process PostgreSQL wall time over this one's. */
   speedup?: number;
+  /**
+   * Two processes: what each synced, `accounts/snapshots` per process (accounts it sent a request
+   * for), so a run where one process took every lease shows as `100/600 + 0/0`, not as a slow run.
+   */
+  split?: string;
 }
 
 /** The sandbox CLI as its own process; resolves with its base URL once it listens. */
@@ -312,6 +317,7 @@ async function twoProcesses(target: StoreTarget, one?: EngineResult): Promise<En
       latencyP50: Math.max(a.latencyP50, b.latencyP50),
       latencyP95: Math.max(a.latencyP95, b.latencyP95),
       ...(one ? { speedup: one.wallMs / wall } : {}),
+      split: [a, b].map((r) => `${Object.keys(r.perAccount ?? {}).length}/${r.snapshots}`).join(' + '),
     };
   } finally {
     child.kill('SIGTERM');
@@ -334,6 +340,7 @@ function report(r: EngineResult): string {
     `event_loop_busy=${r.eventLoopBusy.toFixed(2)}`,
     `latency_p50/p95=${r.latencyP50.toFixed(0)}/${r.latencyP95.toFixed(0)}ms`,
     `errors=${r.errors.length}`,
+    ...(r.split === undefined ? [] : [`accounts/snapshots_per_process=${r.split}`]),
     ...(r.speedup === undefined
       ? []
       : [`speedup_vs_one=${r.speedup.toFixed(2)} (target >= ${SPEEDUP_TARGET})`]),

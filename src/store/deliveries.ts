@@ -404,8 +404,11 @@ export async function renewLease(
   options: Fence & { now: number; leaseMs: number; sendLeaseMs: number },
 ): Promise<boolean> {
   const where = fenced(options);
+  // The casts: PostgreSQL types a CASE of two bare parameters as text, and refused every renewal
+  // ("lease_until is of type bigint but expression is of type text"), so a send or render that
+  // outlasted the lease was taken over and sent again.
   const { changes } = await store.run(
-    `UPDATE deliveries SET lease_until = CASE state WHEN 'sending' THEN ? ELSE ? END
+    `UPDATE deliveries SET lease_until = CASE state WHEN 'sending' THEN CAST(? AS BIGINT) ELSE CAST(? AS BIGINT) END
      WHERE ${where.sql} AND state IN ('rendering', 'sending')`,
     [options.now + options.sendLeaseMs, options.now + options.leaseMs, ...where.params],
   );

@@ -114,4 +114,25 @@ describe('reportd daemon and SIGHUP', () => {
     expect(instances.length).toBeGreaterThanOrEqual(2);
     expect(instances.filter((i) => i.stopped_at === null)).toEqual([]);
   }, 180_000);
+
+  it('SIGINT (Ctrl-C) is a way out too: exit 0, "daemon stopped", its instance marked stopped', async () => {
+    const file = join(tmp.dir, 'reportd-int.yaml');
+    writeFileSync(file, config('first@example.com'));
+    daemon = spawnDaemon(file);
+    const logs = () => daemon!.logs;
+    await until(() => /daemon started/.test(logs()), 'the daemon to start', logs);
+    const pid = daemon.child.pid;
+    await until(
+      async () => (await listInstances(store, 0)).some((i) => i.pid === pid && i.stopped_at === null),
+      'its instance to be registered',
+      logs,
+    );
+    const exited = new Promise<number | null>((resolve) => daemon!.child.once('exit', resolve));
+    daemon.child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(logs()).toContain('daemon stopped');
+    const mine = (await listInstances(store, 0)).filter((i) => i.pid === pid);
+    expect(mine.length).toBeGreaterThanOrEqual(1);
+    expect(mine.filter((i) => i.stopped_at === null)).toEqual([]);
+  }, 120_000);
 });
