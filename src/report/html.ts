@@ -20,6 +20,7 @@ import { SOURCE_KINDS } from './model/gravity.js';
 import type { ReportModel } from './model/index.js';
 import { STANCES } from './model/life.js';
 import type { Available } from './model/payloads.js';
+import { showsNoise, sparkColor } from './noise-view.js';
 import { DEFAULT_PAGE, type PageSetup, pageView } from './page.js';
 import { REPORT_SECTIONS, type ReportSection } from './sections.js';
 import { loadReportTemplates, type ReportTemplates } from './templates.js';
@@ -41,13 +42,11 @@ export interface ReportHtml {
 const svg = (markup: string) => new Handlebars.SafeString(markup);
 
 type Card = Available<{ kpi: KpiView }>;
-const toneColor = (kpi: KpiView) =>
-  kpi.delta.tone === 'bad' ? THEME.bad : kpi.delta.tone === 'good' ? THEME.good : THEME.primary;
 
 /** A KPI card with its sparkline, colored like its delta so good and bad news read at a glance. */
 function card(source: Card) {
   if (!source.available) return source;
-  return { ...source, spark: svg(sparkline(source.kpi.history, toneColor(source.kpi))) };
+  return { ...source, spark: svg(sparkline(source.kpi.history, sparkColor(source.kpi.delta))) };
 }
 
 function when<T extends { available: boolean }>(value: T, draw: (v: T & { available: true }) => string) {
@@ -58,7 +57,7 @@ export function reportView(model: ReportModel, css: string, page: PageSetup = DE
   const { overview, presence, life, gravity, scout, market } = model;
   const stanceParts = (rows: readonly { value: number | null }[]) =>
     STANCES.map((stance, i) => ({ value: rows[i]?.value ?? 0, color: stance.color }));
-  return {
+  const view = {
     css: svg(css),
     /** For `<html lang>`. */
     lang: model.cover.locale,
@@ -213,7 +212,7 @@ export function reportView(model: ReportModel, css: string, page: PageSetup = DE
             ...market.metrics,
             rows: market.metrics.rows.map((kpi) => ({
               ...kpi,
-              spark: svg(sparkline(kpi.history, THEME.primary, 90, 22)),
+              spark: svg(sparkline(kpi.history, sparkColor(kpi.delta), 90, 22)),
             })),
             fairShareCard: card({ available: true, kpi: market.metrics.fairShare }),
           }
@@ -221,6 +220,16 @@ export function reportView(model: ReportModel, css: string, page: PageSetup = DE
       competitorsChart: when(market.competitors, (c) => shareBars(c.rows, null)),
     },
   };
+  // Which pages print the footnote on grey "±" changes: those that show one (noise-note.hbs).
+  const noiseNote = {
+    overview: showsNoise(view.overview),
+    presence: showsNoise(view.presence),
+    life: showsNoise(view.life),
+    gravity: showsNoise(view.gravity),
+    scout: showsNoise(view.scout),
+    market: showsNoise(view.market),
+  };
+  return { ...view, noiseNote };
 }
 
 function withStanceBars<R extends { stance: { value: number | null }[] }>(

@@ -44,3 +44,21 @@ export async function sandboxSnapshot(
     payloads,
   };
 }
+
+/** Every set (with a run) of every brand the sandbox serves, as the sync would store its newest run. */
+export async function everySandboxSet(sandbox: Sandbox): Promise<ReportSnapshot[]> {
+  const get = async <T>(path: string): Promise<T> => {
+    const response = await fetch(`${sandbox.baseUrl}${path}`, {
+      headers: { 'X-Api-Key': sandbox.apiKey, 'X-Api-Secret': sandbox.apiSecret },
+    });
+    return (await response.json()) as T;
+  };
+  const out: ReportSnapshot[] = [];
+  for (const brand of await get<{ id: number; name: string }[]>('/brands/list'))
+    for (const set of await get<{ id: number }[]>(`/sets/brands/${brand.id}/list`)) {
+      // A set that has never run has nothing to report.
+      const runs = await get<unknown[]>(`/sets/${set.id}/runs`);
+      if (runs.length > 0) out.push(await sandboxSnapshot(sandbox, set.id, brand));
+    }
+  return out;
+}

@@ -102,4 +102,88 @@ describe('the workbook and the noise model', () => {
       expect(labels.filter((l) => MACHINE_PATH.test(l))).toEqual([]);
     }
   });
+
+  it('puts the interval, n and verdict beside each per-engine and per-intent change too', async () => {
+    const samples = runSamples(
+      Object.entries(current.payloads).flatMap(([key, p]) =>
+        p.error === null && p.data != null ? payloadRows(key, p.data) : [],
+      ),
+    );
+    const expected = (
+      endpoint: string,
+      field: string,
+      dimension: string,
+      id: number,
+      value: number,
+      delta: number,
+    ) => {
+      const n = samples.of({ endpoint, field, dimension, dimension_id: String(id) })!.n;
+      const judged = judgeChange({ value: value - delta, n }, { value, n }, 'percent', true);
+      return [
+        Math.round(((judged.high! - judged.low!) / 2) * 10) / 10,
+        n,
+        judged.significance === 'real' ? 'beyond noise' : 'within noise',
+      ];
+    };
+    const ws = (await workbook()).getWorksheet('Presence')!;
+    /** Rows of the table whose header row is `header`, up to the first blank row. */
+    const table = (header: unknown[]): unknown[][] => {
+      const rows: unknown[][] = [];
+      let inside = false;
+      ws.eachRow({ includeEmpty: true }, (r) => {
+        const values = (r.values as unknown[]).slice(1);
+        if (inside && (values.length === 0 || values[0] == null)) inside = false;
+        else if (inside) rows.push(values);
+        if (JSON.stringify(values.slice(0, header.length)) === JSON.stringify(header)) inside = true;
+      });
+      return rows;
+    };
+
+    const byEngine = current.payloads['presence.by-engine']!.data as {
+      engines: { id: number; label: string }[];
+      presenceByEngine: Record<string, { weighted: number; delta: number }>;
+    };
+    const engineRows = table([
+      'Engine',
+      'Weighted presence',
+      'Gross presence',
+      'Change',
+      '± (95 %)',
+      'n',
+      'Significance',
+    ]);
+    expect(engineRows.length).toBe(byEngine.engines.length);
+    for (const engine of byEngine.engines) {
+      const v = byEngine.presenceByEngine[String(engine.id)]!;
+      const cells = engineRows.find((r) => r[0] === engine.label)!;
+      expect(cells.slice(4, 7), engine.label).toEqual(
+        expected('presence.by-engine', 'weighted', 'engine', engine.id, v.weighted, v.delta),
+      );
+    }
+
+    const byIntent = current.payloads['presence.by-intent']!.data as {
+      intents: { id: number; label: string }[];
+      presenceByIntent: Record<string, { weighted: number; gross: number; deltaW: number; deltaG: number }>;
+    };
+    const intentRows = table([
+      'Intent',
+      'Stage',
+      'ICV',
+      'Weighted presence',
+      'Gross presence',
+      'Change (weighted)',
+    ]);
+    expect(intentRows.length).toBe(byIntent.intents.length);
+    const verdicts = new Set<unknown>();
+    for (const intent of byIntent.intents) {
+      const v = byIntent.presenceByIntent[String(intent.id)]!;
+      const cells = intentRows.find((r) => r[0] === intent.label)!;
+      const weighted = expected('presence.by-intent', 'weighted', 'intent', intent.id, v.weighted, v.deltaW);
+      const gross = expected('presence.by-intent', 'gross', 'intent', intent.id, v.gross, v.deltaG);
+      expect(cells.slice(6, 9), intent.label).toEqual(weighted);
+      expect(cells.slice(10, 13), intent.label).toEqual(gross);
+      verdicts.add(weighted[2]).add(gross[2]);
+    }
+    expect(verdicts.has('within noise')).toBe(true);
+  });
 });

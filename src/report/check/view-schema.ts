@@ -894,6 +894,22 @@ export const reportViewSchema = z.strictObject({
     }),
     competitorsChart: html.nullable(),
   }),
+  noiseNote: z.strictObject({
+    overview: z
+      .boolean()
+      .describe('The overview section: headline KPI cards, the summary, the competitive bar.'),
+    presence: z
+      .boolean()
+      .describe(
+        'The presence section: gross and weighted presence, trend, positions, engine × intent matrix.',
+      ),
+    life: z
+      .boolean()
+      .describe('The life (sentiment) section: KPIs, stance mix and history, by engine and by intent.'),
+    gravity: z.boolean().describe('The gravity (sources) section: KPIs, trend, source mix, error register.'),
+    scout: z.boolean().describe('The scout (citations) section: cited domains and URLs, by engine.'),
+    market: z.boolean().describe('The market section: market metrics, fair share, competitors.'),
+  }),
   theme: z.strictObject({
     primary: z.string(),
     accent: z.string(),
@@ -1018,6 +1034,7 @@ export const digestViewSchema = z.strictObject({
       noNewRun: z.string().optional(),
     }),
   ),
+  portfolioNoise: z.boolean(),
   movers: z.array(
     z.strictObject({
       brand: z.string(),
@@ -1909,6 +1926,14 @@ export const digestViewSchema = z.strictObject({
             note: z.string().optional(),
           }),
           competitorsChart: html.nullable(),
+        }),
+        noiseNote: z.strictObject({
+          overview: z.boolean(),
+          presence: z.boolean(),
+          life: z.boolean(),
+          gravity: z.boolean(),
+          scout: z.boolean(),
+          market: z.boolean(),
         }),
         theme: z.strictObject({
           logo: z.strictObject({
@@ -2865,6 +2890,26 @@ export const marginViewSchema = z.strictObject({
         note: z.string().optional(),
       }),
       competitorsChart: html.nullable(),
+    })
+    .optional(),
+  noiseNote: z
+    .strictObject({
+      overview: z
+        .boolean()
+        .describe('The overview section: headline KPI cards, the summary, the competitive bar.'),
+      presence: z
+        .boolean()
+        .describe(
+          'The presence section: gross and weighted presence, trend, positions, engine × intent matrix.',
+        ),
+      life: z
+        .boolean()
+        .describe('The life (sentiment) section: KPIs, stance mix and history, by engine and by intent.'),
+      gravity: z
+        .boolean()
+        .describe('The gravity (sources) section: KPIs, trend, source mix, error register.'),
+      scout: z.boolean().describe('The scout (citations) section: cited domains and URLs, by engine.'),
+      market: z.boolean().describe('The market section: market metrics, fair share, competitors.'),
     })
     .optional(),
   theme: z.strictObject({

@@ -1,9 +1,9 @@
 import Handlebars from 'handlebars';
-import { THEME } from '../charts/svg.js';
 import { sparkline } from '../charts.js';
 import { type ReportContents, setView, themeForTemplates } from '../html.js';
 import { reportLocale, t, withLocale } from '../locale/locale.js';
 import type { ReportModel } from '../model/index.js';
+import { showsNoise, sparkColor } from '../noise-view.js';
 import { DEFAULT_PAGE, type PageSetup, pageView } from '../page.js';
 import type { ReportTemplates } from '../templates.js';
 import { type MoverView, moverView } from './mover-view.js';
@@ -112,16 +112,7 @@ function renderWithin(
                     label: card.kpi.label,
                     value: card.kpi.value,
                     delta: card.kpi.delta,
-                    spark: svg(
-                      sparkline(
-                        card.kpi.history,
-                        card.kpi.delta.tone === 'bad'
-                          ? THEME.bad
-                          : card.kpi.delta.tone === 'good'
-                            ? THEME.good
-                            : THEME.primary,
-                      ),
-                    ),
+                    spark: svg(sparkline(card.kpi.history, sparkColor(card.kpi.delta))),
                   },
                 ]
               : [],
@@ -135,6 +126,8 @@ function renderWithin(
       page: pageView(page),
       cover,
       portfolio,
+      /** The portfolio page explains grey "±" changes when it shows one (noise-note.hbs). */
+      portfolioNoise: showsNoise(portfolio),
       movers,
       frontOnly: input.frontOnly === true,
       // Before the numbers are known, the contents hold hidden placeholders as wide as a page number

@@ -15,15 +15,20 @@ export function judgedFigureCells(
   ctx: SheetContext,
   key: string,
   field: string | undefined,
-  value: number,
+  value: number | undefined,
   delta: number | undefined,
+  /** What the row is of (an engine, an intent), for a per-engine or per-intent sheet. */
+  of: { dimension: string; id: string } = { dimension: '', id: '' },
 ): CellInput[] {
-  if (delta === undefined) return [null, null, null];
+  if (delta === undefined || value === undefined) return [null, null, null];
   const rule = ruleFor(key, field).name;
   const unit = rule === 'percent' ? 'percent' : rule === 'fraction' ? 'fraction' : 'unknown';
-  const sample = ctx.reader
-    .samples()
-    .of({ endpoint: key, field: field ?? 'current', dimension: '', dimension_id: null });
+  const sample = ctx.reader.samples().of({
+    endpoint: key,
+    field: field ?? 'current',
+    dimension: of.dimension,
+    dimension_id: of.dimension ? of.id : null,
+  });
   const judged = judgeChange(
     { value: value - delta, n: sample?.n },
     { value, n: sample?.n },
@@ -36,4 +41,14 @@ export function judgedFigureCells(
     sample?.n ?? null,
     t(`significance.${judged.significance}`),
   ];
+}
+
+/**
+ * The headers of those three cells, localized as KeyFigures has them. A table with two judged
+ * changes names each set after its metric ("± (95 %) · Gross presence"): Excel tables need unique
+ * headers.
+ */
+export function judgedColumns(metric?: string): { header: string }[] {
+  const named = (header: string) => ({ header: metric ? `${header} · ${metric}` : header });
+  return [named(t('xlsx.interval')), named(t('xlsx.n')), named(t('xlsx.significance'))];
 }

@@ -1,7 +1,7 @@
 import type { MetricGroup } from '../../../api/endpoints.js';
 import { t } from '../../locale/locale.js';
 import { num, type SheetContext } from '../context.js';
-import { judgedFigureCells } from '../judged-figure.js';
+import { judgedColumns, judgedFigureCells } from '../judged-figure.js';
 import { KPI_SOURCES } from '../kpis.js';
 import type { CellInput, SheetWriter } from '../sheet-writer.js';
 
@@ -39,9 +39,7 @@ export function keyFigures(w: SheetWriter, ctx: SheetContext, group: MetricGroup
       { header: t('col.metric') },
       { header: t('xlsx.value') },
       { header: t('col.change') },
-      { header: t('xlsx.interval') },
-      { header: t('xlsx.n') },
-      { header: t('xlsx.significance') },
+      ...judgedColumns(),
       { header: t('xlsx.note') },
       { header: t('xlsx.endpoint') },
     ],

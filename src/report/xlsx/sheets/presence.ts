@@ -1,6 +1,7 @@
 import * as presence from '../../../api/schemas/presence.js';
 import { t } from '../../locale/locale.js';
 import { block, joinById, num, scaleOf } from '../context.js';
+import { judgedColumns, judgedFigureCells } from '../judged-figure.js';
 import type { CellInput } from '../sheet-writer.js';
 import { keyFigures } from './key-figures.js';
 import type { SheetDef } from './sheet-def.js';
@@ -84,12 +85,18 @@ export const presenceSheet: SheetDef = {
           { header: t('endpoint.presence.weighted') },
           { header: t('endpoint.presence.gross') },
           { header: t('col.change') },
+          ...judgedColumns(),
         ],
-        rows: joinById(d.engines, d.presenceByEngine).map(({ label, value: v }) => [
+        rows: joinById(d.engines, d.presenceByEngine).map(({ entity, label, value: v }) => [
           label,
           num(v?.weighted, key, 'weighted'),
           num(v?.gross, key, 'gross'),
           num(v?.delta, key, 'delta', 'delta'),
+          // The change is the weighted share's, as the PDF's "Presence by engine" judges it.
+          ...judgedFigureCells(ctx, key, 'weighted', v?.weighted, v?.delta, {
+            dimension: 'engine',
+            id: String(entity?.id ?? ''),
+          }),
         ]),
       });
     });
@@ -105,17 +112,24 @@ export const presenceSheet: SheetDef = {
           { header: t('endpoint.presence.weighted') },
           { header: t('endpoint.presence.gross') },
           { header: t('xlsx.changeWeighted') },
+          ...judgedColumns(t('endpoint.presence.weighted')),
           { header: t('xlsx.changeGross') },
+          ...judgedColumns(t('endpoint.presence.gross')),
         ],
-        rows: joinById(d.intents, d.presenceByIntent).map(({ entity, label, value: v }) => [
-          label,
-          entity?.stage ?? null,
-          entity ? num(entity.icv, key, 'icv') : null,
-          num(v?.weighted, key, 'weighted'),
-          num(v?.gross, key, 'gross'),
-          num(v?.deltaW, key, 'deltaW', 'delta'),
-          num(v?.deltaG, key, 'deltaG', 'delta'),
-        ]),
+        rows: joinById(d.intents, d.presenceByIntent).map(({ entity, label, value: v }) => {
+          const of = { dimension: 'intent', id: String(entity?.id ?? '') };
+          return [
+            label,
+            entity?.stage ?? null,
+            entity ? num(entity.icv, key, 'icv') : null,
+            num(v?.weighted, key, 'weighted'),
+            num(v?.gross, key, 'gross'),
+            num(v?.deltaW, key, 'deltaW', 'delta'),
+            ...judgedFigureCells(ctx, key, 'weighted', v?.weighted, v?.deltaW, of),
+            num(v?.deltaG, key, 'deltaG', 'delta'),
+            ...judgedFigureCells(ctx, key, 'gross', v?.gross, v?.deltaG, of),
+          ];
+        }),
       });
     });
 
