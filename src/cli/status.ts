@@ -102,7 +102,8 @@ export function register(program: Command): void {
 
 export async function collectStatus(
   store: Store,
-  config: Pick<Config, 'accounts' | 'sync'> & Partial<Pick<Config, 'reports' | 'alerts' | 'channels' | 'smtp'>>,
+  config: Pick<Config, 'accounts' | 'sync'> &
+    Partial<Pick<Config, 'reports' | 'alerts' | 'channels' | 'smtp'>>,
   now: number,
 ): Promise<StatusReport> {
   const last = await lastFinishedSyncRun(store);
