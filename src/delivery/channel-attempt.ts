@@ -22,6 +22,8 @@ export async function channelAttempt(options: {
   log: Logger;
   /** Posts something other than the report (an alert); defaults to `sender.send(delivery, content)`. */
   post?: (delivery: ChannelDelivery) => Promise<ChannelResult>;
+  /** Renews the row's lease, fenced by this worker's token: false when the row is another's now. */
+  stillMine?: () => Promise<boolean>;
 }): Promise<{ outcome: RecipientOutcome; retryAfterMs?: number }> {
   const { store, clock, row, sender, content, log } = options;
   const recipient = row.destination;
@@ -44,6 +46,12 @@ export async function channelAttempt(options: {
           // The row is another worker's now (this one was paused past its lease): its next steps
           // (Slack's upload) are that worker's to take. Stop here, or the file is uploaded twice; the
           // sender answers with a failure, which the fence keeps out of the row as well.
+          throw new Error('the row was claimed by another worker during this attempt');
+        }
+      },
+      confirm: async () => {
+        if (options.stillMine && !(await options.stillMine())) {
+          staleWrite(log, 'post to the channel');
           throw new Error('the row was claimed by another worker during this attempt');
         }
       },

@@ -18,6 +18,7 @@ import {
   markRetry,
   markSending,
   nextDeliveryDue,
+  renewLease,
 } from '../store/deliveries.js';
 import {
   ensureRecipients,
@@ -326,7 +327,14 @@ export class Outbox {
       staleWrite(log, 'mark the row sending, so it does not send');
       return { ...base, result: 'lost', renderMs };
     }
-    const answer = await destination.deliver(message, { row, owed, log });
+    const stillMine = () =>
+      renewLease(store, {
+        ...fenceOf(row),
+        now: this.clock.now(),
+        leaseMs: this.leaseMs,
+        sendLeaseMs: this.sendLeaseMs,
+      });
+    const answer = await destination.deliver(message, { row, owed, log, stillMine });
     if ('transient' in answer) return this.retryOrFail(row, answer.transient, log, renderMs);
     // The provider's Retry-After is a floor under our own backoff, never a way to retry sooner.
     const retryAt =

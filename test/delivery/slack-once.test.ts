@@ -113,6 +113,65 @@ describe('Slack, once', () => {
     ]);
   });
 
+  it('a worker paused after marking the row sending, before posting: the worker that took it over posts, the first does not', async () => {
+    const slack = () =>
+      createSlackSender({
+        name: 'marketing',
+        token: peers.slackToken,
+        channel: 'C0123ABCD',
+        api_url: `${peers.url}/api/`,
+        timeout_seconds: 5,
+      });
+    const box = (clock: typeof systemClock, sender: ReturnType<typeof slack>) =>
+      new Outbox({
+        store,
+        renderer: { render: async (delivery) => content(delivery) },
+        mailer: mailerFromTransport(nodemailer.createTransport({ url: smtp.url, ignoreTLS: true } as never)),
+        from: 'Reports <reports@example.com>',
+        reports: [{ name: 'weekly', channels: ['marketing'], max_attachment_mb: 10 }],
+        channels: new Map([['marketing', sender]]),
+        clock,
+        leaseMs: 1_000,
+        backoff: { baseMs: 20, capMs: 20 },
+      });
+    // Worker A stands still between `sending` and its post (its lease heartbeat silent too, as in a
+    // SIGSTOP) until B has taken the row over and posted; then it goes on.
+    let reached!: () => void;
+    const atPost = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+    let go!: () => void;
+    const resumed = new Promise<void>((resolve) => {
+      go = resolve;
+    });
+    const real = slack();
+    const paused = {
+      ...real,
+      async send(...args: Parameters<typeof real.send>) {
+        reached();
+        await resumed;
+        return real.send(...args);
+      },
+    };
+    const silent = { now: () => Date.now(), sleep: () => new Promise<void>(() => {}) };
+    const a = box(silent, paused);
+    const b = box(systemClock, slack());
+    await a.enqueueAll(key);
+    const first = a.runOnce();
+    await atPost;
+    await systemClock.sleep(1_300);
+    expect((await b.runOnce())?.result).toBe('sent');
+    expect(peers.slackMessages.size).toBe(1);
+    go();
+    await first;
+    expect(peers.slackMessages.size).toBe(1);
+    const [row] = await listDeliveries(store);
+    expect(row).toMatchObject({ state: 'sent', attempts: 2 });
+    expect(await listRecipients(store, row!.id)).toMatchObject([
+      { recipient: 'marketing', state: 'accepted' },
+    ]);
+  });
+
   for (const step of [
     'chat.postMessage',
     'files.getUploadURLExternal',

@@ -166,13 +166,16 @@ export function createSlackSender(config: SlackChannelConfig): ChannelSender {
 async function postOnce(
   client: WebClient,
   channel: string,
-  delivery: { id: string; lookFirst?: boolean; since?: number; at: number },
+  delivery: Pick<ChannelDelivery, 'id' | 'lookFirst' | 'since' | 'at' | 'confirm'>,
   message: { text: string; blocks: KnownBlock[] },
 ): Promise<{ ts: string | undefined; found: boolean }> {
   if (delivery.lookFirst) {
     const found = await findPosted(client, channel, delivery.id, delivery.since ?? delivery.at - 86_400_000);
     if (found) return { ts: found, found: true };
   }
+  // Still this worker's row, its lease renewed: a worker paused after marking the row sending (or
+  // after looking) must not post beside the one that took the row over, looked, found none and posted.
+  await delivery.confirm?.();
   const posted = await client.chat.postMessage({
     channel,
     ...message,

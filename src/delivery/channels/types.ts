@@ -31,6 +31,11 @@ export interface ChannelDelivery {
   lookFirst?: boolean;
   /** Epoch ms the delivery was queued: nothing of it can be older (where to start looking). */
   since?: number;
+  /**
+   * Called right before the message is posted: renews this worker's lease, fenced by its token, and
+   * throws when the row is another worker's now (this one was paused past its lease before posting).
+   */
+  confirm?: () => Promise<void>;
 }
 
 /** The provider's answer, in the outbox's per-destination terms (delivery_recipients states). */
@@ -53,6 +58,8 @@ export interface ChannelNotice {
   lookFirst?: boolean;
   /** As `ChannelDelivery.since`. */
   since?: number;
+  /** As `ChannelDelivery.confirm`. */
+  confirm?: () => Promise<void>;
   at: number;
   title: string;
   text: string;

@@ -15,12 +15,12 @@ export function channelDestination(sender: ChannelSender, store: Store, clock: C
   const post = (message: DeliveryMessage): Parameters<typeof channelAttempt>[0]['post'] => {
     const { alert, notice } = message;
     if (alert) return (delivery) => sender.alert(delivery, alert);
-    if (notice) return () => sender.notice({ ...notice, at: clock.now() });
+    if (notice) return (delivery) => sender.notice({ ...notice, at: clock.now(), confirm: delivery.confirm });
     return undefined;
   };
   return {
     recipients: async (_message, row) => [row.destination],
-    async deliver(message, { row, log }) {
+    async deliver(message, { row, log, stillMine }) {
       const { outcome, retryAfterMs } = await channelAttempt({
         store,
         clock,
@@ -28,6 +28,7 @@ export function channelDestination(sender: ChannelSender, store: Store, clock: C
         sender,
         content: message.content as NonNullable<DeliveryMessage['content']>,
         log,
+        stillMine,
         ...(post(message) ? { post: post(message) } : {}),
       });
       if (outcome.state === 'refused')

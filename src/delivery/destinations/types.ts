@@ -9,6 +9,11 @@ export interface DeliveryAttempt {
   /** Who is still owed the message (those `recipients` named, less any accepted before). */
   owed: string[];
   log: Logger;
+  /**
+   * Renews the row's lease, fenced by this worker's token; false when another worker holds the row
+   * now. A destination that can tell "not posted yet" asks it right before posting (Slack).
+   */
+  stillMine(): Promise<boolean>;
 }
 
 /**
