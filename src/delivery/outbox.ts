@@ -222,7 +222,9 @@ export class Outbox {
     if (claimed.recoveredFrom === 'sending') {
       log.warn(
         { messageId: row.messageId },
-        'an earlier attempt stopped during SMTP; sending again with the same Message-ID (receivers may see a duplicate)',
+        row.destination === EMAIL_DESTINATION
+          ? 'an earlier attempt stopped during SMTP; sending again with the same Message-ID (receivers may see a duplicate)'
+          : `an earlier attempt stopped while posting to ${row.destination}; trying again with the same delivery id`,
       );
     } else if (claimed.recoveredFrom === 'rendering') {
       log.warn('an earlier attempt stopped before sending; taking the delivery over');

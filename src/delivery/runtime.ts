@@ -10,8 +10,8 @@ import { type DeliveryRenderer, maxHoldFor, Outbox, type OutboxOptions } from '.
 
 /**
  * The one way to build the delivery runtime (the outbox, its claim scope, its message builders) from
- * a config: the daemon, `reportd deliver`, `deliver --pending`, `reportd sync` and the demo all come
- * through here, so they claim, compose, retry and name messages alike. What differs is only what the
+ * a config: the daemon, `reportd deliver`, `deliver --pending` and `reportd sync` all come through
+ * here, so they claim, compose, retry and name messages alike. What differs is only what the
  * caller has: a mailer (else email rows and email notices are not this process's to send), a
  * renderer (else it only queues, as `reportd sync` does).
  */

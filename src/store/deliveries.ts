@@ -139,7 +139,7 @@ export const EMAIL_DESTINATION = 'email';
 /**
  * What a row carries: a report (or digest), an alert's firings, or a failure notice (migration 21:
  * `report` is `notice:` + the incident's key, `query_set_id` the incident's id, `run_id` 0 for the
- * opening, 1 for the clearing; see store/notice-rows.ts).
+ * opening, 1 for the clearing; see `noticeKey` and `noticeOf` in store/incidents.ts).
  */
 export type DeliveryKind = 'report' | 'alert' | 'notice';
 

@@ -5,8 +5,9 @@ import type { Migration } from './index.js';
  * claimed with a fencing token, kept by the heartbeat and retried by the same policy as reports and
  * alerts instead of by a second loop over a second table.
  *
- * A notice row's key: `report` is `notice:` + the incident's key (a report or alert name never holds
- * `:`, so the table's UNIQUE key cannot meet a report's row), `query_set_id` the incident's id and
+ * A notice row's key: `report` is `notice:` + the incident's key (the UNIQUE key does not include `kind`:
+ * only a report literally named `notice:<incident key>` could meet a notice's row, and then only with
+ * the incident's id as its set and 0 or 1 as its run), `query_set_id` the incident's id and
  * `run_id` 0 for `opened`, 1 for `cleared`: one row per (incident, event, destination), as before.
  * Email recipients move to `delivery_recipients` (accepted when the notice was sent, refused when it
  * failed). Every notice is carried over, sent ones too, so `history` keeps them; then `notices` goes.
