@@ -17,7 +17,10 @@ export function maskedConfig(config: Config): Config {
   for (const channel of copy.channels) {
     if (channel.type === 'slack') channel.token = MASK;
     else if (channel.type === 'teams') channel.webhook_url = MASK;
-    else channel.secret = MASK;
+    else {
+      channel.secret = MASK;
+      channel.url = maskQuery(channel.url);
+    }
   }
   if ('url' in copy.store) {
     const password = urlPassword(copy.store.url);
@@ -32,6 +35,23 @@ export function maskedConfig(config: Config): Config {
     }
   }
   return copy;
+}
+
+/**
+ * A webhook URL with its query values masked: receivers often take a token there (`?token=…`), which
+ * the config does not mark as a secret but `check` must not print. A password in it is masked too.
+ */
+function maskQuery(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return url;
+  }
+  if (parsed.password) parsed.password = MASK;
+  if (!parsed.search) return parsed.password ? parsed.toString() : url;
+  for (const key of new Set(parsed.searchParams.keys())) parsed.searchParams.set(key, MASK);
+  return parsed.toString();
 }
 
 function maskUrl(url: string, password: string): string {

@@ -145,6 +145,16 @@ export function registerInlineSecrets(raw: unknown): void {
       if (pair && isRecord(entry) && typeof entry[pair.key] === 'string') {
         registerChannelSecret(entry.type, entry[pair.key] as string);
       }
+      // A receiver's token in the webhook URL's query (`?token=…`): kept out of logs, errors and the
+      // dry-run's payloads like the fields the config calls secrets (mask.ts masks it in `check`).
+      if (isRecord(entry) && entry.type === 'webhook' && typeof entry.url === 'string') {
+        registerUrlPassword(entry.url);
+        try {
+          for (const value of new URL(entry.url).searchParams.values()) registerSecret(value);
+        } catch {
+          // Not a URL: the schema names the field.
+        }
+      }
     }
   }
   if (isRecord(raw.store) && typeof raw.store.url === 'string') registerUrlPassword(raw.store.url);

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { MASK, maskedConfig } from '../../src/config/mask.js';
+import { scrub } from '../../src/secrets.js';
 import { MINIMAL, problems, tempDir, writeConfig } from './fixtures.js';
 
 /** `channels[]` and `reports[].channels`: names resolved, secrets read, masked and checked. */
@@ -12,12 +13,14 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const SLACK_TOKEN = 'xoxb-1111-2222-secret-token';
 const TEAMS_URL = 'https://example.webhook.office.com/webhookb2/secret-part-9f8e';
 const WEBHOOK_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
-const env = { SLACK_BOT_TOKEN: SLACK_TOKEN, TEAMS_WEBHOOK_URL: TEAMS_URL, WEBHOOK_SECRET };
+// A receiver's token in the webhook URL's query is a secret too, though no field says so.
+const HOOK_TOKEN = 'hook-query-token-5d1c';
+const env = { SLACK_BOT_TOKEN: SLACK_TOKEN, TEAMS_WEBHOOK_URL: TEAMS_URL, WEBHOOK_SECRET, HOOK_TOKEN };
 
 const CHANNELS = `channels:
   - { name: marketing, type: slack, token: "\${SLACK_BOT_TOKEN}", channel: C0123ABCD }
   - { name: leadership, type: teams, webhook_url: "\${TEAMS_WEBHOOK_URL}" }
-  - { name: ops, type: webhook, url: https://hooks.example.com/reportd, secret: "\${WEBHOOK_SECRET}" }
+  - { name: ops, type: webhook, url: "https://hooks.example.com/reportd?token=\${HOOK_TOKEN}", secret: "\${WEBHOOK_SECRET}" }
 `;
 const check = (text: string, vars: Record<string, string> = env) =>
   problems(() => loadConfig(writeConfig(text), vars));
@@ -42,6 +45,10 @@ describe('channels in the config', () => {
     ]);
     const printed = JSON.stringify(masked);
     for (const secret of Object.values(env)) expect(printed).not.toContain(secret);
+    // Wherever else the URL shows (a log line, an error, `deliver --dry-run`), its token is scrubbed.
+    expect(
+      scrub(`POST ${config.channels[2]!.type === 'webhook' ? config.channels[2]!.url : ''} failed`),
+    ).not.toContain(HOOK_TOKEN);
   });
 
   it('reads each secret from its *_file', () => {
