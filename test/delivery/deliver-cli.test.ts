@@ -79,6 +79,7 @@ describe('reportd deliver / history', () => {
     expect(Object.keys(history.deliveries[0]).sort()).toEqual(
       [
         'id',
+        'kind',
         'report',
         'destination',
         'account',
