@@ -1,4 +1,4 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,7 +6,7 @@ import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { jobSlotsOf } from '../../src/store/job-slots.js';
 import { tempDir } from '../delivery/smtp-helpers.js';
-import { ROOT } from '../helpers/cli.js';
+import { holdWriteLock } from '../helpers/sqlite-locker.js';
 import { type DaemonChild, spawnDaemon, stopDaemon, until } from './daemon-process-helpers.js';
 
 /**
@@ -73,28 +73,14 @@ describe('a daemon on SQLite in trouble', () => {
     try {
       await until(async () => (await slotsRunSince(store, 0)) >= 1, 'a first slot', logs);
       // better-sqlite3 in a process of its own: BEGIN IMMEDIATE takes the write lock and keeps it at
-      // least 8 s, and until the daemon has met it (busy_timeout, 5 s, ran out on a write): on this
+      // least 8 s, and until the daemon has met it (the store's 5 s wait ran out on a write): on this
       // shared machine a write can be late enough to slip in after the 8 s.
-      const locker = spawn(
-        process.execPath,
-        [
-          '-e',
-          `const db = new (require('better-sqlite3'))(process.argv[1]);
-           db.exec('BEGIN IMMEDIATE'); console.log('locked');
-           process.stdin.once('data', () => { db.exec('COMMIT'); db.close(); process.exit(0); });`,
-          storeFile,
-        ],
-        { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] },
-      );
-      children.push(locker);
-      await new Promise<void>((resolve) => locker.stdout!.once('data', () => resolve()));
+      const lock = await holdWriteLock(storeFile, children);
       const lockedAt = Date.now();
       const met = /job loop failed; retrying|outbox worker error; retrying/;
       await until(() => met.test(logs()), 'a write refused by the lock', logs, 40_000);
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, 8_000 - (Date.now() - lockedAt))));
-      const exited = new Promise<void>((resolve) => locker.once('exit', () => resolve()));
-      locker.stdin!.end('release\n');
-      await exited;
+      await lock.release();
       const released = Date.now();
       // Three slots after the lock is gone (the issue: 0 of the next 3 fired, for good).
       await until(

@@ -1,9 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/db.js';
 import { tempDir } from '../delivery/smtp-helpers.js';
-import { ROOT } from '../helpers/cli.js';
+import { holdWriteLock } from '../helpers/sqlite-locker.js';
 
 /**
  * Another process holds the SQLite file's write lock. A write of this process waits for it, up to
@@ -29,30 +29,6 @@ afterAll(async () => {
   tmp?.cleanup();
 });
 
-/** A process of its own holding BEGIN IMMEDIATE until told to commit. */
-async function holdWriteLock(): Promise<{ release(): Promise<void> }> {
-  const locker = spawn(
-    process.execPath,
-    [
-      '-e',
-      `const db = new (require('better-sqlite3'))(process.argv[1]);
-       db.exec('BEGIN IMMEDIATE'); console.log('locked');
-       process.stdin.once('data', () => { db.exec('COMMIT'); db.close(); process.exit(0); });`,
-      file,
-    ],
-    { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] },
-  );
-  children.push(locker);
-  await new Promise<void>((resolve) => locker.stdout!.once('data', () => resolve()));
-  return {
-    async release() {
-      const exited = new Promise<void>((resolve) => locker.once('exit', () => resolve()));
-      locker.stdin!.end('release\n');
-      await exited;
-    },
-  };
-}
-
 /** Counts the ticks of a 20 ms timer while `work` runs: a frozen event loop counts none. */
 async function ticksDuring<T>(
   work: () => Promise<T>,
@@ -67,7 +43,7 @@ async function ticksDuring<T>(
 describe('a SQLite store whose write lock another process holds', () => {
   it('waits up to 5 s without freezing the process, then says "database is locked"', async () => {
     await store.run('CREATE TABLE IF NOT EXISTS probe (n INTEGER)');
-    const lock = await holdWriteLock();
+    const lock = await holdWriteLock(file, children);
     try {
       const plain = await ticksDuring(() => store.run('INSERT INTO probe (n) VALUES (1)'));
       expect(plain.result.status).toBe('rejected');
@@ -88,7 +64,7 @@ describe('a SQLite store whose write lock another process holds', () => {
   }, 60_000);
 
   it('a write made while the lock is held goes through once it is released within the wait', async () => {
-    const lock = await holdWriteLock();
+    const lock = await holdWriteLock(file, children);
     const write = store.transaction(() => store.run('INSERT INTO probe (n) VALUES (3)'));
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     await lock.release();
