@@ -8,6 +8,7 @@ import { jobSlotsOf } from '../../src/store/job-slots.js';
 import { runSync } from '../../src/sync/sync.js';
 import { startSmtp, type TestSmtp } from '../delivery/smtp-helpers.js';
 import { runCli } from '../helpers/cli.js';
+import { daemonConfig } from '../helpers/daemon-config.js';
 import { type TempStore, tempStore } from '../sync/helpers/temp-store.js';
 import {
   type DaemonChild,
@@ -40,22 +41,14 @@ afterAll(async () => {
 });
 
 function config(recipient: string): string {
-  return [
-    'accounts:',
-    `  - { name: acme, base_url: "${sandbox!.baseUrl}", api_key: ${sandbox!.apiKey}, api_secret: ${sandbox!.apiSecret} }`,
-    temp!.configLine,
-    'sync: { query_sets: [101], backfill_runs: 1, schedule: "0 0 1 1 *" }',
-    `smtp: { url: "${smtp!.url}", from: "reports@example.com" }`,
-    `output: { dir: "${join(temp!.dir, 'out')}" }`,
-    'http: { port: 0, host: 127.0.0.1 }',
-    'reports:',
-    '  - name: fivesecondly',
-    '    query_sets: [101]',
-    '    formats: [xlsx]',
-    '    schedule: { cron: "*/5 * * * * *", timezone: UTC }',
-    `    email: { to: [${recipient}] }`,
-    '',
-  ].join('\n');
+  return daemonConfig({
+    sandbox: sandbox!,
+    store: temp!.configLine,
+    smtpUrl: smtp!.url,
+    outDir: join(temp!.dir, 'out'),
+    settings: ['http: { port: 0, host: 127.0.0.1 }'],
+    report: { to: recipient },
+  });
 }
 
 const conflictLine = /report \\?"fivesecondly\\?" has 2 different definitions/;

@@ -9,6 +9,7 @@ import { type Delivery, enqueueDelivery, listDeliveries } from '../../src/store/
 import { listRecipients } from '../../src/store/delivery-recipients.js';
 import { runSync } from '../../src/sync/sync.js';
 import { startSmtp, type TestSmtp } from '../delivery/smtp-helpers.js';
+import { daemonConfig } from '../helpers/daemon-config.js';
 import { type PostgresCluster, startPostgresCluster } from '../helpers/postgres-cluster.js';
 import {
   type DaemonChild,
@@ -64,24 +65,16 @@ function writeConfig(url: string): string {
   const file = join(dir, 'reportd.yaml');
   writeFileSync(
     file,
-    [
-      'accounts:',
-      `  - { name: acme, base_url: "${sandbox.baseUrl}", api_key: ${sandbox.apiKey}, api_secret: ${sandbox.apiSecret}, rate_limit: { requests: 1000, window_seconds: 60 } }`,
-      `store: { url: "${url}" }`,
-      'sync: { query_sets: [101], backfill_runs: 1, schedule: "0 0 1 1 *" }',
-      `smtp: { url: "${smtp.url}", from: "reports@example.com" }`,
-      `output: { dir: "${join(dir, 'out')}" }`,
+    daemonConfig({
+      sandbox,
+      store: `store: { url: "${url}" }`,
+      smtpUrl: smtp.url,
+      outDir: join(dir, 'out'),
+      rateLimit: { requests: 1000, window_seconds: 60 },
       // Only the outbox worker: the test enqueues each delivery itself.
-      'daemon: { roles: [worker], poll_seconds: 0.5 }',
-      'delivery: { lease_seconds: 3 }',
-      'reports:',
-      '  - name: weekly',
-      '    query_sets: [101]',
-      '    formats: [xlsx]',
-      '    schedule: { cron: "0 0 1 1 *", timezone: UTC }',
-      '    email: { to: [ceo@example.com] }',
-      '',
-    ].join('\n'),
+      settings: ['daemon: { roles: [worker], poll_seconds: 0.5 }', 'delivery: { lease_seconds: 3 }'],
+      report: { name: 'weekly', cron: '0 0 1 1 *' },
+    }),
   );
   return file;
 }

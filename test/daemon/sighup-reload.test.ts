@@ -6,6 +6,7 @@ import { openStore, type Store } from '../../src/store/db.js';
 import { listInstances } from '../../src/store/instances.js';
 import { runSync } from '../../src/sync/sync.js';
 import { startSmtp, type TestSmtp, tempDir } from '../delivery/smtp-helpers.js';
+import { daemonConfig } from '../helpers/daemon-config.js';
 import {
   type DaemonChild,
   SYNC_SETTINGS,
@@ -43,23 +44,14 @@ afterAll(async () => {
   tmp?.cleanup();
 });
 
-function config(recipient: string, extra = ''): string {
-  return [
-    'accounts:',
-    `  - { name: acme, base_url: "${sandbox.baseUrl}", api_key: ${sandbox.apiKey}, api_secret: ${sandbox.apiSecret} }`,
-    `store: { path: "${join(tmp.dir, 'reportd.sqlite')}" }`,
-    'sync: { query_sets: [101], backfill_runs: 1, schedule: "0 0 1 1 *" }',
-    `smtp: { url: "${smtp.url}", from: "reports@example.com" }`,
-    `output: { dir: "${join(tmp.dir, 'out')}" }`,
-    'reports:',
-    '  - name: fivesecondly',
-    '    query_sets: [101]',
-    '    formats: [xlsx]',
-    '    schedule: { cron: "*/5 * * * * *", timezone: UTC }',
-    `    email: { to: [${recipient}] }`,
-    extra,
-    '',
-  ].join('\n');
+function config(recipient: string): string {
+  return daemonConfig({
+    sandbox,
+    store: `store: { path: "${join(tmp.dir, 'reportd.sqlite')}" }`,
+    smtpUrl: smtp.url,
+    outDir: join(tmp.dir, 'out'),
+    report: { to: recipient },
+  });
 }
 
 async function newRun() {

@@ -8,6 +8,7 @@ import { openStore, type Store } from '../../src/store/db.js';
 import { jobSlotsOf } from '../../src/store/job-slots.js';
 import { runSync } from '../../src/sync/sync.js';
 import { startSmtp, type TestSmtp } from '../delivery/smtp-helpers.js';
+import { daemonConfig } from '../helpers/daemon-config.js';
 import { type PostgresCluster, startPostgresCluster } from '../helpers/postgres-cluster.js';
 import {
   listeningUrl,
@@ -52,27 +53,19 @@ function spawnDaemon(config: string) {
   return spawnChild(config, children);
 }
 
-function writeConfig(name: string, database: string, extra: string[] = []): string {
+function writeConfig(name: string, database: string, settings: string[] = []): string {
   const url = `postgres://postgres@127.0.0.1:${cluster.port}/${database}`;
   const file = join(dir, `${name}.yaml`);
   writeFileSync(
     file,
-    [
-      'accounts:',
-      `  - { name: acme, base_url: "${sandbox.baseUrl}", api_key: ${sandbox.apiKey}, api_secret: ${sandbox.apiSecret}, rate_limit: { requests: 1000, window_seconds: 60 } }`,
-      `store: { url: "${url}" }`,
-      'sync: { query_sets: [101], backfill_runs: 1, schedule: "0 0 1 1 *" }',
-      `smtp: { url: "${smtp.url}", from: "reports@example.com" }`,
-      `output: { dir: "${join(dir, `out-${name}`)}" }`,
-      'reports:',
-      '  - name: fivesecondly',
-      '    query_sets: [101]',
-      '    formats: [xlsx]',
-      '    schedule: { cron: "*/5 * * * * *", timezone: UTC }',
-      '    email: { to: [ceo@example.com] }',
-      ...extra,
-      '',
-    ].join('\n'),
+    daemonConfig({
+      sandbox,
+      store: `store: { url: "${url}" }`,
+      smtpUrl: smtp.url,
+      outDir: join(dir, `out-${name}`),
+      rateLimit: { requests: 1000, window_seconds: 60 },
+      settings,
+    }),
   );
   return file;
 }
