@@ -299,6 +299,21 @@ describe('channels through the outbox', () => {
     expect(smtp.messages).toHaveLength(1);
   });
 
+  it('Slack "ok": false, "ratelimited" with Retry-After: retried no sooner than Slack asked, one message', async () => {
+    const box = outbox({ name: 'weekly', channels: ['marketing'] });
+    peers.failNext.set('chat.postMessage', [
+      { status: 200, headers: { 'retry-after': '120' }, body: '{"ok":false,"error":"ratelimited"}' },
+    ]);
+    await box.enqueueAll(key);
+    expect((await box.drain()).map((o) => o.result)).toEqual(['retry']);
+    // Our backoff says 30 s; Slack asked for 120 s.
+    await clock.advance(60_000);
+    expect(await box.drain()).toEqual([]);
+    await clock.advance(61_000);
+    expect((await box.drain()).map((o) => o.result)).toEqual(['sent']);
+    expect(peers.slackMessages.size).toBe(1);
+  });
+
   it('a failed Slack upload is retried into the thread of the message already posted, not as a second message', async () => {
     const box = outbox({ name: 'weekly', channels: ['marketing'] });
     peers.failNext.set('files.completeUploadExternal', [{ status: 500, body: 'oops' }]);

@@ -246,7 +246,7 @@ function slackFailure(error: unknown, now: number, ts: string | undefined): Chan
     statusCode?: number;
     retryAfter?: number;
     headers?: Record<string, string>;
-    data?: { error?: string };
+    data?: { error?: string; response_metadata?: { retryAfter?: number } };
   };
   const where = ts ? `message ${ts} posted, file upload: ` : '';
   switch (err.code) {
@@ -268,7 +268,12 @@ function slackFailure(error: unknown, now: number, ts: string | undefined): Chan
     case 'slack_webapi_platform_error': {
       const code = err.data?.error ?? 'unknown_error';
       const reply = `${where}${code}`;
-      return TRANSIENT_PLATFORM.has(code) ? { state: 'deferred', reply } : { state: 'refused', reply };
+      if (!TRANSIENT_PLATFORM.has(code)) return { state: 'refused', reply };
+      // An `ok: false` answer can carry Retry-After too (the client puts it in response_metadata):
+      // a floor under the outbox's backoff, as for a 429.
+      const seconds = err.data?.response_metadata?.retryAfter;
+      const after = typeof seconds === 'number' ? retryAfter(String(seconds), now) : undefined;
+      return { state: 'deferred', reply, ...(after === undefined ? {} : { retryAfterMs: after }) };
     }
     default:
       // Network faults, timeouts, the upload URL failing: worth another attempt.
