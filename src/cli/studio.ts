@@ -137,19 +137,13 @@ export function register(program: Command): void {
         cleanup.push(() => session.close());
         let renderer: Promise<PdfRenderer> | undefined;
         cleanup.unshift(async () => (await renderer)?.close());
-        const watch = new Set<string>();
-        if (templatesDir) watch.add(templatesDir);
-        for (const report of config.reports) {
-          if (report.templates?.dir) watch.add(report.templates.dir);
-          if (report.theme?.logo) watch.add(dirname(report.theme.logo));
-        }
         const studio = await startStudio({
           session,
           config,
           templatesDir,
           host: flags.host,
           port,
-          watch: [...watch],
+          watch: (of: Config) => foldersToWatch(of, templatesDir),
           ...(configFile
             ? { configFile: { ...configFile, apply: (next: Config) => session.reconfigure(next) } }
             : {}),
@@ -177,4 +171,15 @@ export function register(program: Command): void {
             .catch(() => undefined);
       }
     });
+}
+
+/** The template and logo folders a config's reports use: their changes re-render the preview. */
+function foldersToWatch(config: Config, templatesDir: string | undefined): string[] {
+  const folders = new Set<string>();
+  if (templatesDir) folders.add(templatesDir);
+  for (const report of config.reports) {
+    if (report.templates?.dir) folders.add(report.templates.dir);
+    if (report.theme?.logo) folders.add(dirname(report.theme.logo));
+  }
+  return [...folders];
 }

@@ -33,8 +33,11 @@ export interface StudioOptions {
   templatesDir?: string;
   host: string;
   port: number;
-  /** Folders whose changes re-render (templates, logos). */
-  watch: readonly string[];
+  /**
+   * The folders whose changes re-render (templates, logos) under a config: asked again when the
+   * config file is reloaded, so a report's new template folder is watched from then on.
+   */
+  watch: (config: Config) => readonly string[];
   /**
    * The config file, re-read when it is saved (reports' themes, sections, channels): a valid edit
    * re-renders, an invalid one is shown in the page (a line per problem) and the last good config stays.
@@ -152,7 +155,16 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
       if (preview || hadError || state.error) broadcast();
     }, 60);
   };
-  const watchers: FSWatcher[] = options.watch.map((dir) => watch(dir, { recursive: true }, changed));
+  const watchers: FSWatcher[] = [];
+  const watched = new Set<string>();
+  const watchFolders = (of: Config) => {
+    for (const dir of options.watch(of)) {
+      if (watched.has(dir)) continue;
+      watched.add(dir);
+      watchers.push(watch(dir, { recursive: true }, changed));
+    }
+  };
+  watchFolders(config);
   const configFile = options.configFile;
   if (configFile) {
     // The folder, not the file: editors save by writing a new file and renaming it over the old one.
@@ -165,6 +177,7 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
           const next = configFile.load();
           configFile.apply(next);
           config = next;
+          watchFolders(next);
           configProblems = null;
           state.error = null;
           changed();

@@ -125,7 +125,9 @@ export class StudioSession {
       ...base,
       theme: look.theme,
       themeWhere: look.themeWhere,
-      templatesDir: this.templatesDir ?? base.templatesDir ?? this.config.templates.dir,
+      // As when the report is sent: its own folder over the top-level one, which the studio's
+      // --templates folder stands in for.
+      templatesDir: base.templatesDir ?? this.templatesDir ?? this.config.templates.dir,
       ...(selection.locale ? { locale: selection.locale } : {}),
       ...(selection.page ? { page: selection.page } : {}),
       contents: {

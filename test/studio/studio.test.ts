@@ -1,7 +1,7 @@
 import { type ChildProcess, execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Browser, Frame, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../../src/report/browser-slot.js';
@@ -268,6 +268,38 @@ describe('reportd studio --sandbox', () => {
       const names = await page.$$eval('#report option', (options) => options.map((o) => o.value));
       return names.includes('board-weekly') ? true : undefined;
     });
+    writeFileSync(configPath, good);
+    expect(left).toEqual([]);
+  }, 300_000);
+
+  it("a report's own template folder, added to the config, is what its preview shows, and is followed", async () => {
+    await page.goto(url, { waitUntil: 'load' });
+    await until('the preview', coverColor, 120_000);
+    await page.select('#report', 'per-set');
+    await page.select('#theme', '');
+    // The white-label folder holds only its stylesheet; the rest comes from the built-ins.
+    const own = join(dirname(configPath), 'templates-acme');
+    mkdirSync(join(own, 'report'), { recursive: true });
+    const css = readFileSync(join(templates, 'report', 'report.css'), 'utf8').replace(
+      /--primary: #[0-9a-f]{6};/,
+      '--primary: #00695c;',
+    );
+    const ownCss = join(own, 'report', 'report.css');
+    writeFileSync(ownCss, css);
+    const good = readFileSync(configPath, 'utf8');
+    const entry = /\n( +)- name: per-set\n/.exec(good)!;
+    writeFileSync(
+      configPath,
+      good.replace(entry[0], `${entry[0]}${entry[1]}  templates: { dir: ./templates-acme }\n`),
+    );
+    await until("the report folder's stylesheet", async () =>
+      (await coverColor()) === 'rgb(0, 105, 92)' ? true : undefined,
+    );
+    // The folder came with the reloaded config: saving a file there refreshes the preview too.
+    writeFileSync(ownCss, css.replace('--primary: #00695c;', '--primary: #4a148c;'));
+    await until('the edit in the report folder', async () =>
+      (await coverColor()) === 'rgb(74, 20, 140)' ? true : undefined,
+    );
     writeFileSync(configPath, good);
     expect(left).toEqual([]);
   }, 300_000);
