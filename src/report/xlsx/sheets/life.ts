@@ -56,7 +56,7 @@ export const lifeSheet: SheetDef = {
           { header: t('chart.previousRun') },
         ],
         rows: STANCES.map(([field, , label]) => [
-          label,
+          t(label),
           num(d[field], key, field, 'value', now),
           num(d.prev[field], key, field, 'value', prev),
         ]),
