@@ -201,6 +201,22 @@ describe('the workbook and the noise model', () => {
  * change are what the noise model gives (half-width and n for a share of answers; blank and "unknown"
  * for Life, counts and the like), and the verdict is the one the PDF's model shows for the same number.
  */
+/** Every headline card of a PDF model (anything with an endpoint key and a judged delta), once per key. */
+function headlineCards(model: unknown): { key: string; delta: { noise?: boolean } }[] {
+  const found = new Map<string, { key: string; delta: { noise?: boolean } }>();
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) node.forEach(walk);
+    else if (node && typeof node === 'object') {
+      const o = node as { key?: unknown; delta?: unknown };
+      if (typeof o.key === 'string' && o.delta && typeof o.delta === 'object' && 'text' in o.delta)
+        found.set(o.key, { key: o.key, delta: o.delta as { noise?: boolean } });
+      Object.values(node).forEach(walk);
+    }
+  };
+  walk(model);
+  return [...found.values()];
+}
+
 describe('the interval and n beside every change, in every sandbox set', () => {
   const WORD = { real: 'beyond noise', noise: 'within noise', unknown: 'unknown' } as const;
   /** The PDF's mark on a delta (format.ts `DeltaView.noise`) as the workbook's verdict word. */
@@ -334,6 +350,23 @@ describe('the interval and n beside every change, in every sandbox set', () => {
           NOT_JUDGED,
           row.delta,
         );
+
+      // Key figures: each headline card of the PDF against the one row of its endpoint with a change.
+      const figures = ['Overview', 'Presence', 'Life', 'Gravity', 'Scout', 'Market'].flatMap((name) =>
+        tableRows(book.getWorksheet(name)!, ['Metric', 'Value', 'Change', '± (95 %)']).filter(
+          (r) => r[2] != null,
+        ),
+      );
+      let cards = 0;
+      for (const card of headlineCards(pdf)) {
+        const rows = figures.filter((r) => r.at(-1) === card.key);
+        if (rows.length !== 1) continue;
+        expect(cells(rows[0]!, 3)[2], `${set} key figure ${card.key}: the PDF's verdict`).toBe(
+          pdfWord(card.delta),
+        );
+        cards += 1;
+      }
+      expect(cards, set).toBeGreaterThanOrEqual(8);
     }
     expect(seen.rows).toBeGreaterThan(50);
     // A share change within noise shows its half-width and n; a score shows blanks and "unknown".
