@@ -77,6 +77,19 @@ describe('workbook in the report locale (sandbox over HTTP, read back with excel
     }
   });
 
+  it('names stances and source kinds in the language, never by a catalog key', () => {
+    // A label passed on untranslated reads "stance.recommended": no cell may be a catalog key.
+    const keys = new Set(Object.keys(en));
+    for (const [locale, book] of books) {
+      expect(
+        textsOf(book).filter((text) => keys.has(text)),
+        locale,
+      ).toEqual([]);
+    }
+    expect(textsOf(books.get('de-DE') as ExcelJS.Workbook)).toContain(CATALOGS.de?.['stance.recommended']);
+    expect(textsOf(books.get('de-DE') as ExcelJS.Workbook)).toContain(CATALOGS.de?.['source.owned']);
+  });
+
   it('keeps numbers and dates native, with the same number formats in every language', () => {
     const de = books.get('de-DE') as ExcelJS.Workbook;
     const us = books.get('en-US') as ExcelJS.Workbook;

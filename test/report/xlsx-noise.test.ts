@@ -1,13 +1,15 @@
 import ExcelJS from 'exceljs';
+import JSZip from 'jszip';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payloadRows } from '../../src/api/metric-rows.js';
 import { judgeChange } from '../../src/insight/changes.js';
 import { metricName } from '../../src/insight/metric-names.js';
 import { runSamples } from '../../src/insight/sample-sizes.js';
+import { buildReportModel } from '../../src/report/model/index.js';
 import { renderWorkbook } from '../../src/report/xlsx.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import type { StoredSnapshot } from '../../src/store/snapshots.js';
-import { sandboxSnapshot } from './xlsx-snapshot.js';
+import { everySandboxSet } from './sandbox-snapshot.js';
 
 /**
  * The workbook says whether a change matters, and names what people read: each headline change has
@@ -19,11 +21,13 @@ const meta = { generatedAt: new Date('2026-11-22T03:00:00Z'), version: '9.9.9', 
 const MACHINE_PATH = /^[a-z]+\.[a-z-]+(\.|$)/;
 
 let sandbox: Sandbox;
+/** Every sandbox set with a run, newest run each; `current` is the main set, 101. */
+let sets: StoredSnapshot[];
 let current: StoredSnapshot;
 
-async function workbook(locale?: string): Promise<ExcelJS.Workbook> {
+async function workbook(locale?: string, snapshot: StoredSnapshot = current): Promise<ExcelJS.Workbook> {
   const book = new ExcelJS.Workbook();
-  const buffer = await renderWorkbook(current, [], locale ? { ...meta, locale } : meta);
+  const buffer = await renderWorkbook(snapshot, [], locale ? { ...meta, locale } : meta);
   await book.xlsx.load(buffer as unknown as ExcelJS.Buffer);
   return book;
 }
@@ -38,10 +42,25 @@ function row(ws: ExcelJS.Worksheet, label: string): unknown[] {
   return found;
 }
 
+/** Rows of the table whose header row starts with `header`, up to the first blank row. */
+function tableRows(ws: ExcelJS.Worksheet, header: readonly unknown[]): unknown[][] {
+  const rows: unknown[][] = [];
+  let inside = false;
+  ws.eachRow({ includeEmpty: true }, (r) => {
+    const values = (r.values as unknown[]).slice(1);
+    if (inside && (values.length === 0 || values[0] == null)) inside = false;
+    else if (inside) rows.push(values);
+    if (JSON.stringify(values.slice(0, header.length)) === JSON.stringify(header)) inside = true;
+  });
+  if (rows.length === 0) throw new Error(`no table "${header.join(' | ')}" in ${ws.name}`);
+  return rows;
+}
+
 beforeAll(async () => {
   sandbox = await startSandbox({ hostile: true });
-  current = await sandboxSnapshot(sandbox, 101);
-});
+  sets = await everySandboxSet(sandbox);
+  current = sets.find((s) => s.querySet.id === 101)!;
+}, 120_000);
 afterAll(async () => {
   await sandbox?.close();
 });
@@ -102,88 +121,223 @@ describe('the workbook and the noise model', () => {
       expect(labels.filter((l) => MACHINE_PATH.test(l))).toEqual([]);
     }
   });
+});
 
-  it('puts the interval, n and verdict beside each per-engine and per-intent change too', async () => {
-    const samples = runSamples(
-      Object.entries(current.payloads).flatMap(([key, p]) =>
-        p.error === null && p.data != null ? payloadRows(key, p.data) : [],
-      ),
-    );
-    const expected = (
-      endpoint: string,
-      field: string,
-      dimension: string,
-      id: number,
-      value: number,
-      delta: number,
-    ) => {
-      const n = samples.of({ endpoint, field, dimension, dimension_id: String(id) })!.n;
-      const judged = judgeChange({ value: value - delta, n }, { value, n }, 'percent', true);
-      return [
-        Math.round(((judged.high! - judged.low!) / 2) * 10) / 10,
-        n,
-        judged.significance === 'real' ? 'beyond noise' : 'within noise',
-      ];
-    };
-    const ws = (await workbook()).getWorksheet('Presence')!;
-    /** Rows of the table whose header row is `header`, up to the first blank row. */
-    const table = (header: unknown[]): unknown[][] => {
-      const rows: unknown[][] = [];
-      let inside = false;
-      ws.eachRow({ includeEmpty: true }, (r) => {
-        const values = (r.values as unknown[]).slice(1);
-        if (inside && (values.length === 0 || values[0] == null)) inside = false;
-        else if (inside) rows.push(values);
-        if (JSON.stringify(values.slice(0, header.length)) === JSON.stringify(header)) inside = true;
-      });
-      return rows;
-    };
+/**
+ * Every table with a change column, on every sheet, in every sandbox set: the three cells beside the
+ * change are what the noise model gives (half-width and n for a share of answers; blank and "unknown"
+ * for Life, counts and the like), and the verdict is the one the PDF's model shows for the same number.
+ */
+/** Every headline card of a PDF model (anything with an endpoint key and a judged delta), once per key. */
+function headlineCards(model: unknown): { key: string; delta: { noise?: boolean } }[] {
+  const found = new Map<string, { key: string; delta: { noise?: boolean } }>();
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) node.forEach(walk);
+    else if (node && typeof node === 'object') {
+      const o = node as { key?: unknown; delta?: unknown };
+      if (typeof o.key === 'string' && o.delta && typeof o.delta === 'object' && 'text' in o.delta)
+        found.set(o.key, { key: o.key, delta: o.delta as { noise?: boolean } });
+      Object.values(node).forEach(walk);
+    }
+  };
+  walk(model);
+  return [...found.values()];
+}
 
-    const byEngine = current.payloads['presence.by-engine']!.data as {
-      engines: { id: number; label: string }[];
-      presenceByEngine: Record<string, { weighted: number; delta: number }>;
-    };
-    const engineRows = table([
-      'Engine',
-      'Weighted presence',
-      'Gross presence',
-      'Change',
-      '± (95 %)',
-      'n',
-      'Significance',
-    ]);
-    expect(engineRows.length).toBe(byEngine.engines.length);
-    for (const engine of byEngine.engines) {
-      const v = byEngine.presenceByEngine[String(engine.id)]!;
-      const cells = engineRows.find((r) => r[0] === engine.label)!;
-      expect(cells.slice(4, 7), engine.label).toEqual(
-        expected('presence.by-engine', 'weighted', 'engine', engine.id, v.weighted, v.delta),
+describe('the interval and n beside every change, in every sandbox set', () => {
+  const WORD = { real: 'beyond noise', noise: 'within noise', unknown: 'unknown' } as const;
+  /** The PDF's mark on a delta (format.ts `DeltaView.noise`) as the workbook's verdict word. */
+  const pdfWord = (delta: { noise?: boolean }) =>
+    delta.noise === true ? WORD.noise : delta.noise === false ? WORD.real : WORD.unknown;
+  // exceljs leaves empty cells as holes, which `map` would skip: read each index.
+  const cells = (row: unknown[], from: number) => [0, 1, 2].map((i) => row[from + i] ?? null);
+  const NOT_JUDGED = [null, null, WORD.unknown];
+
+  it('judges each change as the noise model does, and as the PDF shows it', async () => {
+    expect(sets.length).toBeGreaterThan(1);
+    const seen = { noiseShares: 0, unknownScores: 0, rows: 0 };
+    for (const snapshot of sets) {
+      const set = `set ${snapshot.querySet.id}`;
+      const book = await workbook(undefined, snapshot);
+      const pdf = buildReportModel(snapshot, [], { ...meta, locale: 'en-US' });
+      const samples = runSamples(
+        Object.entries(snapshot.payloads).flatMap(([key, p]) =>
+          p.error === null && p.data != null ? payloadRows(key, p.data) : [],
+        ),
       );
-    }
+      /** A share's three cells from src/insight: half-width (1 decimal), n, verdict. */
+      const share = (
+        endpoint: string,
+        field: string,
+        dimension: string,
+        id: number,
+        value: number,
+        delta: number,
+      ) => {
+        const n = samples.of({ endpoint, field, dimension, dimension_id: String(id) })!.n;
+        const judged = judgeChange({ value: value - delta, n }, { value, n }, 'percent', true);
+        return [Math.round(((judged.high! - judged.low!) / 2) * 10) / 10, n, WORD[judged.significance]];
+      };
+      const payload = <T>(key: string) => snapshot.payloads[key]!.data as T;
+      const check = (where: string, got: unknown[], want: unknown[], pdfDelta: { noise?: boolean }) => {
+        expect(got, `${set} ${where}`).toEqual(want);
+        expect(got[2], `${set} ${where}: the PDF's verdict`).toBe(pdfWord(pdfDelta));
+        seen.rows += 1;
+        if (got[2] === WORD.noise && typeof got[0] === 'number' && typeof got[1] === 'number')
+          seen.noiseShares += 1;
+        if (got[2] === WORD.unknown && got[0] === null && got[1] === null) seen.unknownScores += 1;
+      };
 
-    const byIntent = current.payloads['presence.by-intent']!.data as {
-      intents: { id: number; label: string }[];
-      presenceByIntent: Record<string, { weighted: number; gross: number; deltaW: number; deltaG: number }>;
-    };
-    const intentRows = table([
-      'Intent',
-      'Stage',
-      'ICV',
-      'Weighted presence',
-      'Gross presence',
-      'Change (weighted)',
-    ]);
-    expect(intentRows.length).toBe(byIntent.intents.length);
-    const verdicts = new Set<unknown>();
-    for (const intent of byIntent.intents) {
-      const v = byIntent.presenceByIntent[String(intent.id)]!;
-      const cells = intentRows.find((r) => r[0] === intent.label)!;
-      const weighted = expected('presence.by-intent', 'weighted', 'intent', intent.id, v.weighted, v.deltaW);
-      const gross = expected('presence.by-intent', 'gross', 'intent', intent.id, v.gross, v.deltaG);
-      expect(cells.slice(6, 9), intent.label).toEqual(weighted);
-      expect(cells.slice(10, 13), intent.label).toEqual(gross);
-      verdicts.add(weighted[2]).add(gross[2]);
+      // Presence: the weighted share by engine; weighted and gross by intent.
+      const presence = book.getWorksheet('Presence')!;
+      const byEngine = payload<{
+        engines: { id: number; label: string }[];
+        presenceByEngine: Record<string, { weighted: number; delta: number }>;
+      }>('presence.by-engine');
+      const engineRows = tableRows(presence, ['Engine', 'Weighted presence', 'Gross presence', 'Change']);
+      expect(engineRows.length, set).toBe(byEngine.engines.length);
+      if (!pdf.presence.byEngine.available) throw new Error(`${set}: no PDF presence by engine`);
+      for (const row of pdf.presence.byEngine.rows) {
+        const engine = byEngine.engines.find((e) => e.label === row.engine.label)!;
+        const v = byEngine.presenceByEngine[String(engine.id)]!;
+        const got = cells(engineRows.find((r) => r[0] === engine.label)!, 4);
+        const want = share('presence.by-engine', 'weighted', 'engine', engine.id, v.weighted, v.delta);
+        check(`presence by engine ${engine.label}`, got, want, row.delta);
+      }
+      const byIntent = payload<{
+        intents: { id: number; label: string }[];
+        presenceByIntent: Record<string, { weighted: number; gross: number; deltaW: number; deltaG: number }>;
+      }>('presence.by-intent');
+      const intentRows = tableRows(presence, [
+        'Intent',
+        'Stage',
+        'ICV',
+        'Weighted presence',
+        'Gross presence',
+      ]);
+      expect(intentRows.length, set).toBe(byIntent.intents.length);
+      if (!pdf.presence.byIntent.available) throw new Error(`${set}: no PDF presence by intent`);
+      for (const row of pdf.presence.byIntent.rows) {
+        const intent = byIntent.intents.find((i) => i.label === row.label)!;
+        const v = byIntent.presenceByIntent[String(intent.id)]!;
+        const cellsOf = intentRows.find((r) => r[0] === intent.label)!;
+        const weighted = share('presence.by-intent', 'weighted', 'intent', intent.id, v.weighted, v.deltaW);
+        const gross = share('presence.by-intent', 'gross', 'intent', intent.id, v.gross, v.deltaG);
+        check(`presence by intent ${intent.label} (weighted)`, cells(cellsOf, 6), weighted, row.deltaW);
+        check(`presence by intent ${intent.label} (gross)`, cells(cellsOf, 10), gross, row.deltaG);
+      }
+
+      // Times cited is a count: its change is not judged, in the workbook or the PDF.
+      const positionRows = tableRows(presence, ['Engine', 'Times cited', 'Change in times cited']);
+      if (!pdf.presence.positionsByEngine.available) throw new Error(`${set}: no PDF positions by engine`);
+      for (const row of pdf.presence.positionsByEngine.rows)
+        check(
+          `times cited by ${row.engine.label}`,
+          cells(positionRows.find((r) => r[0] === row.engine.label)!, 3),
+          NOT_JUDGED,
+          row.deltaTimesCited,
+        );
+      check(
+        'times cited, all engines',
+        cells(positionRows.find((r) => r[0] === 'All engines')!, 3),
+        NOT_JUDGED,
+        pdf.presence.positionsByEngine.totals.deltaTimesCited,
+      );
+
+      // Life is a score, not a share of answers: no interval, never "beyond noise".
+      const life = book.getWorksheet('Life')!;
+      for (const [what, header, at, model] of [
+        ['life by engine', ['Engine', 'Life', 'Change'], 3, pdf.life.byEngine],
+        ['life by intent', ['Intent', 'Stage', 'ICV', 'Life', 'Change'], 5, pdf.life.byIntent],
+      ] as const) {
+        const rows = tableRows(life, header);
+        if (!model.available) throw new Error(`${set}: no PDF ${what}`);
+        for (const row of model.rows)
+          check(
+            `${what} ${row.label}`,
+            cells(rows.find((r) => r[0] === row.label)!, at),
+            NOT_JUDGED,
+            row.delta,
+          );
+      }
+
+      // Citations of a source are counts; the PDF shows the top sources, the workbook all of them.
+      const sourceRows = tableRows(book.getWorksheet('Scout')!, ['Source', 'Citations', 'Engines']);
+      expect(sourceRows.length).toBe(
+        payload<{ sourcesDetail: unknown[] }>('scout.source-landscape').sourcesDetail.length,
+      );
+      for (const row of sourceRows) expect(cells(row, 6), `${set} source ${row[0]}`).toEqual(NOT_JUDGED);
+      if (!pdf.scout.sources.available) throw new Error(`${set}: no PDF sources`);
+      for (const row of pdf.scout.sources.rows)
+        check(
+          `source ${row.name}`,
+          cells(sourceRows.find((r) => r[0] === row.name)!, 6),
+          NOT_JUDGED,
+          row.delta,
+        );
+
+      // Key figures: each headline card of the PDF against the one row of its endpoint with a change.
+      const figures = ['Overview', 'Presence', 'Life', 'Gravity', 'Scout', 'Market'].flatMap((name) =>
+        tableRows(book.getWorksheet(name)!, ['Metric', 'Value', 'Change', '± (95 %)']).filter(
+          (r) => r[2] != null,
+        ),
+      );
+      let cards = 0;
+      for (const card of headlineCards(pdf)) {
+        const rows = figures.filter((r) => r.at(-1) === card.key);
+        if (rows.length !== 1) continue;
+        expect(cells(rows[0]!, 3)[2], `${set} key figure ${card.key}: the PDF's verdict`).toBe(
+          pdfWord(card.delta),
+        );
+        cards += 1;
+      }
+      expect(cards, set).toBeGreaterThanOrEqual(8);
     }
-    expect(verdicts.has('within noise')).toBe(true);
+    expect(seen.rows).toBeGreaterThan(50);
+    // A share change within noise shows its half-width and n; a score shows blanks and "unknown".
+    expect(seen.noiseShares).toBeGreaterThan(0);
+    expect(seen.unknownScores).toBeGreaterThan(0);
+  });
+
+  it('follows every change column with the three cells, on every sheet, with unique headers per table', async () => {
+    const CHANGE = /^Change/;
+    for (const snapshot of sets) {
+      const buffer = await renderWorkbook(snapshot, [], meta);
+      const zip = await JSZip.loadAsync(buffer);
+      const tables = Object.keys(zip.files).filter((f) => /^xl\/tables\/table\d+\.xml$/.test(f));
+      expect(tables.length).toBeGreaterThan(10);
+      const withChange = new Set<string>();
+      for (const file of tables) {
+        const xml = (await zip.file(file)!.async('string')) as string;
+        const name = /<table [^>]*\bname="([^"]+)"/.exec(xml)?.[1];
+        const headers = [...xml.matchAll(/<tableColumn [^>]*\bname="([^"]*)"/g)].map((m) => m[1]!);
+        // Excel refuses a file whose table repeats a header.
+        expect(new Set(headers).size, `${name}: ${headers.join(' | ')}`).toBe(headers.length);
+        headers.forEach((header, i) => {
+          // The long Data sheet holds delta fields as rows, not a change column.
+          if (!CHANGE.test(header)) return;
+          withChange.add(name ?? file);
+          const [interval, n, verdict] = headers.slice(i + 1, i + 4);
+          expect(
+            [interval, n, verdict].map((h) => h?.split(' · ')[0]),
+            `${name}: ${header}`,
+          ).toEqual(['± (95 %)', 'n', 'Significance']);
+        });
+      }
+      expect([...withChange].sort(), `set ${snapshot.querySet.id}`).toEqual([
+        'Gravity_KeyFigures',
+        'Life_ByEngine',
+        'Life_ByIntent',
+        'Life_KeyFigures',
+        'Market_KeyFigures',
+        'Overview_KeyFigures',
+        'Presence_ByEngine',
+        'Presence_ByIntent',
+        'Presence_KeyFigures',
+        'Presence_PositionByEngine',
+        'Scout_KeyFigures',
+        'Scout_Sources',
+      ]);
+    }
   });
 });

@@ -17,7 +17,7 @@ export function judgedFigureCells(
   field: string | undefined,
   value: number | undefined,
   delta: number | undefined,
-  /** What the row is of (an engine, an intent), for a per-engine or per-intent sheet. */
+  /** What the row is of (an engine, an intent, a source), as the metric rows name it; none for a headline. */
   of: { dimension: string; id: string } = { dimension: '', id: '' },
 ): CellInput[] {
   if (delta === undefined || value === undefined) return [null, null, null];

@@ -34,7 +34,7 @@ export const gravitySheet: SheetDef = {
       w.table({
         name: 'Sources',
         columns: [{ header: t('col.source') }, { header: t('col.share'), bar: true }],
-        rows: SOURCES.map(([field, label]) => [label, num(d[field], key, field, 'value', mix)]),
+        rows: SOURCES.map(([field, label]) => [t(label), num(d[field], key, field, 'value', mix)]),
       });
     });
 

@@ -2,6 +2,7 @@ import type { CompactStance, StanceSet } from '../../../api/schemas/common.js';
 import * as life from '../../../api/schemas/life.js';
 import { t } from '../../locale/locale.js';
 import { block, joinById, num, scaleOf } from '../context.js';
+import { judgedColumns, judgedFigureCells } from '../judged-figure.js';
 import type { CellInput } from '../sheet-writer.js';
 import { keyFigures } from './key-figures.js';
 import type { SheetDef } from './sheet-def.js';
@@ -56,7 +57,7 @@ export const lifeSheet: SheetDef = {
           { header: t('chart.previousRun') },
         ],
         rows: STANCES.map(([field, , label]) => [
-          label,
+          t(label),
           num(d[field], key, field, 'value', now),
           num(d.prev[field], key, field, 'value', prev),
         ]),
@@ -105,12 +106,18 @@ export const lifeSheet: SheetDef = {
           { header: t('col.engine') },
           { header: t('endpoint.life.kpi') },
           { header: t('col.change') },
+          ...judgedColumns(),
           ...stanceHeaders(),
         ],
-        rows: joinById(d.engines, d.lifeByEngine).map(({ label, value: v }) => [
+        rows: joinById(d.engines, d.lifeByEngine).map(({ entity, label, value: v }) => [
           label,
           num(v?.life, key, 'life'),
           num(v?.delta, key, 'delta', 'delta'),
+          // Life is a score, not a share of answers: blank interval and "unknown", never "beyond noise".
+          ...judgedFigureCells(ctx, key, 'life', v?.life, v?.delta, {
+            dimension: 'engine',
+            id: String(entity?.id ?? ''),
+          }),
           ...compactCells(key, v?.stance),
         ]),
       });
@@ -126,6 +133,7 @@ export const lifeSheet: SheetDef = {
           { header: 'ICV' },
           { header: t('endpoint.life.kpi') },
           { header: t('col.change') },
+          ...judgedColumns(),
           { header: t('group.presence') },
           ...stanceHeaders(),
         ],
@@ -135,6 +143,10 @@ export const lifeSheet: SheetDef = {
           entity ? num(entity.icv, key, 'icv') : null,
           num(v?.life, key, 'life'),
           num(v?.delta, key, 'delta', 'delta'),
+          ...judgedFigureCells(ctx, key, 'life', v?.life, v?.delta, {
+            dimension: 'intent',
+            id: String(entity?.id ?? ''),
+          }),
           num(v?.presence, key, 'presence'),
           ...compactCells(key, v?.stance),
         ]),

@@ -58,10 +58,16 @@ export const presenceSheet: SheetDef = {
 
     block(w, ctx, 'presence.position-distribution-by-engine', presence.positionDistributionByEngine, (d) => {
       const key = 'presence.position-distribution-by-engine';
-      const row = (label: string, e: Positions & { timesCited: number; deltaTimesCited: number }) => [
+      const row = (
+        label: string,
+        e: Positions & { timesCited: number; deltaTimesCited: number },
+        of?: { dimension: string; id: string },
+      ) => [
         label,
         num(e.timesCited, key, 'timesCited'),
         num(e.deltaTimesCited, key, 'deltaTimesCited', 'delta'),
+        // A count of answers, not a share: blank interval and "unknown", as the PDF leaves it unjudged.
+        ...judgedFigureCells(ctx, key, 'timesCited', e.timesCited, e.deltaTimesCited, of),
         ...positionCells(key, e),
       ];
       w.table({
@@ -70,9 +76,13 @@ export const presenceSheet: SheetDef = {
           { header: t('col.engine') },
           { header: t('xlsx.timesCited') },
           { header: t('xlsx.changeInTimesCited') },
+          ...judgedColumns(),
           ...POSITIONS.map(([, n]) => ({ header: t('xlsx.positionN', { n }) })),
         ],
-        rows: [...d.engines.map((e) => row(e.label, e)), row(t('common.allEngines'), d.totals)],
+        rows: [
+          ...d.engines.map((e) => row(e.label, e, { dimension: 'engine', id: String(e.id) })),
+          row(t('common.allEngines'), d.totals),
+        ],
       });
     });
 

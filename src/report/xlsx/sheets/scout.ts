@@ -1,6 +1,7 @@
 import * as scout from '../../../api/schemas/scout.js';
 import { t } from '../../locale/locale.js';
 import { block, joinById, num } from '../context.js';
+import { judgedColumns, judgedFigureCells } from '../judged-figure.js';
 import { keyFigures } from './key-figures.js';
 import type { SheetDef } from './sheet-def.js';
 
@@ -28,6 +29,7 @@ export const scoutSheet: SheetDef = {
           { header: t('col.control') },
           { header: t('xlsx.sourceType') },
           { header: t('xlsx.changeInCitations') },
+          ...judgedColumns(),
         ],
         rows: d.sourcesDetail.map((s) => [
           s.name,
@@ -36,6 +38,11 @@ export const scoutSheet: SheetDef = {
           s.control,
           s.sourceType,
           num(s.delta, key, 'delta', 'delta'),
+          // Citations are a count, not a share of answers: blank interval and "unknown".
+          ...judgedFigureCells(ctx, key, 'citations', s.citations, s.delta, {
+            dimension: 'source',
+            id: s.name,
+          }),
         ]),
       });
     });
