@@ -3,11 +3,12 @@ import { composeEmail } from '../../src/delivery/email.js';
 import { emailContentFor } from '../../src/delivery/headline.js';
 import { renderDigestHtml } from '../../src/report/digest/html.js';
 import { renderReportHtml } from '../../src/report/html.js';
-import { CATALOGS, REPORT_LOCALES } from '../../src/report/locale/locale.js';
+import { CATALOGS, REPORT_LOCALES, reportLocale } from '../../src/report/locale/locale.js';
 import { buildReportModel, type ReportModel } from '../../src/report/model/index.js';
 import type { ReportSnapshot } from '../../src/report/model/snapshot.js';
 import { loadReportTemplates } from '../../src/report/templates.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { fixtureSnapshot } from './fixtures.js';
 import { everySandboxSet } from './sandbox-snapshot.js';
 
 const meta = (locale: string) => ({
@@ -73,6 +74,42 @@ describe('the story of a run (every sandbox set, every locale)', () => {
       expect(text).toMatch(/beyond sampling noise/);
       if (model.gravity.errors.available && model.gravity.errors.items.some((i) => i.wrong.length > 0))
         expect(text).toMatch(/false claims are open; wrong answers came from |false claim/);
+    }
+  });
+
+  it("opens with the headline card's change and what the card compares it with", () => {
+    for (const locale of REPORT_LOCALES)
+      for (const { model } of models.get(locale) ?? []) {
+        const card = model.presence.weighted;
+        if (!card.available || !card.kpi.delta.available) continue;
+        const vs = reportLocale(locale).t('kpi.vsPrevious');
+        expect(model.story[0], `${locale} set ${model.cover.querySetId}`).toContain(
+          `${card.kpi.delta.text} ${vs}`,
+        );
+      }
+  });
+
+  it('quotes a real change with its interval, as the presence table prints it', () => {
+    // The fixture's per-engine moves on 100,000 answers a run: beyond noise, so real.
+    const big = fixtureSnapshot();
+    const positions = big.payloads['presence.position-distribution']!.data as { totalAll: number };
+    big.payloads['presence.position-distribution'] = {
+      data: { ...positions, totalAll: 100_000 },
+      error: null,
+    };
+    for (const locale of REPORT_LOCALES) {
+      const model = buildReportModel(big, [], meta(locale));
+      if (!model.presence.byEngine.available) throw new Error('fixture lacks presence by engine');
+      const real = model.presence.byEngine.rows
+        .filter((row) => row.delta.noise === false)
+        .sort((a, b) => (b.delta.size ?? 0) - (a.delta.size ?? 0))[0];
+      expect(real, locale).toBeDefined();
+      expect(real!.delta.text, locale).toMatch(/\d ± \d/);
+      const story = model.story.join(' ');
+      expect(story, locale).toContain(real!.delta.text);
+      const rest = outsideStory(renderReportHtml(model).html);
+      for (const number of numbersIn(story.replace(/[\u00a0\u202f]/g, ' ')))
+        expect(rest, `${locale}: "${number}" of "${story}"`).toContain(number);
     }
   });
 

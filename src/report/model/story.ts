@@ -83,10 +83,17 @@ export function buildStory(
   const sharesBefore = before.shares;
   const sentences: string[] = [];
   const headline = (card: ReportModel['presence']['weighted'] | ReportModel['gravity']['plus']) => {
-    if (card.available)
-      sentences.push(
-        t('story.headline', { metric: card.kpi.label, value: card.kpi.value, delta: card.kpi.delta.text }),
-      );
+    if (!card.available) return;
+    const { label, value, delta, versus } = card.kpi;
+    // The change says what it is measured against, as the card does: a reader of a report that
+    // compares with 4 weeks back must not take it for the change since the previous run.
+    // Without a change it still says why when the card does ("no stored run that old").
+    const change = delta.available ? `${delta.text} ${versus ?? t('kpi.vsPrevious')}` : versus;
+    sentences.push(
+      change
+        ? t('story.headline', { metric: label, value, delta: change })
+        : t('story.headlineAlone', { metric: label, value }),
+    );
   };
   headline(model.presence.weighted);
 
