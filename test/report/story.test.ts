@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { composeEmail } from '../../src/delivery/email.js';
-import { emailContentFor } from '../../src/delivery/headline.js';
+import { digestEmailContent, emailContentFor } from '../../src/delivery/headline.js';
 import { renderDigestHtml } from '../../src/report/digest/html.js';
 import { renderReportHtml } from '../../src/report/html.js';
 import { CATALOGS, REPORT_LOCALES, reportLocale } from '../../src/report/locale/locale.js';
@@ -176,6 +176,32 @@ describe('the story of a run (every sandbox set, every locale)', () => {
       const story = first.model.story.join(' ');
       expect(String(message.text), locale).toContain(story);
       expect(String(message.html), locale).toContain(escaped(story));
+    }
+  });
+
+  it('gives each set of the digest email its story, HTML and text, but not a run already sent', async () => {
+    const escaped = (text: string) =>
+      text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/'/g, '&#x27;');
+    for (const locale of REPORT_LOCALES) {
+      const built = models.get(locale) ?? [];
+      const sets = snapshots.map((snapshot, i) => ({ snapshot, model: built[i]!.model, repeated: i === 0 }));
+      const message = await composeEmail({
+        from: 'Reports <reports@example.com>',
+        messageId: '<digest-story@reportd>',
+        report: { name: 'weekly', locale, email: { to: ['ceo@example.com'] }, max_attachment_mb: 10 },
+        content: digestEmailContent(sets, [], 'Week 1'),
+      });
+      for (const [i, { model }] of built.entries()) {
+        const story = model.story.join(' ');
+        const where = `${locale} set ${model.cover.querySetId}`;
+        if (i === 0) {
+          // "No new run since …": its story was in the message that carried that run.
+          expect(String(message.text), where).not.toContain(story);
+          continue;
+        }
+        expect(String(message.text), where).toContain(story);
+        expect(String(message.html), where).toContain(escaped(story));
+      }
     }
   });
 
