@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toChannelAlert } from '../../src/alerts/deliver-alert.js';
 import { composeAlertEmail } from '../../src/alerts/email.js';
-import { evaluateRules, type FactRow, type RunFacts } from '../../src/alerts/evaluate.js';
+import { evaluateRules, type RunFacts } from '../../src/alerts/evaluate.js';
 import type { AlertContent } from '../../src/alerts/run-alerts.js';
 import { alert as alertSection } from '../../src/config/alert-section.js';
 import { createSlackSender } from '../../src/delivery/channels/slack.js';
 import { createTeamsSender } from '../../src/delivery/channels/teams.js';
 import { createWebhookSender } from '../../src/delivery/channels/webhook.js';
 import { type ChannelPeers, startChannelPeers } from '../delivery/channel-peers.js';
+import { factRow } from './fact-rows.js';
 
 /**
  * An alert whose change rule says `compare_with: 4 runs` measures against the run 4 back, not the
@@ -24,15 +25,7 @@ afterAll(async () => {
   await peers?.close();
 });
 
-const row = (endpoint: string, field: string, value: number, unit: FactRow['unit']): FactRow => ({
-  endpoint,
-  field,
-  dimension: '',
-  dimension_id: null,
-  dimension_label: null,
-  value,
-  unit,
-});
+const row = factRow;
 
 /** Weekly runs of gross presence on 1,200 answers each: a slow slide, real over four weeks. */
 const history: RunFacts[] = [50, 48, 46, 44, 38].map((gross, i) => ({
