@@ -1,6 +1,7 @@
 import { type MetricUnit, RULES } from '../api/field-units.js';
 import type { AlertRuleConfig } from '../config/alert-section.js';
 import { CONDITION } from '../config/alert-section.js';
+import { isAggregateCompetitor } from '../insight/aggregate-competitor.js';
 import { displayScale, type Judged, judgeChange } from '../insight/changes.js';
 import { PREVIOUS, parseComparison, resolveBaseline } from '../insight/compare-with.js';
 import { metricName } from '../insight/metric-names.js';
@@ -366,7 +367,7 @@ function overtakes(index: number, previous: RunFacts, current: RunFacts, out: Ev
   if (!brandBefore || !brandNow) return;
   for (const competitor of current.shares) {
     // An aggregate "Other competitors (n)" entry is not a competitor that can overtake anyone.
-    if (competitor.isBrand || /^other competitors/i.test(competitor.name)) continue;
+    if (competitor.isBrand || isAggregateCompetitor(competitor.name)) continue;
     const before = previous.shares.find((s) => s.name === competitor.name);
     if (!before || before.share > brandBefore.share || competitor.share <= brandNow.share) continue;
     const pct = (v: number) => formatValue(v, RULES.fraction);

@@ -213,7 +213,10 @@ describe('the story of a run (every sandbox set, every locale)', () => {
     };
     const sorted = [...payload.shares].sort((a, b) => b.share - a.share);
     const brand = sorted.findIndex((entry) => entry.isBrand);
-    const rival = sorted[brand === 0 ? 1 : brand - 1];
+    // The nearest competitor: the aggregate "Other competitors (n)" entry is none.
+    const competitors = sorted.filter((entry, i) => i !== brand && !/^Other competitors/.test(entry.name));
+    const rival =
+      brand === 0 ? competitors[0] : competitors.filter((e) => e.share >= sorted[brand]!.share).at(-1);
     const own = sorted[brand];
     if (!rival || !own) throw new Error('the sandbox set has no competitor');
     // The run before: the same payloads with the brand's and its neighbour's shares swapped.
@@ -246,6 +249,43 @@ describe('the story of a run (every sandbox set, every locale)', () => {
     const alone = buildReportModel(snapshot, [], meta('en-US'));
     expect(alone.story.join(' ')).not.toMatch(/overtook/);
     expect(buildReportModel(snapshot, [before], meta('en-US')).story.join(' ')).toMatch(/ overtook /);
+  });
+
+  it('tells no overtake of the aggregate "Other competitors" entry: it is no competitor', () => {
+    // A set whose brand sits next to the aggregate entry in share of voice.
+    const found = snapshots.flatMap((snapshot) => {
+      const payload = snapshot.payloads['overview.competitive-context']?.data as {
+        shares: { name: string; share: number; isBrand: boolean }[];
+      };
+      const sorted = [...(payload?.shares ?? [])].sort((a, b) => b.share - a.share);
+      const brand = sorted.findIndex((entry) => entry.isBrand);
+      const other = [sorted[brand - 1], sorted[brand + 1]].find(
+        (e) => e && /^Other competitors/.test(e.name),
+      );
+      return brand >= 0 && other ? [{ snapshot, payload, own: sorted[brand]!, other }] : [];
+    })[0];
+    if (!found) throw new Error('no sandbox set whose brand neighbours the aggregate entry');
+    const { snapshot, payload, own, other } = found;
+    // The run before: the brand's and the aggregate's shares swapped, so one passed the other.
+    const swapped = payload.shares.map((entry) =>
+      entry.name === other.name
+        ? { ...entry, share: own.share }
+        : entry.name === own.name
+          ? { ...entry, share: other.share }
+          : entry,
+    );
+    const before: ReportSnapshot = {
+      ...snapshot,
+      id: snapshot.id - 1,
+      run: { ...snapshot.run, id: snapshot.run.id - 1, created_at: '2020-01-01T00:00:00Z' },
+      payloads: {
+        ...snapshot.payloads,
+        'overview.competitive-context': { data: { ...payload, shares: swapped }, error: null },
+      },
+    };
+    const story = buildReportModel(snapshot, [before], meta('en-US')).story.join(' ');
+    expect(story).not.toContain(other.name);
+    expect(story).not.toMatch(/ overtook /);
   });
 
   it('tells only the false claims the run compared with did not have as new, by engine', () => {

@@ -1,3 +1,4 @@
+import { isAggregateCompetitor } from '../../insight/aggregate-competitor.js';
 import type { DeltaView } from '../format.js';
 import { currentLocale, t } from '../locale/locale.js';
 import type { ReportModel } from './index.js';
@@ -49,7 +50,8 @@ function overtake(now: readonly ShareRow[], before: readonly ShareRow[]): string
   if (was === undefined) return undefined;
   for (const [i, row] of now.entries()) {
     const other = rank.get(row.name);
-    if (i === brand || other === undefined) continue;
+    // "Other competitors (4)" is many brands summed: passing it is no overtake.
+    if (i === brand || other === undefined || isAggregateCompetitor(row.name)) continue;
     const [winner, loser] = i < brand ? [row, now[brand]] : [now[brand], row];
     const swapped = i < brand ? other > was : other < was;
     if (swapped && winner && loser)
