@@ -31,6 +31,29 @@ function outsideStory(html: string): string {
     .replace(/[\u00a0\u202f]/g, ' ');
 }
 
+type Share = { name: string; share: number; isBrand: boolean };
+
+/** The run before `snapshot`: its payloads with the shares of two entries swapped. */
+function runBeforeWithSwapped(snapshot: ReportSnapshot, a: Share, b: Share): ReportSnapshot {
+  const payload = snapshot.payloads['overview.competitive-context']!.data as { shares: Share[] };
+  const shares = payload.shares.map((entry) =>
+    entry.name === a.name
+      ? { ...entry, share: b.share }
+      : entry.name === b.name
+        ? { ...entry, share: a.share }
+        : entry,
+  );
+  return {
+    ...snapshot,
+    id: snapshot.id - 1,
+    run: { ...snapshot.run, id: snapshot.run.id - 1, created_at: '2020-01-01T00:00:00Z' },
+    payloads: {
+      ...snapshot.payloads,
+      'overview.competitive-context': { data: { ...payload, shares }, error: null },
+    },
+  };
+}
+
 describe('the story of a run (every sandbox set, every locale)', () => {
   let sandbox: Sandbox;
   let snapshots: ReportSnapshot[] = [];
@@ -220,22 +243,7 @@ describe('the story of a run (every sandbox set, every locale)', () => {
     const own = sorted[brand];
     if (!rival || !own) throw new Error('the sandbox set has no competitor');
     // The run before: the same payloads with the brand's and its neighbour's shares swapped.
-    const swapped = payload.shares.map((entry) =>
-      entry.name === rival.name
-        ? { ...entry, share: own.share }
-        : entry.name === own.name
-          ? { ...entry, share: rival.share }
-          : entry,
-    );
-    const before: ReportSnapshot = {
-      ...snapshot,
-      id: snapshot.id - 1,
-      run: { ...snapshot.run, id: snapshot.run.id - 1, created_at: '2020-01-01T00:00:00Z' },
-      payloads: {
-        ...snapshot.payloads,
-        'overview.competitive-context': { data: { ...payload, shares: swapped }, error: null },
-      },
-    };
+    const before = runBeforeWithSwapped(snapshot, own, rival);
     for (const locale of REPORT_LOCALES) {
       const model = buildReportModel(snapshot, [before], meta(locale));
       const sentence = model.story.find((line) => line.includes(rival.name) && line.includes(own.name));
@@ -262,27 +270,12 @@ describe('the story of a run (every sandbox set, every locale)', () => {
       const other = [sorted[brand - 1], sorted[brand + 1]].find(
         (e) => e && /^Other competitors/.test(e.name),
       );
-      return brand >= 0 && other ? [{ snapshot, payload, own: sorted[brand]!, other }] : [];
+      return brand >= 0 && other ? [{ snapshot, own: sorted[brand]!, other }] : [];
     })[0];
     if (!found) throw new Error('no sandbox set whose brand neighbours the aggregate entry');
-    const { snapshot, payload, own, other } = found;
+    const { snapshot, own, other } = found;
     // The run before: the brand's and the aggregate's shares swapped, so one passed the other.
-    const swapped = payload.shares.map((entry) =>
-      entry.name === other.name
-        ? { ...entry, share: own.share }
-        : entry.name === own.name
-          ? { ...entry, share: other.share }
-          : entry,
-    );
-    const before: ReportSnapshot = {
-      ...snapshot,
-      id: snapshot.id - 1,
-      run: { ...snapshot.run, id: snapshot.run.id - 1, created_at: '2020-01-01T00:00:00Z' },
-      payloads: {
-        ...snapshot.payloads,
-        'overview.competitive-context': { data: { ...payload, shares: swapped }, error: null },
-      },
-    };
+    const before = runBeforeWithSwapped(snapshot, own, other);
     const story = buildReportModel(snapshot, [before], meta('en-US')).story.join(' ');
     expect(story).not.toContain(other.name);
     expect(story).not.toMatch(/ overtook /);
