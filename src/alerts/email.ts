@@ -4,6 +4,7 @@ import type { AlertConfig } from '../config/alert-section.js';
 import type { SubjectVariables } from '../config/subject-template.js';
 import { headerText } from '../printable.js';
 import { nextFireTime } from '../schedule/cron.js';
+import { comparedWithText } from './compared-with-text.js';
 import type { AlertContent } from './run-alerts.js';
 
 /**
@@ -45,7 +46,7 @@ export function composeAlertEmail(options: AlertMailOptions): Mail.Options {
     } satisfies SubjectVariables),
   );
   const next = nextReportLine(options);
-  const intro = `${content.querySet} (${content.brand}), run ${content.run.label} compared with ${content.previousRun.label}:`;
+  const intro = `${content.querySet} (${content.brand}), run ${content.run.label} compared with ${comparedWithText(content, 'the run before')}:`;
   const text: string[] = [intro, ''];
   const html: string[] = [
     `<html><body style="font-family:Arial,sans-serif;font-size:14px;color:#222">`,

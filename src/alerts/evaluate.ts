@@ -1,11 +1,13 @@
 import { type MetricUnit, RULES } from '../api/field-units.js';
 import type { AlertRuleConfig } from '../config/alert-section.js';
 import { CONDITION } from '../config/alert-section.js';
+import { isAggregateCompetitor } from '../insight/aggregate-competitor.js';
 import { displayScale, type Judged, judgeChange } from '../insight/changes.js';
 import { PREVIOUS, parseComparison, resolveBaseline } from '../insight/compare-with.js';
 import { metricName } from '../insight/metric-names.js';
 import { type InsightRow, type RunSamples, runSamples, type SetDetails } from '../insight/sample-sizes.js';
 import { formatDelta, formatValue, polarityOf } from '../report/format.js';
+import type { ComparedWith } from './compared-with-text.js';
 import { parseMetric } from './metric-names.js';
 import { noiseText } from './noise-text.js';
 
@@ -54,6 +56,11 @@ export interface Firing {
   metric?: string;
   /** What a person reads for the metric, member included ("Gross presence on ChatGPT"). */
   metricName?: string;
+  /**
+   * What the rule measured against: the run `compare_with` chose (the previous one by default), or
+   * for `baseline: mean_of_last_4` the mean of runs (`id` null). Absent on events.
+   */
+  comparedWith?: ComparedWith;
   /** The noise model's verdict on a change and its 95 % interval in points, n on each side. */
   significance?: Judged['significance'];
   interval?: { low: number; high: number } | null;
@@ -144,6 +151,8 @@ function comparedRun(
   return { run: found.run.run, previous: found.run.run === history.at(-2) };
 }
 
+const MEAN_OF_LAST_4 = 'the mean of the last 4 runs';
+
 const samplesMemo = new WeakMap<RunFacts, RunSamples>();
 function samplesOf(run: RunFacts): RunSamples {
   let samples = samplesMemo.get(run);
@@ -213,10 +222,14 @@ function metricRule(
       return v === undefined ? [] : [{ label: run.label, value: displayScale(v, unit) }];
     });
     const delta = formatDelta(after - before, numberRule, polarityOf(ref.endpoint, ref.field));
+    const meanOfRuns = rule.change !== undefined && rule.baseline === 'mean_of_last_4';
     const base = {
       rule: index,
       metric: name,
       metricName: readable,
+      comparedWith: meanOfRuns
+        ? { id: null, label: MEAN_OF_LAST_4 }
+        : { id: against.run.runId, label: against.run.label },
       ...(memberLabel ? { member: memberLabel } : {}),
       before: formatValue(before, numberRule),
       after: formatValue(after, numberRule),
@@ -253,12 +266,11 @@ function metricRule(
       const relative = condition.relative
         ? ` (${measured >= 0 ? '+' : '−'}${Math.abs(measured).toFixed(1)}%)`
         : '';
-      const versus =
-        rule.baseline === 'mean_of_last_4'
-          ? 'the mean of the last 4 runs'
-          : against.previous
-            ? 'the previous run'
-            : `run ${against.run.label} (${rule.compare_with} back)`;
+      const versus = meanOfRuns
+        ? MEAN_OF_LAST_4
+        : against.previous
+          ? 'the previous run'
+          : `run ${against.run.label} (${rule.compare_with} back)`;
       const noise = noiseText(judged);
       out.firings.push({
         ...base,
@@ -355,7 +367,7 @@ function overtakes(index: number, previous: RunFacts, current: RunFacts, out: Ev
   if (!brandBefore || !brandNow) return;
   for (const competitor of current.shares) {
     // An aggregate "Other competitors (n)" entry is not a competitor that can overtake anyone.
-    if (competitor.isBrand || /^other competitors/i.test(competitor.name)) continue;
+    if (competitor.isBrand || isAggregateCompetitor(competitor.name)) continue;
     const before = previous.shares.find((s) => s.name === competitor.name);
     if (!before || before.share > brandBefore.share || competitor.share <= brandNow.share) continue;
     const pct = (v: number) => formatValue(v, RULES.fraction);

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { comparedWithText } from '../alerts/compared-with-text.js';
 import { evaluateSet, historiesOf } from '../alerts/run-alerts.js';
 import { loadConfig } from '../config/load.js';
 import { UsageError } from '../errors/index.js';
@@ -54,7 +55,7 @@ export function register(program: Command): void {
             if (!result) continue;
             evaluated++;
             const { content, skipped } = result;
-            const head = `${alert.name} · set ${content.querySetId} (${content.querySet}) · run ${content.run.id} (${content.run.label}) vs ${content.previousRun.label || 'nothing earlier'}`;
+            const head = `${alert.name} · set ${content.querySetId} (${content.querySet}) · run ${content.run.id} (${content.run.label}) vs ${comparedWithText(content, 'nothing earlier')}`;
             process.stdout.write(`${printable(head)}\n`);
             if (content.firings.length === 0) process.stdout.write('  nothing fires\n');
             for (const firing of content.firings)

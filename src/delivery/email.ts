@@ -59,6 +59,8 @@ export interface DigestEmailSet {
   /** "No new run since Week 36." when this run was in an earlier message. */
   noNewRun?: string;
   kpis: HeadlineKpi[];
+  /** The story of this set's run, as the digest's portfolio page prints it; none for a repeated run. */
+  story?: string[];
 }
 
 export interface EmailContent {
@@ -68,7 +70,7 @@ export interface EmailContent {
   querySet: { id: number; name: string };
   run: { id: number; display_name: string };
   kpis: HeadlineKpi[];
-  /** The report's story of the run (3–5 sentences, report/model/story.ts); none in a digest. */
+  /** The report's story of the run (3–5 sentences, report/model/story.ts); a digest has one per set. */
   story?: string[];
   summary?: string;
   files: ReportFile[];

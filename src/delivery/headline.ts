@@ -101,6 +101,8 @@ export function digestEmailContent(
     runId: snapshot.run.id,
     noNewRun: repeated ? words.t('digest.noNewRun', { run: snapshot.run.display_name }) : undefined,
     kpis: headlineKpis(model),
+    // Old news for a run an earlier message carried: its note says so instead.
+    ...(repeated ? {} : { story: model.story }),
   }));
   return {
     ...emailContentFor(first.snapshot, first.model, files),

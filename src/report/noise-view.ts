@@ -3,7 +3,7 @@ import type { DeltaView } from './format.js';
 
 /**
  * How a judged change shows beyond its number (report/model/noise-delta.ts): the colour of the
- * sparkline that ends in it, and whether a page carries the footnote that explains the grey "±".
+ * sparkline that ends in it, and whether a page carries the footnote that explains the "±".
  */
 
 /**
@@ -16,14 +16,15 @@ export function sparkColor(delta: DeltaView): string {
 }
 
 /**
- * Whether a page's view shows a delta judged within noise, anywhere in it: the footnote is printed
- * only where a grey "±" needs explaining, so a page of counts (never judged) does not claim its
+ * Whether a page's view shows a delta the noise model judged, anywhere in it: the footnote is printed
+ * only where a "±" needs explaining, so a page of counts (never judged) does not claim its
  * arrows lie beyond an interval nobody computed.
  */
 export function showsNoise(view: unknown, depth = 0): boolean {
   if (view === null || typeof view !== 'object' || depth > 8) return false;
   if (Array.isArray(view)) return view.some((item) => showsNoise(item, depth + 1));
   const record = view as Record<string, unknown>;
-  if (record.noise === true && typeof record.text === 'string') return true;
+  // Judged either way: a real change prints its "±" too (noise-delta.ts), which the note explains.
+  if (typeof record.noise === 'boolean' && typeof record.text === 'string') return true;
   return Object.values(record).some((child) => showsNoise(child, depth + 1));
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateRules, type FactRow, type RunFacts } from '../../src/alerts/evaluate.js';
 import { alert } from '../../src/config/alert-section.js';
+import { factRow } from './fact-rows.js';
 
 /**
  * Each rule kind on hand-made runs (oldest first, the run under evaluation last). The evaluation is
@@ -11,21 +12,7 @@ import { alert } from '../../src/config/alert-section.js';
 const rules = (list: unknown[]) =>
   alert.parse({ name: 'a', rules: list, email: { to: ['cmo@example.com'] } }).rules;
 
-const row = (
-  endpoint: string,
-  field: string,
-  value: number,
-  unit: FactRow['unit'],
-  dim?: [string, string, string],
-): FactRow => ({
-  endpoint,
-  field,
-  dimension: dim?.[0] ?? '',
-  dimension_id: dim?.[1] ?? null,
-  dimension_label: dim?.[2] ?? null,
-  value,
-  unit,
-});
+const row = factRow;
 
 const run = (runId: number, rows: FactRow[], extra: Partial<RunFacts> = {}): RunFacts => ({
   runId,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateRules, type FactRow, type RunFacts } from '../../src/alerts/evaluate.js';
+import { evaluateRules, type RunFacts } from '../../src/alerts/evaluate.js';
 import { alert } from '../../src/config/alert-section.js';
+import { factRow } from './fact-rows.js';
 
 /**
  * What the noise fence buys, by simulation: pairs of runs whose gross presence is drawn from a known
@@ -25,15 +26,7 @@ function generator(seed: number): () => number {
   };
 }
 
-const row = (endpoint: string, field: string, value: number, unit: FactRow['unit']): FactRow => ({
-  endpoint,
-  field,
-  dimension: '',
-  dimension_id: null,
-  dimension_label: null,
-  value,
-  unit,
-});
+const row = factRow;
 
 /** A run as the API reports it: the share in percent with one decimal, and its answers. */
 function drawRun(runId: number, rate: number, random: () => number): RunFacts {

@@ -63,6 +63,16 @@ describe('metric names', () => {
         dimension_label: 'Acme',
       }),
     ).toBe('Share of voice of Acme');
+    // A source is named after a colon: "Engines citing of example.com" is no English.
+    const source = {
+      endpoint: 'scout.source-landscape',
+      field: 'engines',
+      dimension: 'source',
+      dimension_id: 'example.com',
+      dimension_label: 'example.com',
+    };
+    expect(metricName(source)).toBe('Engines citing: example.com');
+    expect(metricName(source, 'fr-FR')).toBe('Moteurs qui citent : example.com');
     expect(
       metricName(
         {

@@ -106,7 +106,10 @@ describe('compare_with', () => {
       const headline = headlineKpis(model).find((k) => k.label === gross.kpi.label)!;
       expect(headline.delta).toContain(`vs ${fourBack!.run.display_name}`);
       expect(renderReportHtml(model).html).toContain(`vs ${fourBack!.run.display_name}`);
+      // The story's first sentence gives the weighted card's change with the same "versus".
+      expect(model.story[0]).toMatch(new RegExp(` vs ${fourBack!.run.display_name}\\)\\.$`));
     }
+    expect(previous.model.story[0]).toMatch(/ vs previous run\)\.$/);
 
     const old = await render('52 weeks');
     const gross = old.model.presence.gross;
@@ -115,6 +118,7 @@ describe('compare_with', () => {
     expect(gross.kpi.versus).toBe('no stored run that old');
     expect(headlineKpis(old.model).every((k) => k.delta === 'no stored run that old')).toBe(true);
     expect(renderReportHtml(old.model).html).toContain('no stored run that old');
+    expect(old.model.story[0]).toMatch(/ \(no stored run that old\)\.$/);
 
     const de = await render('52 weeks', 'de-DE');
     expect(de.model.presence.gross.available && de.model.presence.gross.kpi.versus).toBe(

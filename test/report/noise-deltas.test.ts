@@ -33,6 +33,8 @@ describe('deltas within noise', () => {
     const real = buildReportModel(big, [], meta);
     if (!real.presence.byEngine.available) throw new Error('fixture lacks presence by engine');
     expect(real.presence.byEngine.rows[0]!.delta).toMatchObject({ arrow: '▲', tone: 'good' });
+    // With its interval too, so the story can quote it as the table prints it.
+    expect(real.presence.byEngine.rows[0]!.delta.text).toMatch(/^\+2\.4 ± \d+\.\d pts$/);
     // Judged real, not merely unjudged: the story counts only these as changes.
     expect(real.presence.byEngine.rows[0]!.delta.noise).toBe(false);
   });

@@ -39,6 +39,9 @@ function sparkStrokes(html: string): Map<string, string> {
 /** A delta printed within noise: grey, no arrow, "+0.8 ± 4.2 pts" (not a flat "±0"). */
 const NOISE_DELTA = /<span class="delta neutral"><span class="arrow"><\/span> [^<]*\d ± \d/;
 
+/** A delta the model judged either way: it prints "±" (real ones keep their arrow and colour). */
+const JUDGED_DELTA = /<span class="delta \w+"><span class="arrow">[▲▼]?<\/span> [^<]*\d ± \d/;
+
 /** The footnote as the template escapes it. */
 const footnote = (locale: string) => reportLocale(locale).t('delta.noiseFootnote').replace(/'/g, '&#x27;');
 
@@ -77,7 +80,7 @@ describe('sparklines follow the noise rule', () => {
   });
 });
 
-describe('the noise footnote on every page that shows a grey ± change', () => {
+describe('the noise footnote on every page that shows a ± change', () => {
   let sandbox: Sandbox;
   let snapshots: ReportSnapshot[] = [];
   beforeAll(async () => {
@@ -98,7 +101,7 @@ describe('the noise footnote on every page that shows a grey ± change', () => {
       for (const model of models) {
         for (const section of sections(renderReportHtml(model).html)) {
           const where = `${locale} ${model.cover.querySet} ${section.name}`;
-          if (NOISE_DELTA.test(section.html)) {
+          if (JUDGED_DELTA.test(section.html)) {
             noisy++;
             expect(section.html, where).toContain(note);
           } else {

@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { composeEmail } from '../../src/delivery/email.js';
-import { emailContentFor } from '../../src/delivery/headline.js';
+import { digestEmailContent, emailContentFor } from '../../src/delivery/headline.js';
 import { renderDigestHtml } from '../../src/report/digest/html.js';
 import { renderReportHtml } from '../../src/report/html.js';
-import { CATALOGS, REPORT_LOCALES } from '../../src/report/locale/locale.js';
+import { CATALOGS, REPORT_LOCALES, reportLocale } from '../../src/report/locale/locale.js';
 import { buildReportModel, type ReportModel } from '../../src/report/model/index.js';
 import type { ReportSnapshot } from '../../src/report/model/snapshot.js';
 import { loadReportTemplates } from '../../src/report/templates.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { fixtureSnapshot } from './fixtures.js';
 import { everySandboxSet } from './sandbox-snapshot.js';
 
 const meta = (locale: string) => ({
@@ -28,6 +29,29 @@ function outsideStory(html: string): string {
     .replace(/<[^>]+>/g, ' ')
     .replace(/&nbsp;/g, '\u00a0')
     .replace(/[\u00a0\u202f]/g, ' ');
+}
+
+type Share = { name: string; share: number; isBrand: boolean };
+
+/** The run before `snapshot`: its payloads with the shares of two entries swapped. */
+function runBeforeWithSwapped(snapshot: ReportSnapshot, a: Share, b: Share): ReportSnapshot {
+  const payload = snapshot.payloads['overview.competitive-context']!.data as { shares: Share[] };
+  const shares = payload.shares.map((entry) =>
+    entry.name === a.name
+      ? { ...entry, share: b.share }
+      : entry.name === b.name
+        ? { ...entry, share: a.share }
+        : entry,
+  );
+  return {
+    ...snapshot,
+    id: snapshot.id - 1,
+    run: { ...snapshot.run, id: snapshot.run.id - 1, created_at: '2020-01-01T00:00:00Z' },
+    payloads: {
+      ...snapshot.payloads,
+      'overview.competitive-context': { data: { ...payload, shares }, error: null },
+    },
+  };
 }
 
 describe('the story of a run (every sandbox set, every locale)', () => {
@@ -73,6 +97,42 @@ describe('the story of a run (every sandbox set, every locale)', () => {
       expect(text).toMatch(/beyond sampling noise/);
       if (model.gravity.errors.available && model.gravity.errors.items.some((i) => i.wrong.length > 0))
         expect(text).toMatch(/false claims are open; wrong answers came from |false claim/);
+    }
+  });
+
+  it("opens with the headline card's change and what the card compares it with", () => {
+    for (const locale of REPORT_LOCALES)
+      for (const { model } of models.get(locale) ?? []) {
+        const card = model.presence.weighted;
+        if (!card.available || !card.kpi.delta.available) continue;
+        const vs = reportLocale(locale).t('kpi.vsPrevious');
+        expect(model.story[0], `${locale} set ${model.cover.querySetId}`).toContain(
+          `${card.kpi.delta.text} ${vs}`,
+        );
+      }
+  });
+
+  it('quotes a real change with its interval, as the presence table prints it', () => {
+    // The fixture's per-engine moves on 100,000 answers a run: beyond noise, so real.
+    const big = fixtureSnapshot();
+    const positions = big.payloads['presence.position-distribution']!.data as { totalAll: number };
+    big.payloads['presence.position-distribution'] = {
+      data: { ...positions, totalAll: 100_000 },
+      error: null,
+    };
+    for (const locale of REPORT_LOCALES) {
+      const model = buildReportModel(big, [], meta(locale));
+      if (!model.presence.byEngine.available) throw new Error('fixture lacks presence by engine');
+      const real = model.presence.byEngine.rows
+        .filter((row) => row.delta.noise === false)
+        .sort((a, b) => (b.delta.size ?? 0) - (a.delta.size ?? 0))[0];
+      expect(real, locale).toBeDefined();
+      expect(real!.delta.text, locale).toMatch(/\d ± \d/);
+      const story = model.story.join(' ');
+      expect(story, locale).toContain(real!.delta.text);
+      const rest = outsideStory(renderReportHtml(model).html);
+      for (const number of numbersIn(story.replace(/[\u00a0\u202f]/g, ' ')))
+        expect(rest, `${locale}: "${number}" of "${story}"`).toContain(number);
     }
   });
 
@@ -142,6 +202,32 @@ describe('the story of a run (every sandbox set, every locale)', () => {
     }
   });
 
+  it('gives each set of the digest email its story, HTML and text, but not a run already sent', async () => {
+    const escaped = (text: string) =>
+      text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/'/g, '&#x27;');
+    for (const locale of REPORT_LOCALES) {
+      const built = models.get(locale) ?? [];
+      const sets = snapshots.map((snapshot, i) => ({ snapshot, model: built[i]!.model, repeated: i === 0 }));
+      const message = await composeEmail({
+        from: 'Reports <reports@example.com>',
+        messageId: '<digest-story@reportd>',
+        report: { name: 'weekly', locale, email: { to: ['ceo@example.com'] }, max_attachment_mb: 10 },
+        content: digestEmailContent(sets, [], 'Week 1'),
+      });
+      for (const [i, { model }] of built.entries()) {
+        const story = model.story.join(' ');
+        const where = `${locale} set ${model.cover.querySetId}`;
+        if (i === 0) {
+          // "No new run since …": its story was in the message that carried that run.
+          expect(String(message.text), where).not.toContain(story);
+          continue;
+        }
+        expect(String(message.text), where).toContain(story);
+        expect(String(message.html), where).toContain(escaped(story));
+      }
+    }
+  });
+
   it('tells a share-of-voice overtake against the run before, with numbers the document prints', () => {
     const snapshot = snapshots[0];
     if (!snapshot) throw new Error('no sandbox set');
@@ -150,26 +236,14 @@ describe('the story of a run (every sandbox set, every locale)', () => {
     };
     const sorted = [...payload.shares].sort((a, b) => b.share - a.share);
     const brand = sorted.findIndex((entry) => entry.isBrand);
-    const rival = sorted[brand === 0 ? 1 : brand - 1];
+    // The nearest competitor: the aggregate "Other competitors (n)" entry is none.
+    const competitors = sorted.filter((entry, i) => i !== brand && !/^Other competitors/.test(entry.name));
+    const rival =
+      brand === 0 ? competitors[0] : competitors.filter((e) => e.share >= sorted[brand]!.share).at(-1);
     const own = sorted[brand];
     if (!rival || !own) throw new Error('the sandbox set has no competitor');
     // The run before: the same payloads with the brand's and its neighbour's shares swapped.
-    const swapped = payload.shares.map((entry) =>
-      entry.name === rival.name
-        ? { ...entry, share: own.share }
-        : entry.name === own.name
-          ? { ...entry, share: rival.share }
-          : entry,
-    );
-    const before: ReportSnapshot = {
-      ...snapshot,
-      id: snapshot.id - 1,
-      run: { ...snapshot.run, id: snapshot.run.id - 1, created_at: '2020-01-01T00:00:00Z' },
-      payloads: {
-        ...snapshot.payloads,
-        'overview.competitive-context': { data: { ...payload, shares: swapped }, error: null },
-      },
-    };
+    const before = runBeforeWithSwapped(snapshot, own, rival);
     for (const locale of REPORT_LOCALES) {
       const model = buildReportModel(snapshot, [before], meta(locale));
       const sentence = model.story.find((line) => line.includes(rival.name) && line.includes(own.name));
@@ -183,6 +257,28 @@ describe('the story of a run (every sandbox set, every locale)', () => {
     const alone = buildReportModel(snapshot, [], meta('en-US'));
     expect(alone.story.join(' ')).not.toMatch(/overtook/);
     expect(buildReportModel(snapshot, [before], meta('en-US')).story.join(' ')).toMatch(/ overtook /);
+  });
+
+  it('tells no overtake of the aggregate "Other competitors" entry: it is no competitor', () => {
+    // A set whose brand sits next to the aggregate entry in share of voice.
+    const found = snapshots.flatMap((snapshot) => {
+      const payload = snapshot.payloads['overview.competitive-context']?.data as {
+        shares: { name: string; share: number; isBrand: boolean }[];
+      };
+      const sorted = [...(payload?.shares ?? [])].sort((a, b) => b.share - a.share);
+      const brand = sorted.findIndex((entry) => entry.isBrand);
+      const other = [sorted[brand - 1], sorted[brand + 1]].find(
+        (e) => e && /^Other competitors/.test(e.name),
+      );
+      return brand >= 0 && other ? [{ snapshot, own: sorted[brand]!, other }] : [];
+    })[0];
+    if (!found) throw new Error('no sandbox set whose brand neighbours the aggregate entry');
+    const { snapshot, own, other } = found;
+    // The run before: the brand's and the aggregate's shares swapped, so one passed the other.
+    const before = runBeforeWithSwapped(snapshot, own, other);
+    const story = buildReportModel(snapshot, [before], meta('en-US')).story.join(' ');
+    expect(story).not.toContain(other.name);
+    expect(story).not.toMatch(/ overtook /);
   });
 
   it('tells only the false claims the run compared with did not have as new, by engine', () => {

@@ -1,3 +1,4 @@
+import { comparedWithText } from '../../alerts/compared-with-text.js';
 import type { ChannelAlert } from './types.js';
 
 /**
@@ -10,7 +11,7 @@ export function alertTitle(alert: ChannelAlert): string {
 }
 
 export function alertContext(alert: ChannelAlert): string {
-  return `${alert.querySet.name} · query set ${alert.querySet.id} · run ${alert.run.label} compared with ${alert.previousRun.label || 'the run before'}`;
+  return `${alert.querySet.name} · query set ${alert.querySet.id} · run ${alert.run.label} compared with ${comparedWithText(alert, 'the run before')}`;
 }
 
 /** One firing as plain lines (untrusted text; each sender places it where no markup is read). */

@@ -105,6 +105,8 @@ export interface ChannelAlert {
     /** The metric as people read it ("Gross presence on ChatGPT"); absent in firings stored before. */
     metricName?: string;
     member?: string;
+    /** The run the change was measured against (`id` null: a mean of runs); absent on events. */
+    comparedWith?: { id: number | null; label: string };
     significance?: 'real' | 'noise' | 'unknown';
     interval?: { low: number; high: number } | null;
     n?: { before: number | null; after: number | null } | null;

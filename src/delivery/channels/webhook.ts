@@ -166,6 +166,8 @@ export function webhookAlertBody(delivery: ChannelDelivery, alert: ChannelAlert)
         metric: f.metric ?? null,
         metric_name: f.metricName ?? null,
         member: f.member ?? null,
+        // Each change's own baseline (`compare_with`); `previous_run` above is only the run before.
+        compared_with: f.comparedWith ?? null,
         significance: f.significance ?? null,
         interval: f.interval ?? null,
         n: f.n ?? null,

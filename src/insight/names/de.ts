@@ -97,7 +97,7 @@ export const deNames: MetricNameTable = {
     engine: '{name} bei {member}',
     intent: '{name} für „{member}“',
     competitor: '{name} von {member}',
-    source: '{name} von {member}',
+    source: '{name}: {member}',
     category: '{name}: {member}',
     stance: '{name}: {member}',
     engine_intent: '{name} bei {member}',

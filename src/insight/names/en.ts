@@ -97,7 +97,7 @@ export const enNames: MetricNameTable = {
     engine: '{name} on {member}',
     intent: '{name} for “{member}”',
     competitor: '{name} of {member}',
-    source: '{name} of {member}',
+    source: '{name}: {member}',
     category: '{name}: {member}',
     stance: '{name}: {member}',
     engine_intent: '{name} on {member}',

@@ -97,7 +97,7 @@ export const esNames: MetricNameTable = {
     engine: '{name} en {member}',
     intent: '{name} para «{member}»',
     competitor: '{name} de {member}',
-    source: '{name} de {member}',
+    source: '{name}: {member}',
     category: '{name}: {member}',
     stance: '{name}: {member}',
     engine_intent: '{name} en {member}',

@@ -97,7 +97,7 @@ export const frNames: MetricNameTable = {
     engine: '{name} sur {member}',
     intent: '{name} pour « {member} »',
     competitor: '{name} de {member}',
-    source: '{name} de {member}',
+    source: '{name} : {member}',
     category: '{name} : {member}',
     stance: '{name} : {member}',
     engine_intent: '{name} sur {member}',

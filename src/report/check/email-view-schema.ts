@@ -39,6 +39,10 @@ export const emailViewSchema = z.strictObject({
           runId: z.number(),
           noNewRun: z.string().optional(),
           kpis: z.array(kpi),
+          story: z
+            .array(z.string())
+            .optional()
+            .describe("The story of this set's run; absent when the run was in an earlier message."),
         }),
       ),
       period: z.string(),

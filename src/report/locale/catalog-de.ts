@@ -57,7 +57,7 @@ export const de: Catalog = {
   'kpi.multiEngineDomains': 'Domänen in mehreren Maschinen',
   'delta.points': '{value} Pp.',
   'delta.noiseFootnote':
-    'Graue ±-Änderungen liegen innerhalb des 95-%-Intervalls des Stichprobenrauschens (Newcombe-Verfahren für die Differenz zweier Anteile, auf Basis der Antworten hinter jeder Zahl); Änderungen mit Pfeil liegen außerhalb.',
+    '„±“ gibt das 95-%-Intervall des Stichprobenrauschens an (Newcombe-Verfahren für die Differenz zweier Anteile, auf Basis der Antworten hinter jeder Zahl): graue Änderungen ohne Pfeil liegen innerhalb, Änderungen mit Pfeil außerhalb.',
 
   'col.engine': 'Maschine',
   'col.intent': 'Absicht',
@@ -95,6 +95,7 @@ export const de: Catalog = {
 
   'story.title': 'Die Geschichte dieses Laufs',
   'story.headline': '{metric} liegt bei {value} ({delta}).',
+  'story.headlineAlone': '{metric} liegt bei {value}.',
   'story.realChange':
     '{metric} bei {dimension} veränderte sich um {delta} auf {value}, jenseits des Stichprobenrauschens.',
   'story.noRealChange': 'Keine Veränderung nach Maschine oder Absicht übersteigt das Stichprobenrauschen.',

@@ -61,7 +61,7 @@ export const en = {
   'kpi.multiEngineDomains': 'Multi-engine domains',
   'delta.points': '{value} pts',
   'delta.noiseFootnote':
-    'Grey ± changes are within the 95 % interval of sampling noise (Newcombe’s method for the difference of two shares, on the answers behind each number); changes with an arrow lie beyond it.',
+    'A “±” gives the 95 % interval of sampling noise (Newcombe’s method for the difference of two shares, on the answers behind each number): grey changes without an arrow lie within it; changes with an arrow lie beyond it.',
 
   'col.engine': 'Engine',
   'col.intent': 'Intent',
@@ -99,6 +99,7 @@ export const en = {
 
   'story.title': 'The story of this run',
   'story.headline': '{metric} stands at {value} ({delta}).',
+  'story.headlineAlone': '{metric} stands at {value}.',
   'story.realChange': '{metric} in {dimension} moved {delta} to {value}, beyond sampling noise.',
   'story.noRealChange': 'No change by engine or intent lies beyond sampling noise.',
   'story.newFalseClaims': 'New false claims this run came from {engines}; {count} are open in all.',

@@ -57,7 +57,7 @@ export const es: Catalog = {
   'kpi.multiEngineDomains': 'Dominios en varios motores',
   'delta.points': '{value} p. p.',
   'delta.noiseFootnote':
-    'Los cambios grises con «±» están dentro del intervalo del 95 % del ruido de muestreo (método de Newcombe para la diferencia de dos proporciones, sobre las respuestas detrás de cada cifra); los que llevan flecha lo superan.',
+    'El «±» indica el intervalo del 95 % del ruido de muestreo (método de Newcombe para la diferencia de dos proporciones, sobre las respuestas detrás de cada cifra): los cambios grises sin flecha están dentro; los que llevan flecha lo superan.',
 
   'col.engine': 'Motor',
   'col.intent': 'Intención',
@@ -95,6 +95,7 @@ export const es: Catalog = {
 
   'story.title': 'La historia de esta medición',
   'story.headline': '{metric} se sitúa en {value} ({delta}).',
+  'story.headlineAlone': '{metric} se sitúa en {value}.',
   'story.realChange': '{metric} en {dimension} varió {delta} hasta {value}, más allá del ruido de muestreo.',
   'story.noRealChange': 'Ningún cambio por motor o intención supera el ruido de muestreo.',
   'story.newFalseClaims':

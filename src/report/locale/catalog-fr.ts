@@ -57,7 +57,7 @@ export const fr: Catalog = {
   'kpi.multiEngineDomains': 'Domaines multi-moteurs',
   'delta.points': '{value} pts',
   'delta.noiseFootnote':
-    'Les variations grises « ± » restent dans l’intervalle à 95 % du bruit d’échantillonnage (méthode de Newcombe pour la différence de deux proportions, sur les réponses derrière chaque chiffre) ; celles avec une flèche le dépassent.',
+    'Le « ± » donne l’intervalle à 95 % du bruit d’échantillonnage (méthode de Newcombe pour la différence de deux proportions, sur les réponses derrière chaque chiffre) : les variations grises sans flèche restent dedans, celles avec une flèche le dépassent.',
 
   'col.engine': 'Moteur',
   'col.intent': 'Intention',
@@ -95,6 +95,7 @@ export const fr: Catalog = {
 
   'story.title': 'L’essentiel de ce relevé',
   'story.headline': '{metric} s’établit à {value} ({delta}).',
+  'story.headlineAlone': '{metric} s’établit à {value}.',
   'story.realChange':
     '{metric} pour {dimension} a varié de {delta} pour atteindre {value}, au-delà du bruit d’échantillonnage.',
   'story.noRealChange': 'Aucune variation par moteur ou par intention ne dépasse le bruit d’échantillonnage.',

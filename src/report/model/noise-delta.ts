@@ -5,10 +5,10 @@ import { currentLocale, t } from '../locale/locale.js';
 import type { PayloadReader } from './payloads.js';
 
 /**
- * A delta as the report shows it once the noise model has judged it: a change within noise keeps its
- * number but loses its arrow and colour, and carries the half-width of its 95 % interval ("+2.6 ±
- * 9.1 pts"); a real change keeps its arrow and colour and is marked `noise: false`, so it is told apart
- * from one the model could not judge (no counts, a unit it does not model), which stays unmarked. The
+ * A delta as the report shows it once the noise model has judged it: every judged change carries the
+ * half-width of its 95 % interval ("+2.6 ± 9.1 pts"); a change within noise loses its arrow and
+ * colour, a real one keeps them and is marked `noise: false`, so it is told apart from one the model
+ * could not judge (no counts, a unit it does not model), which stays unmarked and has no "±". The
  * run before is `current − delta` on the same number of answers (the payload holds only this run's
  * counts; README, "How noise is judged").
  */
@@ -31,18 +31,15 @@ export function judgedDelta(
     unit,
     true,
   );
-  // Marked so the story can tell a judged real change from one nobody could judge.
-  if (judged.significance === 'real') return { ...view, noise: false };
-  if (judged.significance !== 'noise' || judged.low === null || judged.high === null) return view;
+  if (judged.significance === 'unknown' || judged.low === null || judged.high === null) return view;
   const locale = currentLocale();
   const half = locale.number((judged.high - judged.low) / 2, 1);
   const sign = view.direction === 'up' ? '+' : view.direction === 'down' ? '−' : '';
   const number = `${sign}${locale.number(Math.abs(judged.change), 1)}`;
-  return {
-    ...view,
-    text: t('delta.points', { value: `${number} ± ${half}` }),
-    tone: 'neutral',
-    arrow: '',
-    noise: true,
-  };
+  // Both verdicts print their interval, so the story can quote a real change with it and the reader
+  // finds the same text in the table; only the arrow and colour tell real from noise.
+  const text = t('delta.points', { value: `${number} ± ${half}` });
+  // Marked so the story can tell a judged real change from one nobody could judge.
+  if (judged.significance === 'real') return { ...view, text, noise: false };
+  return { ...view, text, tone: 'neutral', arrow: '', noise: true };
 }

@@ -1,3 +1,4 @@
+import { isAggregateCompetitor } from '../../insight/aggregate-competitor.js';
 import type { DeltaView } from '../format.js';
 import { currentLocale, t } from '../locale/locale.js';
 import type { ReportModel } from './index.js';
@@ -49,7 +50,8 @@ function overtake(now: readonly ShareRow[], before: readonly ShareRow[]): string
   if (was === undefined) return undefined;
   for (const [i, row] of now.entries()) {
     const other = rank.get(row.name);
-    if (i === brand || other === undefined) continue;
+    // "Other competitors (4)" is many brands summed: passing it is no overtake.
+    if (i === brand || other === undefined || isAggregateCompetitor(row.name)) continue;
     const [winner, loser] = i < brand ? [row, now[brand]] : [now[brand], row];
     const swapped = i < brand ? other > was : other < was;
     if (swapped && winner && loser)
@@ -83,10 +85,17 @@ export function buildStory(
   const sharesBefore = before.shares;
   const sentences: string[] = [];
   const headline = (card: ReportModel['presence']['weighted'] | ReportModel['gravity']['plus']) => {
-    if (card.available)
-      sentences.push(
-        t('story.headline', { metric: card.kpi.label, value: card.kpi.value, delta: card.kpi.delta.text }),
-      );
+    if (!card.available) return;
+    const { label, value, delta, versus } = card.kpi;
+    // The change says what it is measured against, as the card does: a reader of a report that
+    // compares with 4 weeks back must not take it for the change since the previous run.
+    // Without a change it still says why when the card does ("no stored run that old").
+    const change = delta.available ? `${delta.text} ${versus ?? t('kpi.vsPrevious')}` : versus;
+    sentences.push(
+      change
+        ? t('story.headline', { metric: label, value, delta: change })
+        : t('story.headlineAlone', { metric: label, value }),
+    );
   };
   headline(model.presence.weighted);
 
