@@ -98,7 +98,7 @@ export async function savePayload(
     // The snapshot's row is locked first: two workers storing its last two payloads at once must not
     // each read the other's as missing and leave it pending forever (PostgreSQL; SQLite's write
     // transaction already runs one at a time).
-    await lockSnapshot(store, snapshotId);
+    const was = await lockSnapshot(store, snapshotId);
     await store.run(
       `INSERT INTO payloads (snapshot_id, endpoint_key, json, fetched_at, validation_error, attempts)
        VALUES (?, ?, ?, ?, ?, 1)
@@ -108,17 +108,22 @@ export async function savePayload(
        WHERE payloads.validation_error IS NOT NULL`,
       [snapshotId, endpointKey, json, iso(at), scrubOrNull(validationError)],
     );
-    return advanceSnapshot(store, snapshotId, at, maxAttempts);
+    return advanceSnapshot(store, snapshotId, was, at, maxAttempts);
   });
 }
 
 /**
  * Locks the snapshot's row until the caller's transaction ends, so writers of one snapshot (its
  * payloads, its derived rows) take turns on PostgreSQL; SQLite's write transaction already does.
+ * Returns the state it had (undefined: no such snapshot), read by the same statement that locks.
  */
-export async function lockSnapshot(store: Store, snapshotId: number): Promise<void> {
-  if (store.engine === 'postgres')
-    await store.get('SELECT id FROM snapshots WHERE id = ? FOR UPDATE', [snapshotId]);
+export async function lockSnapshot(store: Store, snapshotId: number): Promise<SnapshotState | undefined> {
+  const forUpdate = store.engine === 'postgres' ? ' FOR UPDATE' : '';
+  const row = await store.get<{ state: SnapshotState }>(
+    `SELECT ${stateSql('s')} AS state FROM snapshots s WHERE s.id = ?${forUpdate}`,
+    [snapshotId],
+  );
+  return row?.state;
 }
 
 /**
@@ -132,8 +137,8 @@ export function settleSnapshot(
   maxAttempts: number,
 ): Promise<SnapshotState> {
   return store.transaction(async () => {
-    await lockSnapshot(store, snapshotId);
-    return advanceSnapshot(store, snapshotId, at, maxAttempts);
+    const was = await lockSnapshot(store, snapshotId);
+    return advanceSnapshot(store, snapshotId, was, at, maxAttempts);
   });
 }
 
@@ -141,20 +146,20 @@ export function settleSnapshot(
  * THE place a snapshot changes state, always inside the caller's write transaction, right after a
  * payload row changed: pending → partial → complete, or partial → settled once every failing
  * payload has used its attempts. Whatever must happen when a snapshot becomes reportable (deriving
- * its metric rows) belongs here, in the same transaction.
+ * its metric rows) belongs here, in the same transaction. `was`: its state when `lockSnapshot`
+ * locked it, in this transaction.
  */
 async function advanceSnapshot(
   store: Store,
   snapshotId: number,
+  was: SnapshotState | undefined,
   at: number,
   maxAttempts: number,
 ): Promise<SnapshotState> {
-  const was = await store.get<{ reportable: unknown }>(
-    `SELECT ${reportableSql('s')} AS reportable FROM snapshots s WHERE s.id = ?`,
-    [snapshotId],
-  );
-  const wasReportable = Boolean(was?.reportable);
   const state = await computeState(store, snapshotId, maxAttempts);
+  // Most payloads leave their snapshot as it was (pending until its last one): writing the same
+  // state, and the same timestamps, again would only cost a statement per payload.
+  if (state === was) return state;
   // `settled` is kept as `partial` + settled_at (see SnapshotState); settled_at never moves back, so
   // a report already sent from a settled snapshot stays explained by the store.
   await store.run(
@@ -167,7 +172,7 @@ async function advanceSnapshot(
   // The tidy rows commit with the mark that makes the snapshot reportable: no reader ever sees a
   // reportable snapshot without its rows, nor rows of one that is not. A settled snapshot contributes
   // the rows of its valid payloads; its drifted endpoints have none.
-  if (isReportable(state) && !wasReportable) await deriveMetricRows(store, snapshotId);
+  if (isReportable(state) && !isReportable(was)) await deriveMetricRows(store, snapshotId);
   return state;
 }
 
