@@ -99,17 +99,39 @@ export async function savePayload(
     // each read the other's as missing and leave it pending forever (PostgreSQL; SQLite's write
     // transaction already runs one at a time).
     const was = await lockSnapshot(store, snapshotId);
-    await store.run(
-      `INSERT INTO payloads (snapshot_id, endpoint_key, json, fetched_at, validation_error, attempts)
+    const params = [snapshotId, endpointKey, json, iso(at), scrubOrNull(validationError)];
+    if (store.engine !== 'postgres') {
+      await store.run(UPSERT_PAYLOAD, params);
+      return advanceSnapshot(store, snapshotId, was, at, maxAttempts);
+    }
+    // PostgreSQL: the write and the read of the snapshot's payload states in one round trip. The
+    // outer SELECT reads the table as it was when the statement began (the snapshot's lock is
+    // already held, so every other writer of it has committed), and takes the written row from
+    // RETURNING instead; a valid row the upsert left alone returns nothing and is read as it is.
+    const rows = await store.all<PayloadState>(
+      `WITH written AS (${UPSERT_PAYLOAD} RETURNING endpoint_key, validation_error, attempts)
+       SELECT endpoint_key, validation_error, attempts FROM written
+       UNION ALL
+       SELECT endpoint_key, validation_error, attempts FROM payloads
+       WHERE snapshot_id = ? AND endpoint_key NOT IN (SELECT endpoint_key FROM written)`,
+      [...params, snapshotId],
+    );
+    return advanceSnapshot(store, snapshotId, was, at, maxAttempts, rows);
+  });
+}
+
+/** A valid payload is never overwritten; an invalid one is, counting the attempt. */
+const UPSERT_PAYLOAD = `INSERT INTO payloads (snapshot_id, endpoint_key, json, fetched_at, validation_error, attempts)
        VALUES (?, ?, ?, ?, ?, 1)
        ON CONFLICT (snapshot_id, endpoint_key) DO UPDATE SET json = excluded.json,
          fetched_at = excluded.fetched_at, validation_error = excluded.validation_error,
          attempts = payloads.attempts + 1
-       WHERE payloads.validation_error IS NOT NULL`,
-      [snapshotId, endpointKey, json, iso(at), scrubOrNull(validationError)],
-    );
-    return advanceSnapshot(store, snapshotId, was, at, maxAttempts);
-  });
+       WHERE payloads.validation_error IS NOT NULL`;
+
+interface PayloadState {
+  endpoint_key: string;
+  validation_error: string | null;
+  attempts: number;
 }
 
 /**
@@ -155,8 +177,10 @@ async function advanceSnapshot(
   was: SnapshotState | undefined,
   at: number,
   maxAttempts: number,
+  /** The snapshot's payload states after the write, when the write returned them. */
+  rows?: PayloadState[],
 ): Promise<SnapshotState> {
-  const state = await computeState(store, snapshotId, maxAttempts);
+  const state = stateOf(rows ?? (await payloadStates(store, snapshotId)), maxAttempts);
   // Most payloads leave their snapshot as it was (pending until its last one): writing the same
   // state, and the same timestamps, again would only cost a statement per payload.
   if (state === was) return state;
@@ -176,8 +200,7 @@ async function advanceSnapshot(
   return state;
 }
 
-async function computeState(store: Store, snapshotId: number, maxAttempts: number): Promise<SnapshotState> {
-  const rows = await payloadStates(store, snapshotId);
+function stateOf(rows: readonly PayloadState[], maxAttempts: number): SnapshotState {
   const byKey = new Map(rows.map((row) => [row.endpoint_key, row]));
   if (REQUIRED_ENDPOINTS.every((key) => byKey.get(key)?.validation_error === null)) return 'complete';
   const exhausted = REQUIRED_ENDPOINTS.every((key) => {
@@ -206,10 +229,7 @@ export async function endpointsToFetch(
   });
 }
 
-function payloadStates(
-  store: Store,
-  snapshotId: number,
-): Promise<{ endpoint_key: string; validation_error: string | null; attempts: number }[]> {
+function payloadStates(store: Store, snapshotId: number): Promise<PayloadState[]> {
   return store.all('SELECT endpoint_key, validation_error, attempts FROM payloads WHERE snapshot_id = ?', [
     snapshotId,
   ]);
