@@ -1,5 +1,6 @@
 import { payloadRows } from '../api/metric-rows.js';
 import { dimensionRows, errorClaimRows, sourceRows, summaryText } from '../api/metric-texts.js';
+import { insertRows } from './insert-rows.js';
 import { lockSnapshot, reportableSql } from './payloads.js';
 import type { Store } from './sql.js';
 
@@ -26,13 +27,6 @@ interface SnapshotLabels {
 
 const INSERT_VALUES = `INSERT INTO metric_values (snapshot_id, account, brand_id, brand, query_set_id, query_set,
   run_id, run, run_created_at, endpoint, field, dimension, dimension_id, dimension_label, value, unit) VALUES`;
-const VALUE_TUPLE = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
-const COLUMNS = 16;
-/** Rows per multi-row INSERT (16 parameters each, well under SQLite's 32,766 and PostgreSQL's 65,535). */
-const BATCH = 50;
-// Many rows per statement: a snapshot has ~700 rows, and the per-call cost dominates single inserts.
-const INSERT_BATCH = `${INSERT_VALUES} ${Array(BATCH).fill(VALUE_TUPLE).join(', ')}`;
-const INSERT_ONE = `${INSERT_VALUES} ${VALUE_TUPLE}`;
 
 const DERIVED_TABLES = [
   'metric_values',
@@ -95,19 +89,15 @@ export function deriveMetricRows(store: Store, snapshotId: number): Promise<numb
       l.run,
       l.run_created_at,
     ];
-    let rows = 0;
-    let pending: unknown[] = [];
-    const flush = async (all: boolean) => {
-      while (pending.length >= BATCH * COLUMNS)
-        await store.run(INSERT_BATCH, pending.splice(0, BATCH * COLUMNS));
-      if (!all) return;
-      for (let i = 0; i < pending.length; i += COLUMNS)
-        await store.run(INSERT_ONE, pending.slice(i, i + COLUMNS));
-      pending = [];
-    };
+    // Collected, then written a few dozen rows per statement (insert-rows.ts): a snapshot has ~700
+    // rows, and one statement per row was most of the statements of the payload that completed it.
+    const values: unknown[][] = [];
+    const claims: unknown[][] = [];
+    const summaries: unknown[][] = [];
+    const sources: unknown[][] = [];
     for (const { endpoint, data } of payloads) {
       for (const row of payloadRows(endpoint, data, { runIdByLabel })) {
-        pending.push(
+        values.push([
           snapshotId,
           ...context,
           row.endpoint,
@@ -117,43 +107,44 @@ export function deriveMetricRows(store: Store, snapshotId: number): Promise<numb
           row.dimension_label,
           row.value,
           row.unit,
-        );
-        rows++;
+        ]);
       }
-      await flush(false);
       if (endpoint === 'gravity.error-register') {
         for (const c of errorClaimRows(data)) {
-          await store.run(
-            `INSERT INTO metric_error_register (snapshot_id, error_id, title, correct, note, engine_id, engine, claim)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-            [snapshotId, c.error_id, c.title, c.correct, c.note, c.engine_id, c.engine, c.claim],
-          );
+          claims.push([snapshotId, c.error_id, c.title, c.correct, c.note, c.engine_id, c.engine, c.claim]);
         }
       } else if (endpoint === 'overview.summary') {
         const content = summaryText(data);
-        if (content !== null) {
-          await store.run('INSERT INTO metric_summaries (snapshot_id, content) VALUES (?, ?)', [
-            snapshotId,
-            content,
-          ]);
-        }
+        if (content !== null) summaries.push([snapshotId, content]);
       } else if (endpoint === 'scout.source-landscape') {
-        for (const src of sourceRows(data)) {
-          await store.run(
-            'INSERT INTO metric_sources (snapshot_id, source, control, source_type) VALUES (?, ?, ?, ?)',
-            [snapshotId, src.source, src.control, src.source_type],
-          );
-        }
+        for (const src of sourceRows(data))
+          sources.push([snapshotId, src.source, src.control, src.source_type]);
       }
     }
-    await flush(true);
-    for (const d of dimensionRows(payloads.map((p) => p.data))) {
-      await store.run(
-        `INSERT INTO metric_dimensions (snapshot_id, dimension, dimension_id, dimension_label, stage)
-         VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-        [snapshotId, d.dimension, d.dimension_id, d.dimension_label, d.stage],
-      );
-    }
+    const rows = await insertRows(store, INSERT_VALUES, values);
+    await insertRows(
+      store,
+      'INSERT INTO metric_error_register (snapshot_id, error_id, title, correct, note, engine_id, engine, claim) VALUES',
+      claims,
+    );
+    await insertRows(store, 'INSERT INTO metric_summaries (snapshot_id, content) VALUES', summaries);
+    await insertRows(
+      store,
+      'INSERT INTO metric_sources (snapshot_id, source, control, source_type) VALUES',
+      sources,
+    );
+    await insertRows(
+      store,
+      'INSERT INTO metric_dimensions (snapshot_id, dimension, dimension_id, dimension_label, stage) VALUES',
+      dimensionRows(payloads.map((p) => p.data)).map((d) => [
+        snapshotId,
+        d.dimension,
+        d.dimension_id,
+        d.dimension_label,
+        d.stage,
+      ]),
+      'ON CONFLICT DO NOTHING',
+    );
     await store.run(
       'INSERT INTO metric_derivations (snapshot_id, mapping_version, rows, derived_at) VALUES (?, ?, ?, ?)',
       [snapshotId, MAPPING_VERSION, rows, new Date().toISOString()],

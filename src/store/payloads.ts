@@ -98,27 +98,54 @@ export async function savePayload(
     // The snapshot's row is locked first: two workers storing its last two payloads at once must not
     // each read the other's as missing and leave it pending forever (PostgreSQL; SQLite's write
     // transaction already runs one at a time).
-    await lockSnapshot(store, snapshotId);
-    await store.run(
-      `INSERT INTO payloads (snapshot_id, endpoint_key, json, fetched_at, validation_error, attempts)
+    const was = await lockSnapshot(store, snapshotId);
+    const params = [snapshotId, endpointKey, json, iso(at), scrubOrNull(validationError)];
+    if (store.engine !== 'postgres') {
+      await store.run(UPSERT_PAYLOAD, params);
+      return advanceSnapshot(store, snapshotId, was, at, maxAttempts);
+    }
+    // PostgreSQL: the write and the read of the snapshot's payload states in one round trip. The
+    // outer SELECT reads the table as it was when the statement began (the snapshot's lock is
+    // already held, so every other writer of it has committed), and takes the written row from
+    // RETURNING instead; a valid row the upsert left alone returns nothing and is read as it is.
+    const rows = await store.all<PayloadState>(
+      `WITH written AS (${UPSERT_PAYLOAD} RETURNING endpoint_key, validation_error, attempts)
+       SELECT endpoint_key, validation_error, attempts FROM written
+       UNION ALL
+       SELECT endpoint_key, validation_error, attempts FROM payloads
+       WHERE snapshot_id = ? AND endpoint_key NOT IN (SELECT endpoint_key FROM written)`,
+      [...params, snapshotId],
+    );
+    return advanceSnapshot(store, snapshotId, was, at, maxAttempts, rows);
+  });
+}
+
+/** A valid payload is never overwritten; an invalid one is, counting the attempt. */
+const UPSERT_PAYLOAD = `INSERT INTO payloads (snapshot_id, endpoint_key, json, fetched_at, validation_error, attempts)
        VALUES (?, ?, ?, ?, ?, 1)
        ON CONFLICT (snapshot_id, endpoint_key) DO UPDATE SET json = excluded.json,
          fetched_at = excluded.fetched_at, validation_error = excluded.validation_error,
          attempts = payloads.attempts + 1
-       WHERE payloads.validation_error IS NOT NULL`,
-      [snapshotId, endpointKey, json, iso(at), scrubOrNull(validationError)],
-    );
-    return advanceSnapshot(store, snapshotId, at, maxAttempts);
-  });
+       WHERE payloads.validation_error IS NOT NULL`;
+
+interface PayloadState {
+  endpoint_key: string;
+  validation_error: string | null;
+  attempts: number;
 }
 
 /**
  * Locks the snapshot's row until the caller's transaction ends, so writers of one snapshot (its
  * payloads, its derived rows) take turns on PostgreSQL; SQLite's write transaction already does.
+ * Returns the state it had (undefined: no such snapshot), read by the same statement that locks.
  */
-export async function lockSnapshot(store: Store, snapshotId: number): Promise<void> {
-  if (store.engine === 'postgres')
-    await store.get('SELECT id FROM snapshots WHERE id = ? FOR UPDATE', [snapshotId]);
+export async function lockSnapshot(store: Store, snapshotId: number): Promise<SnapshotState | undefined> {
+  const forUpdate = store.engine === 'postgres' ? ' FOR UPDATE' : '';
+  const row = await store.get<{ state: SnapshotState }>(
+    `SELECT ${stateSql('s')} AS state FROM snapshots s WHERE s.id = ?${forUpdate}`,
+    [snapshotId],
+  );
+  return row?.state;
 }
 
 /**
@@ -132,8 +159,8 @@ export function settleSnapshot(
   maxAttempts: number,
 ): Promise<SnapshotState> {
   return store.transaction(async () => {
-    await lockSnapshot(store, snapshotId);
-    return advanceSnapshot(store, snapshotId, at, maxAttempts);
+    const was = await lockSnapshot(store, snapshotId);
+    return advanceSnapshot(store, snapshotId, was, at, maxAttempts);
   });
 }
 
@@ -141,20 +168,22 @@ export function settleSnapshot(
  * THE place a snapshot changes state, always inside the caller's write transaction, right after a
  * payload row changed: pending → partial → complete, or partial → settled once every failing
  * payload has used its attempts. Whatever must happen when a snapshot becomes reportable (deriving
- * its metric rows) belongs here, in the same transaction.
+ * its metric rows) belongs here, in the same transaction. `was`: its state when `lockSnapshot`
+ * locked it, in this transaction.
  */
 async function advanceSnapshot(
   store: Store,
   snapshotId: number,
+  was: SnapshotState | undefined,
   at: number,
   maxAttempts: number,
+  /** The snapshot's payload states after the write, when the write returned them. */
+  rows?: PayloadState[],
 ): Promise<SnapshotState> {
-  const was = await store.get<{ reportable: unknown }>(
-    `SELECT ${reportableSql('s')} AS reportable FROM snapshots s WHERE s.id = ?`,
-    [snapshotId],
-  );
-  const wasReportable = Boolean(was?.reportable);
-  const state = await computeState(store, snapshotId, maxAttempts);
+  const state = stateOf(rows ?? (await payloadStates(store, snapshotId)), maxAttempts);
+  // Most payloads leave their snapshot as it was (pending until its last one): writing the same
+  // state, and the same timestamps, again would only cost a statement per payload.
+  if (state === was) return state;
   // `settled` is kept as `partial` + settled_at (see SnapshotState); settled_at never moves back, so
   // a report already sent from a settled snapshot stays explained by the store.
   await store.run(
@@ -167,12 +196,11 @@ async function advanceSnapshot(
   // The tidy rows commit with the mark that makes the snapshot reportable: no reader ever sees a
   // reportable snapshot without its rows, nor rows of one that is not. A settled snapshot contributes
   // the rows of its valid payloads; its drifted endpoints have none.
-  if (isReportable(state) && !wasReportable) await deriveMetricRows(store, snapshotId);
+  if (isReportable(state) && !isReportable(was)) await deriveMetricRows(store, snapshotId);
   return state;
 }
 
-async function computeState(store: Store, snapshotId: number, maxAttempts: number): Promise<SnapshotState> {
-  const rows = await payloadStates(store, snapshotId);
+function stateOf(rows: readonly PayloadState[], maxAttempts: number): SnapshotState {
   const byKey = new Map(rows.map((row) => [row.endpoint_key, row]));
   if (REQUIRED_ENDPOINTS.every((key) => byKey.get(key)?.validation_error === null)) return 'complete';
   const exhausted = REQUIRED_ENDPOINTS.every((key) => {
@@ -201,10 +229,7 @@ export async function endpointsToFetch(
   });
 }
 
-function payloadStates(
-  store: Store,
-  snapshotId: number,
-): Promise<{ endpoint_key: string; validation_error: string | null; attempts: number }[]> {
+function payloadStates(store: Store, snapshotId: number): Promise<PayloadState[]> {
   return store.all('SELECT endpoint_key, validation_error, attempts FROM payloads WHERE snapshot_id = ?', [
     snapshotId,
   ]);

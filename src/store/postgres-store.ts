@@ -70,8 +70,15 @@ export function postgresStore(pool: pg.Pool, location: string): Store {
       params.map((value) => (value === undefined ? null : value)),
     );
   };
-  const lock = (client: pg.PoolClient, name: string) =>
-    client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [name]);
+  // `opening` (BEGIN, a SAVEPOINT) and the lock go in one round trip: a simple query may hold several
+  // statements, but no parameters, so the lock's name is sent as an escaped literal. The rate budget
+  // opens a locked transaction for every request it grants.
+  const open = (client: pg.PoolClient, opening: string, lock: string | undefined) =>
+    client.query(
+      lock === undefined
+        ? opening
+        : `${opening}; SELECT pg_advisory_xact_lock(hashtextextended(${client.escapeLiteral(lock)}, 0))`,
+    );
   let closed = false;
 
   return {
@@ -94,8 +101,7 @@ export function postgresStore(pool: pg.Pool, location: string): Store {
       const current = inside.getStore();
       if (current) {
         const name = `reportd_${++current.savepoints}`;
-        await current.client.query(`SAVEPOINT ${name}`);
-        if (options.lock) await lock(current.client, options.lock);
+        await open(current.client, `SAVEPOINT ${name}`, options.lock || undefined);
         try {
           const result = await fn();
           await current.client.query(`RELEASE SAVEPOINT ${name}`);
@@ -116,8 +122,7 @@ export function postgresStore(pool: pg.Pool, location: string): Store {
         };
         client.on('error', onError);
         try {
-          await client.query('BEGIN');
-          if (options.lock) await lock(client, options.lock);
+          await open(client, 'BEGIN', options.lock || undefined);
           const result = await inside.run({ client, savepoints: 0 }, fn);
           await client.query('COMMIT');
           return result;
