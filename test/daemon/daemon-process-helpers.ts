@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { spawnCli } from '../helpers/cli.js';
 
@@ -78,3 +79,27 @@ export const SYNC_SETTINGS = {
   catalog_ttl_minutes: 60,
   max_payload_retries: 3,
 };
+
+/**
+ * Writes a daemon's YAML: the sandbox's account `acme` (1000 requests a minute, plus `account`'s
+ * extra fields, e.g. `concurrency: 4`), the store at `storeUrl`, then the test's own lines (sync,
+ * roles, smtp, reports…). Returns `file`.
+ */
+export function writeDaemonConfig(
+  file: string,
+  options: { sandbox: Sandbox; storeUrl: string; account?: string; lines: readonly string[] },
+): string {
+  const { sandbox } = options;
+  const extra = options.account ? `, ${options.account}` : '';
+  writeFileSync(
+    file,
+    [
+      'accounts:',
+      `  - { name: acme, base_url: "${sandbox.baseUrl}", api_key: ${sandbox.apiKey}, api_secret: ${sandbox.apiSecret}, rate_limit: { requests: 1000, window_seconds: 60 }${extra} }`,
+      `store: { url: "${options.storeUrl}" }`,
+      ...options.lines,
+      '',
+    ].join('\n'),
+  );
+  return file;
+}
