@@ -59,8 +59,9 @@ export interface SandboxStats {
   byErrorCode: Record<string, number>;
   faults: number;
   /**
-   * Sandbox-only, for tests that count refetches: how often each payload request (metric endpoint,
-   * path and query) arrived past the auth and rate checks, whether or not the client waited for it.
+   * Sandbox-only, for tests that count refetches: how often each payload request (a metric endpoint's
+   * path below the base URL, with its query) arrived past the auth and rate checks, whether or not the
+   * client waited for its answer.
    */
   byPayload: Record<string, number>;
 }
@@ -167,7 +168,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     bump(stats.byEndpoint, route.endpoint.key);
     if (req.method !== 'GET') throw new BadRequest(`method ${req.method} not allowed, every endpoint is GET`);
     const payload = route.endpoint.group !== 'catalog';
-    if (payload) bump(stats.byPayload, `${url.pathname}${url.search}`);
+    if (payload) bump(stats.byPayload, `${url.pathname.slice(BASE_PATH.length)}${url.search}`);
 
     const fault = faults.decide(`${req.method} ${url.pathname}${url.search}`);
     if (fault) {

@@ -89,6 +89,26 @@ describe('sandbox faults', () => {
     }
   });
 
+  it('with latencyMs answers every payload request that much later on the injected clock, the catalog at once', async () => {
+    const clock = new FakeClock();
+    const sandbox = await startSandbox({ latencyMs: 250, clock });
+    try {
+      expect((await get(sandbox, '/sets/101/runs')).status).toBe(200);
+      let settled = false;
+      const pending = get(sandbox, '/presence/sets/101/gross').then((r) => {
+        settled = true;
+        return r;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await clock.advance(249);
+      expect(settled).toBe(false);
+      await clock.advance(1);
+      expect((await pending).status).toBe(200);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
   it('faults about the configured share of first attempts, the same ones in every sandbox', async () => {
     const targets = Array.from({ length: 60 }, (_, i) => `/sets/brands/1/list?probe=${i}`);
     const faultedIn = async () => {
