@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +17,7 @@ import {
   spawnDaemon,
   stopDaemon,
   until,
+  writeDaemonConfig,
 } from './daemon-process-helpers.js';
 
 /**
@@ -61,13 +62,10 @@ afterAll(async () => {
 });
 
 function writeConfig(url: string): string {
-  const file = join(dir, 'reportd.yaml');
-  writeFileSync(
-    file,
-    [
-      'accounts:',
-      `  - { name: acme, base_url: "${sandbox.baseUrl}", api_key: ${sandbox.apiKey}, api_secret: ${sandbox.apiSecret}, rate_limit: { requests: 1000, window_seconds: 60 } }`,
-      `store: { url: "${url}" }`,
+  return writeDaemonConfig(join(dir, 'reportd.yaml'), {
+    sandbox,
+    storeUrl: url,
+    lines: [
       'sync: { query_sets: [101], backfill_runs: 1, schedule: "0 0 1 1 *" }',
       `smtp: { url: "${smtp.url}", from: "reports@example.com" }`,
       `output: { dir: "${join(dir, 'out')}" }`,
@@ -80,10 +78,8 @@ function writeConfig(url: string): string {
       '    formats: [xlsx]',
       '    schedule: { cron: "0 0 1 1 *", timezone: UTC }',
       '    email: { to: [ceo@example.com] }',
-      '',
-    ].join('\n'),
-  );
-  return file;
+    ],
+  });
 }
 
 /** Reads retried while the server is coming back. */

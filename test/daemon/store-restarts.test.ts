@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +15,7 @@ import {
   sandboxAccount,
   spawnDaemon as spawnChild,
   until,
+  writeDaemonConfig,
 } from './daemon-process-helpers.js';
 
 /**
@@ -53,14 +54,10 @@ function spawnDaemon(config: string) {
 }
 
 function writeConfig(name: string, database: string, extra: string[] = []): string {
-  const url = `postgres://postgres@127.0.0.1:${cluster.port}/${database}`;
-  const file = join(dir, `${name}.yaml`);
-  writeFileSync(
-    file,
-    [
-      'accounts:',
-      `  - { name: acme, base_url: "${sandbox.baseUrl}", api_key: ${sandbox.apiKey}, api_secret: ${sandbox.apiSecret}, rate_limit: { requests: 1000, window_seconds: 60 } }`,
-      `store: { url: "${url}" }`,
+  return writeDaemonConfig(join(dir, `${name}.yaml`), {
+    sandbox,
+    storeUrl: `postgres://postgres@127.0.0.1:${cluster.port}/${database}`,
+    lines: [
       'sync: { query_sets: [101], backfill_runs: 1, schedule: "0 0 1 1 *" }',
       `smtp: { url: "${smtp.url}", from: "reports@example.com" }`,
       `output: { dir: "${join(dir, `out-${name}`)}" }`,
@@ -71,10 +68,8 @@ function writeConfig(name: string, database: string, extra: string[] = []): stri
       '    schedule: { cron: "*/5 * * * * *", timezone: UTC }',
       '    email: { to: [ceo@example.com] }',
       ...extra,
-      '',
-    ].join('\n'),
-  );
-  return file;
+    ],
+  });
 }
 
 async function createDatabase(name: string): Promise<Store> {
