@@ -123,12 +123,12 @@ describe('PostgreSQL restarted while a daemon is fetching payloads', () => {
         // again; anything stored before the restart must not be.
         expect(servedAgain()).toBeLessThanOrEqual(CONCURRENCY);
         expect(Object.keys(sandbox.stats.byPayload)).toHaveLength(PAYLOADS);
-        // A restart is a few warnings, never a stack trace; the daemon that lived through it says it
-        // waited for the store and went on.
+        // A restart is a few warnings, never a stack trace. Which ones depends on where it caught
+        // the daemon: a pooled connection dropped, or a statement refused (then it waited and went on).
         expect(logs()).not.toMatch(/unhandled|\n\s+at |"stack"/);
         if (!supervised) {
           expect(daemon.child.exitCode).toBeNull();
-          expect(logs()).toMatch(/store unreachable while fetching payloads/);
+          expect(logs()).toMatch(/store connection lost|store unreachable while/);
         }
         await stopDaemon(daemon);
       }, 150_000);
