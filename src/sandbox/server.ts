@@ -45,6 +45,11 @@ export interface SandboxOptions {
   faultSeed?: number;
   /** Hostile strings in the data set (see DatasetOptions). */
   hostile?: boolean;
+  /**
+   * How long every metric (payload) request waits before it is answered (ms, default 0), on
+   * `clock`: a slow server, so a test can act while a sync is fetching.
+   */
+  latencyMs?: number;
   clock?: Clock;
 }
 
@@ -53,6 +58,12 @@ export interface SandboxStats {
   byEndpoint: Record<string, number>;
   byErrorCode: Record<string, number>;
   faults: number;
+  /**
+   * Sandbox-only, for tests that count refetches: how often each payload request (a metric endpoint's
+   * path below the base URL, with its query) arrived past the auth and rate checks, whether or not the
+   * client waited for its answer.
+   */
+  byPayload: Record<string, number>;
 }
 
 export interface Sandbox {
@@ -120,12 +131,30 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     }
     return ds;
   };
-  const stats: SandboxStats = { total: 0, byEndpoint: {}, byErrorCode: {}, faults: 0 };
+  const stats: SandboxStats = { total: 0, byEndpoint: {}, byErrorCode: {}, faults: 0, byPayload: {} };
+  const latencyMs = options.latencyMs ?? 0;
   const shutdown = new AbortController();
 
   const bump = (map: Record<string, number>, key: string) => {
     map[key] = (map[key] ?? 0) + 1;
   };
+
+  /** Waits `ms` before answering; false when the client gave up or the sandbox closed meanwhile. */
+  async function wait(res: ServerResponse, ms: number): Promise<boolean> {
+    const aborted = new AbortController();
+    const abort = () => aborted.abort();
+    res.on('close', abort);
+    shutdown.signal.addEventListener('abort', abort, { once: true });
+    try {
+      await clock.sleep(ms, aborted.signal);
+      return true;
+    } catch {
+      return false; // nobody is listening any more
+    } finally {
+      res.off('close', abort);
+      shutdown.signal.removeEventListener('abort', abort);
+    }
+  }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     stats.total++;
@@ -138,6 +167,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     if (!route) throw new BadRequest(`no endpoint at ${url.pathname}`);
     bump(stats.byEndpoint, route.endpoint.key);
     if (req.method !== 'GET') throw new BadRequest(`method ${req.method} not allowed, every endpoint is GET`);
+    const payload = route.endpoint.group !== 'catalog';
+    if (payload) bump(stats.byPayload, `${url.pathname.slice(BASE_PATH.length)}${url.search}`);
 
     const fault = faults.decide(`${req.method} ${url.pathname}${url.search}`);
     if (fault) {
@@ -147,18 +178,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         res.writeHead(502, { 'content-type': 'text/html' });
         return void res.end(BAD_GATEWAY_HTML);
       }
-      const aborted = new AbortController();
-      const abort = () => aborted.abort();
-      res.on('close', abort);
-      shutdown.signal.addEventListener('abort', abort, { once: true });
-      try {
-        await clock.sleep(stallMs, aborted.signal);
-      } catch {
-        return; // the client gave up or the sandbox closed: nobody is listening any more
-      } finally {
-        shutdown.signal.removeEventListener('abort', abort);
-      }
+      if (!(await wait(res, stallMs))) return;
     }
+    if (payload && latencyMs > 0 && !(await wait(res, latencyMs))) return;
 
     validateQuery(route.endpoint, url.searchParams);
     const handler = handlerFor(route.endpoint.key);
@@ -208,6 +230,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       stats.faults = 0;
       stats.byEndpoint = {};
       stats.byErrorCode = {};
+      stats.byPayload = {};
     },
     resetFaults: () => faults.reset(),
     publishRun: (querySetId, options) => {

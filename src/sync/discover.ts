@@ -12,6 +12,7 @@ import {
   saveRuns,
   setQuerySetError,
 } from '../store/query-sets.js';
+import { isStoreUnreachable } from '../store/store-unreachable.js';
 import { type AccountContext, errorMessage, isStoreFault, stopOnNotAuthorized } from './context.js';
 
 /**
@@ -43,7 +44,13 @@ export async function discover(ctx: AccountContext): Promise<DiscoveredSet[]> {
       const sets = await client.get(catalogEndpoints.querySets, { brandId: brand.id }, {}, { signal });
       await saveQuerySets(store, account, brand.id, sets, clock.now());
     } catch (error) {
-      if (isStoreFault(error) || stopOnNotAuthorized(ctx, error) || signal.aborted) throw error;
+      if (
+        isStoreFault(error) ||
+        isStoreUnreachable(error) ||
+        stopOnNotAuthorized(ctx, error) ||
+        signal.aborted
+      )
+        throw error;
       // The cached list (if any) still serves; the next pass tries again.
       ctx.issues.push({ account, kind: 'catalog', message: `account ${account}: ${errorMessage(error)}` });
     }
@@ -83,7 +90,8 @@ async function refreshSet(ctx: AccountContext, set: QuerySetRow, ttlMs: number) 
     // A set with no published run yet is fine: nothing is due, nothing is wrong.
     return runs;
   } catch (error) {
-    if (isStoreFault(error) || stopOnNotAuthorized(ctx, error) || signal.aborted) throw error;
+    if (isStoreFault(error) || isStoreUnreachable(error) || stopOnNotAuthorized(ctx, error) || signal.aborted)
+      throw error;
     if (error instanceof QuerySetNotFoundError) {
       await retireSet(ctx, set.id, error);
       return undefined;

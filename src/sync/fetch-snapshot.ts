@@ -3,6 +3,7 @@ import type { QueryParams } from '../api/request.js';
 import { QuerySetNotFoundError, ResponseValidationError } from '../errors/index.js';
 import { ensureSnapshot, maxPayloadAttempts, type SnapshotState, savePayload } from '../store/payloads.js';
 import { asStoreFault, StoreFaultError } from '../store/store-fault.js';
+import { isStoreUnreachable } from '../store/store-unreachable.js';
 import { type AccountContext, errorMessage, stopOnNotAuthorized } from './context.js';
 import { retireSet } from './discover.js';
 import type { PlannedSnapshot } from './plan.js';
@@ -41,17 +42,37 @@ export async function fetchPlanned(
     for (const endpoint of snapshot.endpoints) tasks.push({ snapshot, snapshotId: id, endpoint });
   }
   let next = 0;
+  // The store stopped answering (a PostgreSQL restart): no answer can be committed now, so the
+  // requests in flight are dropped and no new one starts; the caller waits for the store and plans
+  // again from what it holds (store-outage.ts). Those in flight are all that is fetched twice.
+  const round = new AbortController();
+  const onAbort = () => round.abort(ctx.signal.reason);
+  if (ctx.signal.aborted) onAbort();
+  ctx.signal.addEventListener('abort', onAbort, { once: true });
+  const roundCtx: AccountContext = { ...ctx, signal: round.signal };
+  let unreachable: { error: unknown } | undefined;
   const worker = async () => {
     // A yield stops after the payloads in flight: each is committed, the rest is the next holder's.
-    while (next < tasks.length && !ctx.signal.aborted && !ctx.shouldYield?.()) {
+    while (next < tasks.length && !round.signal.aborted && !ctx.shouldYield?.()) {
       const task = tasks[next++]!;
       if (ctx.goneSets.includes(task.snapshot.querySetId)) continue;
-      const state = await fetchOne(ctx, task);
-      progress.onPayload(task.snapshot, state);
+      const state = await fetchOne(roundCtx, task).catch((error: unknown) => {
+        if (!isStoreUnreachable(error)) throw error;
+        unreachable ??= { error };
+        round.abort(error);
+        return undefined;
+      });
+      // A payload dropped for the outage is planned again, not given up on.
+      if (state !== undefined || !unreachable) progress.onPayload(task.snapshot, state);
     }
   };
   const workers = Math.max(1, Math.min(ctx.account.concurrency, tasks.length));
-  await Promise.all(Array.from({ length: workers }, worker));
+  try {
+    await Promise.all(Array.from({ length: workers }, worker));
+  } finally {
+    ctx.signal.removeEventListener('abort', onAbort);
+  }
+  if (unreachable) throw unreachable.error;
   // Given back with payloads left (share-accounts.ts): the next holder fetches them.
   return { yielded: next < tasks.length && !ctx.signal.aborted && ctx.shouldYield?.() === true };
 }
@@ -75,6 +96,8 @@ async function fetchOne(ctx: AccountContext, task: Task): Promise<SnapshotState 
     data = await completeSourceLandscape(ctx, task, data);
   } catch (error) {
     if (ctx.signal.aborted || stopOnNotAuthorized(ctx, error)) return undefined;
+    // The rate budget keeps its window in the store: it could not grant the request.
+    if (isStoreUnreachable(error)) throw error;
     if (error instanceof QuerySetNotFoundError) {
       await retireSet(ctx, snapshot.querySetId, error);
       return undefined;
@@ -101,6 +124,7 @@ async function fetchOne(ctx: AccountContext, task: Task): Promise<SnapshotState 
       maxPayloadAttempts(ctx.settings.max_payload_retries),
     );
   } catch (error) {
+    if (isStoreUnreachable(error)) throw error;
     // A full disk or a damaged file fails every payload after this one too: stop the account.
     const fault = asStoreFault(error, ctx.store.location);
     if (fault instanceof StoreFaultError) {

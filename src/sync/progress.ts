@@ -69,12 +69,17 @@ export class ProgressTracker {
     if (this.unplanned.delete(account) && this.unplanned.size === 0) this.emit();
   }
 
-  /** Snapshots of a set that went away (-132) mid-pass are no longer due. */
-  dropPlanned(account: string, snapshots: readonly PlannedSnapshot[]): void {
+  /**
+   * Snapshots of a set that went away (-132) mid-pass are no longer due; nor is what was left of a
+   * plan the account reads again from the store after an outage (`payloadsLeft` of it unfetched).
+   */
+  dropPlanned(account: string, snapshots: readonly PlannedSnapshot[], payloadsLeft = 0): void {
     for (const snapshot of snapshots) {
       if (this.completed.has(`${account}/${snapshot.querySetId}/${snapshot.run.id}`)) continue;
       this.snapshotsTotal--;
     }
+    this.payloadsTotal -= payloadsLeft;
+    this.adjust(account, -payloadsLeft);
     this.emit();
   }
 

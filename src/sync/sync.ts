@@ -16,6 +16,7 @@ import { fetchPlanned } from './fetch-snapshot.js';
 import { planSnapshots } from './plan.js';
 import { ProgressTracker } from './progress.js';
 import { type AccountShare, type AccountTurn, shareAccounts } from './share-accounts.js';
+import { outlastingStoreOutages } from './store-outage.js';
 import {
   emptySyncSummary,
   type SyncAccount,
@@ -68,7 +69,13 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
 async function runPass(options: SyncOptions): Promise<SyncSummary> {
   const clock = options.clock ?? systemClock;
   const started = clock.now();
-  const syncRunId = await startSyncRun(options.store, started);
+  // The pass's own bookkeeping rides out a PostgreSQL restart too (store-outage.ts).
+  const patiently = <T>(step: string, run: () => Promise<T>) =>
+    outlastingStoreOutages(
+      { store: options.store, signal: options.signal, log: options.logger ?? silentLogger, step },
+      run,
+    );
+  const syncRunId = await patiently('starting the pass', () => startSyncRun(options.store, started));
   const tracker = new ProgressTracker(
     options.onProgress,
     options.accounts.map((account) => account.name),
@@ -103,16 +110,19 @@ async function runPass(options: SyncOptions): Promise<SyncSummary> {
     );
   try {
     if (options.share) {
+      const { share } = options;
       await shareAccounts({
         accounts: options.accounts,
-        share: options.share,
+        share: { quota: (accounts) => patiently('sharing the accounts', () => share.quota(accounts)) },
         clock,
         signal: options.signal,
-        doneElsewhere: async (account) => {
-          const row = await getAccount(options.store, account.name);
-          return row?.last_sync_at != null && Date.parse(row.last_sync_at) >= started;
-        },
-        heldElsewhere: (account) => accountLeaseHeld(options.store, account.name, clock.now()),
+        doneElsewhere: (account) =>
+          patiently('sharing the accounts', async () => {
+            const row = await getAccount(options.store, account.name);
+            return row?.last_sync_at != null && Date.parse(row.last_sync_at) >= started;
+          }),
+        heldElsewhere: (account) =>
+          patiently('sharing the accounts', () => accountLeaseHeld(options.store, account.name, clock.now())),
         run: turn,
       });
     } else {
@@ -125,14 +135,17 @@ async function runPass(options: SyncOptions): Promise<SyncSummary> {
     summary.snapshotsIncomplete = tracker.snapshotsTotal - tracker.snapshotsCompleted;
     summary.aborted = options.signal?.aborted ?? false;
     summary.durationMs = clock.now() - started;
-    await finishSyncRun(options.store, syncRunId, {
-      at: clock.now(),
-      outcome: syncOutcome(summary),
-      requests: summary.requests,
-      metricRequests: summary.metricRequests,
-      snapshotsCompleted: summary.snapshotsCompleted,
-      error: (summary.errors.find((e) => e.kind === 'not_authorized') ?? summary.errors[0])?.message ?? null,
-    });
+    await patiently('recording the pass', () =>
+      finishSyncRun(options.store, syncRunId, {
+        at: clock.now(),
+        outcome: syncOutcome(summary),
+        requests: summary.requests,
+        metricRequests: summary.metricRequests,
+        snapshotsCompleted: summary.snapshotsCompleted,
+        error:
+          (summary.errors.find((e) => e.kind === 'not_authorized') ?? summary.errors[0])?.message ?? null,
+      }),
+    );
     tracker.done();
   }
   return summary;
@@ -156,14 +169,21 @@ async function syncAccount(
   const { store } = options;
   let storeFault: StoreFaultError | undefined;
   const budgetKey = budgetKeyFor(account);
-  await upsertAccount(store, { name: account.name, baseUrl: account.base_url, budgetKey });
+  const log = (options.logger ?? silentLogger).child({ account: account.name });
   // Linked to the caller's signal; aborted on its own by a -4 so only this account stops.
   const controller = new AbortController();
   if (options.signal?.aborted) controller.abort(options.signal.reason);
   stops.add(controller);
+  const patiently = <T>(step: string, run: () => Promise<T>) =>
+    outlastingStoreOutages({ store, signal: controller.signal, log, step }, run);
+  await patiently('starting the account', () =>
+    upsertAccount(store, { name: account.name, baseUrl: account.base_url, budgetKey }),
+  ).catch((error: unknown) => {
+    stops.delete(controller);
+    throw error;
+  });
 
   const budget = accountBudget(account, { store, clock, budgetFor: options.budgetFor });
-  const log = (options.logger ?? silentLogger).child({ account: account.name });
   const client = new ApiClient({
     ...options.client,
     baseUrl: account.base_url,
@@ -192,30 +212,47 @@ async function syncAccount(
   tracker.addAccount(account.name, budget);
   let lease: AccountLease | undefined;
   try {
-    lease = await holdAccountLease({
-      store,
-      account: account.name,
-      clock,
-      signal: controller.signal,
-      log,
-      onWait: options.onWait,
-      waiting: () => tracker.settle(account.name),
-      wait: !options.share,
-      onLost: (message) => {
-        ctx.issues.push({ account: account.name, kind: 'internal', message });
-        controller.abort(new Error(message));
-      },
-    });
+    lease = await patiently('taking the account lease', () =>
+      holdAccountLease({
+        store,
+        account: account.name,
+        clock,
+        signal: controller.signal,
+        log,
+        onWait: options.onWait,
+        waiting: () => tracker.settle(account.name),
+        wait: !options.share,
+        onLost: (message) => {
+          ctx.issues.push({ account: account.name, kind: 'internal', message });
+          controller.abort(new Error(message));
+        },
+      }),
+    );
     if (!lease) {
       turn = 'held';
       return turn;
     }
-    const sets = await discover(ctx);
-    const plan = await planSnapshots(store, account.name, sets, options.settings, clock.now());
-    tracker.addPlan(account.name, plan);
-    log.debug({ sets: sets.length, due: plan.length }, 'planned');
-    const fetched = await fetchPlanned(ctx, plan, {
-      onPayload: (snapshot, state) => tracker.payload(account.name, snapshot, state),
+    // The store is the checkpoint: after an outage the account plans again from what it holds, so
+    // only the payloads whose answers were in flight when it went are asked for again.
+    const { plan, fetched } = await patiently('fetching payloads', async () => {
+      const sets = await discover(ctx);
+      const plan = await planSnapshots(store, account.name, sets, options.settings, clock.now());
+      tracker.addPlan(account.name, plan);
+      log.debug({ sets: sets.length, due: plan.length }, 'planned');
+      let left = plan.reduce((sum, snapshot) => sum + snapshot.endpoints.length, 0);
+      try {
+        const fetched = await fetchPlanned(ctx, plan, {
+          onPayload: (snapshot, state) => {
+            left--;
+            tracker.payload(account.name, snapshot, state);
+          },
+        });
+        return { plan, fetched };
+      } catch (error) {
+        // Planned again if the store comes back: what is left of this plan stops counting.
+        tracker.dropPlanned(account.name, plan, left);
+        throw error;
+      }
     });
     if (fetched.yielded) {
       turn = 'yielded';
@@ -253,11 +290,8 @@ async function syncAccount(
     // held elsewhere or given back part done is not synced by this pass: its row says so by not
     // moving (share-accounts.ts reads it).
     if (!storeFault && turn === 'ran') {
-      await recordAccountPass(
-        store,
-        account.name,
-        clock.now(),
-        fatal?.message ?? ctx.issues[0]?.message ?? null,
+      await patiently('recording the account pass', () =>
+        recordAccountPass(store, account.name, clock.now(), fatal?.message ?? ctx.issues[0]?.message ?? null),
       );
     }
     summary.errors.push(...ctx.issues);

@@ -8,34 +8,47 @@ export interface DaemonConfig {
   sandbox: { baseUrl: string; apiKey: string; apiSecret: string };
   /** The whole `store:` line: `store: { path: "…" }` or `store: { url: "postgres://…" }`. */
   store: string;
-  smtpUrl: string;
   outDir: string;
+  /** Without it, no `smtp:` section (a daemon that only syncs). */
+  smtpUrl?: string;
   /** A budget big enough that two daemons never wait on the API (default: the account's own). */
   rateLimit?: { requests: number; window_seconds: number };
+  /** More of the account's fields, e.g. `concurrency: 4`. */
+  account?: string;
+  /** The runs the sync takes at its start (default 1). */
+  backfillRuns?: number;
   /** Top-level lines before `reports:` (`daemon:`, `http:`, `delivery:`, `notify_on_failure:`). */
   settings?: string[];
-  report?: { name?: string; cron?: string; to?: string };
+  /** The one report; `false` for none. */
+  report?: { name?: string; cron?: string; to?: string } | false;
 }
 
 export function daemonConfig(config: DaemonConfig): string {
   const { sandbox, rateLimit, report = {} } = config;
-  const limit = rateLimit
-    ? `, rate_limit: { requests: ${rateLimit.requests}, window_seconds: ${rateLimit.window_seconds} }`
-    : '';
+  const fields = [
+    rateLimit
+      ? `rate_limit: { requests: ${rateLimit.requests}, window_seconds: ${rateLimit.window_seconds} }`
+      : undefined,
+    config.account,
+  ].filter((field) => field !== undefined);
   return [
     'accounts:',
-    `  - { name: acme, base_url: "${sandbox.baseUrl}", api_key: ${sandbox.apiKey}, api_secret: ${sandbox.apiSecret}${limit} }`,
+    `  - { name: acme, base_url: "${sandbox.baseUrl}", api_key: ${sandbox.apiKey}, api_secret: ${sandbox.apiSecret}${fields.map((f) => `, ${f}`).join('')} }`,
     config.store,
-    'sync: { query_sets: [101], backfill_runs: 1, schedule: "0 0 1 1 *" }',
-    `smtp: { url: "${config.smtpUrl}", from: "reports@example.com" }`,
+    `sync: { query_sets: [101], backfill_runs: ${config.backfillRuns ?? 1}, schedule: "0 0 1 1 *" }`,
+    ...(config.smtpUrl ? [`smtp: { url: "${config.smtpUrl}", from: "reports@example.com" }`] : []),
     `output: { dir: "${config.outDir}" }`,
     ...(config.settings ?? []),
-    'reports:',
-    `  - name: ${report.name ?? 'fivesecondly'}`,
-    '    query_sets: [101]',
-    '    formats: [xlsx]',
-    `    schedule: { cron: "${report.cron ?? '*/5 * * * * *'}", timezone: UTC }`,
-    `    email: { to: [${report.to ?? 'ceo@example.com'}] }`,
+    ...(report
+      ? [
+          'reports:',
+          `  - name: ${report.name ?? 'fivesecondly'}`,
+          '    query_sets: [101]',
+          '    formats: [xlsx]',
+          `    schedule: { cron: "${report.cron ?? '*/5 * * * * *'}", timezone: UTC }`,
+          `    email: { to: [${report.to ?? 'ceo@example.com'}] }`,
+        ]
+      : []),
     '',
   ].join('\n');
 }

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import {
   appendFileSync,
   chownSync,
@@ -27,6 +27,11 @@ export interface PostgresCluster {
   stop(): void;
   /** `pg_ctl restart -m MODE`: every connection is cut (57P01 for `fast`), the server back on the same port. */
   restart(mode: 'fast' | 'immediate'): void;
+  /**
+   * The same restart without blocking this process: servers the test runs in-process (the sandbox)
+   * keep answering while PostgreSQL is down, as a real API would.
+   */
+  restartInBackground(mode: 'fast' | 'immediate'): Promise<void>;
   /** `pg_ctl stop -m MODE`: the server is down (connections refused) until `start()`. */
   down(mode: 'fast' | 'immediate'): void;
   /** Starts the server again after `down()`, on the same port. */
@@ -95,8 +100,15 @@ function lastLogLine(logFile: string): string {
   return lines.at(-1)?.trim() ?? '';
 }
 
-/** Starts a fresh cluster. Throws one line naming what failed; leaves nothing behind when it does. */
-export async function startPostgresCluster(): Promise<PostgresCluster> {
+/**
+ * Starts a fresh cluster. Throws one line naming what failed; leaves nothing behind when it does.
+ * `durableCommits`: keep `synchronous_commit = on` (PostgreSQL's default), for tests that crash the
+ * server (`-m immediate`) and count what a commit it acknowledged kept; off, the last commits before
+ * the crash are lost, as PostgreSQL documents for that setting.
+ */
+export async function startPostgresCluster(
+  settings: { durableCommits?: boolean } = {},
+): Promise<PostgresCluster> {
   const bin = findPostgresBin();
   const owner = serverUser();
   const base = mkdtempSync(join(tmpdir(), 'reportd-pg-'));
@@ -111,11 +123,19 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
 
   // As root, `runuser -u postgres --` drops to the server's user; cwd is the temp dir because
   // postgres cannot enter a root-owned checkout and would warn about it.
+  const command = (tool: string, args: string[]): [string, string[]] =>
+    owner ? ['runuser', ['-u', 'postgres', '--', join(bin, tool), ...args]] : [join(bin, tool), args];
   const run = (tool: string, args: string[]): void => {
-    const [file, argv] = owner
-      ? ['runuser', ['-u', 'postgres', '--', join(bin, tool), ...args]]
-      : [join(bin, tool), args];
+    const [file, argv] = command(tool, args);
     execFileSync(file, argv, { cwd: base, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+  };
+  const runInBackground = (tool: string, args: string[]): Promise<void> => {
+    const [file, argv] = command(tool, args);
+    return new Promise((resolve, reject) => {
+      execFile(file, argv, { cwd: base, encoding: 'utf8' }, (error, _stdout, stderr) =>
+        error ? reject(new Error(`${tool} failed: ${stderr.trim() || error.message}`)) : resolve(),
+      );
+    });
   };
 
   let started = false;
@@ -162,7 +182,7 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
         "listen_addresses = '127.0.0.1'",
         `unix_socket_directories = '${socketDir}'`,
         'fsync = off',
-        'synchronous_commit = off',
+        `synchronous_commit = ${settings.durableCommits ? 'on' : 'off'}`,
         'full_page_writes = off',
         'max_connections = 200',
         '',
@@ -185,12 +205,25 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
       }
     }
     const options = ['-o', `-p ${port}`];
+    const restartArgs = (mode: string) => [
+      'restart',
+      '-w',
+      '-t',
+      '60',
+      '-D',
+      dataDir,
+      '-l',
+      logFile,
+      '-m',
+      mode,
+      ...options,
+    ];
     return {
       adminUrl: `postgres://postgres@127.0.0.1:${port}/postgres`,
       port,
       stop,
-      restart: (mode) =>
-        run('pg_ctl', ['restart', '-w', '-t', '60', '-D', dataDir, '-l', logFile, '-m', mode, ...options]),
+      restart: (mode) => run('pg_ctl', restartArgs(mode)),
+      restartInBackground: (mode) => runInBackground('pg_ctl', restartArgs(mode)),
       down: (mode) => run('pg_ctl', ['stop', '-w', '-t', '60', '-D', dataDir, '-m', mode]),
       up: () => run('pg_ctl', ['start', '-w', '-t', '60', '-D', dataDir, '-l', logFile, ...options]),
     };

@@ -136,6 +136,12 @@ describe('sandbox bad requests (-3)', () => {
       byEndpoint: { 'presence.gross': 3 },
       byErrorCode: { '-132': 1, '-3': 1, '-4': 1 },
       faults: 0,
+      // Each payload request as it came, counted before its query was checked: refetch counts.
+      byPayload: {
+        '/presence/sets/101/gross': 1,
+        '/presence/sets/999/gross': 1,
+        '/presence/sets/101/gross?x=1': 1,
+      },
     });
   });
 });

@@ -1,8 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/clock.js';
 import { BAD_GATEWAY_HTML } from '../../src/sandbox/faults.js';
-import { startSandbox } from '../../src/sandbox/server.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { get } from './http.js';
+
+/** A payload request is still unanswered 1 ms before `ms` of the fake clock, and answered 200 at `ms`. */
+async function answeredAfter(sandbox: Sandbox, clock: FakeClock, ms: number): Promise<void> {
+  let settled = false;
+  const pending = get(sandbox, '/presence/sets/101/gross').then((r) => {
+    settled = true;
+    return r;
+  });
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  await clock.advance(ms - 1);
+  expect(settled).toBe(false);
+  await clock.advance(1);
+  expect((await pending).status).toBe(200);
+}
 
 describe('sandbox faults', () => {
   it('with faults 1.0 fails every first attempt, and the retry of the same request succeeds', async () => {
@@ -73,17 +87,18 @@ describe('sandbox faults', () => {
     const clock = new FakeClock();
     const sandbox = await startSandbox({ faults: 1, faultKinds: ['stall'], faultStallMs: 3000, clock });
     try {
-      let settled = false;
-      const pending = get(sandbox, '/presence/sets/101/gross').then((r) => {
-        settled = true;
-        return r;
-      });
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      await clock.advance(2999);
-      expect(settled).toBe(false);
-      await clock.advance(1);
-      const response = await pending;
-      expect(response.status).toBe(200);
+      await answeredAfter(sandbox, clock, 3000);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('with latencyMs answers every payload request that much later on the injected clock, the catalog at once', async () => {
+    const clock = new FakeClock();
+    const sandbox = await startSandbox({ latencyMs: 250, clock });
+    try {
+      expect((await get(sandbox, '/sets/101/runs')).status).toBe(200);
+      await answeredAfter(sandbox, clock, 250);
     } finally {
       await sandbox.close();
     }
