@@ -14,6 +14,10 @@ import type { Store } from './sql.js';
  * again every `RESAMPLE_MS` (the host's clock may be stepped by NTP meanwhile): asking the database on
  * every reading would put a round trip under each budget decision. The sample with the shortest round
  * trip of a few is kept; its error is at most half that round trip (about a millisecond on one LAN).
+ * A resample taken while the process is busy (its query waiting in the pool behind a sync's writes)
+ * can be off by a hundred milliseconds, all in one direction: it replaces the offset in use only if
+ * it is at least as precise, or if the two disagree by far more than both errors (the clock was stepped).
+ * Moving the offset by a bad sample would move every budget decision with it: a -145.
  *
  * SQLite is one file on one host: every process reads the same host clock, so the offset is 0.
  */
@@ -22,6 +26,29 @@ import type { Store } from './sql.js';
 export const SKEW_REPORT_MS = 5_000;
 const RESAMPLE_MS = 60_000;
 const SAMPLES = 3;
+/** How fast a kept sample's error grows with its age: a disciplined host clock drifts far less. */
+const DRIFT_PER_MS = 50e-6;
+
+/** One reading of the database's clock: the offset to it and how precise it is. */
+export interface ClockSample {
+  offset: number;
+  roundTrip: number;
+  /** The host's time of the reading. */
+  at: number;
+}
+
+/**
+ * Whether `next` should replace `kept` as the offset in use: when it is at least as precise as the
+ * kept one is by now, or when the two cannot both be right (they disagree by twice both errors).
+ */
+export function betterSample(kept: ClockSample | undefined, next: ClockSample): boolean {
+  if (!kept) return true;
+  const keptError = kept.roundTrip / 2 + (next.at - kept.at) * DRIFT_PER_MS;
+  const nextError = next.roundTrip / 2;
+  // A reading that waited before it was sent is off by all of its error, right at the bound: only
+  // twice that is sure to be a step of the clock, not a slow reading.
+  return nextError <= keptError || Math.abs(next.offset - kept.offset) > 2 * (nextError + keptError);
+}
 
 export interface StoreClock extends Clock {
   /** The host's clock minus the database's, ms (positive: the host is ahead); 0 on SQLite. */
@@ -37,6 +64,7 @@ export async function storeClock(
   const base = options.base ?? systemClock;
   const logger = options.logger ?? silentLogger;
   let offset = 0;
+  let kept: ClockSample | undefined;
   let reported = false;
   let timer: NodeJS.Timeout | undefined;
   const clock: StoreClock = {
@@ -48,7 +76,7 @@ export async function storeClock(
   if (store.engine !== 'postgres') return clock;
 
   const sample = async () => {
-    let best: { offset: number; roundTrip: number } | undefined;
+    let best: ClockSample | undefined;
     for (let i = 0; i < SAMPLES; i++) {
       const before = base.now();
       const row = await store.get<{ ms: number }>(
@@ -57,11 +85,12 @@ export async function storeClock(
       const after = base.now();
       const roundTrip = after - before;
       if (!best || roundTrip < best.roundTrip) {
-        best = { offset: Number(row!.ms) - (before + after) / 2, roundTrip };
+        best = { offset: Number(row!.ms) - (before + after) / 2, roundTrip, at: after };
       }
     }
+    if (betterSample(kept, best!)) kept = best!;
     // Whole milliseconds: times are stored as integers (BIGINT on PostgreSQL).
-    offset = Math.round(best!.offset);
+    offset = Math.round(kept!.offset);
     const skew = clock.skewMs();
     // Once per episode: a skewed host keeps working (every shared time comes from here), so a line
     // per resample would only repeat itself.
