@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import type { RunResult, SqlParams, Store, TransactionOptions } from './sql.js';
+import { fromStoreDriver } from './store-unreachable.js';
 
 /**
  * Numbers come back as numbers, as SQLite gives them: COUNT and BIGINT columns (epoch ms, ids) are
@@ -63,21 +64,31 @@ export function postgresStore(pool: pg.Pool, location: string): Store {
     return text;
   };
   const inside = new AsyncLocalStorage<{ client: pg.PoolClient; savepoints: number }>();
+  // Every call to the driver: its failures are the store's, which an outage wait may outlast
+  // (store-unreachable.ts); an error thrown by a transaction's own work is left as it is.
+  const driver = <T>(call: Promise<T>): Promise<T> =>
+    call.catch((error: unknown) => {
+      throw fromStoreDriver(error);
+    });
   const query = (sql: string, params: SqlParams) => {
     const client = inside.getStore()?.client ?? pool;
-    return client.query(
-      numbered(sql),
-      params.map((value) => (value === undefined ? null : value)),
+    return driver(
+      client.query(
+        numbered(sql),
+        params.map((value) => (value === undefined ? null : value)),
+      ),
     );
   };
   // `opening` (BEGIN, a SAVEPOINT) and the lock go in one round trip: a simple query may hold several
   // statements, but no parameters, so the lock's name is sent as an escaped literal. The rate budget
   // opens a locked transaction for every request it grants.
   const open = (client: pg.PoolClient, opening: string, lock: string | undefined) =>
-    client.query(
-      lock === undefined
-        ? opening
-        : `${opening}; SELECT pg_advisory_xact_lock(hashtextextended(${client.escapeLiteral(lock)}, 0))`,
+    driver(
+      client.query(
+        lock === undefined
+          ? opening
+          : `${opening}; SELECT pg_advisory_xact_lock(hashtextextended(${client.escapeLiteral(lock)}, 0))`,
+      ),
     );
   let closed = false;
 
@@ -95,7 +106,7 @@ export function postgresStore(pool: pg.Pool, location: string): Store {
     },
     async exec(script: string): Promise<void> {
       const client = inside.getStore()?.client ?? pool;
-      await client.query(script);
+      await driver(client.query(script));
     },
     async transaction<T>(fn: () => Promise<T>, options: TransactionOptions = {}): Promise<T> {
       const current = inside.getStore();
@@ -104,7 +115,7 @@ export function postgresStore(pool: pg.Pool, location: string): Store {
         await open(current.client, `SAVEPOINT ${name}`, options.lock || undefined);
         try {
           const result = await fn();
-          await current.client.query(`RELEASE SAVEPOINT ${name}`);
+          await driver(current.client.query(`RELEASE SAVEPOINT ${name}`));
           return result;
         } catch (error) {
           await current.client.query(`ROLLBACK TO SAVEPOINT ${name}`);
@@ -112,7 +123,7 @@ export function postgresStore(pool: pg.Pool, location: string): Store {
         }
       }
       for (let attempt = 1; ; attempt++) {
-        const client = await pool.connect();
+        const client = await driver(pool.connect());
         let broken: Error | undefined;
         // Checked out, the client has no listener of the pool's: a connection that dies between two
         // statements of this transaction (a server restart) would be an unhandled 'error' event, i.e.
@@ -124,7 +135,7 @@ export function postgresStore(pool: pg.Pool, location: string): Store {
         try {
           await open(client, 'BEGIN', options.lock || undefined);
           const result = await inside.run({ client, savepoints: 0 }, fn);
-          await client.query('COMMIT');
+          await driver(client.query('COMMIT'));
           return result;
         } catch (error) {
           try {

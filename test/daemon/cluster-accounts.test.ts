@@ -80,15 +80,15 @@ describe.skipIf(!onPostgres)('two daemons sharing the accounts on PostgreSQL', (
     const a = startDaemon(config);
     const b = startDaemon(config);
     const pids = [a.child.pid, b.child.pid];
-    // Both sync at once: each holds some of the accounts, neither all of them.
+    // Both sync at once: each holds some of the accounts, neither more than its half. A daemon that
+    // began its pass before the other registered may hold more for a moment: it gives the extra
+    // leases back after their payloads in flight, so the split is waited for, not sampled.
+    let held: { account: string; pid: number }[] = [];
     await until(async () => {
-      const held = await holders();
-      return pids.every((pid) => held.some((row) => Number(row.pid) === pid));
-    }, 'both daemons to hold account leases');
-    const held = await holders();
-    for (const pid of pids) {
-      expect(held.filter((row) => Number(row.pid) === pid).length).toBeLessThanOrEqual(ACCOUNTS / 2);
-    }
+      held = await holders();
+      const counts = pids.map((pid) => held.filter((row) => Number(row.pid) === pid).length);
+      return counts.every((n) => n > 0 && n <= ACCOUNTS / 2);
+    }, 'both daemons to hold at most their half of the account leases');
 
     // One dies holding leases; the other takes its accounts over.
     const victim = b;
