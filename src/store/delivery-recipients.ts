@@ -129,10 +129,15 @@ export function settleRecipients(store: Store, options: SettleOptions): Promise<
       [options.now, ...where.params],
     );
     if (held.changes !== 1) return { state: 'stale', recipients: await listRecipients(store, id) };
+    // An upsert, not an update: the server's answer is the truth about who got the message, so it is
+    // recorded even when the recipient's own row is missing (a store that lost the commit of
+    // ensureRecipients in a crash); an update would touch nothing and fail the row with no reason.
     for (const o of options.outcomes) {
       await store.run(
-        'UPDATE delivery_recipients SET state = ?, reply = ?, updated_at = ? WHERE delivery_id = ? AND recipient = ?',
-        [o.state, scrubOrNull(o.reply), options.now, id, o.recipient],
+        `INSERT INTO delivery_recipients (delivery_id, recipient, state, reply, updated_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (delivery_id, recipient) DO UPDATE
+           SET state = excluded.state, reply = excluded.reply, updated_at = excluded.updated_at`,
+        [id, o.recipient, o.state, scrubOrNull(o.reply), options.now],
       );
     }
     const recipients = await listRecipients(store, id);

@@ -42,7 +42,9 @@ const children: ChildProcess[] = [];
 const answers: (() => void)[] = [];
 
 beforeAll(async () => {
-  cluster = await startPostgresCluster();
+  // PostgreSQL's default durability: `-m immediate` must not take commits the daemon was told were
+  // kept (with synchronous_commit off, the recipients it had just written went, and the row failed).
+  cluster = await startPostgresCluster({ durableCommits: true });
   sandbox = await startSandbox({ rate: { requests: 1000, windowMs: 60_000 } });
   smtp = await startSmtp({
     afterStore: () => new Promise<void>((resolve) => answers.push(resolve)),

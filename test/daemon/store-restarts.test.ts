@@ -34,7 +34,9 @@ let store: Store | undefined;
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
-  cluster = await startPostgresCluster();
+  // PostgreSQL's default durability: with synchronous_commit off, `-m immediate` may take a commit the
+  // daemons were told was kept (a slot's claim, a row marked sent), which no production server does.
+  cluster = await startPostgresCluster({ durableCommits: true });
   sandbox = await startSandbox({ rate: { requests: 1000, windowMs: 60_000 } });
   smtp = await startSmtp();
   dir = mkdtempSync(join(tmpdir(), 'reportd-restarts-'));

@@ -106,6 +106,24 @@ describe('after the SMTP server accepted', () => {
     expect(env.smtp.messages).toHaveLength(1);
   }, 30_000);
 
+  it("the server's answer is recorded even when the recipients' rows are gone (a crash lost their commit)", async () => {
+    let store: Store | undefined;
+    const env = await setup(
+      // While the message is at the server, the rows written before sending vanish, as they do when a
+      // PostgreSQL without synchronous_commit crashes right after acknowledging them.
+      { afterStore: async () => void (await store!.run('DELETE FROM delivery_recipients')) },
+      ['ceo@example.com'],
+    );
+    store = env.store;
+    await env.box.enqueue(key);
+    expect((await env.box.runOnce())?.result).toBe('sent');
+    expect(await getDelivery(env.store, 1)).toMatchObject({ state: 'sent', lastError: null });
+    expect((await listRecipients(env.store, 1)).map((r) => [r.recipient, r.state])).toEqual([
+      ['ceo@example.com', 'accepted'],
+    ]);
+    expect(env.smtp.messages).toHaveLength(1);
+  });
+
   it.skipIf(process.getuid?.() !== 0)(
     'a full disk when the answer comes is waited out: recorded once space is back, one message',
     async () => {
