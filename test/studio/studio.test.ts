@@ -130,8 +130,11 @@ describe('reportd studio --sandbox', () => {
     await page.goto(url, { waitUntil: 'load' });
     await until('the preview', coverColor, 120_000);
     // Locale: the document is rendered again in German.
+    // Of a fully parsed document: its lang is known before its body is.
     const lang = async () =>
-      (await docFrame()?.evaluate('document.documentElement.lang')) as string | undefined;
+      (await docFrame()?.evaluate(
+        "document.readyState === 'complete' ? document.documentElement.lang : undefined",
+      )) as string | undefined;
     await page.select('#report', 'per-set');
     await page.select('#locale', 'de-DE');
     await until('the German document', async () => ((await lang()) === 'de-DE' ? true : undefined));
