@@ -57,7 +57,7 @@ export const de: Catalog = {
   'kpi.multiEngineDomains': 'Domänen in mehreren Maschinen',
   'delta.points': '{value} Pp.',
   'delta.noiseFootnote':
-    '„±“ gibt das 95-%-Intervall des Stichprobenrauschens an (Newcombe-Verfahren für die Differenz zweier Anteile, auf Basis der Antworten hinter jeder Zahl): graue Änderungen ohne Pfeil liegen innerhalb, Änderungen mit Pfeil außerhalb.',
+    '„±“ gibt das 95-%-Intervall des Stichprobenrauschens an (Newcombe-Verfahren für die Differenz zweier Anteile, auf Basis der Antworten hinter jeder Zahl): graue Änderungen ohne Pfeil liegen innerhalb, Änderungen mit Pfeil und „±“ außerhalb. Änderungen ohne „±“ (Punktwerte, Verhältnisse, Anzahlen) werden nicht beurteilt.',
 
   'col.engine': 'Maschine',
   'col.intent': 'Absicht',

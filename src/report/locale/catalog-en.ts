@@ -61,7 +61,7 @@ export const en = {
   'kpi.multiEngineDomains': 'Multi-engine domains',
   'delta.points': '{value} pts',
   'delta.noiseFootnote':
-    'A “±” gives the 95 % interval of sampling noise (Newcombe’s method for the difference of two shares, on the answers behind each number): grey changes without an arrow lie within it; changes with an arrow lie beyond it.',
+    'A “±” gives the 95 % interval of sampling noise (Newcombe’s method for the difference of two shares, on the answers behind each number): grey changes without an arrow lie within it; changes with an arrow and a “±” lie beyond it. A change without “±” (a score, a ratio or a count) is not judged.',
 
   'col.engine': 'Engine',
   'col.intent': 'Intent',

@@ -57,7 +57,7 @@ export const es: Catalog = {
   'kpi.multiEngineDomains': 'Dominios en varios motores',
   'delta.points': '{value} p. p.',
   'delta.noiseFootnote':
-    'El «±» indica el intervalo del 95 % del ruido de muestreo (método de Newcombe para la diferencia de dos proporciones, sobre las respuestas detrás de cada cifra): los cambios grises sin flecha están dentro; los que llevan flecha lo superan.',
+    'El «±» indica el intervalo del 95 % del ruido de muestreo (método de Newcombe para la diferencia de dos proporciones, sobre las respuestas detrás de cada cifra): los cambios grises sin flecha están dentro; los que llevan flecha y «±» lo superan. Un cambio sin «±» (una puntuación, una proporción o un recuento) no se juzga.',
 
   'col.engine': 'Motor',
   'col.intent': 'Intención',

@@ -57,7 +57,7 @@ export const fr: Catalog = {
   'kpi.multiEngineDomains': 'Domaines multi-moteurs',
   'delta.points': '{value} pts',
   'delta.noiseFootnote':
-    'Le « ± » donne l’intervalle à 95 % du bruit d’échantillonnage (méthode de Newcombe pour la différence de deux proportions, sur les réponses derrière chaque chiffre) : les variations grises sans flèche restent dedans, celles avec une flèche le dépassent.',
+    'Le « ± » donne l’intervalle à 95 % du bruit d’échantillonnage (méthode de Newcombe pour la différence de deux proportions, sur les réponses derrière chaque chiffre) : les variations grises sans flèche restent dedans, celles avec une flèche et un « ± » le dépassent. Une variation sans « ± » (un score, un ratio, un nombre) n’est pas jugée.',
 
   'col.engine': 'Moteur',
   'col.intent': 'Intention',
