@@ -156,3 +156,20 @@ describe('sandbox publishRun', () => {
     }
   });
 });
+
+describe("the summary tells the card's story", () => {
+  it('after a run published with a movement, the summary gives the gross card’s numbers and says down', async () => {
+    const own = await startSandbox({ rate: { requests: 10_000, windowMs: 60_000 } });
+    try {
+      own.publishRun(101, { movement: true });
+      const gross = (await get(own, '/presence/sets/101/gross')).body as Card;
+      const summary = ((await get(own, '/home/sets/101/summary')).body as { content: string }).content;
+      expect(gross.delta).toBeLessThan(0);
+      const previous = gross.history.at(-2)!;
+      expect(summary).toContain(`appeared in ${gross.current}% of AI answers`);
+      expect(summary).toContain(`(down from ${previous}% the run before)`);
+    } finally {
+      await own.close();
+    }
+  });
+});

@@ -1,6 +1,6 @@
 import * as m from '../dataset/metrics.js';
 import { competitiveShares } from '../dataset/shares.js';
-import { HOSTILE } from '../dataset.js';
+import { grossAt, HOSTILE } from '../dataset.js';
 import { type MetricContext, type MetricHandler, windowRuns } from './context.js';
 
 const shareContext = (ctx: MetricContext) => ({
@@ -13,8 +13,10 @@ const shareContext = (ctx: MetricContext) => ({
 function summary(ctx: MetricContext) {
   const def = ctx.set.def;
   const run = windowRuns(ctx).at(-1)!;
-  const gross = m.grossPresence(def, ctx.end);
-  const prev = ctx.end > 0 ? m.grossPresence(def, ctx.end - 1) : gross;
+  // The card's own numbers (grossAt: pinned runs and published movements included), so a run
+  // published with a movement does not say "up" beside a card that fell.
+  const gross = grossAt(ctx.set, ctx.end);
+  const prev = ctx.end > 0 ? grossAt(ctx.set, ctx.end - 1) : gross;
   const shares = competitiveShares(shareContext(ctx), ctx.end);
   const leader = shares.find((s) => !s.isBrand && !s.name.startsWith('Other competitors'));
   const life = m.lifeScore(def, ctx.end);
