@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nextFireTime } from '../../src/schedule/cron.js';
+import { nextFireTime } from '../../src/config/cron.js';
 import { readPage } from './pages.js';
 
 /**
