@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { metricEndpoint } from '../../api/endpoints.js';
 import { payloadRows } from '../../api/metric-rows.js';
-import type { Baseline } from '../../insight/compare-with.js';
+import type { Baseline } from '../../config/compare-with.js';
 import { type RunSamples, runSamples } from '../../insight/sample-sizes.js';
 import { type MessageKey, t } from '../locale/locale.js';
 import type { ReportSnapshot } from './snapshot.js';
