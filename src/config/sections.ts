@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { comparisonText } from './compare-with.js';
 import { DEFAULT_LOCALE, REPORT_LOCALES } from '../report/locale/tags.js';
 import { ORIENTATIONS, PAGE_SIZES } from '../report/page.js';
-import { REPORT_SECTIONS } from '../report/sections.js';
+import { REPORT_SECTIONS } from './report-sections.js';
 import { cronProblem } from './cron.js';
 import { SUBJECT_VARIABLES, subjectTemplateProblem } from './subject-template.js';
 import { reportTemplates, reportTheme } from './theme-section.js';

@@ -10,7 +10,7 @@ import { escapeXml } from '../report/charts/svg.js';
 import { checkTemplates, formatProblem } from '../report/check/templates-check.js';
 import { ORIENTATIONS, PAGE_SIZES, type PageSetup } from '../report/page.js';
 import type { PdfRenderer } from '../report/pdf.js';
-import { REPORT_SECTIONS, type ReportSection } from '../report/sections.js';
+import { REPORT_SECTIONS, type ReportSection } from '../config/report-sections.js';
 import { challenge, isAuthorized, isLoopbackHost } from '../status/access.js';
 import { studioPage } from './page.js';
 import { PrintCache } from './printed.js';

@@ -10,7 +10,7 @@ import { REPORT_LOCALES } from '../report/locale/tags.js';
 import type { PageSetup } from '../report/page.js';
 import type { PdfRenderer } from '../report/pdf.js';
 import { documentSettings, renderSnapshotDocuments, withBriefMovers } from '../report/render.js';
-import { REPORT_SECTIONS, type ReportSection } from '../report/sections.js';
+import { REPORT_SECTIONS, type ReportSection } from '../config/report-sections.js';
 import { listAccounts } from '../store/accounts.js';
 import type { Store } from '../store/db.js';
 import type { Delivery } from '../store/deliveries.js';
