@@ -35,7 +35,7 @@ export function register(program: Command): void {
         const dir = resolve(flags.dir);
         if (!existsSync(dir)) throw new ReportdError(`--dir ${flags.dir} does not exist`);
         const { checkTemplates } = await import('../report/check/templates-check.js');
-        const { REPORT_LOCALES } = await import('../report/locale/tags.js');
+        const { REPORT_LOCALES } = await import('../config/locale-tags.js');
         problems = checkTemplates({ templatesDir: dir, locales: REPORT_LOCALES });
       } else {
         const { loadConfig } = await import('../config/load.js');

@@ -1,7 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} is the config file's own interpolation syntax.
 import { z } from 'zod';
 import { comparisonText } from './compare-with.js';
-import { DEFAULT_LOCALE, REPORT_LOCALES } from '../report/locale/tags.js';
+import { DEFAULT_LOCALE, REPORT_LOCALES } from './locale-tags.js';
 import { ORIENTATIONS, PAGE_SIZES } from '../report/page.js';
 import { REPORT_SECTIONS } from './report-sections.js';
 import { cronProblem } from './cron.js';

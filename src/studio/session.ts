@@ -6,7 +6,7 @@ import { type ChannelSender, channelSenders } from '../delivery/channels/index.j
 import { composeEmail, type EmailContent } from '../delivery/email.js';
 import { digestEmailContent, emailContentFor } from '../delivery/headline.js';
 import { renderDigest } from '../report/digest/render.js';
-import { REPORT_LOCALES } from '../report/locale/tags.js';
+import { REPORT_LOCALES } from '../config/locale-tags.js';
 import type { PageSetup } from '../report/page.js';
 import type { PdfRenderer } from '../report/pdf.js';
 import { documentSettings, renderSnapshotDocuments, withBriefMovers } from '../report/render.js';
