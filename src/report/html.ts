@@ -1,4 +1,5 @@
 import Handlebars from 'handlebars';
+import { REPORT_SECTIONS, type ReportSection } from '../config/report-sections.js';
 import { miniStack, THEME } from './charts/svg.js';
 import {
   donut,
@@ -22,7 +23,6 @@ import { STANCES } from './model/life.js';
 import type { Available } from './model/payloads.js';
 import { showsNoise, sparkColor } from './noise-view.js';
 import { DEFAULT_PAGE, type PageSetup, pageView } from './page.js';
-import { REPORT_SECTIONS, type ReportSection } from '../config/report-sections.js';
 import { loadReportTemplates, type ReportTemplates } from './templates.js';
 import { DEFAULT_THEME, type ThemeView } from './theme/theme.js';
 

@@ -1,13 +1,25 @@
 import { IntlMessageFormat } from 'intl-messageformat';
+import {
+  DEFAULT_LOCALE,
+  isReportLocale,
+  isTimeZone,
+  REPORT_LOCALES,
+  type ReportLocaleTag,
+} from '../../config/locale-tags.js';
 import { UsageError } from '../../errors/index.js';
 import { de } from './catalog-de.js';
 import { type Catalog, en, type MessageKey } from './catalog-en.js';
 import { es } from './catalog-es.js';
 import { fr } from './catalog-fr.js';
-import { DEFAULT_LOCALE, isReportLocale, isTimeZone, REPORT_LOCALES, type ReportLocaleTag } from '../../config/locale-tags.js';
 
+export {
+  DEFAULT_LOCALE,
+  isReportLocale,
+  isTimeZone,
+  REPORT_LOCALES,
+  type ReportLocaleTag,
+} from '../../config/locale-tags.js';
 export type { Catalog, MessageKey } from './catalog-en.js';
-export { DEFAULT_LOCALE, isReportLocale, isTimeZone, REPORT_LOCALES, type ReportLocaleTag } from '../../config/locale-tags.js';
 
 /**
  * The reader's language, number style and time zone for one document. Strings come from the catalog
