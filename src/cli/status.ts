@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { budgetKeyFor } from '../config/budget-key.js';
 import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { claimScope } from '../delivery/claim-scope.js';
@@ -15,7 +16,6 @@ import { listQuerySets, listRuns, type QuerySetRow } from '../store/query-sets.j
 import { countRequestsSince } from '../store/request-log.js';
 import { snapshotStates } from '../store/snapshots.js';
 import { lastFinishedSyncRun } from '../store/sync-runs.js';
-import { budgetKeyFor } from '../sync/budget-key.js';
 import { type ConfigOptions, configOption } from './options.js';
 
 /**
