@@ -1,11 +1,9 @@
-import type { SyncAccount } from './types.js';
-
 /**
  * The server counts requests per API key; the key is qualified by the server's origin so two servers
  * (a sandbox and production, or two sandboxes in tests) never share one window. `status` and the
  * daemon's metrics use the same function to read the request_log.
  */
-export function budgetKeyFor(account: Pick<SyncAccount, 'base_url' | 'api_key'>): string {
+export function budgetKeyFor(account: { base_url: string; api_key: string }): string {
   let origin = account.base_url;
   try {
     origin = new URL(account.base_url).origin;
