@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALERTABLE } from '../../src/alerts/metric-names.js';
 import { metricEndpoints } from '../../src/api/endpoints.js';
 import { payloadRows } from '../../src/api/metric-rows.js';
+import { ALERTABLE } from '../../src/config/alertable-metrics.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 
 /**
