@@ -1,4 +1,4 @@
-import type { Dimension } from '../api/metric-mapping.js';
+import type { Dimension } from './dimensions.js';
 
 /**
  * The metric names an alert rule may use: `<endpoint key>[.<field>]`, with `per: <dimension>` for rows
