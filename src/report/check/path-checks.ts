@@ -1,8 +1,8 @@
 import { accessSync, constants, statSync } from 'node:fs';
-import type { ConfigIssue } from '../errors/index.js';
-import { installedFontFamilies } from '../report/theme/fonts.js';
-import { readLogo } from '../report/theme/logo.js';
-import type { Config } from './schema.js';
+import type { Config } from '../../config/schema.js';
+import type { ConfigIssue } from '../../errors/index.js';
+import { installedFontFamilies } from '../theme/fonts.js';
+import { readLogo } from '../theme/logo.js';
 
 /**
  * Paths the config names that only matter when something renders: `reportd check` refuses them
