@@ -4,12 +4,13 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { basename, dirname } from 'node:path';
 import type { Config } from '../config/index.js';
+import { ORIENTATIONS, PAGE_SIZES } from '../config/paper.js';
 import { REPORT_SECTIONS, type ReportSection } from '../config/report-sections.js';
 import type { HttpAuthConfig } from '../config/schema.js';
 import { UsageError } from '../errors/index.js';
 import { escapeXml } from '../report/charts/svg.js';
 import { checkTemplates, formatProblem } from '../report/check/templates-check.js';
-import { ORIENTATIONS, PAGE_SIZES, type PageSetup } from '../report/page.js';
+import type { PageSetup } from '../report/page.js';
 import type { PdfRenderer } from '../report/pdf.js';
 import { challenge, isAuthorized, isLoopbackHost } from '../status/access.js';
 import { studioPage } from './page.js';
