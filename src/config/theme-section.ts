@@ -1,12 +1,17 @@
 import { z } from 'zod';
-import { MAX_LOGO_BYTES } from '../report/theme/logo.js';
-import { FONT_NAME, HEX_COLOR } from '../report/theme/theme.js';
 
 /**
  * `reports[].theme` and `reports[].templates`: one report's look, so one daemon can send each client's
  * report in that client's colours and logo. The logo file itself is checked by `reportd check` (and
  * read at each render, so an edited logo shows in the next one).
  */
+
+/** Largest logo embedded (bytes): every page of the PDF and every email carries it. */
+export const MAX_LOGO_BYTES = 256 * 1024;
+/** A theme colour: `#RRGGBB` (checked here and again where the CSS is written, report/theme/theme.ts). */
+export const HEX_COLOR = /^#[0-9A-Fa-f]{6}$/;
+/** A font family name: letters, digits, spaces, dashes, so it cannot leave the style block. */
+export const FONT_NAME = /^[A-Za-z0-9][A-Za-z0-9 _-]{0,62}$/;
 
 const color = (what: string, fallback: string) =>
   z

@@ -1,4 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
+import { MAX_LOGO_BYTES } from '../../config/theme-section.js';
 import { ThemeError } from '../../errors/index.js';
 
 /**
@@ -7,9 +8,6 @@ import { ThemeError } from '../../errors/index.js';
  * as an image. An SVG is refused, not cleaned, when it holds anything that could run or reach out:
  * a sanitiser that misses one construct would leak, a refusal names the file and the author fixes it.
  */
-
-/** Largest logo embedded (bytes): every page of the PDF and every email carries it. */
-export const MAX_LOGO_BYTES = 256 * 1024;
 
 export type LogoType = 'image/png' | 'image/jpeg' | 'image/svg+xml';
 

@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { FONT_NAME, HEX_COLOR } from '../../config/theme-section.js';
 import { THEME } from '../charts/svg.js';
 import { type Logo, readLogo } from './logo.js';
 
@@ -35,8 +36,6 @@ export interface ThemeView {
   css: string;
 }
 
-export const HEX_COLOR = /^#[0-9A-Fa-f]{6}$/;
-export const FONT_NAME = /^[A-Za-z0-9][A-Za-z0-9 _-]{0,62}$/;
 const FALLBACK_FONTS = "'Liberation Sans', 'DejaVu Sans', Arial, sans-serif";
 
 /** The built-in look: the colours report.css and the charts use when no theme says otherwise. */
