@@ -1,4 +1,4 @@
-import { reportLocale } from '../report/locale/locale.js';
+import { reportLocale } from '../locale/locale.js';
 import type { KpiView } from '../report/model/common.js';
 import type { ReportModel } from '../report/model/index.js';
 import type { Available } from '../report/model/payloads.js';

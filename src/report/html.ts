@@ -1,5 +1,6 @@
 import Handlebars from 'handlebars';
 import { REPORT_SECTIONS, type ReportSection } from '../config/report-sections.js';
+import { reportLocale, t, withLocale } from '../locale/locale.js';
 import { miniStack, THEME } from './charts/svg.js';
 import {
   donut,
@@ -15,7 +16,6 @@ import {
 } from './charts.js';
 import { moverView } from './digest/mover-view.js';
 import type { PortfolioMove } from './digest/movers.js';
-import { reportLocale, t, withLocale } from './locale/locale.js';
 import type { KpiView } from './model/common.js';
 import { SOURCE_KINDS } from './model/gravity.js';
 import type { ReportModel } from './model/index.js';

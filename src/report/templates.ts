@@ -3,8 +3,8 @@ import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Handlebars from 'handlebars';
 import { TemplateError } from '../errors/index.js';
-import { catalogStamp, readCatalogOverrides } from './locale/catalog-files.js';
-import { registerLocaleHelpers } from './locale/helpers.js';
+import { catalogStamp, readCatalogOverrides } from '../locale/catalog-files.js';
+import { registerLocaleHelpers } from '../locale/helpers.js';
 
 /**
  * Where report templates come from. The packaged `templates/` sits at the package root, two levels up

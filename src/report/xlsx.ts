@@ -1,7 +1,7 @@
 import ExcelJS from 'exceljs';
 import { REPORT_SECTIONS, type ReportSection } from '../config/report-sections.js';
+import { reportLocale, t, withLocale } from '../locale/locale.js';
 import type { StoredSnapshot } from '../store/snapshots.js';
-import { reportLocale, t, withLocale } from './locale/locale.js';
 import { argb, type ThemeView } from './theme/theme.js';
 import { createContext, type SheetContext, type WorkbookMeta } from './xlsx/context.js';
 import { SheetWriter } from './xlsx/sheet-writer.js';

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { composeEmail } from '../../src/delivery/email.js';
 import { digestEmailContent, emailContentFor } from '../../src/delivery/headline.js';
+import { CATALOGS, REPORT_LOCALES, reportLocale } from '../../src/locale/locale.js';
 import { renderDigestHtml } from '../../src/report/digest/html.js';
 import { renderReportHtml } from '../../src/report/html.js';
-import { CATALOGS, REPORT_LOCALES, reportLocale } from '../../src/report/locale/locale.js';
 import { buildReportModel, type ReportModel } from '../../src/report/model/index.js';
 import type { ReportSnapshot } from '../../src/report/model/snapshot.js';
 import { loadReportTemplates } from '../../src/report/templates.js';

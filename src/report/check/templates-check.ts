@@ -1,9 +1,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, isAbsolute, join, relative } from 'node:path';
 import Handlebars from 'handlebars';
-import { type CatalogOverrides, readCatalogOverrides } from '../locale/catalog-files.js';
-import { registerLocaleHelpers } from '../locale/helpers.js';
-import { CATALOGS } from '../locale/locale.js';
+import { type CatalogOverrides, readCatalogOverrides } from '../../locale/catalog-files.js';
+import { registerLocaleHelpers } from '../../locale/helpers.js';
+import { CATALOGS } from '../../locale/locale.js';
 import { PACKAGED_TEMPLATES_DIR } from '../templates.js';
 import { emailViewSchema } from './email-view-schema.js';
 import type { Shape } from './schema-path.js';

@@ -3,7 +3,7 @@ import { metricEndpoint } from '../../api/endpoints.js';
 import { payloadRows } from '../../api/metric-rows.js';
 import type { Baseline } from '../../config/compare-with.js';
 import { type RunSamples, runSamples } from '../../insight/sample-sizes.js';
-import { type MessageKey, t } from '../locale/locale.js';
+import { type MessageKey, t } from '../../locale/locale.js';
 import type { ReportSnapshot } from './snapshot.js';
 
 /** A card's data, or why it cannot be shown. Templates print `note` in place of the card. */

@@ -1,6 +1,6 @@
 import { isAggregateCompetitor } from '../../insight/aggregate-competitor.js';
+import { currentLocale, t } from '../../locale/locale.js';
 import type { DeltaView } from '../format.js';
-import { currentLocale, t } from '../locale/locale.js';
 import type { ReportModel } from './index.js';
 import type { ShareRow } from './overview.js';
 
