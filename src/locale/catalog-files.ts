@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { IntlMessageFormat } from 'intl-messageformat';
-import { TemplateError } from '../../errors/index.js';
+import { TemplateError } from '../errors/index.js';
 import { CATALOGS } from './locale.js';
 
 /**

@@ -5,8 +5,8 @@ import {
   isTimeZone,
   REPORT_LOCALES,
   type ReportLocaleTag,
-} from '../../config/locale-tags.js';
-import { UsageError } from '../../errors/index.js';
+} from '../config/locale-tags.js';
+import { UsageError } from '../errors/index.js';
 import { de } from './catalog-de.js';
 import { type Catalog, en, type MessageKey } from './catalog-en.js';
 import { es } from './catalog-es.js';
@@ -18,7 +18,7 @@ export {
   isTimeZone,
   REPORT_LOCALES,
   type ReportLocaleTag,
-} from '../../config/locale-tags.js';
+} from '../config/locale-tags.js';
 export type { Catalog, MessageKey } from './catalog-en.js';
 
 /**
