@@ -1,5 +1,5 @@
+import { deliveryId } from '../queue/delivery-id.js';
 import { type DeliveryKey, EMAIL_DESTINATION } from '../store/deliveries.js';
-import { deliveryId } from './delivery-id.js';
 import { senderAddress, senderDomain } from './envelope.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { ChannelNotice } from '../delivery/channels/index.js';
-import { idStem } from '../delivery/delivery-id.js';
+import { idStem } from '../queue/delivery-id.js';
 import type { Store } from '../store/db.js';
 import type { Delivery } from '../store/deliveries.js';
 import { getIncident, type Incident, type Notice, noticeOf, noticeRecipients } from '../store/incidents.js';

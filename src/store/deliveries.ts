@@ -1,4 +1,4 @@
-import { deliveryId } from '../delivery/delivery-id.js';
+import { deliveryId } from '../queue/delivery-id.js';
 import { type Fence, fenced, newToken } from '../queue/index.js';
 import { scrub, scrubOrNull } from '../secrets.js';
 import { type ClaimedRowFields, membership } from './claim-rows.js';

@@ -1,4 +1,4 @@
-import { noticeMessageId } from '../delivery/delivery-id.js';
+import { noticeMessageId } from '../queue/delivery-id.js';
 import { scrub } from '../secrets.js';
 import type { ClaimedRowFields } from './claim-rows.js';
 import { type Delivery, type DeliveryState, listDeliveriesOfKind } from './deliveries.js';
