@@ -1,7 +1,7 @@
 import type { Config } from '../config/schema.js';
 import type { ChannelAlert } from '../delivery/channels/types.js';
-import { envelopeRecipients } from '../delivery/envelope.js';
 import type { OutboxOptions } from '../delivery/outbox.js';
+import { envelopeRecipients } from '../queue/envelope.js';
 import { getFiring } from '../store/alerts.js';
 import type { Store } from '../store/db.js';
 import type { Delivery } from '../store/deliveries.js';

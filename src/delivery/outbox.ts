@@ -1,6 +1,7 @@
 import { backoffCeiling } from '../api/retry-timing.js';
 import { type Clock, systemClock } from '../clock.js';
 import { type Logger, silentLogger } from '../log.js';
+import { envelopeRecipients } from '../queue/envelope.js';
 import { isHolderGone, holderName as workerName } from '../queue/holder.js';
 import { type Fence, staleWrite } from '../queue/index.js';
 import { scrub } from '../secrets.js';
@@ -29,7 +30,6 @@ import { type CoveredRun, enqueueDigest } from '../store/digest-deliveries.js';
 import { claimScope } from './claim-scope.js';
 import type { Composer, DeliveryMessage } from './compose/message.js';
 import type { Destination } from './destinations/types.js';
-import { envelopeRecipients } from './envelope.js';
 import { type ComposerKind, composerKind, composersFor, destinationsFor } from './handlers.js';
 import { type LeaseHeartbeat, startLeaseHeartbeat } from './lease-heartbeat.js';
 import {

@@ -1,6 +1,6 @@
+import { senderAddress } from '../../queue/envelope.js';
 import type { DeliveryMessage } from '../compose/message.js';
 import type { Mailer, SendResult } from '../email.js';
-import { senderAddress } from '../envelope.js';
 import { classifySmtpError, recipientOutcomes } from '../smtp-errors.js';
 import type { Destination } from './types.js';
 
