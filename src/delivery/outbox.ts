@@ -4,6 +4,7 @@ import { type Logger, silentLogger } from '../log.js';
 import { envelopeRecipients } from '../queue/envelope.js';
 import { isHolderGone, holderName as workerName } from '../queue/holder.js';
 import { type Fence, staleWrite } from '../queue/index.js';
+import { digestRowId, runRowId } from '../queue/row-ids.js';
 import { scrub } from '../secrets.js';
 import {
   type ClaimScope,
@@ -39,7 +40,6 @@ import {
   type OutboxOptions,
 } from './outbox-options.js';
 import { recordAnswer } from './record-answer.js';
-import { digestRowId, runRowId } from './row-ids.js';
 
 /**
  * The outbox worker: claim one due row, compose its message (compose/, by kind), mark `sending`, hand
