@@ -1,6 +1,6 @@
-import { deliveryId } from '../queue/delivery-id.js';
-import { senderAddress, senderDomain } from '../queue/envelope.js';
 import { type DeliveryKey, EMAIL_DESTINATION } from '../store/deliveries.js';
+import { deliveryId } from './delivery-id.js';
+import { senderAddress, senderDomain } from './envelope.js';
 
 /**
  * Which identity a queued row's id covers, for every place that queues one (the outbox's reports and
