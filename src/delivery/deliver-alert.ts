@@ -1,12 +1,12 @@
+import { composeAlertEmail } from '../alerts/email.js';
+import type { AlertContent } from '../alerts/run-alerts.js';
 import type { Config } from '../config/schema.js';
-import type { ChannelAlert } from '../delivery/channels/types.js';
-import type { OutboxOptions } from '../delivery/outbox.js';
 import { envelopeRecipients } from '../queue/envelope.js';
 import { getFiring } from '../store/alerts.js';
 import type { Store } from '../store/db.js';
 import type { Delivery } from '../store/deliveries.js';
-import { composeAlertEmail } from './email.js';
-import type { AlertContent } from './run-alerts.js';
+import type { ChannelAlert } from './channels/types.js';
+import type { OutboxOptions } from './outbox.js';
 
 /** The outbox's builder for `alert` rows: the stored firing, mailed to the alert's recipients. */
 export function alertMessageBuilder(store: Store, config: Config): NonNullable<OutboxOptions['messageFor']> {
