@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config/load.js';
+import { afterSyncPass } from '../daemon/after-pass.js';
 import { createOutbox } from '../delivery/runtime.js';
 import { ReportdError } from '../errors/index.js';
 import { createLogger } from '../log.js';
@@ -7,7 +8,6 @@ import { IncidentWatch } from '../notify/watch.js';
 import { printable } from '../printable.js';
 import { openStore } from '../store/db.js';
 import { storeClock } from '../store/db-clock.js';
-import { afterSyncPass } from '../sync/after-pass.js';
 import { runSync } from '../sync/sync.js';
 import type { SyncProgress, SyncSummary } from '../sync/types.js';
 import { type ConfigOptions, configOption } from './options.js';

@@ -1,5 +1,5 @@
-import { afterSyncPass } from '../../sync/after-pass.js';
 import { type SyncSummary, syncOutcome } from '../../sync/types.js';
+import { afterSyncPass } from '../after-pass.js';
 import type { Scheduler } from '../scheduler.js';
 import type { RoleContext } from './context.js';
 
