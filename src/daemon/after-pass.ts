@@ -1,13 +1,13 @@
 import { runAlertPass } from '../alerts/run-alerts.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/index.js';
-import { enqueueNewRuns } from '../daemon/new-runs.js';
 import type { Outbox } from '../delivery/outbox.js';
 import type { Logger } from '../log.js';
 import type { IncidentWatch } from '../notify/watch.js';
 import { lifecycleState } from '../schedule/lifecycle.js';
 import type { Store } from '../store/db.js';
-import { type SyncSummary, syncOutcome } from './types.js';
+import { type SyncSummary, syncOutcome } from '../sync/types.js';
+import { enqueueNewRuns } from './new-runs.js';
 
 export interface AfterPassDeps {
   config: Config;
