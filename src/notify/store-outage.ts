@@ -3,11 +3,11 @@ import { hostname } from 'node:os';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import type { ChannelSender } from '../delivery/channels/types.js';
+import { channelNotice, type NoticeFields, noticeMessage } from '../delivery/compose/notice-text.js';
 import type { Mailer } from '../delivery/email.js';
 import type { Logger } from '../log.js';
 import { scrub } from '../secrets.js';
 import type { Incident } from '../store/incidents.js';
-import { channelNotice, type NoticeFields, noticeMessage } from './notices.js';
 
 /**
  * Ops hear of a store that refuses writes even though the outbox lives in that store: this watch

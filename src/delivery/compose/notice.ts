@@ -1,5 +1,5 @@
-import { channelNotice, noticeForRow, noticeMessage } from '../../notify/notices.js';
 import type { Composer } from './message.js';
+import { channelNotice, noticeForRow, noticeMessage } from './notice-text.js';
 
 /**
  * A failure notice: its text comes from the incident it announces (notify/notices.ts), nothing
