@@ -1,8 +1,14 @@
-import type { ChannelNotice } from '../delivery/channels/index.js';
-import { idStem } from '../queue/delivery-id.js';
-import type { Store } from '../store/db.js';
-import type { Delivery } from '../store/deliveries.js';
-import { getIncident, type Incident, type Notice, noticeOf, noticeRecipients } from '../store/incidents.js';
+import { idStem } from '../../queue/delivery-id.js';
+import type { Store } from '../../store/db.js';
+import type { Delivery } from '../../store/deliveries.js';
+import {
+  getIncident,
+  type Incident,
+  type Notice,
+  noticeOf,
+  noticeRecipients,
+} from '../../store/incidents.js';
+import type { ChannelNotice } from '../channels/index.js';
 
 /**
  * What a failure notice says. The incidents queue notices as rows of the delivery queue (kind
