@@ -8,7 +8,6 @@ import type { DeliveryRenderer, Outbox, OutboxOptions } from '../delivery/outbox
 import { createOutbox } from '../delivery/runtime.js';
 import { ReportdError } from '../errors/index.js';
 import { type Logger, silentLogger } from '../log.js';
-import { StoreOutageWatch } from '../notify/store-outage.js';
 import { IncidentWatch } from '../notify/watch.js';
 import { renderConcurrency } from '../report/renderer-config.js';
 import { openStore, type Store } from '../store/db.js';
@@ -31,6 +30,7 @@ import { addReportSchedules } from './roles/scheduler.js';
 import { addSyncRole } from './roles/sync.js';
 import { startWorkerRole, type WorkerRole } from './roles/worker.js';
 import { Scheduler } from './scheduler.js';
+import { StoreOutageWatch } from './store-outage.js';
 
 /**
  * The long-running process, composed of roles (roles/): `sync` and `scheduler` add their jobs to
