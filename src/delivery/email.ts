@@ -12,7 +12,6 @@ import { reportLocale, withLocale } from '../locale/locale.js';
 import { headerText } from '../printable.js';
 import { type ThemeConfig, themeView } from '../report/theme/theme.js';
 import { registerSecret } from '../secrets.js';
-import type { HeadlineKpi } from './headline.js';
 
 /** The email part of a report's config (`reports[].email` plus the attachment cap). */
 export interface ReportEmailConfig {
@@ -46,6 +45,16 @@ export interface SmtpSettings {
 export interface ReportFile {
   path: string;
   format: 'pdf' | 'xlsx' | 'html';
+}
+
+/** One headline card of the email (headline.ts picks them from the report's view model). */
+export interface HeadlineKpi {
+  label: string;
+  value: string;
+  delta: string;
+  arrow: string;
+  good: boolean;
+  bad: boolean;
 }
 
 /** One set's lines in a digest email: its headline KPIs with deltas. */
