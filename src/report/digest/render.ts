@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Store } from '../../store/db.js';
-import { isReportable } from '../../store/payloads.js';
+import { isReportable } from '../../store/snapshot-state.js';
 import { findSnapshot, listSnapshots, type StoredSnapshot } from '../../store/snapshots.js';
 import { VERSION } from '../../version.js';
 import { writeAtomically } from '../../write-atomically.js';
