@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { Config } from '../config/index.js';
 import { loadConfig } from '../config/load.js';
 import { UsageError } from '../errors/index.js';
-import type { ToolContext } from '../mcp/tools.js';
+import type { ToolContext } from '../mcp/tool-parts.js';
 import { openStore, type Store } from '../store/db.js';
 import { type ConfigOptions, configOption } from './options.js';
 

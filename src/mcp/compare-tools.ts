@@ -15,7 +15,7 @@ import {
   snapshotRows,
   ToolInputError,
 } from './reads.js';
-import { answer, guarded, runOut, setInput, type ToolContext } from './tools.js';
+import { answer, guarded, runOut, setInput, type ToolContext } from './tool-parts.js';
 
 /** The tools that set two runs side by side: the numbers that moved most, and the error register's churn. */
 

@@ -16,7 +16,7 @@ import {
   sources,
   ToolInputError,
 } from './reads.js';
-import { answer, guarded, runOut, setInput, type ToolContext } from './tools.js';
+import { answer, guarded, runOut, setInput, type ToolContext } from './tool-parts.js';
 
 /** The tools that read one metric across runs, what metrics a set has, its cited sources, and renders. */
 
