@@ -141,7 +141,7 @@ async function deliverPending(config: Config): Promise<void> {
   const renderer = createReportRenderer({ config, store, clock: systemClock, logger, idleMs: 0 });
   const mailer = createSmtpMailer(config.smtp);
   // Its claims, like the daemon's, are the rows this config's reports, alerts and notices can send,
-  // failure notices the last `reportd sync` queued (sync/after-pass.ts) included.
+  // failure notices the last `reportd sync` queued (daemon/after-pass.ts) included.
   const outbox = createOutbox(config, { store, renderer, mailer, logger });
   const interrupt = onInterrupt();
   try {

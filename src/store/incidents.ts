@@ -17,7 +17,7 @@ export type IncidentKind =
   | 'credential_refused'
   | 'sync_failing'
   | 'set_gone'
-  /** Never stored (the store is what is down): notify/store-outage.ts sends its notices directly. */
+  /** Never stored (the store is what is down): daemon/store-outage.ts sends its notices directly. */
   | 'store_unreachable';
 
 /** One incident as notify/, status/ and cli/ see it. */

@@ -223,7 +223,7 @@ log: { level: loud }
 });
 
 describe('cron expressions and the scheduler', () => {
-  // One parser (src/schedule/cron.ts) validates and schedules: whatever the config accepts fires.
+  // One parser (src/config/cron.ts) validates and schedules: whatever the config accepts fires.
   const samples = [
     '0 8 * * 1',
     '0 8 * * MON',

@@ -15,7 +15,7 @@ import type { ChannelNotice } from '../channels/index.js';
  * `notice`, store/incidents.ts); the outbox claims, sends and retries them like every other row and
  * builds their message here, one row per destination: `email`, or a channel posted through its
  * sender's `notice`. Plain text: the text quotes API and SMTP replies, which must not become markup
- * anywhere. The store outage's notices (store-outage.ts) use the same texts, sent directly.
+ * anywhere. The store outage's notices (daemon/store-outage.ts) use the same texts, sent directly.
  */
 
 const TITLES: Record<Incident['kind'], (i: Incident) => string> = {

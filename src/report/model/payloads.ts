@@ -26,7 +26,7 @@ export class PayloadReader {
   private sampleSizes: RunSamples | undefined;
 
   /**
-   * @param baseline what the headline cards compare with (`compare_with`, src/insight/compare-with.ts):
+   * @param baseline what the headline cards compare with (`compare_with`, src/config/compare-with.ts):
    *   the previous run keeps the API's deltas.
    */
   constructor(
