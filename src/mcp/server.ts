@@ -6,7 +6,8 @@ import type { HttpAuthConfig } from '../config/schema.js';
 import { UsageError } from '../errors/index.js';
 import { challenge, isAuthorized, isLoopbackHost } from '../status/access.js';
 import { VERSION } from '../version.js';
-import { registerTools, type ToolContext } from './tools.js';
+import type { ToolContext } from './tool-parts.js';
+import { registerTools } from './tools.js';
 
 /**
  * `reportd mcp`: the tools over the store as a Model Context Protocol server, on stdio (a desktop
