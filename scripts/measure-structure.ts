@@ -172,10 +172,12 @@ const errorClassList = errorClasses();
 const strayErrors = errorClassList.filter((c) => !c.file.startsWith('src/errors/'));
 
 /**
- * Statements that take, extend or end a lease: an UPDATE or INSERT writing a lease column
- * (`lease_until`, `expires_at`), and the DELETE that gives an account lease back.
+ * Statements that take, extend or end a lease: an UPDATE setting or an INSERT writing a lease column
+ * (`lease_until`, `expires_at`), the DELETE that gives an account lease back, and in queue/ the
+ * statements written for any leased table (`${table.name}`).
  */
 function leaseStatements(): { file: string; line: number; text: string }[] {
+  const LEASE = /\b(lease_until|expires_at)\b/;
   const out: { file: string; line: number; text: string }[] = [];
   for (const file of handWritten) {
     if (file.name.startsWith('src/store/migrations/')) continue;
@@ -187,8 +189,10 @@ function leaseStatements(): { file: string; line: number; text: string }[] {
         ts.isTemplateExpression(node)
       ) {
         const text = node.getText(source);
-        const writes = /\b(UPDATE|INSERT INTO|DELETE FROM)\b/.test(text);
-        if (writes && /\b(lease_until|expires_at)\b|DELETE FROM account_leases/.test(text)) {
+        const set = /\bUPDATE\b[\s\S]*?\bSET\b([\s\S]*?)(\bWHERE\b|$)/.exec(text)?.[1] ?? '';
+        const insert = /\bINSERT INTO\b[^(]*\(([^)]*)\)/.exec(text)?.[1] ?? '';
+        const generic = /\b(UPDATE|INSERT INTO|DELETE FROM) \$\{table\.name\}/.test(text);
+        if (LEASE.test(set) || LEASE.test(insert) || /DELETE FROM account_leases/.test(text) || generic) {
           const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
           out.push({ file: file.name, line, text: text.replace(/\s+/g, ' ').slice(0, 90) });
         }
