@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { ReportdError } from '../errors/index.js';
+import { ReportdError, TemplateProblemsError } from '../errors/index.js';
 import { type ConfigOptions, configOption } from './options.js';
 
 /**
@@ -11,10 +11,6 @@ import { type ConfigOptions, configOption } from './options.js';
 
 interface CheckFlags extends ConfigOptions {
   dir?: string;
-}
-
-export class TemplateProblemsError extends ReportdError {
-  override name = 'TemplateProblemsError' as const;
 }
 
 export function register(program: Command): void {

@@ -6,7 +6,7 @@ import type { ChannelSender } from '../delivery/channels/types.js';
 import { createSmtpMailer, type Mailer } from '../delivery/email.js';
 import type { DeliveryRenderer, Outbox, OutboxOptions } from '../delivery/outbox.js';
 import { createOutbox } from '../delivery/runtime.js';
-import { ReportdError } from '../errors/index.js';
+import { DaemonStartError } from '../errors/index.js';
 import { type Logger, silentLogger } from '../log.js';
 import { IncidentWatch } from '../notify/watch.js';
 import { renderConcurrency } from '../report/renderer-config.js';
@@ -69,11 +69,6 @@ export interface DaemonOptions {
   roles?: Iterable<DaemonRole>;
   /** Where the loops report their cycles (tests read it; default a fresh one). */
   health?: RoleHealth;
-}
-
-/** The daemon could not start (the HTTP port is taken…); one line for the CLI. */
-export class DaemonStartError extends ReportdError {
-  override name = 'DaemonStartError' as const;
 }
 
 export interface Daemon {

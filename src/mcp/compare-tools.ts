@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { ToolInputError } from '../errors/index.js';
 import { metricName as readableName } from '../insight/metric-names.js';
 import { setDetailsOf } from '../insight/run-changes.js';
 import { runSamples } from '../insight/sample-sizes.js';
@@ -13,7 +14,6 @@ import {
   metricName,
   setRuns,
   snapshotRows,
-  ToolInputError,
 } from './reads.js';
 import { answer, guarded, runOut, setInput, type ToolContext } from './tool-parts.js';
 

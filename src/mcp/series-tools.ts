@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { ToolInputError } from '../errors/index.js';
 import { setDetailsOf } from '../insight/run-changes.js';
 import { sampleRowsOf } from '../insight/sample-rows.js';
 import { runSamples } from '../insight/sample-sizes.js';
@@ -14,7 +15,6 @@ import {
   setRuns,
   snapshotRows,
   sources,
-  ToolInputError,
 } from './reads.js';
 import { answer, guarded, runOut, setInput, type ToolContext } from './tool-parts.js';
 

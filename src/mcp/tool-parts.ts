@@ -1,8 +1,8 @@
 import { z } from 'zod';
+import { ToolInputError } from '../errors/index.js';
 import { printable } from '../printable.js';
 import { scrub } from '../secrets.js';
 import type { Store } from '../store/db.js';
-import { ToolInputError } from './reads.js';
 
 /**
  * What every MCP tool is made of (tools.ts, series-tools.ts, compare-tools.ts): the context it reads,
