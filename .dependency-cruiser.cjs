@@ -12,9 +12,9 @@
 const BASE = '[^/]+\\.ts$';
 
 /**
- * Floors, lowest first. `rooms` are folders of src/ (BASE: the files at its root); `may` lists what
- * a room of the floor may import besides its own floor and every floor below (the leaves and the
- * sandbox import less, see their `only`).
+ * Floors, lowest first. `rooms` are folders of src/ (BASE: the files at its root). A room imports
+ * from its own floor and every floor below, except the rooms of ONLY, which import less; the sandbox
+ * is on no floor, and only the demo and the CLI import it.
  */
 const FLOORS = [
   {
