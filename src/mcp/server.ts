@@ -5,6 +5,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { HttpAuthConfig } from '../config/schema.js';
 import { UsageError } from '../errors/index.js';
 import { challenge, isAuthorized, isLoopbackHost } from '../status/access.js';
+import { exactHosts, exactOrigins, type HostRules, refuseForeign } from '../status/allowed-hosts.js';
 import { VERSION } from '../version.js';
 import { registerTools, type ToolContext } from './tools.js';
 
@@ -40,6 +41,8 @@ export interface HttpOptions {
   port: number;
   /** `http.auth` of the config: required off loopback, enforced wherever it is set. */
   auth?: HttpAuthConfig;
+  /** `http.allowed_hosts` and `--allowed-host`: names besides the address requests may name. */
+  allowedHosts?: readonly string[];
 }
 
 /** Refuses, before listening, an address other machines can reach without a token. */
@@ -55,7 +58,14 @@ function reply(res: ServerResponse, status: number, message: string, headers: Re
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }
 
+const rpcError = (message: string) => ({
+  type: 'application/json',
+  text: JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }),
+});
+
 async function handle(ctx: ToolContext, options: HttpOptions, req: IncomingMessage, res: ServerResponse) {
+  const hosts: HostRules = { host: options.host, names: options.allowedHosts ?? [] };
+  if (refuseForeign(req, res, hosts, rpcError)) return;
   if (options.auth?.bearer_token !== undefined && !isAuthorized(req, options.auth)) {
     return reply(res, 401, 'unauthorized: send Authorization: Bearer <token>', {
       'www-authenticate': challenge(options.auth),
@@ -65,9 +75,14 @@ async function handle(ctx: ToolContext, options: HttpOptions, req: IncomingMessa
   if (path !== '/mcp') return reply(res, 404, 'the MCP endpoint is /mcp');
   if (req.method !== 'POST') return reply(res, 405, 'stateless server: POST /mcp', { allow: 'POST' });
   const server = createMcpServer(ctx);
+  // The SDK's own DNS-rebinding check as well, on the exact names of this listener's port.
+  const port = req.socket.localPort ?? options.port;
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
+    enableDnsRebindingProtection: true,
+    allowedHosts: exactHosts(hosts, port),
+    allowedOrigins: exactOrigins(hosts, port),
   });
   res.on('close', () => {
     void transport.close();

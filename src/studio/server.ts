@@ -12,6 +12,7 @@ import { ORIENTATIONS, PAGE_SIZES, type PageSetup } from '../report/page.js';
 import type { PdfRenderer } from '../report/pdf.js';
 import { REPORT_SECTIONS, type ReportSection } from '../report/sections.js';
 import { challenge, isAuthorized, isLoopbackHost } from '../status/access.js';
+import { refuseForeign } from '../status/allowed-hosts.js';
 import { studioPage } from './page.js';
 import { PrintCache } from './printed.js';
 import { type Preview, type Selection, type StudioSession, studioOptions } from './session.js';
@@ -33,6 +34,8 @@ export interface StudioOptions {
   templatesDir?: string;
   host: string;
   port: number;
+  /** `http.allowed_hosts` and `--allowed-host`: names besides the address requests may name. */
+  allowedHosts?: readonly string[];
   /**
    * The folders whose changes re-render (templates, logos) under a config: asked again when the
    * config file is reloaded, so a report's new template folder is watched from then on.
@@ -198,8 +201,10 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
     );
   }
 
+  const hosts = { host: options.host, names: options.allowedHosts ?? [] };
   const server = createServer(async (req, res) => {
     try {
+      if (refuseForeign(req, res, hosts)) return;
       if (auth && !isAuthorized(req, auth)) {
         res.writeHead(401, { 'www-authenticate': challenge(auth) }).end('authentication required\n');
         return;

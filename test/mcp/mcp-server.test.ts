@@ -9,6 +9,7 @@ import { setDetailsOf } from '../../src/insight/run-changes.js';
 import type { InsightRow } from '../../src/insight/sample-sizes.js';
 import { HOSTILE } from '../../src/sandbox/dataset.js';
 import { BIN } from '../helpers/cli.js';
+import { foreignHeaders, rawRequest } from '../helpers/raw-http.js';
 import { type SyncEnv, startSyncEnv } from '../sync/helpers/sync-env.js';
 
 /**
@@ -420,6 +421,42 @@ describe('reportd mcp --http', () => {
     } finally {
       await client.close();
     }
+  });
+
+  it('refuses a foreign Host (421) and Origin (403) before any tool runs, even with the token', async () => {
+    const { readdirSync } = await import('node:fs');
+    const filesIn = (dir: string) => (existsSync(dir) ? readdirSync(dir).length : 0);
+    const written = filesIn(`${env.dir}/out`);
+    const foreign = foreignHeaders(url);
+    const post = (headers: Record<string, string>, id: number, name: string, args = {}) =>
+      rawRequest(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${TOKEN}`,
+          ...headers,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } }),
+      });
+    const render = { query_set_id: 102, format: 'xlsx' };
+    for (const [name, args] of [
+      ['list_sets', {}],
+      ['render_report', render],
+    ] as const) {
+      const host = await post(foreign.host, 1, name, args);
+      expect(host.status, name).toBe(421);
+      expect(JSON.parse(host.body).error.message).toMatch(/^Host "evil\.example:\d+" is not a name/);
+      const origin = await post(foreign.origin, 2, name, args);
+      expect(origin.status, name).toBe(403);
+      expect(origin.body).not.toContain('result');
+    }
+    expect(filesIn(`${env.dir}/out`)).toBe(written);
+    // The right Host and the server's own Origin are served.
+    const own = new URL(url);
+    const listed = await post({ host: own.host, origin: own.origin }, 3, 'list_sets');
+    expect(listed.status).toBe(200);
+    expect(JSON.parse(listed.body).result.structuredContent.sets.length).toBeGreaterThan(0);
   });
 
   it('will not listen off loopback without a token', async () => {
