@@ -10,7 +10,7 @@ import { headerText } from '../printable.js';
 import { catalogStamp, readCatalogOverrides } from '../report/locale/catalog-files.js';
 import { registerLocaleHelpers } from '../report/locale/helpers.js';
 import { reportLocale, withLocale } from '../report/locale/locale.js';
-import { type ThemeConfig, themeView } from '../report/theme/theme.js';
+import { type ThemeConfig, templateLogo, themeView } from '../report/theme/theme.js';
 import { registerSecret } from '../secrets.js';
 import type { HeadlineKpi } from './headline.js';
 
@@ -148,14 +148,24 @@ export async function composeEmail(options: ComposeOptions): Promise<Mail.Option
     attached.push(filename);
   }
 
-  const theme = themeView(report.theme, `report "${report.name}" theme`);
-  // The logo travels as an inline part (cid:), which mail clients show; most refuse data: URLs.
-  if (theme.logo) {
-    attachments.push({ cid: LOGO_CID, path: theme.logo.dataUrl, contentDisposition: 'inline' });
+  const { logo, ...theme } = await themeView(report.theme, `report "${report.name}" theme`);
+  // The logo travels as an inline PNG part (cid:), which mail clients show; most refuse data: URLs
+  // and SVG alike. It is the PNG reportd drew (theme/logo.ts), never the author's file.
+  if (logo) {
+    attachments.push({
+      cid: LOGO_CID,
+      content: logo.png,
+      contentType: 'image/png',
+      contentDisposition: 'inline',
+    });
   }
   const view = {
     ...vars,
-    theme: { ...theme, logoSrc: theme.logo ? `cid:${LOGO_CID}` : undefined },
+    theme: {
+      ...theme,
+      ...(logo ? { logo: templateLogo(logo) } : {}),
+      logoSrc: logo ? `cid:${LOGO_CID}` : undefined,
+    },
     subject,
     querySet: content.querySet.name,
     // Ids as text: a number in a message would be grouped like a quantity ("12,345").
