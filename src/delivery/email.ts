@@ -10,6 +10,7 @@ import { headerText } from '../printable.js';
 import { catalogStamp, readCatalogOverrides } from '../report/locale/catalog-files.js';
 import { registerLocaleHelpers } from '../report/locale/helpers.js';
 import { reportLocale, withLocale } from '../report/locale/locale.js';
+import { readUnder } from '../report/template-file.js';
 import { type ThemeConfig, templateLogo, themeView } from '../report/theme/theme.js';
 import { registerSecret } from '../secrets.js';
 import type { HeadlineKpi } from './headline.js';
@@ -234,7 +235,7 @@ function loadTemplates(userDir?: string): Templates {
   );
   const hit = cache.get(key);
   if (hit && hit.stamp === stamp) return hit.templates;
-  const pick = (name: string) => readFileSync(path(name), 'utf8');
+  const pick = (name: string) => readUnder(userDir, path(name));
   const env = Handlebars.create();
   registerLocaleHelpers(env, readCatalogOverrides(userDir));
   const templates = {
