@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -7,6 +8,7 @@ import { UsageError } from '../errors/index.js';
 import { challenge, isAuthorized, isLoopbackHost } from '../status/access.js';
 import { exactHosts, exactOrigins, type HostRules, refuseForeign } from '../status/allowed-hosts.js';
 import { VERSION } from '../version.js';
+import { LineLimit, MAX_STDIO_LINE } from './line-limit.js';
 import { registerTools, type ToolContext } from './tools.js';
 
 /**
@@ -28,12 +30,28 @@ export function createMcpServer(ctx: ToolContext): McpServer {
 
 export async function serveStdio(ctx: ToolContext): Promise<void> {
   const server = createMcpServer(ctx);
-  const transport = new StdioServerTransport();
+  const transport = new StdioServerTransport(limitedStdin(), process.stdout, {
+    // Never reached: every line it gets is at most MAX_STDIO_LINE (line-limit.ts).
+    maxBufferSize: 2 * MAX_STDIO_LINE + 1,
+  });
   const closed = new Promise<void>((resolve) => {
     transport.onclose = resolve;
   });
   await server.connect(transport);
   await closed;
+}
+
+/** stdin with lines over `MAX_STDIO_LINE` answered by a JSON-RPC error and a stderr line, and skipped. */
+function limitedStdin(): Readable {
+  const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+  return process.stdin.pipe(
+    new LineLimit(MAX_STDIO_LINE, ({ id, bytes }) => {
+      const message = `a message of ${mb(bytes)} was skipped: reportd mcp reads messages of at most ${mb(MAX_STDIO_LINE)}`;
+      process.stderr.write(`reportd mcp: ${message}\n`);
+      // Written whole, as one line, between the transport's own lines: stdout keeps writes in order.
+      process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32600, message } })}\n`);
+    }),
+  );
 }
 
 export interface HttpOptions {
