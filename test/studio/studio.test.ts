@@ -398,6 +398,8 @@ describe('reportd studio at its edges', () => {
       });
       expect(problem).toContain('report.css');
       expect(problem).toContain(secret);
+      const doc = await fetch(new URL('/preview/doc?report=per-set', url)).then((r) => r.text());
+      expect(doc).not.toContain('TOP-SECRET');
     } finally {
       rmSync(css);
       writeFileSync(css, original);
