@@ -4,7 +4,7 @@ import { PNG } from 'pngjs';
 /**
  * PNG and JPEG logos decoded to pixels and written again as a fresh PNG: a file that is not the image
  * its first bytes claim fails to decode and is refused, and nothing of the original file but its
- * pixels is shipped (no text chunks, no trailing bytes, no second image). pngjs and jpeg-js are plain
+ * pixels is shipped (no text chunks, no metadata; a PNG with bytes after its end is refused). pngjs and jpeg-js are plain
  * JavaScript: no native decoder parses an author's file in the process. The size is read from the
  * header before any pixel is decoded, so a small file that claims a huge picture costs nothing.
  */

@@ -89,6 +89,18 @@ function oneAtATime<T>(task: () => Promise<T>): Promise<T> {
   return run;
 }
 
+/**
+ * What the child needs of the environment: where fonts are (resvg reads the system's and the user's
+ * folders, and fontconfig's files), nothing else: no API secret or SMTP password goes along.
+ */
+function fontEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(
+    Object.entries(process.env).filter(([name]) =>
+      /^(HOME|PATH|LANG|LC_\w+|XDG_\w+|FONTCONFIG_\w+)$/.test(name),
+    ),
+  );
+}
+
 interface ChildResult {
   code: number | null;
   signal: NodeJS.Signals | null;
@@ -102,7 +114,7 @@ function runChild(input: Buffer, timeoutMs: number): Promise<ChildResult> {
     const child = spawn(
       process.execPath,
       ['-e', CHILD, RESVG, String(LOGO_BOX.width), String(LOGO_BOX.height)],
-      { stdio: ['pipe', 'pipe', 'pipe'], timeout: timeoutMs, killSignal: 'SIGKILL' },
+      { stdio: ['pipe', 'pipe', 'pipe'], timeout: timeoutMs, killSignal: 'SIGKILL', env: fontEnv() },
     );
     const out: Buffer[] = [];
     let outBytes = 0;
