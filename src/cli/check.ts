@@ -31,7 +31,7 @@ export function register(program: Command): void {
     .action(async (options: ConfigOptions) => {
       const config = loadConfig(options.config);
       const problems = [
-        ...pathIssues(config),
+        ...(await pathIssues(config)),
         ...(await destinationIssues(config)),
         // A template that will not render is as much a setup mistake as a missing folder.
         ...configTemplateProblems(config).map((problem) => ({

@@ -9,8 +9,9 @@ import type { SubjectVariables } from '../config/subject-template.js';
 import { catalogStamp, readCatalogOverrides } from '../locale/catalog-files.js';
 import { registerLocaleHelpers } from '../locale/helpers.js';
 import { reportLocale, withLocale } from '../locale/locale.js';
+import { readUnder } from '../locale/template-file.js';
 import { headerText } from '../printable.js';
-import { type ThemeConfig, themeView } from '../report/theme/theme.js';
+import { type ThemeConfig, templateLogo, themeView } from '../report/theme/theme.js';
 import { registerSecret } from '../secrets.js';
 
 /** The email part of a report's config (`reports[].email` plus the attachment cap). */
@@ -157,14 +158,24 @@ export async function composeEmail(options: ComposeOptions): Promise<Mail.Option
     attached.push(filename);
   }
 
-  const theme = themeView(report.theme, `report "${report.name}" theme`);
-  // The logo travels as an inline part (cid:), which mail clients show; most refuse data: URLs.
-  if (theme.logo) {
-    attachments.push({ cid: LOGO_CID, path: theme.logo.dataUrl, contentDisposition: 'inline' });
+  const { logo, ...theme } = await themeView(report.theme, `report "${report.name}" theme`);
+  // The logo travels as an inline PNG part (cid:), which mail clients show; most refuse data: URLs
+  // and SVG alike. It is the PNG reportd drew (theme/logo.ts), never the author's file.
+  if (logo) {
+    attachments.push({
+      cid: LOGO_CID,
+      content: logo.png,
+      contentType: 'image/png',
+      contentDisposition: 'inline',
+    });
   }
   const view = {
     ...vars,
-    theme: { ...theme, logoSrc: theme.logo ? `cid:${LOGO_CID}` : undefined },
+    theme: {
+      ...theme,
+      ...(logo ? { logo: templateLogo(logo) } : {}),
+      logoSrc: logo ? `cid:${LOGO_CID}` : undefined,
+    },
     subject,
     querySet: content.querySet.name,
     // Ids as text: a number in a message would be grouped like a quantity ("12,345").
@@ -233,7 +244,7 @@ function loadTemplates(userDir?: string): Templates {
   );
   const hit = cache.get(key);
   if (hit && hit.stamp === stamp) return hit.templates;
-  const pick = (name: string) => readFileSync(path(name), 'utf8');
+  const pick = (name: string) => readUnder(userDir, path(name));
   const env = Handlebars.create();
   registerLocaleHelpers(env, readCatalogOverrides(userDir));
   const templates = {

@@ -24,7 +24,7 @@ import type { Available } from './model/payloads.js';
 import { showsNoise, sparkColor } from './noise-view.js';
 import { DEFAULT_PAGE, type PageSetup, pageView } from './page.js';
 import { loadReportTemplates, type ReportTemplates } from './templates.js';
-import { DEFAULT_THEME, type ThemeView } from './theme/theme.js';
+import { DEFAULT_THEME, type ThemeView, templateLogo } from './theme/theme.js';
 
 /**
  * Model → HTML. Charts are made here (the model stays plain data) and handed to the templates as
@@ -255,7 +255,8 @@ export interface ReportContents {
 
 /** The theme as templates read it: its CSS is built from checked colours and names only (theme.ts). */
 export function themeForTemplates(theme: ThemeView = DEFAULT_THEME) {
-  return { ...theme, css: svg(theme.css) };
+  const { logo, ...rest } = theme;
+  return { ...rest, ...(logo ? { logo: templateLogo(logo) } : {}), css: svg(theme.css) };
 }
 
 /** The set's view with its `show` flags and the brief's extra rows (templates/report/partials/sections.hbs). */

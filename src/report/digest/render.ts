@@ -90,7 +90,7 @@ export async function renderDigest(store: Store, options: RenderDigestOptions): 
     10,
   );
   const templates = reportTemplatesFor(options.templatesDir);
-  const contents = themedContents(options);
+  const contents = await themedContents(options);
   const single = loaded.length === 1 ? loaded[0] : undefined;
   const period = periodOf(loaded.map((l) => l.snapshot.run));
   const formats = [...new Set(options.formats)];
