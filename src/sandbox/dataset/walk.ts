@@ -31,8 +31,8 @@ export function walk(address: ReadonlyArray<string | number>, index: number, spe
     raw = [spec.lo + (spec.hi - spec.lo) * unit(...address, 'base')];
     walked.set(key, raw);
   }
-  // A per-address drift sign keeps some series falling while others rise.
-  const direction = unit(...address, 'dir') < 0.3 ? -1 : 1;
+  // A per-address drift sign keeps some series falling while others rise (hashed only when walking on).
+  const direction = raw.length <= index && unit(...address, 'dir') < 0.3 ? -1 : 1;
   for (let i = raw.length; i <= index; i++) {
     const previous = raw[i - 1] ?? 0;
     raw.push(

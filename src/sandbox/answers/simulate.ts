@@ -1,0 +1,117 @@
+import type { SetRecord } from '../dataset.js';
+import { hashSeed, mulberry32 } from '../rng.js';
+import { pick, type RunRates } from './rates.js';
+import { setShape } from './shape.js';
+
+/**
+ * One run's answers, drawn from its rates: every query asked once of every engine (a few answers
+ * fail), or exactly `answers` answers spread evenly over the cells when a published run pins that
+ * count. Every figure the sandbox serves is counted from these answers (tally.ts), so aggregates and
+ * their breakdowns agree by construction. Two seeded streams per (set, run): one decides which answers
+ * name the brand, the other everything else, so a run's draws never depend on request order.
+ */
+export interface Answer {
+  /** Engine index (into `def.engineIds`) and intent index (into `def.intents`) of the answer. */
+  engine: number;
+  intent: number;
+  named: boolean;
+  /** Where the brand is named among the brands of the answer: 1, 2, 3 or 4 (for 4+); 0 when not named. */
+  position: number;
+  /** Index into STANCES when named, −1 otherwise. */
+  stance: number;
+  /** Indices into the set's listed competitors that the answer names, and those it recommends. */
+  competitors: number[];
+  recommends: number[];
+  /** Indices (0 .. otherCompetitors − 1) of the other competitors the answer names. */
+  others: number[];
+  /** Cited sources: index into `set.sources`, and which of that domain's pages. */
+  citations: Array<{ source: number; url: number }>;
+  /** States a verified fact about the brand (G+) / a wrong one (G−). */
+  gPlus: boolean;
+  gMinus: boolean;
+}
+
+/** How a published run pins its answers: their number, and how many name the brand. */
+export interface AnswerPin {
+  answers?: number;
+  /** Given the run's number of answers, how many of them name the brand. */
+  named?: (answers: number) => number;
+}
+
+/** About 5 of 1,200 answers fail in a run (timeouts, refusals): `totalAll` is rarely round. */
+const FAILURE_RATE = 0.004;
+
+export function simulateRun(set: SetRecord, i: number, rates: RunRates, pin: AnswerPin = {}): Answer[] {
+  const shape = setShape(set.def);
+  const cellCount = shape.queries * shape.engines;
+  const draw = mulberry32(hashSeed(set.def.id, 'answers', i));
+  const cells: number[] = [];
+  if (pin.answers !== undefined) {
+    for (let k = 0; k < pin.answers; k++) cells.push(Math.floor((k * cellCount) / pin.answers));
+  } else {
+    for (let cell = 0; cell < cellCount; cell++) if (draw() >= FAILURE_RATE) cells.push(cell);
+  }
+  const margin = cells.map((cell) => draw() - rates.presence[cell]!);
+  const named = pin.named ? exactlyNamed(margin, pin.named(cells.length)) : margin.map((m) => m < 0);
+  const next = mulberry32(hashSeed(set.def.id, 'details', i));
+  return cells.map((cell, k) => answerOf(set, rates, cell, named[k]!, next));
+}
+
+/**
+ * The `count` answers likeliest to name the brand (smallest draw − chance) name it: the same as
+ * sampling with every chance moved by one common amount, chosen so the total comes out exactly.
+ */
+function exactlyNamed(margin: readonly number[], count: number): boolean[] {
+  const order = margin.map((_, k) => k).sort((a, b) => margin[a]! - margin[b]! || a - b);
+  const named = margin.map(() => false);
+  for (const k of order.slice(0, Math.max(0, count))) named[k] = true;
+  return named;
+}
+
+function answerOf(set: SetRecord, rates: RunRates, cell: number, named: boolean, r: () => number): Answer {
+  const shape = setShape(set.def);
+  const engine = cell % shape.engines;
+  const intent = shape.intentOf[Math.floor(cell / shape.engines)]!;
+  const competitors: number[] = [];
+  rates.competitors[engine]!.forEach((rate, c) => {
+    if (r() < rate) competitors.push(c);
+  });
+  const others: number[] = [];
+  for (let o = 0; o < set.def.otherCompetitors; o++) if (r() < rates.other) others.push(o);
+  let position = 0;
+  let stance = -1;
+  if (named) {
+    // How prominently this answer puts the brand varies from answer to answer around the engine's habit.
+    const before = 2 * rates.ahead[engine]! * r();
+    let ahead = 0;
+    for (let k = 0; k < competitors.length + others.length; k++) if (r() < before) ahead++;
+    position = Math.min(4, ahead + 1);
+    stance = pick(rates.stance[engine * shape.intents + intent]!, r());
+  }
+  const recommends = competitors.filter((c) => r() < rates.recommends[c]!);
+  const gPlus = named && r() < rates.gPlus[engine]!;
+  const gMinus = named && r() < rates.gMinus[engine]!;
+  const weights = named ? rates.sources.named : rates.sources.unnamed;
+  const cited = Math.floor(r() * (2 * rates.cites[engine]! + 1));
+  const citations: Answer['citations'] = [];
+  for (let k = 0; k < cited; k++) {
+    const source = pick(weights, r());
+    citations.push({ source, url: Math.floor(r() ** 2 * urlPool(set, source)) });
+  }
+  return {
+    engine,
+    intent,
+    named,
+    position,
+    stance,
+    competitors,
+    recommends,
+    others,
+    citations,
+    gPlus,
+    gMinus,
+  };
+}
+
+/** Pages a domain has to be cited from: a few, more for popular domains. */
+const urlPool = (set: SetRecord, source: number) => 2 + Math.floor((set.sources[source]?.weight ?? 0) / 3);
