@@ -1,4 +1,5 @@
 import type { RunFigures } from './answers/figures.js';
+import { runFigures } from './answers/run.js';
 import { dayMonthYear, isoWeekMonday, isoWithOffset, WEEK_MS, weekLabel } from './dataset/calendar.js';
 import {
   BRANDS,
@@ -66,6 +67,8 @@ export interface SetRecord {
   runs: RunRecord[];
   /** Rates do not drift from run to run (DatasetOptions.quiet). */
   quiet: boolean;
+  /** Competitor names carry hostile strings (DatasetOptions.hostile). */
+  hostile: boolean;
   /** Points added to the brand's presence rate from a run index on (published falls; they last). */
   shifts: Map<number, number>;
   /** Published runs' pins: their number of answers, and the change of gross presence they carry. */
@@ -141,6 +144,7 @@ export class SandboxDataset {
         sources: sourcesOf(def, brand, quiet),
         runs: [],
         quiet,
+        hostile: this.hostile,
         shifts: new Map(),
         pins: new Map(),
         figures: new Map(),
@@ -157,6 +161,14 @@ export class SandboxDataset {
 
   private brandById(id: number): BrandDef | undefined {
     return this.catalog.brands.find((b) => b.id === id);
+  }
+
+  /** Computes the figures of every published run now, so the first requests answer as fast as the rest. */
+  warmUp(): void {
+    for (const set of this.sets.values()) {
+      if (set.def.companyId !== this.catalog.companyId) continue;
+      for (let i = 0; i < set.runs.length; i++) runFigures(set, i);
+    }
   }
 
   /** The credential's company brands. */

@@ -103,8 +103,7 @@ export function runFiguresOf(set: SetRecord, tally: RunTally): RunFigures {
   const uniqueBrands = (overall.named > 0 ? 1 : 0) + tally.competitorsNamed + tally.othersNamed;
   const sources = set.sources
     .map((s, k) => ({ def: s, ...tally.sources[k]! }))
-    .filter((s) => s.citations > 0)
-    .map((s) => ({ def: s.def, citations: s.citations, engines: s.engines.size, urls: s.urls.size }));
+    .filter((s) => s.citations > 0);
   const byControl = (control: string) =>
     sources.filter((s) => s.def.control === control).reduce((sum, s) => sum + s.citations, 0);
   const [owned = 0, partner = 0, external = 0] = apportion(

@@ -1,8 +1,8 @@
 import type { SetRecord } from '../dataset.js';
 import { percent, type RunFigures, runFiguresOf } from './figures.js';
 import { runRates } from './rates.js';
-import { type AnswerPin, simulateRun } from './simulate.js';
-import { tallyAnswers } from './tally.js';
+import type { AnswerPin } from './simulate.js';
+import { tallyRun } from './tally.js';
 
 /** Gross presence a set's first published run is compared with when it carries a `grossChange`. */
 const GROSS_BEFORE_FIRST_RUN = 40;
@@ -15,13 +15,22 @@ const GROSS_BEFORE_FIRST_RUN = 40;
 export function runFigures(set: SetRecord, i: number): RunFigures {
   const known = set.figures.get(i);
   if (known) return known;
-  const figures = runFiguresOf(
-    set,
-    tallyAnswers(set, simulateRun(set, i, runRates(set, i), answerPin(set, i))),
-  );
+  const key = sharedKey(set, i);
+  const figures =
+    (key && shared.get(key)) || runFiguresOf(set, tallyRun(set, i, runRates(set, i), answerPin(set, i)));
+  if (key) shared.set(key, figures);
   set.figures.set(i, figures);
   return figures;
 }
+
+/**
+ * The runs a data set starts with are the same in every sandbox of the process with the same options
+ * (publications only add later runs, and whatever they change starts at their own run), so tests that
+ * start many sandboxes count each of them once. Published runs stay with their data set.
+ */
+const shared = new Map<string, RunFigures>();
+const sharedKey = (set: SetRecord, i: number) =>
+  i < set.def.runs ? `${set.def.id}|${set.quiet}|${set.hostile}|${i}` : undefined;
 
 /**
  * A published run's pin: its number of answers, and — with a `grossChange` — how many name the brand,

@@ -24,8 +24,9 @@ export interface Answer {
   recommends: number[];
   /** Indices (0 .. otherCompetitors − 1) of the other competitors the answer names. */
   others: number[];
-  /** Cited sources: index into `set.sources`, and which of that domain's pages. */
-  citations: Array<{ source: number; url: number }>;
+  /** Cited sources (indices into `set.sources`), and which of that domain's pages, pairwise. */
+  sources: number[];
+  urls: number[];
   /** States a verified fact about the brand (G+) / a wrong one (G−). */
   gPlus: boolean;
   gMinus: boolean;
@@ -41,7 +42,17 @@ export interface AnswerPin {
 /** About 5 of 1,200 answers fail in a run (timeouts, refusals): `totalAll` is rarely round. */
 const FAILURE_RATE = 0.004;
 
-export function simulateRun(set: SetRecord, i: number, rates: RunRates, pin: AnswerPin = {}): Answer[] {
+/**
+ * Draws the run's answers and hands each to `visit`, in cell order. The answer object is reused from
+ * one answer to the next (a run has thousands, and only their counts are kept): copy what you keep.
+ */
+export function simulateRun(
+  set: SetRecord,
+  i: number,
+  rates: RunRates,
+  pin: AnswerPin,
+  visit: (answer: Readonly<Answer>) => void,
+): void {
   const shape = setShape(set.def);
   const cellCount = shape.queries * shape.engines;
   const draw = mulberry32(hashSeed(set.def.id, 'answers', i));
@@ -54,7 +65,24 @@ export function simulateRun(set: SetRecord, i: number, rates: RunRates, pin: Ans
   const margin = cells.map((cell) => draw() - rates.presence[cell]!);
   const named = pin.named ? exactlyNamed(margin, pin.named(cells.length)) : margin.map((m) => m < 0);
   const next = mulberry32(hashSeed(set.def.id, 'details', i));
-  return cells.map((cell, k) => answerOf(set, rates, cell, named[k]!, next));
+  const answer: Answer = {
+    engine: 0,
+    intent: 0,
+    named: false,
+    position: 0,
+    stance: -1,
+    competitors: [],
+    recommends: [],
+    others: [],
+    sources: [],
+    urls: [],
+    gPlus: false,
+    gMinus: false,
+  };
+  cells.forEach((cell, k) => {
+    drawAnswer(answer, set, rates, cell, named[k]!, next);
+    visit(answer);
+  });
 }
 
 /**
@@ -68,50 +96,50 @@ function exactlyNamed(margin: readonly number[], count: number): boolean[] {
   return named;
 }
 
-function answerOf(set: SetRecord, rates: RunRates, cell: number, named: boolean, r: () => number): Answer {
+/** Fills `a` with the answer of one cell: the brands it names, in which order and tone, what it cites. */
+function drawAnswer(
+  a: Answer,
+  set: SetRecord,
+  rates: RunRates,
+  cell: number,
+  named: boolean,
+  r: () => number,
+) {
   const shape = setShape(set.def);
   const engine = cell % shape.engines;
-  const intent = shape.intentOf[Math.floor(cell / shape.engines)]!;
-  const competitors: number[] = [];
-  rates.competitors[engine]!.forEach((rate, c) => {
-    if (r() < rate) competitors.push(c);
-  });
-  const others: number[] = [];
-  for (let o = 0; o < set.def.otherCompetitors; o++) if (r() < rates.other) others.push(o);
-  let position = 0;
-  let stance = -1;
+  a.engine = engine;
+  a.intent = shape.intentOf[Math.floor(cell / shape.engines)]!;
+  a.named = named;
+  a.competitors.length = 0;
+  a.recommends.length = 0;
+  a.others.length = 0;
+  a.sources.length = 0;
+  a.urls.length = 0;
+  const competitorRates = rates.competitors[engine]!;
+  for (let c = 0; c < competitorRates.length; c++) if (r() < competitorRates[c]!) a.competitors.push(c);
+  for (let o = 0; o < set.def.otherCompetitors; o++) if (r() < rates.other) a.others.push(o);
+  a.position = 0;
+  a.stance = -1;
   if (named) {
     // How prominently this answer puts the brand varies from answer to answer around the engine's habit.
     const before = 2 * rates.ahead[engine]! * r();
     let ahead = 0;
-    for (let k = 0; k < competitors.length + others.length; k++) if (r() < before) ahead++;
-    position = Math.min(4, ahead + 1);
-    stance = pick(rates.stance[engine * shape.intents + intent]!, r());
+    for (let k = 0; k < a.competitors.length + a.others.length; k++) if (r() < before) ahead++;
+    a.position = Math.min(4, ahead + 1);
+    a.stance = pick(rates.stance[engine * shape.intents + a.intent]!, r());
   }
-  const recommends = competitors.filter((c) => r() < rates.recommends[c]!);
-  const gPlus = named && r() < rates.gPlus[engine]!;
-  const gMinus = named && r() < rates.gMinus[engine]!;
+  for (const c of a.competitors) if (r() < rates.recommends[c]!) a.recommends.push(c);
+  a.gPlus = named && r() < rates.gPlus[engine]!;
+  a.gMinus = named && r() < rates.gMinus[engine]!;
   const weights = named ? rates.sources.named : rates.sources.unnamed;
   const cited = Math.floor(r() * (2 * rates.cites[engine]! + 1));
-  const citations: Answer['citations'] = [];
   for (let k = 0; k < cited; k++) {
     const source = pick(weights, r());
-    citations.push({ source, url: Math.floor(r() ** 2 * urlPool(set, source)) });
+    a.sources.push(source);
+    a.urls.push(Math.floor(r() ** 2 * urlPool(set, source)));
   }
-  return {
-    engine,
-    intent,
-    named,
-    position,
-    stance,
-    competitors,
-    recommends,
-    others,
-    citations,
-    gPlus,
-    gMinus,
-  };
 }
 
 /** Pages a domain has to be cited from: a few, more for popular domains. */
-const urlPool = (set: SetRecord, source: number) => 2 + Math.floor((set.sources[source]?.weight ?? 0) / 3);
+export const urlPool = (set: SetRecord, source: number) =>
+  2 + Math.floor((set.sources[source]?.weight ?? 0) / 3);

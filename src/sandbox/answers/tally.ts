@@ -1,6 +1,7 @@
 import type { SetRecord } from '../dataset.js';
+import type { RunRates } from './rates.js';
 import { setShape } from './shape.js';
-import type { Answer } from './simulate.js';
+import { type Answer, type AnswerPin, simulateRun, urlPool } from './simulate.js';
 
 /**
  * Counts of one run's answers, for the whole run and for each breakdown (engine, intent, engine ×
@@ -39,9 +40,9 @@ export const POSITION_WEIGHTS = [1, 0.7, 0.45, 0.25];
 
 export interface SourceTally {
   citations: number;
-  /** Engine indices that cite the domain, and distinct pages cited. */
-  engines: Set<number>;
-  urls: Set<number>;
+  /** How many engines cite the domain, and how many of its pages are cited. */
+  engines: number;
+  urls: number;
 }
 
 export interface RunTally {
@@ -64,51 +65,68 @@ export interface RunTally {
   sources: SourceTally[];
 }
 
-export function tallyAnswers(set: SetRecord, answers: readonly Answer[]): RunTally {
+/** Simulates run `i` (simulate.ts) and counts its answers. */
+export function tallyRun(set: SetRecord, i: number, rates: RunRates, pin: AnswerPin): RunTally {
   const shape = setShape(set.def);
   const scopes = (n: number) => Array.from({ length: n }, () => new ScopeTally());
   const competitors = set.competitors.length;
-  const tally: RunTally = {
-    overall: new ScopeTally(),
-    engines: scopes(shape.engines),
-    intents: scopes(shape.intents),
-    cells: scopes(shape.engines * shape.intents),
-    competitorMentions: new Array(competitors).fill(0),
-    competitorMentionsByEngine: Array.from({ length: shape.engines }, () => new Array(competitors).fill(0)),
-    competitorRecommended: new Array(competitors).fill(0),
-    otherMentions: 0,
-    othersNamed: 0,
-    competitorsNamed: 0,
-    branded: 0,
-    brandFirst: 0,
-    sources: set.sources.map(() => ({ citations: 0, engines: new Set<number>(), urls: new Set<number>() })),
-  };
-  const others = new Set<number>();
+  const overall = new ScopeTally();
+  const engines = scopes(shape.engines);
+  const intents = scopes(shape.intents);
+  const cells = scopes(shape.engines * shape.intents);
+  const competitorMentions = new Array<number>(competitors).fill(0);
+  const competitorMentionsByEngine = engines.map(() => new Array<number>(competitors).fill(0));
+  const competitorRecommended = new Array<number>(competitors).fill(0);
+  const othersNamed = new Uint8Array(set.def.otherCompetitors);
+  let otherMentions = 0;
+  let branded = 0;
+  let brandFirst = 0;
   const own = set.sources.map((s) => s.control !== 'external');
-  for (const a of answers) {
+  const citations = new Array<number>(set.sources.length).fill(0);
+  const citingEngines = set.sources.map(() => new Uint8Array(shape.engines));
+  const citedUrls = set.sources.map((_, k) => new Uint8Array(urlPool(set, k)));
+
+  simulateRun(set, i, rates, pin, (a) => {
     let references = false;
-    for (const c of a.citations) if (own[c.source]) references = true;
-    tally.overall.add(a, references);
-    tally.engines[a.engine]!.add(a, references);
-    tally.intents[a.intent]!.add(a, references);
-    tally.cells[a.engine * shape.intents + a.intent]!.add(a, references);
+    for (const source of a.sources) if (own[source]) references = true;
+    overall.add(a, references);
+    engines[a.engine]!.add(a, references);
+    intents[a.intent]!.add(a, references);
+    cells[a.engine * shape.intents + a.intent]!.add(a, references);
     for (const c of a.competitors) {
-      tally.competitorMentions[c]!++;
-      tally.competitorMentionsByEngine[a.engine]![c]!++;
+      competitorMentions[c]!++;
+      competitorMentionsByEngine[a.engine]![c]!++;
     }
-    for (const c of a.recommends) tally.competitorRecommended[c]!++;
-    tally.otherMentions += a.others.length;
-    for (const o of a.others) others.add(o);
-    if (a.named || a.competitors.length > 0 || a.others.length > 0) tally.branded++;
-    if (a.position === 1) tally.brandFirst++;
-    for (const c of a.citations) {
-      const source = tally.sources[c.source]!;
-      source.citations++;
-      source.engines.add(a.engine);
-      source.urls.add(c.url);
-    }
-  }
-  tally.othersNamed = others.size;
-  tally.competitorsNamed = tally.competitorMentions.filter((n) => n > 0).length;
-  return tally;
+    for (const c of a.recommends) competitorRecommended[c]!++;
+    otherMentions += a.others.length;
+    for (const o of a.others) othersNamed[o] = 1;
+    if (a.named || a.competitors.length > 0 || a.others.length > 0) branded++;
+    if (a.position === 1) brandFirst++;
+    a.sources.forEach((source, k) => {
+      citations[source]!++;
+      citingEngines[source]![a.engine] = 1;
+      citedUrls[source]![a.urls[k]!] = 1;
+    });
+  });
+
+  const ones = (flags: Uint8Array) => flags.reduce((n, f) => n + f, 0);
+  return {
+    overall,
+    engines,
+    intents,
+    cells,
+    competitorMentions,
+    competitorMentionsByEngine,
+    competitorRecommended,
+    otherMentions,
+    othersNamed: ones(othersNamed),
+    competitorsNamed: competitorMentions.filter((n) => n > 0).length,
+    branded,
+    brandFirst,
+    sources: citations.map((n, k) => ({
+      citations: n,
+      engines: ones(citingEngines[k]!),
+      urls: ones(citedUrls[k]!),
+    })),
+  };
 }
