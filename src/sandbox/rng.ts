@@ -59,7 +59,7 @@ export function apportion(weights: readonly number[], total: number, decimals: n
   const units = exact.map((x) => Math.floor(x + 1e-9));
   let left = unitsTotal - units.reduce((a, b) => a + b, 0);
   const byRemainder = exact
-    .map((x, k) => k)
+    .map((_, k) => k)
     .sort((a, b) => exact[b]! - units[b]! - (exact[a]! - units[a]!) || a - b);
   for (const k of byRemainder) {
     if (left <= 0) break;
