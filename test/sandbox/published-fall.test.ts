@@ -66,6 +66,11 @@ describe('a published fall of gross presence', () => {
     expect(after.cited.totals.deltaTimesCited).toBe(
       after.positions.totalAnswers - before.positions.totalAnswers,
     );
+
+    // It is the rate that fell: the next run, published without a change, stays down (within noise).
+    sandbox.publishRun(101);
+    const next = await snapshot(sandbox, 101);
+    expect(Math.abs(next.gross.current - after.gross.current)).toBeLessThan(5);
   });
 
   it('rejects a fall or an answer count it cannot publish, with the option named', () => {
@@ -104,6 +109,17 @@ describe('a quiet world', () => {
     // Ten independent z scores: none far out, and their squares sum below χ²(10)'s 99.9th percentile.
     expect(z.filter((v) => Math.abs(v) > 3.3)).toEqual([]);
     expect(z.reduce((s, v) => s + v * v, 0)).toBeLessThan(29.6);
+    // Ten runs of one set scatter around one rate as binomial draws do (χ²(9), 99.9th percentile).
+    const history = ((await get(sandbox, '/presence/sets/101/gross')).body as Payload).history as number[];
+    const answers = ((await get(sandbox, '/market/sets/101/data')).body as Payload).market.totalResponses
+      .history as number[];
+    const rate = mean(history) / 100;
+    const dispersion = history.reduce(
+      (sum, g, k) => sum + (g / 100 - rate) ** 2 / ((rate * (1 - rate)) / answers[k]!),
+      0,
+    );
+    expect(history).toHaveLength(10);
+    expect(dispersion).toBeLessThan(27.9);
     // Nothing else drifts either: the register and the cited domains stay as they are.
     const errors = (await get(sandbox, '/gravity/sets/101/open-errors')).body as Payload;
     expect(new Set(errors.history).size).toBe(1);
