@@ -90,6 +90,16 @@ function checkPresence(p: Payloads, where: string): void {
   expect(sum(engines.map((e) => e.timesCited)), `${where} timesCited sums`).toBe(distribution.totalAnswers);
   expect(byEngineCited.totals.timesCited, where).toBe(distribution.totalAnswers);
   expect(byEngineCited.totals.deltaTimesCited, where).toBe(sum(engines.map((e) => e.deltaTimesCited)));
+  // An engine's timesCited is its gross presence of its answers (every query is asked of every
+  // engine, so each has about totalAll / engines of them, short of a few failed ones).
+  const perEngine = distribution.totalAll / engines.length;
+  for (const e of engines) {
+    const gross = p['presence.by-engine'].presenceByEngine[String(e.id)].gross;
+    expect(
+      Math.abs(e.timesCited - (gross / 100) * perEngine),
+      `${where} ${e.label} timesCited vs gross`,
+    ).toBeLessThanOrEqual(0.02 * perEngine);
+  }
   // Gross presence is the share of all answers that name the brand.
   expect(p['presence.gross'].current, `${where} gross = totalAnswers / totalAll`).toBe(
     Math.round((1000 * distribution.totalAnswers) / distribution.totalAll) / 10,
