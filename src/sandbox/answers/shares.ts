@@ -10,7 +10,8 @@ export interface Share {
   isTargeted: boolean;
 }
 
-const bySize = (a: Share, b: Share) => b.share - a.share || a.name.localeCompare(b.name);
+/** Largest first; equal shares by name (code-point order: cheap, and the same on every machine). */
+const bySize = (a: Share, b: Share) => b.share - a.share || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 /**
  * Share of voice: each brand's mentions among all brand mentions of the run's answers, largest first,

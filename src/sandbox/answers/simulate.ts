@@ -56,14 +56,16 @@ export function simulateRun(
   const shape = setShape(set.def);
   const cellCount = shape.queries * shape.engines;
   const draw = mulberry32(hashSeed(set.def.id, 'answers', i));
-  const cells: number[] = [];
+  const cells = new Int32Array(pin.answers ?? cellCount);
+  let count = 0;
   if (pin.answers !== undefined) {
-    for (let k = 0; k < pin.answers; k++) cells.push(Math.floor((k * cellCount) / pin.answers));
+    for (let k = 0; k < pin.answers; k++) cells[count++] = Math.floor((k * cellCount) / pin.answers);
   } else {
-    for (let cell = 0; cell < cellCount; cell++) if (draw() >= FAILURE_RATE) cells.push(cell);
+    for (let cell = 0; cell < cellCount; cell++) if (draw() >= FAILURE_RATE) cells[count++] = cell;
   }
-  const margin = cells.map((cell) => draw() - rates.presence[cell]!);
-  const named = pin.named ? exactlyNamed(margin, pin.named(cells.length)) : margin.map((m) => m < 0);
+  const margin = new Float64Array(count);
+  for (let k = 0; k < count; k++) margin[k] = draw() - rates.presence[cells[k]!]!;
+  const named = pin.named ? exactlyNamed(margin, pin.named(count)) : null;
   const next = mulberry32(hashSeed(set.def.id, 'details', i));
   const answer: Answer = {
     engine: 0,
@@ -79,20 +81,20 @@ export function simulateRun(
     gPlus: false,
     gMinus: false,
   };
-  cells.forEach((cell, k) => {
-    drawAnswer(answer, set, rates, cell, named[k]!, next);
+  for (let k = 0; k < count; k++) {
+    drawAnswer(answer, set, rates, cells[k]!, named ? named[k] === 1 : margin[k]! < 0, next);
     visit(answer);
-  });
+  }
 }
 
 /**
  * The `count` answers likeliest to name the brand (smallest draw − chance) name it: the same as
  * sampling with every chance moved by one common amount, chosen so the total comes out exactly.
  */
-function exactlyNamed(margin: readonly number[], count: number): boolean[] {
-  const order = margin.map((_, k) => k).sort((a, b) => margin[a]! - margin[b]! || a - b);
-  const named = margin.map(() => false);
-  for (const k of order.slice(0, Math.max(0, count))) named[k] = true;
+function exactlyNamed(margin: Float64Array, count: number): Uint8Array {
+  const order = Array.from(margin.keys()).sort((a, b) => margin[a]! - margin[b]! || a - b);
+  const named = new Uint8Array(margin.length);
+  for (const k of order.slice(0, Math.max(0, count))) named[k] = 1;
   return named;
 }
 

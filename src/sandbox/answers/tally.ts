@@ -102,11 +102,12 @@ export function tallyRun(set: SetRecord, i: number, rates: RunRates, pin: Answer
     for (const o of a.others) othersNamed[o] = 1;
     if (a.named || a.competitors.length > 0 || a.others.length > 0) branded++;
     if (a.position === 1) brandFirst++;
-    a.sources.forEach((source, k) => {
+    for (let k = 0; k < a.sources.length; k++) {
+      const source = a.sources[k]!;
       citations[source]!++;
       citingEngines[source]![a.engine] = 1;
       citedUrls[source]![a.urls[k]!] = 1;
-    });
+    }
   });
 
   const ones = (flags: Uint8Array) => flags.reduce((n, f) => n + f, 0);
