@@ -242,8 +242,10 @@ describe('the demo adds up', () => {
 
   beforeAll(async () => {
     sandbox = await startSandbox({ rate: { requests: 100_000, windowMs: 60_000 } });
-    // The draft set has no run; give it one so every set of the company is checked.
+    // The draft set has no run; give it one so every set of the company is checked. And, as the demo
+    // does, a movement run of the main set: its fall must add up too.
     sandbox.publishRun(103);
+    sandbox.publishRun(101, { movement: true });
     const sets = [
       ...((await get(sandbox, '/sets/brands/1/list')).body as Array<{ id: number }>),
       ...((await get(sandbox, '/sets/brands/2/list')).body as Array<{ id: number }>),
@@ -257,7 +259,9 @@ describe('the demo adds up', () => {
 
   it('covers every set of the demo company, each with its runs', () => {
     expect([...runs.keys()].sort()).toEqual([101, 102, 103, 201]);
-    expect(runs.get(101)).toHaveLength(10);
+    expect(runs.get(101)).toHaveLength(11);
+    const [before, movement] = runs.get(101)!.slice(-2) as [Payloads, Payloads];
+    expect(movement['presence.gross'].current).toBeLessThanOrEqual(before['presence.gross'].current - 9);
   });
 
   it('keeps every aggregate within the range of its parts and every count summing, in every run', () => {
