@@ -107,7 +107,7 @@ export interface PublishOptions {
   movement?: boolean;
   /**
    * A true change of this many points in the brand's presence rate, from this run on (every
-   * (query, engine) chance moves by it). The run's gross presence is the previous run's plus this
+   * (query, engine) chance moves by it, as far as a chance can: it stays within 0..1). The run's gross presence is the previous run's plus this
    * change, to within one answer and never short of it; how the change spreads over engines, intents,
    * positions, stance and market counts is what sampling gives. Replaces a movement's drop.
    */

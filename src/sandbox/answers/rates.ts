@@ -42,7 +42,7 @@ const STANCE_BASE = [0.35, 0.18, 0.29, 0.08, 0.05];
 /** Owned and partner domains are cited far more often in answers that name the brand. */
 const OWN_BOOST = { named: 4, unnamed: 0.4 };
 
-/** Points taken off the brand's presence by the falls published up to run `i` (they last). */
+/** Points the changes published up to run `i` add to the brand's presence rate (a fall is negative; they last). */
 export function shiftAt(set: SetRecord, i: number): number {
   let total = 0;
   for (const [index, points] of set.shifts) if (index <= i) total += points;
