@@ -81,6 +81,7 @@ accounts:
     base_url: http://$sandbox_host:$sandbox_port/v2/integration
     api_key: \${REPORTD_API_KEY}
     api_secret: \${REPORTD_API_SECRET}
+    rate_limit: { requests: 1000, window_seconds: 60 }
 $fragment
 EOF
 export REPORTD_API_KEY=sandbox-key REPORTD_API_SECRET=sandbox-secret SMTP_PASSWORD=unused
@@ -88,6 +89,7 @@ run_block="$(awk '/^```sh$/ { on = 1; block = ""; next } on && /^```$/ { if (blo
 [ -n "$run_block" ] || fail "docs/operations.md has no \`docker run -d\` block under Docker"
 echo "check-image: running docs/operations.md's command:"
 sed 's/^/    /' <<<"$run_block"
+daemon_start=$SECONDS
 eval "$run_block" >/dev/null
 cd "$repo"
 probe() { curl -s -o "$work/probe.out" -w '%{http_code}' --max-time 5 "http://127.0.0.1:$port$1" || true; }
@@ -97,10 +99,10 @@ for _ in $(seq 1 180); do
 done
 [ "$(probe /healthz)" = 200 ] || fail "/healthz on port $port answered $(probe /healthz)"
 [ "$(probe /readyz)" = 200 ] || { cat "$work/probe.out" >&2; fail "/readyz on port $port did not answer 200 within 180 s"; }
-ok "daemon: /healthz 200, /readyz 200 on port $port"
+ok "daemon: /healthz 200, /readyz 200 on port $port, $((SECONDS - daemon_start)) s after its start"
 
 # 4. The HEALTHCHECK's own command, taken from the Dockerfile (its exec form, a JSON array).
-healthcheck="$(awk '/^HEALTHCHECK/ { on = 1 } on { sub(/\\$/, ""); printf "%s", $0 } on && !/\\$/ { exit }' Dockerfile \
+healthcheck="$(awk '/^HEALTHCHECK/ { on = 1 } on { more = sub(/\\$/, ""); printf "%s", $0; if (!more) exit }' Dockerfile \
   | sed 's/.*CMD *//')"
 mapfile -d '' -t health < <(node -e 'for (const word of JSON.parse(process.argv[1])) process.stdout.write(word + "\0")' "$healthcheck")
 set +e
@@ -115,6 +117,7 @@ printf '%s\n' "$without_port" >"$work/reportd.yaml"
 set +e
 unhealthy="$(docker exec reportd "${health[@]}" 2>&1)"
 status=$?
+unhealthy="${unhealthy%%$'\n'*}" # its one line (buildah adds its own below a failed command)
 set -e
 [ "$status" = 1 ] || fail "the HEALTHCHECK command exited $status without a fixed http.port (expected 1): $unhealthy"
 ok "HEALTHCHECK without http.port: exit 1, \"$unhealthy\""
@@ -155,14 +158,14 @@ ok "compose.yaml: $(head -1 "$work/compose-check.out" | sed 's/^# //')"
 
 # 7. Size, and what takes it.
 if [ "$engine" = docker ]; then
-  size="$(docker image inspect -f '{{.Size}}' localhost/reportd:latest)"
+  size="$(($(docker image inspect -f '{{.Size}}' localhost/reportd:latest) / 1000000)) MB"
 else
-  size="$(buildah inspect --type image -f '{{.ImageSize}}' localhost/reportd:latest 2>/dev/null || echo 0)"
+  size="$(buildah images --noheading --format '{{.Size}}' localhost/reportd:latest)"
 fi
-echo "check-image: image size $((size / 1000000)) MB; the largest parts:"
+echo "check-image: image size $size; the largest parts:"
 in_image localhost/reportd:latest sh -c 'du -sh /usr/lib/chromium /usr/local/bin/node /usr/local/include \
   /usr/local/lib/node_modules/npm /usr/share/fonts /app/node_modules /usr/lib/x86_64-linux-gnu /app/dist \
   2>/dev/null | sort -rh; echo "  node_modules by package:"; cd /app/node_modules \
-  && du -s -- * @*/* 2>/dev/null | sort -rn | head -8 | awk "{ printf \"    %6.1f MB  %s\\n\", \$1 / 1024, \$2 }"' \
+  && du -s -- * @*/* 2>& du -s -- [!@]* @*/* 2>/dev/null | sort -rn | head -8 | awk "{ printf \"    %6.1f MB  %s\\n\", \$1 / 1024, \$2 }"' \
   | sed 's/^/  /'
 echo "check-image: all checks passed"

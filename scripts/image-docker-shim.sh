@@ -24,7 +24,7 @@ docker() {
 }
 
 shim_run() {
-  local detach='' remove='' name="reportd-run-$RANDOM" args=() volumes=() spec source
+  local detach='' remove='' name="reportd-run-$RANDOM" args=() volumes=() spec source target image_volumes
   while [ $# -gt 0 ]; do
     case "$1" in
       -d) detach=1 ;;
@@ -44,6 +44,7 @@ shim_run() {
   local image="$1"
   shift
   buildah from --pull-never --name "$name" "$image" >/dev/null
+  image_volumes="$(shim_config "$image" Volumes | tr '\0' '\n')"
   echo "$name" >>"$shim_root/containers"
   for spec in "${volumes[@]}"; do
     source="${spec%%:*}"
@@ -54,14 +55,20 @@ shim_run() {
         chown "$(buildah run --isolation chroot --user 0 "$name" -- stat -c %u:%g "$(cut -d: -f2 <<<"$spec")")" "$source"
       fi
     fi
-    args+=(-v "$source:${spec#*:}")
+    target="${spec#*:}"
+    # buildah 1.28 mounts the image's own VOLUME over a bind mount of the same path unless the path
+    # ends in a slash (then the bind mount wins, as it does under docker).
+    if grep -qxF "${target%%:*}" <<<"$image_volumes"; then target="${target%%:*}/${target#"${target%%:*}"}"; fi
+    args+=(-v "$source:$target")
   done
   local command=("$@")
   if [ "${#command[@]}" -eq 0 ]; then
-    mapfile -d '' -t command < <(buildah inspect --type image -f '{{json .OCIv1.Config.Cmd}}' "$image" | shim_words)
+    mapfile -d '' -t command < <(shim_config "$image" Cmd)
   fi
   local entrypoint=()
-  mapfile -d '' -t entrypoint < <(buildah inspect --type image -f '{{json .OCIv1.Config.Entrypoint}}' "$image" | shim_words)
+  mapfile -d '' -t entrypoint < <(shim_config "$image" Entrypoint)
+  # chroot has no pid namespace: tini is not PID 1 there, so it registers as a subreaper instead.
+  args+=(-e TINI_SUBREAPER=1)
   printf '%s\0' "${args[@]}" >"$shim_root/$name.args"
   if [ -n "$detach" ]; then
     buildah run --isolation chroot "${args[@]}" "$name" -- "${entrypoint[@]}" "${command[@]}" >"$shim_root/$name.log" 2>&1 &
@@ -96,11 +103,15 @@ shim_stop() {
   echo "$name"
 }
 
-# The container's first process: the entrypoint buildah started under `pid` (tini here).
+# The container's first process: the entrypoint buildah started under `pid` (tini here), the first
+# process in the chroot that is not buildah's own launcher.
 shim_first_process() {
   local pid="$1" child
   for child in $(pgrep -P "$pid"); do
-    if [ "$(readlink "/proc/$child/root")" != / ]; then echo "$child"; return; fi
+    if [ "$(readlink "/proc/$child/root")" != / ] && ! grep -q '^buildah' "/proc/$child/cmdline"; then
+      echo "$child"
+      return
+    fi
     shim_first_process "$child" && return
   done
   return 1
@@ -112,15 +123,23 @@ shim_kill_tree() {
   kill -KILL "$1" 2>/dev/null || true
 }
 
-# A JSON array of strings as NUL-separated words (null: none).
-shim_words() {
-  node -e 'const v = JSON.parse(require("fs").readFileSync(0, "utf8")); for (const w of v ?? []) process.stdout.write(w + "\0")'
+# The image's Entrypoint, Cmd or Volumes as NUL-separated words (none when unset).
+shim_config() {
+  buildah inspect --type image "$1" | node -e '
+    const value = JSON.parse(require("fs").readFileSync(0, "utf8")).OCIv1.config[process.argv[1]];
+    // Volumes is an object keyed by path; Entrypoint and Cmd are arrays.
+    const words = Array.isArray(value) ? value : Object.keys(value ?? {});
+    for (const word of words) process.stdout.write(word + "\0");' "$2"
 }
 
 shim_cleanup() {
   local pidfile name
   for pidfile in "$shim_root"/*.pid; do
-    [ -e "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null && shim_kill_tree "$(cat "$pidfile")"
+    [ -e "$pidfile" ] || continue
+    if kill -0 "$(cat "$pidfile")" 2>/dev/null; then
+      shim_kill_tree "$(cat "$pidfile")"
+      { wait "$(cat "$pidfile")"; } 2>/dev/null || true # reaped quietly: no "Killed" line
+    fi
   done
   if [ -e "$shim_root/containers" ]; then
     while read -r name; do buildah rm "$name" >/dev/null 2>&1 || true; done <"$shim_root/containers"
