@@ -166,6 +166,6 @@ echo "check-image: image size $size; the largest parts:"
 in_image localhost/reportd:latest sh -c 'du -sh /usr/lib/chromium /usr/local/bin/node /usr/local/include \
   /usr/local/lib/node_modules/npm /usr/share/fonts /app/node_modules /usr/lib/x86_64-linux-gnu /app/dist \
   2>/dev/null | sort -rh; echo "  node_modules by package:"; cd /app/node_modules \
-  && du -s -- * @*/* 2>& du -s -- [!@]* @*/* 2>/dev/null | sort -rn | head -8 | awk "{ printf \"    %6.1f MB  %s\\n\", \$1 / 1024, \$2 }"' \
+  && du -s -- [!@]* @*/* 2>/dev/null | sort -rn | head -8 | awk "{ printf \"    %6.1f MB  %s\\n\", \$1 / 1024, \$2 }"' \
   | sed 's/^/  /'
 echo "check-image: all checks passed"
