@@ -32,7 +32,7 @@ need() {
   fi
   echo "build-image: installing ${missing[*]}"
   run apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive run apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  run env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
 if command -v docker >/dev/null 2>&1 && run docker info >/dev/null 2>&1; then
