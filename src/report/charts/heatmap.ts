@@ -1,4 +1,5 @@
 import { currentLocale } from '../locale/locale.js';
+import { AA_NORMAL, contrastRatio } from '../theme/contrast.js';
 import { clip, escapeXml, n, THEME, text, textWidth } from './svg.js';
 
 /**
@@ -11,20 +12,31 @@ const SCALE = ['#EEF3F8', '#9CC0DE', THEME.primary] as const;
 
 const rgb = (hex: string) => [1, 3, 5].map((i) => Number.parseInt(hex.slice(i, i + 2), 16));
 
-/** The scale's color at `t` in [0, 1], mixed linearly between its neighbouring stops. */
-export function scaleColor(t: number): string {
-  const at = Math.min(1, Math.max(0, Number.isFinite(t) ? t : 0)) * (SCALE.length - 1);
-  const i = Math.min(SCALE.length - 2, Math.floor(at));
-  const from = rgb(SCALE[i] ?? SCALE[0]);
-  const to = rgb(SCALE[i + 1] ?? SCALE[0]);
-  const mixed = from.map((c, k) => Math.round(c + ((to[k] ?? c) - c) * (at - i)));
+/** `a` moved towards `b` by `share` (0 … 1), channel by channel. */
+function mix(a: string, b: string, share: number): string {
+  const to = rgb(b);
+  const mixed = rgb(a).map((c, k) => Math.round(c + ((to[k] ?? c) - c) * share));
   return `#${mixed.map((c) => c.toString(16).padStart(2, '0')).join('')}`.toUpperCase();
 }
 
-/** White labels on dark cells, ink on light ones (relative luminance), so every value stays legible. */
+/**
+ * The scale's color at `t` in [0, 1], mixed linearly between its neighbouring stops. A mid blue that
+ * neither white nor ink text reaches 4.5:1 on (WCAG AA for the cell's small label) is darkened until
+ * white does: a step in the scale no reader notices, against a number some readers could not read.
+ */
+export function scaleColor(t: number): string {
+  const at = Math.min(1, Math.max(0, Number.isFinite(t) ? t : 0)) * (SCALE.length - 1);
+  const i = Math.min(SCALE.length - 2, Math.floor(at));
+  let color = mix(SCALE[i] ?? SCALE[0], SCALE[i + 1] ?? SCALE[0], at - i);
+  while (Math.max(contrastRatio(color, '#FFFFFF'), contrastRatio(color, THEME.ink)) < AA_NORMAL) {
+    color = mix(color, THEME.primary, 0.2);
+  }
+  return color;
+}
+
+/** White labels on dark cells, ink on light ones: whichever contrasts more with the cell (WCAG). */
 function labelColor(fill: string): string {
-  const [r = 0, g = 0, b = 0] = rgb(fill);
-  return 0.2126 * r + 0.7152 * g + 0.0722 * b < 140 ? '#FFFFFF' : THEME.ink;
+  return contrastRatio(fill, '#FFFFFF') >= contrastRatio(fill, THEME.ink) ? '#FFFFFF' : THEME.ink;
 }
 
 /** Breaks a label into lines that fit `width` at `size`, words first, overlong words cut. */

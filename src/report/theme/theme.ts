@@ -18,6 +18,7 @@ export interface ThemeConfig {
   font?: string;
   cover_title?: string;
   footer?: string;
+  logo_alt?: string;
 }
 
 /** What templates, the email and the workbook read. */
@@ -31,6 +32,8 @@ export interface ThemeView {
   fontFamily: string;
   coverTitle?: string;
   footer?: string;
+  /** The logo's alternative text (`logo_alt`); templates fall back to the locale's "Logo". */
+  logoAlt?: string;
   /** `:root { --primary: …; … }` for the printed document: empty when nothing is themed. */
   css: string;
 }
@@ -85,6 +88,7 @@ export function themeView(config: ThemeConfig | undefined, where = 'theme'): The
     ...(logo ? { logo: { type: logo.type, dataUrl: logo.dataUrl } } : {}),
     ...(config.cover_title ? { coverTitle: config.cover_title } : {}),
     ...(config.footer ? { footer: config.footer } : {}),
+    ...(config.logo_alt ? { logoAlt: config.logo_alt } : {}),
     css,
   };
 }
