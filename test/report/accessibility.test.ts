@@ -76,8 +76,15 @@ const meta = (locale: string) => ({
   locale,
   timeZone: 'Europe/Berlin',
 });
+// The second set misses two payloads, so its pages show the "data unavailable" notes and card too.
 const snapshots = ['Core journeys', 'Office & wholesale'].map((name, i) =>
-  fixtureSnapshot({ querySetId: 101 + i, querySet: name, brand: `Brand ${i + 1}`, runId: 9000 + i }),
+  fixtureSnapshot({
+    querySetId: 101 + i,
+    querySet: name,
+    brand: `Brand ${i + 1}`,
+    runId: 9000 + i,
+    payloads: i === 1 ? { 'gravity.open-errors': undefined, 'gravity.source-distribution': undefined } : {},
+  }),
 );
 const theme = { logo: '' };
 
@@ -134,6 +141,14 @@ describe('axe-core, WCAG 2.1 AA', () => {
       expect(await violations(String(digest.html), 'screen'), 'digest email').toEqual([]);
     });
   }
+
+  it('finds what it should: a theme primary too pale for the white text on it', async () => {
+    const pale = themeView({ primary: '#9ABCDE' });
+    const [model] = snapshots.map((snapshot) => buildReportModel(snapshot, [], meta('en-US')));
+    // The cover alone (no section chosen) is enough: its band is the primary under white text.
+    const report = renderReportHtml(model!, templates, undefined, { theme: pale, sections: [] });
+    expect((await violations(report.html, 'print')).join('\n')).toMatch(/^color-contrast .*#ffffff/m);
+  });
 
   it('alert email (English only, as alerts are): no violation', async () => {
     const message = composeAlertEmail({
