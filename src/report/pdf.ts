@@ -122,9 +122,9 @@ export class PdfRenderer {
     } finally {
       this.permits.release();
     }
-    // After the permit and outside the deadline: the next document prints while this one is
-    // finished here (bounded work in this process, a few milliseconds a page).
-    const finished = await finishPdf(printed);
+    // After the permit and outside the deadline: another document may go to Chromium while this one
+    // is finished here (bounded work in this process, about a millisecond a page).
+    const finished = finishPdf(printed);
     if (!finished)
       this.logger.warn('the printed PDF could not be made PDF/UA-1; it is kept as Chromium wrote it');
     return finished ?? printed;

@@ -25,13 +25,36 @@ for (const c of ' \t\r\n\f\0') WHITESPACE[c.charCodeAt(0)] = 1;
 
 /** An operator of up to three bytes as one number (its bytes little-endian), so none becomes a string. */
 const code = (op: string) => [...op].reduceRight((sum, c) => sum * 256 + c.charCodeAt(0), 0);
-const [BDC, BMC, EMC, BT, ET, BI, ID, NO_PAINT] = ['BDC', 'BMC', 'EMC', 'BT', 'ET', 'BI', 'ID', 'n'].map(
-  code,
-);
-const PATH_START = new Set(['m', 're'].map(code));
-const PATH_PAINT = new Set(['f', 'F', 'f*', 'S', 's', 'B', 'B*', 'b', 'b*'].map(code));
-const TEXT_SHOW = new Set(['Tj', 'TJ', "'", '"'].map(code));
-const PAINT_ALONE = new Set(['Do', 'sh'].map(code));
+
+/** What an operator is to this pass; every operator not listed changes nothing here (`cm`, `Tf`…). */
+enum Kind {
+  Other,
+  Begin,
+  BeginBare,
+  End,
+  Text,
+  Unknown,
+  PathStart,
+  PathPaint,
+  NoPaint,
+  TextShow,
+  PaintAlone,
+}
+const KINDS = new Map<number, Kind>([
+  [code('BDC'), Kind.Begin],
+  [code('BMC'), Kind.BeginBare],
+  [code('EMC'), Kind.End],
+  [code('BT'), Kind.Text],
+  [code('ET'), Kind.Text],
+  [code('BI'), Kind.Unknown],
+  [code('ID'), Kind.Unknown],
+  ...['m', 're'].map((op) => [code(op), Kind.PathStart] as const),
+  ...['f', 'F', 'f*', 'S', 's', 'B', 'B*', 'b', 'b*'].map((op) => [code(op), Kind.PathPaint] as const),
+  [code('n'), Kind.NoPaint],
+  ...['Tj', 'TJ', "'", '"'].map((op) => [code(op), Kind.TextShow] as const),
+  ...['Do', 'sh'].map((op) => [code(op), Kind.PaintAlone] as const),
+]);
+const BT = code('BT');
 
 /** Where a literal string `( … )` starting at `i` ends (balanced parentheses, backslash escapes). */
 function endOfString(data: Uint8Array, i: number): number {
@@ -81,16 +104,6 @@ export function markArtifacts(data: Uint8Array): Buffer | undefined {
   let pathStart = -1;
   let operands = -1;
   let dicts = 0;
-  const close = (at: number) => {
-    if (open) inserts.push([at, CLOSE]);
-    if (open && openedInText !== inText) crossed = true;
-    open = false;
-  };
-  const openAt = (at: number) => {
-    if (!open) inserts.push([at, OPEN]);
-    if (!open) openedInText = inText;
-    open = true;
-  };
   let i = 0;
   const n = data.length;
   while (i < n) {
@@ -123,38 +136,54 @@ export function markArtifacts(data: Uint8Array): Buffer | undefined {
       i++; // [ ] { }
     } else {
       while (i < n && !ENDS_TOKEN[data[i]!]) i++;
-      const op = dicts === 0 ? operatorCode(data, start, i) : -1;
+      // Most tokens are numbers: told apart by their first byte before anything else is looked at.
+      const number = (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2e || c === 0x2b;
+      const op = dicts === 0 && !number ? operatorCode(data, start, i) : -1;
       if (op >= 0) {
         const at = operands >= 0 ? operands : start;
         operands = -1;
-        if (op === BI || op === ID) return undefined; // inline images: Chromium writes none
-        if (op === BDC || op === BMC) {
+        const kind = KINDS.get(op) ?? Kind.Other;
+        if (kind === Kind.Other) continue;
+        if (kind === Kind.Unknown) return undefined; // inline images: Chromium writes none
+        let opens = false;
+        let closes = false;
+        if (kind === Kind.Begin || kind === Kind.BeginBare) {
           // A sequence of the structure tree ends the artifact; one without an MCID (an ActualText
           // span) is no real content by itself, so it stays inside the artifact or starts one.
           if (depth === 0) {
-            if (op === BDC && !hasMcid(data, at, start)) openAt(at);
-            else close(at);
+            if (kind === Kind.Begin && !hasMcid(data, at, start)) opens = true;
+            else closes = true;
           }
           depth++;
-        } else if (op === EMC) {
+        } else if (kind === Kind.End) {
           if (--depth < 0) return undefined;
-        } else if (op === BT || op === ET) {
-          if (depth === 0) close(at);
-          inText = op === BT;
+        } else if (kind === Kind.Text) {
+          closes = depth === 0;
         } else if (depth === 0) {
-          if (inText) {
-            if (TEXT_SHOW.has(op)) openAt(at);
-          } else if (PATH_START.has(op)) {
+          if (inText) opens = kind === Kind.TextShow;
+          else if (kind === Kind.PathStart) {
             if (!open && pathStart < 0) pathStart = at;
-          } else if (PATH_PAINT.has(op)) {
-            if (pathStart >= 0) openAt(pathStart);
+          } else if (kind === Kind.PathPaint) {
+            if (pathStart >= 0) {
+              if (!open) inserts.push([pathStart, OPEN]);
+              if (!open) openedInText = inText;
+              open = true;
+            }
             pathStart = -1;
-          } else if (op === NO_PAINT) {
+          } else if (kind === Kind.NoPaint) {
             pathStart = -1; // a clipping path paints nothing
-          } else if (PAINT_ALONE.has(op)) {
-            openAt(at);
-          }
+          } else opens = kind === Kind.PaintAlone;
         }
+        if (closes && open) {
+          inserts.push([at, CLOSE]);
+          if (openedInText !== inText) crossed = true;
+          open = false;
+        } else if (opens && !open) {
+          inserts.push([at, OPEN]);
+          openedInText = inText;
+          open = true;
+        }
+        if (kind === Kind.Text) inText = op === BT;
         continue;
       }
     }
