@@ -91,17 +91,70 @@ const hasMcid = (data: Uint8Array, from: number, to: number) =>
     .toString('latin1')
     .includes('/MCID');
 
+/** Where artifacts open and close in one content stream, operator by operator. */
+class Marker {
+  readonly inserts: [number, Buffer][] = [];
+  depth = 0;
+  inText = false;
+  open = false;
+  /** Whether the open artifact began inside a text object: it must end on the same side of BT/ET. */
+  openedInText = false;
+  crossed = false;
+  /** Where the current path object began, while it is unmarked at depth 0 and not yet painted. */
+  pathStart = -1;
+
+  /**
+   * One operator of `kind` whose operands start at `at` (the operator itself at `start`); false when
+   * the stream is not one this pass understands.
+   */
+  operator(kind: Kind, op: number, at: number, data: Uint8Array, start: number): boolean {
+    if (kind === Kind.Unknown) return false; // inline images: Chromium writes none
+    if (kind === Kind.Begin || kind === Kind.BeginBare) {
+      // A sequence of the structure tree ends the artifact; one without an MCID (an ActualText
+      // span) is no real content by itself, so it stays inside the artifact or starts one.
+      if (this.depth === 0) {
+        if (kind === Kind.Begin && !hasMcid(data, at, start)) this.openAt(at);
+        else this.closeAt(at);
+      }
+      this.depth++;
+    } else if (kind === Kind.End) {
+      if (--this.depth < 0) return false;
+    } else if (kind === Kind.Text) {
+      if (this.depth === 0) this.closeAt(at);
+      this.inText = op === BT;
+    } else if (this.depth === 0) {
+      if (this.inText) {
+        if (kind === Kind.TextShow) this.openAt(at);
+      } else if (kind === Kind.PathStart) {
+        if (!this.open && this.pathStart < 0) this.pathStart = at;
+      } else if (kind === Kind.PathPaint || kind === Kind.NoPaint) {
+        // A clipping path (`n`) paints nothing; a painted one is wrapped from its first operator.
+        if (kind === Kind.PathPaint && this.pathStart >= 0) this.openAt(this.pathStart);
+        this.pathStart = -1;
+      } else if (kind === Kind.PaintAlone) this.openAt(at);
+    }
+    return true;
+  }
+
+  openAt(at: number): void {
+    if (this.open) return;
+    this.inserts.push([at, OPEN]);
+    this.openedInText = this.inText;
+    this.open = true;
+  }
+
+  closeAt(at: number): void {
+    if (!this.open) return;
+    this.inserts.push([at, CLOSE]);
+    if (this.openedInText !== this.inText) this.crossed = true;
+    this.open = false;
+  }
+}
+
 /** The content stream with its unmarked painting wrapped as artifacts; undefined when not understood. */
 export function markArtifacts(data: Uint8Array): Buffer | undefined {
-  const inserts: [number, Buffer][] = [];
-  let depth = 0;
-  let inText = false;
-  let open = false;
-  /** Whether the open artifact began inside a text object: it must end on the same side of BT/ET. */
-  let openedInText = false;
-  let crossed = false;
-  /** Where the current path object began, while it is unmarked at depth 0 and not yet painted. */
-  let pathStart = -1;
+  const marker = new Marker();
+  /** Where the operands of the next operator start (-1 before the first). */
   let operands = -1;
   let dicts = 0;
   let i = 0;
@@ -140,60 +193,20 @@ export function markArtifacts(data: Uint8Array): Buffer | undefined {
       const number = (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2e || c === 0x2b;
       const op = dicts === 0 && !number ? operatorCode(data, start, i) : -1;
       if (op >= 0) {
-        const at = operands >= 0 ? operands : start;
-        operands = -1;
         const kind = KINDS.get(op) ?? Kind.Other;
-        if (kind === Kind.Other) continue;
-        if (kind === Kind.Unknown) return undefined; // inline images: Chromium writes none
-        let opens = false;
-        let closes = false;
-        if (kind === Kind.Begin || kind === Kind.BeginBare) {
-          // A sequence of the structure tree ends the artifact; one without an MCID (an ActualText
-          // span) is no real content by itself, so it stays inside the artifact or starts one.
-          if (depth === 0) {
-            if (kind === Kind.Begin && !hasMcid(data, at, start)) opens = true;
-            else closes = true;
-          }
-          depth++;
-        } else if (kind === Kind.End) {
-          if (--depth < 0) return undefined;
-        } else if (kind === Kind.Text) {
-          closes = depth === 0;
-        } else if (depth === 0) {
-          if (inText) opens = kind === Kind.TextShow;
-          else if (kind === Kind.PathStart) {
-            if (!open && pathStart < 0) pathStart = at;
-          } else if (kind === Kind.PathPaint) {
-            if (pathStart >= 0) {
-              if (!open) inserts.push([pathStart, OPEN]);
-              if (!open) openedInText = inText;
-              open = true;
-            }
-            pathStart = -1;
-          } else if (kind === Kind.NoPaint) {
-            pathStart = -1; // a clipping path paints nothing
-          } else opens = kind === Kind.PaintAlone;
-        }
-        if (closes && open) {
-          inserts.push([at, CLOSE]);
-          if (openedInText !== inText) crossed = true;
-          open = false;
-        } else if (opens && !open) {
-          inserts.push([at, OPEN]);
-          openedInText = inText;
-          open = true;
-        }
-        if (kind === Kind.Text) inText = op === BT;
+        if (kind !== Kind.Other && !marker.operator(kind, op, operands >= 0 ? operands : start, data, start))
+          return undefined;
+        operands = -1;
         continue;
       }
     }
     if (operands < 0) operands = start;
   }
-  if (open) inserts.push([n, Buffer.from('\nEMC\n', 'latin1')]);
-  if (depth !== 0 || dicts !== 0 || inText || crossed) return undefined;
+  if (marker.open) marker.inserts.push([n, Buffer.from('\nEMC\n', 'latin1')]);
+  if (marker.depth !== 0 || dicts !== 0 || marker.inText || marker.crossed) return undefined;
   const parts: Uint8Array[] = [];
   let from = 0;
-  for (const [at, bytes] of inserts) {
+  for (const [at, bytes] of marker.inserts) {
     parts.push(data.subarray(from, at), bytes);
     from = at;
   }
