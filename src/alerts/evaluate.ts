@@ -1,14 +1,14 @@
 import { type MetricUnit, RULES } from '../api/field-units.js';
 import type { AlertRuleConfig } from '../config/alert-section.js';
 import { CONDITION } from '../config/alert-section.js';
+import { parseMetric } from '../config/alertable-metrics.js';
+import { PREVIOUS, parseComparison, resolveBaseline } from '../config/compare-with.js';
 import { isAggregateCompetitor } from '../insight/aggregate-competitor.js';
 import { displayScale, type Judged, judgeChange } from '../insight/changes.js';
-import { PREVIOUS, parseComparison, resolveBaseline } from '../insight/compare-with.js';
 import { metricName } from '../insight/metric-names.js';
 import { type InsightRow, type RunSamples, runSamples, type SetDetails } from '../insight/sample-sizes.js';
 import { formatDelta, formatValue, polarityOf } from '../report/format.js';
 import type { ComparedWith } from './compared-with-text.js';
-import { parseMetric } from './metric-names.js';
 import { noiseText } from './noise-text.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { AlertConfig } from '../config/alert-section.js';
-import { envelopeRecipients } from '../delivery/envelope.js';
-import { runRowId } from '../delivery/row-ids.js';
 import { type Logger, silentLogger } from '../log.js';
+import { envelopeRecipients } from '../queue/envelope.js';
+import { runRowId } from '../queue/row-ids.js';
 import { lifecycleState } from '../schedule/lifecycle.js';
 import { getAlertCursor, saveFiring, setAlertCursor } from '../store/alerts.js';
 import { inTransaction, type Store } from '../store/db.js';

@@ -1,23 +1,15 @@
-import { reportLocale } from '../report/locale/locale.js';
+import { reportLocale } from '../locale/locale.js';
 import type { KpiView } from '../report/model/common.js';
 import type { ReportModel } from '../report/model/index.js';
 import type { Available } from '../report/model/payloads.js';
 import type { StoredSnapshot } from '../store/snapshots.js';
-import type { DigestEmailSet, EmailContent, ReportFile } from './email.js';
+import type { DigestEmailSet, EmailContent, HeadlineKpi, ReportFile } from './email.js';
 
 /**
  * The few numbers an executive reads in the email body before (or instead of) opening the PDF. Taken
  * from the view model the PDF was drawn from (one source: the same validation, number rules, locale
  * and labels), so the email and the PDF never disagree, and the payloads are not read a second time.
  */
-export interface HeadlineKpi {
-  label: string;
-  value: string;
-  delta: string;
-  arrow: string;
-  good: boolean;
-  bad: boolean;
-}
 
 /** The headline cards in the order the email shows them; a card the PDF marks unavailable is left out. */
 const HEADLINES: readonly ((model: ReportModel) => Available<{ kpi: KpiView }> | undefined)[] = [

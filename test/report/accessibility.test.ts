@@ -97,7 +97,7 @@ describe('axe-core, WCAG 2.1 AA', () => {
 
       it(`report and digest, ${locale}, ${orientation}: no violation`, async () => {
         theme.logo = logo;
-        const contents = { theme: themeView(theme) };
+        const contents = { theme: await themeView(theme) };
         const [model] = models();
         const report = renderReportHtml(model!, templates, paper, contents);
         expect(await violations(report.html, 'print'), 'report').toEqual([]);
@@ -143,7 +143,7 @@ describe('axe-core, WCAG 2.1 AA', () => {
   }
 
   it('finds what it should: a theme primary too pale for the white text on it', async () => {
-    const pale = themeView({ primary: '#9ABCDE' });
+    const pale = await themeView({ primary: '#9ABCDE' });
     const [model] = snapshots.map((snapshot) => buildReportModel(snapshot, [], meta('en-US')));
     // The cover alone (no section chosen) is enough: its band is the primary under white text.
     const report = renderReportHtml(model!, templates, undefined, { theme: pale, sections: [] });

@@ -1,4 +1,4 @@
-import { t } from '../locale/locale.js';
+import { t } from '../../locale/locale.js';
 
 /**
  * The alternative text of a chart: what a screen reader says for the figure, written from the numbers

@@ -1,4 +1,4 @@
-import { currentLocale } from '../locale/locale.js';
+import { currentLocale } from '../../locale/locale.js';
 import { AA_NORMAL, contrastRatio } from '../theme/contrast.js';
 import { clip, escapeXml, n, THEME, text, textWidth } from './svg.js';
 

@@ -1,4 +1,4 @@
-import { currentLocale } from '../locale/locale.js';
+import { currentLocale } from '../../locale/locale.js';
 
 /**
  * The SVG primitives every chart of the report is drawn with (text, legend, palette, escaping), and

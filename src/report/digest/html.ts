@@ -1,6 +1,6 @@
 import Handlebars from 'handlebars';
+import { reportLocale, t, withLocale } from '../../locale/locale.js';
 import { kpiSparkline, type ReportContents, setView, themeForTemplates } from '../html.js';
-import { reportLocale, t, withLocale } from '../locale/locale.js';
 import type { ReportModel } from '../model/index.js';
 import { showsNoise } from '../noise-view.js';
 import { DEFAULT_PAGE, type PageSetup, pageView } from '../page.js';

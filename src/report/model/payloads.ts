@@ -1,9 +1,9 @@
 import type { z } from 'zod';
 import { metricEndpoint } from '../../api/endpoints.js';
 import { payloadRows } from '../../api/metric-rows.js';
-import type { Baseline } from '../../insight/compare-with.js';
+import type { Baseline } from '../../config/compare-with.js';
 import { type RunSamples, runSamples } from '../../insight/sample-sizes.js';
-import { type MessageKey, t } from '../locale/locale.js';
+import { type MessageKey, t } from '../../locale/locale.js';
 import type { ReportSnapshot } from './snapshot.js';
 
 /** A card's data, or why it cannot be shown. Templates print `note` in place of the card. */
@@ -26,7 +26,7 @@ export class PayloadReader {
   private sampleSizes: RunSamples | undefined;
 
   /**
-   * @param baseline what the headline cards compare with (`compare_with`, src/insight/compare-with.ts):
+   * @param baseline what the headline cards compare with (`compare_with`, src/config/compare-with.ts):
    *   the previous run keeps the API's deltas.
    */
   constructor(

@@ -1,6 +1,6 @@
 import { judgeChange } from '../../insight/changes.js';
+import { t } from '../../locale/locale.js';
 import { ruleFor } from '../format.js';
-import { t } from '../locale/locale.js';
 import type { SheetContext } from './context.js';
 import type { CellInput } from './sheet-writer.js';
 
