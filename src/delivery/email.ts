@@ -13,6 +13,7 @@ import { readUnder } from '../locale/template-file.js';
 import { headerText } from '../printable.js';
 import { type ThemeConfig, templateLogo, themeView } from '../report/theme/theme.js';
 import { registerSecret } from '../secrets.js';
+import { abortableSmtpTransport, type SmtpConnectionOptions } from './smtp-transport.js';
 
 /** The email part of a report's config (`reports[].email` plus the attachment cap). */
 export interface ReportEmailConfig {
@@ -285,26 +286,40 @@ export function refusalsOf(errors: unknown): SmtpRefusal[] {
 
 /** The mail transport behind a small interface: SMTP in production, anything nodemailer takes in tests. */
 export interface Mailer {
-  send(message: Mail.Options): Promise<SendResult>;
+  /**
+   * Sends one message. `signal` (the outbox's lost lease) gives the exchange up where it stands: the
+   * SMTP mailer closes its connection, so a message whose DATA had not ended is not delivered.
+   */
+  send(message: Mail.Options, signal?: AbortSignal): Promise<SendResult>;
   close(): void;
 }
 
+/**
+ * A mailer over any nodemailer transport (tests hand in stream or SMTP transports). It can only
+ * honour `signal` before the exchange starts; createSmtpMailer's transport also cuts one under way.
+ */
 export function mailerFromTransport(transporter: Transporter): Mailer {
   return {
-    async send(message) {
-      const info = (await transporter.sendMail(message)) as Partial<SendResult> & {
-        accepted?: unknown[];
-        rejected?: unknown[];
-        rejectedErrors?: unknown;
-      };
-      return {
-        accepted: (info.accepted ?? []).map(String),
-        rejected: (info.rejected ?? []).map(String),
-        response: String(info.response ?? ''),
-        refusals: refusalsOf(info.rejectedErrors),
-      };
+    async send(message, signal) {
+      signal?.throwIfAborted();
+      return sendResultOf(await transporter.sendMail(message));
     },
     close: () => transporter.close(),
+  };
+}
+
+/** nodemailer's answer (accepted, rejected, per-recipient errors) in the outbox's terms. */
+function sendResultOf(sent: unknown): SendResult {
+  const info = sent as Partial<SendResult> & {
+    accepted?: unknown[];
+    rejected?: unknown[];
+    rejectedErrors?: unknown;
+  };
+  return {
+    accepted: (info.accepted ?? []).map(String),
+    rejected: (info.rejected ?? []).map(String),
+    response: String(info.response ?? ''),
+    refusals: refusalsOf(info.rejectedErrors),
   };
 }
 
@@ -318,18 +333,27 @@ export function createSmtpMailer(smtp: SmtpSettings): Mailer {
   if (password === undefined && smtp.password_file)
     password = readFileSync(smtp.password_file, 'utf8').trim();
   registerSecret(password);
-  const timeouts = { connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 60_000 };
   // Always the fields the config loader unpacked (from `url` too), never the raw URL: nodemailer
   // would parse it again with other rules than the ones `reportd check` validated it with, and a
   // malformed percent-escape would surface as a crash at send time instead of a config error.
-  const transporter = nodemailer.createTransport({
+  const options: SmtpConnectionOptions = {
     host: smtp.host,
     port: smtp.port ?? (smtp.secure ? 465 : 587),
     secure: smtp.secure ?? false,
-    auth: smtp.user ? { user: smtp.user, pass: password ?? '' } : undefined,
-    ...timeouts,
-  });
-  return mailerFromTransport(transporter);
+    ...(smtp.user ? { auth: { user: smtp.user, pass: password ?? '' } } : {}),
+    connectionTimeout: 30_000,
+    greetingTimeout: 30_000,
+    socketTimeout: 60_000,
+  };
+  return {
+    // One connection per message, as nodemailer's SMTP transport does; the transport is made per
+    // send so that this send's signal can close this send's connection.
+    send: async (message, signal) =>
+      sendResultOf(
+        await nodemailer.createTransport(abortableSmtpTransport(options, signal)).sendMail(message),
+      ),
+    close: () => {},
+  };
 }
 
 /** Writes the message as an RFC 822 `.eml` file (what the demo shows instead of sending). */
