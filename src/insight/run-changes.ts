@@ -6,8 +6,8 @@ import type { SetDetails } from './sample-sizes.js';
 
 /**
  * The store side of the noise model: each selected run's changes against the run stored before it
- * (the previous run of its set, selected or not), as the export's `metric_changes` table and the
- * movers read them. Reads the store only.
+ * (the previous run of its set, selected or not), each run's changes judged as one family, as the
+ * export's `metric_changes` table reads them. Reads the store only.
  */
 
 export interface RunChange extends MetricChange {

@@ -2,8 +2,8 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { setDetailsOf } from '../insight/run-changes.js';
 import { sampleRowsOf } from '../insight/sample-rows.js';
-import { runSamples } from '../insight/sample-sizes.js';
-import { judgedOut, judgeRow, NOT_COMPARED, rowKey } from './judged.js';
+import { type InsightRow, runSamples } from '../insight/sample-sizes.js';
+import { judgedOut, judgePairs, NOT_COMPARED, rowKey } from './judged.js';
 import {
   findRun,
   findSet,
@@ -164,12 +164,23 @@ export function registerSeriesTools(server: McpServer, ctx: ToolContext): void {
         const current = runOf(run.snapshot_id);
         const earlier = previous;
         previous = current;
+        const shown: InsightRow[] = [];
         for (const row of current.rows.values()) {
           seen = true;
           breakdowns.add(row.dimension);
           unitOf = row.unit;
           if (row.dimension !== dimension) continue;
           if (args.label !== undefined && row.dimension_label !== args.label) continue;
+          shown.push(row);
+        }
+        // The points of one run are one family: an answer on five engines judges five changes at once.
+        const judged = earlier
+          ? judgePairs(
+              shown.map((row) => ({ row, old: earlier.rows.get(rowKey(row)) })),
+              { before: earlier.samples, after: current.samples },
+            )
+          : shown.map(() => NOT_COMPARED);
+        for (const [i, row] of shown.entries()) {
           if (points.length >= MAX_POINTS) break;
           points.push({
             run_id: run.run_id,
@@ -177,12 +188,7 @@ export function registerSeriesTools(server: McpServer, ctx: ToolContext): void {
             run_created_at: run.run_created_at,
             label: dimension === '' ? null : row.dimension_label,
             value: row.value,
-            ...(earlier
-              ? judgeRow(row, earlier.rows.get(rowKey(row)), {
-                  before: earlier.samples,
-                  after: current.samples,
-                })
-              : NOT_COMPARED),
+            ...judged[i]!,
           });
         }
       }

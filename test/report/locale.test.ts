@@ -25,8 +25,9 @@ const en = CATALOGS.en as Readonly<Record<string, string>>;
  */
 const SAME_AS_ENGLISH: Readonly<Record<string, readonly string[]>> = {
   de: [
-    'xlsx.interval', // symbols: the interval's ± and the sample size's n
-    'xlsx.n',
+    'xlsx.n', // symbols: the sample size's n, the p-value's p and the adjusted value's q
+    'xlsx.p',
+    'xlsx.q',
     'group.life',
     'group.gravity',
     'group.scout',
@@ -39,8 +40,9 @@ const SAME_AS_ENGLISH: Readonly<Record<string, readonly string[]>> = {
     'digest.portfolio', // the same word in German
   ],
   fr: [
-    'xlsx.interval', // symbols: the interval's ± and the sample size's n
-    'xlsx.n',
+    'xlsx.n', // symbols: the sample size's n, the p-value's p and the adjusted value's q
+    'xlsx.p',
+    'xlsx.q',
     'group.life',
     'group.gravity',
     'group.scout',
@@ -49,6 +51,7 @@ const SAME_AS_ENGLISH: Readonly<Record<string, readonly string[]>> = {
     'endpoint.gravity.gravity-minus',
     'market.dStar',
     'delta.points',
+    'xlsx.verdict', // the same word in French
     'report.page',
     'col.rec',
     'col.source',
@@ -57,8 +60,9 @@ const SAME_AS_ENGLISH: Readonly<Record<string, readonly string[]>> = {
     'col.volume',
   ],
   es: [
-    'xlsx.interval', // symbols: the interval's ± and the sample size's n
-    'xlsx.n',
+    'xlsx.n', // symbols: the sample size's n, the p-value's p and the adjusted value's q
+    'xlsx.p',
+    'xlsx.q',
     'group.life',
     'group.gravity',
     'group.scout',

@@ -81,7 +81,8 @@ export const reportViewSchema = z.strictObject({
               arrow: z.string(),
               available: z.boolean(),
               size: z.number().optional(),
-              noise: z.boolean().optional(),
+              interval: z.string().optional(),
+              verdict: z.string().optional(),
             }),
             history: z.array(z.number()),
             historyLabels: z.array(z.string()),
@@ -116,7 +117,8 @@ export const reportViewSchema = z.strictObject({
             arrow: z.string(),
             available: z.boolean(),
             size: z.number().optional(),
-            noise: z.boolean().optional(),
+            interval: z.string().optional(),
+            verdict: z.string().optional(),
           }),
           history: z.array(z.number()),
           historyLabels: z.array(z.string()),
@@ -142,7 +144,8 @@ export const reportViewSchema = z.strictObject({
             arrow: z.string(),
             available: z.boolean(),
             size: z.number().optional(),
-            noise: z.boolean().optional(),
+            interval: z.string().optional(),
+            verdict: z.string().optional(),
           }),
           history: z.array(z.number()),
           historyLabels: z.array(z.string()),
@@ -255,7 +258,8 @@ export const reportViewSchema = z.strictObject({
               arrow: z.string(),
               available: z.boolean(),
               size: z.number(),
-              noise: z.boolean(),
+              interval: z.string(),
+              verdict: z.string(),
             }),
           }),
         )
@@ -286,7 +290,6 @@ export const reportViewSchema = z.strictObject({
               arrow: z.string(),
               available: z.boolean(),
               size: z.number(),
-              noise: z.boolean(),
             }),
             deltaG: z.strictObject({
               text: z.string(),
@@ -295,7 +298,6 @@ export const reportViewSchema = z.strictObject({
               arrow: z.string(),
               available: z.boolean(),
               size: z.number(),
-              noise: z.boolean(),
             }),
           }),
         )
@@ -346,7 +348,8 @@ export const reportViewSchema = z.strictObject({
               arrow: z.string(),
               available: z.boolean(),
               size: z.number().optional(),
-              noise: z.boolean().optional(),
+              interval: z.string().optional(),
+              verdict: z.string().optional(),
             }),
             history: z.array(z.number()),
             historyLabels: z.array(z.string()),
@@ -504,7 +507,8 @@ export const reportViewSchema = z.strictObject({
             arrow: z.string(),
             available: z.boolean(),
             size: z.number().optional(),
-            noise: z.boolean().optional(),
+            interval: z.string().optional(),
+            verdict: z.string().optional(),
           }),
           history: z.array(z.number()),
           historyLabels: z.array(z.string()),
@@ -529,7 +533,8 @@ export const reportViewSchema = z.strictObject({
             arrow: z.string(),
             available: z.boolean(),
             size: z.number().optional(),
-            noise: z.boolean().optional(),
+            interval: z.string().optional(),
+            verdict: z.string().optional(),
           }),
           history: z.array(z.number()),
           historyLabels: z.array(z.string()),
@@ -671,7 +676,8 @@ export const reportViewSchema = z.strictObject({
               arrow: z.string(),
               available: z.boolean(),
               size: z.number().optional(),
-              noise: z.boolean().optional(),
+              interval: z.string().optional(),
+              verdict: z.string().optional(),
             }),
             history: z.array(z.number()),
             historyLabels: z.array(z.string()),
@@ -896,17 +902,39 @@ export const reportViewSchema = z.strictObject({
   }),
   noiseNote: z.strictObject({
     overview: z
-      .boolean()
+      .union([
+        z.strictObject({
+          family: z.string(),
+        }),
+        z.boolean(),
+      ])
       .describe('The overview section: headline KPI cards, the summary, the competitive bar.'),
     presence: z
-      .boolean()
+      .union([
+        z.strictObject({
+          family: z.string().nullable(),
+        }),
+        z.boolean(),
+      ])
       .describe(
         'The presence section: gross and weighted presence, trend, positions, engine × intent matrix.',
       ),
     life: z
-      .boolean()
+      .union([
+        z.strictObject({
+          family: z.unknown(),
+        }),
+        z.boolean(),
+      ])
       .describe('The life (sentiment) section: KPIs, stance mix and history, by engine and by intent.'),
-    gravity: z.boolean().describe('The gravity (sources) section: KPIs, trend, source mix, error register.'),
+    gravity: z
+      .union([
+        z.strictObject({
+          family: z.unknown(),
+        }),
+        z.boolean(),
+      ])
+      .describe('The gravity (sources) section: KPIs, trend, source mix, error register.'),
     scout: z.boolean().describe('The scout (citations) section: cited domains and URLs, by engine.'),
     market: z.boolean().describe('The market section: market metrics, fair share, competitors.'),
   }),
@@ -953,7 +981,7 @@ export const reportViewSchema = z.strictObject({
           dimension: z.string(),
           from: z.string(),
           to: z.string(),
-          noise: z.boolean(),
+          likely: z.boolean(),
         }),
       )
       .describe("The digest's biggest moves across its sets."),
@@ -1026,7 +1054,8 @@ export const digestViewSchema = z.strictObject({
             arrow: z.string(),
             available: z.boolean(),
             size: z.number(),
-            noise: z.boolean().optional(),
+            interval: z.string().optional(),
+            verdict: z.string().optional(),
           }),
           spark: html,
         }),
@@ -1043,7 +1072,7 @@ export const digestViewSchema = z.strictObject({
       dimension: z.string(),
       from: z.string(),
       to: z.string(),
-      noise: z.boolean(),
+      likely: z.boolean(),
     }),
   ),
   frontOnly: z.boolean(),
@@ -1122,7 +1151,8 @@ export const digestViewSchema = z.strictObject({
                     arrow: z.string(),
                     available: z.boolean(),
                     size: z.number(),
-                    noise: z.boolean().optional(),
+                    interval: z.string().optional(),
+                    verdict: z.string().optional(),
                   }),
                   history: z.array(z.number()),
                   historyLabels: z.array(z.string()),
@@ -1156,7 +1186,8 @@ export const digestViewSchema = z.strictObject({
                   arrow: z.string(),
                   available: z.boolean(),
                   size: z.number(),
-                  noise: z.boolean(),
+                  interval: z.string(),
+                  verdict: z.string(),
                 }),
                 history: z.array(z.number()),
                 historyLabels: z.array(z.string()),
@@ -1181,7 +1212,8 @@ export const digestViewSchema = z.strictObject({
                   arrow: z.string(),
                   available: z.boolean(),
                   size: z.number(),
-                  noise: z.boolean(),
+                  interval: z.string(),
+                  verdict: z.string(),
                 }),
                 history: z.array(z.number()),
                 historyLabels: z.array(z.string()),
@@ -1293,7 +1325,8 @@ export const digestViewSchema = z.strictObject({
                     arrow: z.string(),
                     available: z.boolean(),
                     size: z.number(),
-                    noise: z.boolean(),
+                    interval: z.string(),
+                    verdict: z.string(),
                   }),
                 }),
               )
@@ -1324,7 +1357,6 @@ export const digestViewSchema = z.strictObject({
                     arrow: z.string(),
                     available: z.boolean(),
                     size: z.number(),
-                    noise: z.boolean(),
                   }),
                   deltaG: z.strictObject({
                     text: z.string(),
@@ -1333,7 +1365,6 @@ export const digestViewSchema = z.strictObject({
                     arrow: z.string(),
                     available: z.boolean(),
                     size: z.number(),
-                    noise: z.boolean(),
                   }),
                 }),
               )
@@ -1384,7 +1415,8 @@ export const digestViewSchema = z.strictObject({
                     arrow: z.string(),
                     available: z.boolean(),
                     size: z.number(),
-                    noise: z.boolean().optional(),
+                    interval: z.string().optional(),
+                    verdict: z.string().optional(),
                   }),
                   history: z.array(z.number()),
                   historyLabels: z.array(z.string()),
@@ -1541,7 +1573,8 @@ export const digestViewSchema = z.strictObject({
                   arrow: z.string(),
                   available: z.boolean(),
                   size: z.number(),
-                  noise: z.boolean(),
+                  interval: z.string(),
+                  verdict: z.string(),
                 }),
                 history: z.array(z.number()),
                 historyLabels: z.array(z.string()),
@@ -1565,7 +1598,8 @@ export const digestViewSchema = z.strictObject({
                   arrow: z.string(),
                   available: z.boolean(),
                   size: z.number(),
-                  noise: z.boolean(),
+                  interval: z.string(),
+                  verdict: z.string(),
                 }),
                 history: z.array(z.number()),
                 historyLabels: z.array(z.string()),
@@ -1705,7 +1739,8 @@ export const digestViewSchema = z.strictObject({
                     arrow: z.string(),
                     available: z.boolean(),
                     size: z.number(),
-                    noise: z.boolean().optional(),
+                    interval: z.string().optional(),
+                    verdict: z.string().optional(),
                   }),
                   history: z.array(z.number()),
                   historyLabels: z.array(z.string()),
@@ -1928,10 +1963,30 @@ export const digestViewSchema = z.strictObject({
           competitorsChart: html.nullable(),
         }),
         noiseNote: z.strictObject({
-          overview: z.boolean(),
-          presence: z.boolean(),
-          life: z.boolean(),
-          gravity: z.boolean(),
+          overview: z.union([
+            z.strictObject({
+              family: z.string(),
+            }),
+            z.boolean(),
+          ]),
+          presence: z.union([
+            z.strictObject({
+              family: z.unknown(),
+            }),
+            z.boolean(),
+          ]),
+          life: z.union([
+            z.strictObject({
+              family: z.unknown(),
+            }),
+            z.boolean(),
+          ]),
+          gravity: z.union([
+            z.strictObject({
+              family: z.unknown(),
+            }),
+            z.boolean(),
+          ]),
           scout: z.boolean(),
           market: z.boolean(),
         }),
@@ -1967,7 +2022,7 @@ export const digestViewSchema = z.strictObject({
               dimension: z.string(),
               from: z.string(),
               to: z.string(),
-              noise: z.boolean(),
+              likely: z.boolean(),
             }),
           ),
           errors: z.array(
@@ -2068,7 +2123,8 @@ export const marginViewSchema = z.strictObject({
                 arrow: z.string(),
                 available: z.boolean(),
                 size: z.number().optional(),
-                noise: z.boolean().optional(),
+                interval: z.string().optional(),
+                verdict: z.string().optional(),
               }),
               history: z.array(z.number()),
               historyLabels: z.array(z.string()),
@@ -2105,7 +2161,8 @@ export const marginViewSchema = z.strictObject({
               arrow: z.string(),
               available: z.boolean(),
               size: z.number().optional(),
-              noise: z.boolean().optional(),
+              interval: z.string().optional(),
+              verdict: z.string().optional(),
             }),
             history: z.array(z.number()),
             historyLabels: z.array(z.string()),
@@ -2131,7 +2188,8 @@ export const marginViewSchema = z.strictObject({
               arrow: z.string(),
               available: z.boolean(),
               size: z.number().optional(),
-              noise: z.boolean().optional(),
+              interval: z.string().optional(),
+              verdict: z.string().optional(),
             }),
             history: z.array(z.number()),
             historyLabels: z.array(z.string()),
@@ -2244,7 +2302,8 @@ export const marginViewSchema = z.strictObject({
                 arrow: z.string(),
                 available: z.boolean(),
                 size: z.number(),
-                noise: z.boolean(),
+                interval: z.string(),
+                verdict: z.string(),
               }),
             }),
           )
@@ -2275,7 +2334,6 @@ export const marginViewSchema = z.strictObject({
                 arrow: z.string(),
                 available: z.boolean(),
                 size: z.number(),
-                noise: z.boolean(),
               }),
               deltaG: z.strictObject({
                 text: z.string(),
@@ -2284,7 +2342,6 @@ export const marginViewSchema = z.strictObject({
                 arrow: z.string(),
                 available: z.boolean(),
                 size: z.number(),
-                noise: z.boolean(),
               }),
             }),
           )
@@ -2337,7 +2394,8 @@ export const marginViewSchema = z.strictObject({
                 arrow: z.string(),
                 available: z.boolean(),
                 size: z.number().optional(),
-                noise: z.boolean().optional(),
+                interval: z.string().optional(),
+                verdict: z.string().optional(),
               }),
               history: z.array(z.number()),
               historyLabels: z.array(z.string()),
@@ -2497,7 +2555,8 @@ export const marginViewSchema = z.strictObject({
               arrow: z.string(),
               available: z.boolean(),
               size: z.number().optional(),
-              noise: z.boolean().optional(),
+              interval: z.string().optional(),
+              verdict: z.string().optional(),
             }),
             history: z.array(z.number()),
             historyLabels: z.array(z.string()),
@@ -2522,7 +2581,8 @@ export const marginViewSchema = z.strictObject({
               arrow: z.string(),
               available: z.boolean(),
               size: z.number().optional(),
-              noise: z.boolean().optional(),
+              interval: z.string().optional(),
+              verdict: z.string().optional(),
             }),
             history: z.array(z.number()),
             historyLabels: z.array(z.string()),
@@ -2664,7 +2724,8 @@ export const marginViewSchema = z.strictObject({
                 arrow: z.string(),
                 available: z.boolean(),
                 size: z.number().optional(),
-                noise: z.boolean().optional(),
+                interval: z.string().optional(),
+                verdict: z.string().optional(),
               }),
               history: z.array(z.number()),
               historyLabels: z.array(z.string()),
@@ -2895,18 +2956,38 @@ export const marginViewSchema = z.strictObject({
   noiseNote: z
     .strictObject({
       overview: z
-        .boolean()
+        .union([
+          z.strictObject({
+            family: z.string(),
+          }),
+          z.boolean(),
+        ])
         .describe('The overview section: headline KPI cards, the summary, the competitive bar.'),
       presence: z
-        .boolean()
+        .union([
+          z.strictObject({
+            family: z.string().nullable(),
+          }),
+          z.boolean(),
+        ])
         .describe(
           'The presence section: gross and weighted presence, trend, positions, engine × intent matrix.',
         ),
       life: z
-        .boolean()
+        .union([
+          z.strictObject({
+            family: z.unknown(),
+          }),
+          z.boolean(),
+        ])
         .describe('The life (sentiment) section: KPIs, stance mix and history, by engine and by intent.'),
       gravity: z
-        .boolean()
+        .union([
+          z.strictObject({
+            family: z.unknown(),
+          }),
+          z.boolean(),
+        ])
         .describe('The gravity (sources) section: KPIs, trend, source mix, error register.'),
       scout: z.boolean().describe('The scout (citations) section: cited domains and URLs, by engine.'),
       market: z.boolean().describe('The market section: market metrics, fair share, competitors.'),
@@ -2960,7 +3041,7 @@ export const marginViewSchema = z.strictObject({
             dimension: z.string(),
             from: z.string(),
             to: z.string(),
-            noise: z.boolean(),
+            likely: z.boolean(),
           }),
         )
         .describe("The digest's biggest moves across its sets."),

@@ -8,13 +8,14 @@ import type { ShareRow } from './overview.js';
  * The story of a run: three to five sentences built from the model's own rows, never from a
  * language model. Every number in them is a text the document's cards and tables already print
  * (values and deltas are copied, not reformatted), so a reader finds each one again below.
- * Order: where the brand stands, the largest real changes (or that there are none), open false
- * claims by engine, a share-of-voice overtake involving the brand, and the largest change that
- * stayed within noise.
+ * Order: where the brand stands, the largest likely changes (or that there are none), open false
+ * claims by engine, a share-of-voice overtake involving the brand (a ranking, said to be unjudged),
+ * and the largest change that is no clear change. Verdicts are the report's own (family.ts): the
+ * story judges nothing itself, so it never calls likely what the tables below call unclear.
  */
 
 const MAX_SENTENCES = 5;
-const MAX_REAL = 2;
+const MAX_LIKELY = 2;
 
 interface Candidate {
   metric: string;
@@ -23,7 +24,10 @@ interface Candidate {
   delta: DeltaView;
 }
 
-/** Weighted presence by engine and by intent: the shares whose changes the noise model judges. */
+/**
+ * Weighted presence by engine and by intent. Only the engines' changes are judged (the payloads give
+ * no answers per intent), so an intent's change is never quoted as likely or unclear.
+ */
 function candidates(model: Pick<ReportModel, 'presence'>): Candidate[] {
   const metric = t('endpoint.presence.weighted');
   const out: Candidate[] = [];
@@ -90,7 +94,8 @@ export function buildStory(
     // The change says what it is measured against, as the card does: a reader of a report that
     // compares with 4 weeks back must not take it for the change since the previous run.
     // Without a change it still says why when the card does ("no stored run that old").
-    const change = delta.available ? `${delta.text} ${versus ?? t('kpi.vsPrevious')}` : versus;
+    const verdict = delta.verdict ? `, ${t(`verdict.${delta.verdict}`)}` : '';
+    const change = delta.available ? `${delta.text} ${versus ?? t('kpi.vsPrevious')}${verdict}` : versus;
     sentences.push(
       change
         ? t('story.headline', { metric: label, value, delta: change })
@@ -100,18 +105,19 @@ export function buildStory(
   headline(model.presence.weighted);
 
   const all = candidates(model).filter((c) => c.delta.available && c.delta.direction !== 'flat');
-  // Only changes the noise model judged real count: one it could not judge is never called real.
-  const real = all.filter((c) => c.delta.noise === false).sort(bySize);
-  for (const c of real.slice(0, MAX_REAL))
+  // Only changes the report judged likely count: one it could not judge is never called likely.
+  const likely = all.filter((c) => c.delta.verdict === 'likely').sort(bySize);
+  for (const c of likely.slice(0, MAX_LIKELY))
     sentences.push(
-      t('story.realChange', {
+      t('story.likelyChange', {
         metric: c.metric,
         dimension: c.dimension,
         delta: c.delta.text,
+        interval: c.delta.interval ?? '',
         value: c.value,
       }),
     );
-  if (real.length === 0) sentences.push(t('story.noRealChange'));
+  if (likely.length === 0) sentences.push(t('story.noLikelyChange'));
 
   const errors = model.gravity.errors;
   const open = model.gravity.openErrors;
@@ -145,10 +151,15 @@ export function buildStory(
   const passed = competitive.available ? overtake(competitive.rows, sharesBefore) : undefined;
   if (passed) sentences.push(passed);
 
-  const noise = all.filter((c) => c.delta.noise === true).sort(bySize)[0];
-  if (noise)
+  const unclear = all.filter((c) => c.delta.verdict === 'unclear').sort(bySize)[0];
+  if (unclear)
     sentences.push(
-      t('story.withinNoise', { metric: noise.metric, dimension: noise.dimension, delta: noise.delta.text }),
+      t('story.unclearChange', {
+        metric: unclear.metric,
+        dimension: unclear.dimension,
+        delta: unclear.delta.text,
+        interval: unclear.delta.interval ?? '',
+      }),
     );
 
   // Too little to say: the second headline card keeps the story at its three sentences.

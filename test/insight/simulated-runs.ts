@@ -1,0 +1,214 @@
+import type { ReportSnapshot } from '../../src/report/model/snapshot.js';
+
+/**
+ * Runs of a query set drawn from known rates, answer by answer, shaped as the API's payloads: what a
+ * report of the run judges (presence overall, per engine and per intent, positions, stance shares,
+ * Gravity+ and Gravity−) comes from one simulated set of answers, so every figure is consistent with
+ * its parts. Two runs drawn from the same rates are a quiet world: any "likely change" between them
+ * is a false one. Seeded: the same seed gives the same runs on every machine.
+ */
+
+/** mulberry32: small, fast and good enough for categorical draws. */
+export function generator(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export interface Rates {
+  /** Chance an engine's answer names the brand, per engine. */
+  presence: readonly number[];
+  /** Chance of rank 1, 2, 3, 4+ when named. */
+  positions: readonly number[];
+  /** Chance of recommended, advised-not-favoured, neutral, cautious, negative when named. */
+  stances: readonly number[];
+  /** Chance an answer carries a favourable (Gravity+) or an unfavourable (Gravity−) source. */
+  gravityPlus: number;
+  gravityMinus: number;
+}
+
+export const QUIET_RATES: Rates = {
+  presence: [0.45, 0.38, 0.52, 0.3, 0.41],
+  positions: [0.36, 0.25, 0.15, 0.24],
+  stances: [0.4, 0.15, 0.3, 0.1, 0.05],
+  gravityPlus: 0.35,
+  gravityMinus: 0.08,
+};
+
+/** How much a named answer counts towards weighted presence, by rank. */
+const RANK_WEIGHT = [1, 0.7, 0.45, 0.2];
+/** Queries per intent: uneven, as real intents are (240 in all). */
+export const INTENT_SIZES = [12, 28, 36, 44, 56, 64];
+
+interface Tally {
+  answers: number;
+  named: number;
+  weight: number;
+  positions: number[];
+  stances: number[];
+  plus: number;
+  minus: number;
+}
+
+const tally = (): Tally => ({
+  answers: 0,
+  named: 0,
+  weight: 0,
+  positions: [0, 0, 0, 0],
+  stances: [0, 0, 0, 0, 0],
+  plus: 0,
+  minus: 0,
+});
+
+function pick(random: () => number, chances: readonly number[]): number {
+  let u = random();
+  for (let i = 0; i < chances.length - 1; i++) {
+    u -= chances[i]!;
+    if (u < 0) return i;
+  }
+  return chances.length - 1;
+}
+
+/** One run's answers, tallied overall, per engine and per intent. */
+export interface RunTally {
+  all: Tally;
+  engines: Tally[];
+  intents: Tally[];
+}
+
+/** Draws one run: every query (`queriesPerIntent`, 240 by default) asked once of every engine. */
+export function drawRun(rates: Rates, random: () => number, queriesPerIntent = INTENT_SIZES): RunTally {
+  const run: RunTally = {
+    all: tally(),
+    engines: rates.presence.map(tally),
+    intents: queriesPerIntent.map(tally),
+  };
+  for (const [intent, queries] of queriesPerIntent.entries())
+    for (let q = 0; q < queries; q++)
+      for (const [engine, presence] of rates.presence.entries()) {
+        const named = random() < presence;
+        const position = named ? pick(random, rates.positions) : -1;
+        const stance = named ? pick(random, rates.stances) : -1;
+        const plus = random() < rates.gravityPlus;
+        const minus = random() < rates.gravityMinus;
+        for (const t of [run.all, run.engines[engine]!, run.intents[intent]!]) {
+          t.answers++;
+          if (named) {
+            t.named++;
+            t.weight += RANK_WEIGHT[position]!;
+            t.positions[position]!++;
+            t.stances[stance]!++;
+          }
+          if (plus) t.plus++;
+          if (minus) t.minus++;
+        }
+      }
+  return run;
+}
+
+/** A percent as the API sends it: one decimal. */
+const pct = (part: number, whole: number) => Math.round((part / Math.max(whole, 1)) * 1000) / 10;
+const frac = (part: number, whole: number) => Math.round((part / Math.max(whole, 1)) * 1000) / 1000;
+const gross = (t: Tally) => pct(t.named, t.answers);
+const weighted = (t: Tally) => pct(t.weight, t.answers);
+
+const ENGINES = ['ChatGPT', 'Perplexity', 'Gemini', 'Claude', 'Copilot'].map((label, i) => ({
+  id: 3 + 2 * i,
+  label,
+  color: '#336699',
+  image: 'x.png',
+}));
+
+/** The run `after` as the API would publish it, its deltas against `before` (the run before it). */
+export function snapshotOf(after: RunTally, before: RunTally, id = 2): ReportSnapshot {
+  const card = (now: number, then: number) => ({
+    current: now,
+    delta: Math.round((now - then) * 10) / 10,
+    history: [then, now],
+    historyLabels: ['Week 1', 'Week 2'],
+  });
+  const stance = (i: number) =>
+    card(pct(after.all.stances[i]!, after.all.named), pct(before.all.stances[i]!, before.all.named));
+  const positions = (t: Tally) => ({
+    p1: frac(t.positions[0]!, t.named),
+    p2: frac(t.positions[1]!, t.named),
+    p3: frac(t.positions[2]!, t.named),
+    p4plus: frac(t.positions[3]!, t.named),
+  });
+  const intents = after.intents.map((_, i) => ({
+    id: 41 + i,
+    label: `Intent ${i + 1}`,
+    stage: 'consideration',
+    icv: 100,
+  }));
+  const data: Record<string, unknown> = {
+    'presence.gross': card(gross(after.all), gross(before.all)),
+    'presence.weighted': {
+      ...card(weighted(after.all), weighted(before.all)),
+      fairShare: 0.2,
+      dStar: 1.1,
+      classification: 'challenger',
+    },
+    'presence.position-distribution': {
+      ...positions(after.all),
+      totalAnswers: after.all.named,
+      totalAll: after.all.answers,
+      prev: positions(before.all),
+    },
+    'presence.by-engine': {
+      engines: ENGINES.slice(0, after.engines.length),
+      presenceByEngine: Object.fromEntries(
+        after.engines.map((t, i) => [
+          String(ENGINES[i]!.id),
+          {
+            weighted: weighted(t),
+            gross: gross(t),
+            delta: Math.round((weighted(t) - weighted(before.engines[i]!)) * 10) / 10,
+          },
+        ]),
+      ),
+    },
+    'presence.by-intent': {
+      intents,
+      presenceByIntent: Object.fromEntries(
+        after.intents.map((t, i) => [
+          String(41 + i),
+          {
+            weighted: weighted(t),
+            gross: gross(t),
+            deltaW: Math.round((weighted(t) - weighted(before.intents[i]!)) * 10) / 10,
+            deltaG: Math.round((gross(t) - gross(before.intents[i]!)) * 10) / 10,
+          },
+        ]),
+      ),
+    },
+    'life.recommended-share': stance(0),
+    'life.neutral-share': stance(2),
+    'life.negative-share': stance(4),
+    'gravity.gravity-plus': card(
+      pct(after.all.plus, after.all.answers),
+      pct(before.all.plus, before.all.answers),
+    ),
+    'gravity.gravity-minus': card(
+      pct(after.all.minus, after.all.answers),
+      pct(before.all.minus, before.all.answers),
+    ),
+  };
+  return {
+    id,
+    account: 'sim',
+    brand: { id: 1, name: 'Acme' },
+    querySet: { id: 101, name: 'Simulated set', details: null },
+    run: { id, display_name: `Week ${id}`, created_at: `2026-01-${String(id).padStart(2, '0')}T00:00:00Z` },
+    state: 'complete',
+    completedAt: null,
+    payloads: Object.fromEntries(
+      Object.entries(data).map(([key, value]) => [key, { data: value, error: null }]),
+    ),
+  };
+}
