@@ -14,6 +14,7 @@ import { createReportRenderer } from '../delivery/render-delivery.js';
 import { createOutbox } from '../delivery/runtime.js';
 import { ReportdError, UsageError } from '../errors/index.js';
 import { createLogger } from '../log.js';
+import { printable } from '../printable.js';
 import { safeFileName } from '../report/file-names.js';
 import { scrub } from '../secrets.js';
 import { openStore, type Store } from '../store/db.js';
@@ -197,7 +198,14 @@ async function deliverNow(
   flags: DeliverFlags,
   signal: AbortSignal,
 ): Promise<void> {
-  const results = await enqueueDue(outbox, store, report, config.accounts, { force: flags.force });
+  const skipped: string[] = [];
+  const results = await enqueueDue(outbox, store, report, config.accounts, { force: flags.force, skipped });
+  // `require_likely_change`: a quiet run is left unsent on purpose, and `history` says so too.
+  for (const line of skipped)
+    process.stdout.write(
+      `skipped: report ${report.name}, ${printable(line)}; use --force to send it anyway\n`,
+    );
+  if (results.length === 0 && skipped.length > 0) return;
   if (results.length === 0 && (await latestRuns(store, report, config.accounts)).length > 0) {
     // A digest with nothing new whose exact runs were never one message (they went out per set).
     process.stdout.write(

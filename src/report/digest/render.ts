@@ -62,6 +62,7 @@ export async function renderDigest(store: Store, options: RenderDigestOptions): 
     locale: options.locale,
     timeZone: options.timeZone,
     compareWith: options.compareWith,
+    alpha: options.alpha,
   };
   const loaded = [];
   for (const run of options.runs) {
