@@ -88,9 +88,9 @@ export const alertRule = z
       ),
     for_runs: z
       .number()
-      .int({ error: 'expected a whole number of runs, e.g. 2' })
-      .min(1, { error: 'expected at least 1 run' })
-      .max(12, { error: 'expected at most 12 runs' })
+      .refine(Number.isInteger, { error: 'expected a whole number of runs, e.g. 2' })
+      .refine((n) => n >= 1, { error: 'expected at least 1 run' })
+      .refine((n) => n <= 12, { error: 'expected at most 12 runs' })
       .default(1)
       .describe(
         'With `change`: fire only when the change persists — each of the last N runs, measured against the run before the first of them, meets the condition and is a likely change. A step that stays fires once, on the Nth run after it; a blip that reverts never does. Default 1 (fire on the first run).',

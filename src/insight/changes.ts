@@ -157,6 +157,43 @@ export function judgeTogether(measured: readonly Measured[], options: FamilyOpti
   });
 }
 
+/**
+ * The figures every document leads with — weighted and gross presence of the whole run — form its
+ * primary family, holding `HEADLINE_SHARE` of the document's α (as Eppo reserves part of α for
+ * primary metrics); every other judged figure shares the rest. A document without one of the two
+ * families gives the other all of α. In a quiet world the chance of any likely change stays at most α
+ * (a union of the two), while a true move of a headline figure is found far more often than among
+ * all of a run's figures at once (test/insight/families-simulation.test.ts).
+ */
+export const HEADLINE_FIGURES: ReadonlySet<string> = new Set(['presence.weighted', 'presence.gross']);
+export const HEADLINE_SHARE = 0.5;
+
+/** Whether a row is one of the headline figures (the whole run's, not a breakdown). */
+export const isHeadline = (row: Pick<InsightRow, 'endpoint' | 'field' | 'dimension'>): boolean =>
+  row.dimension === '' && row.field === 'current' && HEADLINE_FIGURES.has(row.endpoint);
+
+/**
+ * Judges a document's changes: its headline figures as one family with their share of α, the rest as
+ * another (`judgeTogether` each; unknown ones stay outside both). Same order out as in.
+ */
+export function judgeDocument<T extends Measured>(
+  measured: readonly T[],
+  headline: (change: T) => boolean,
+  alpha = DEFAULT_ALPHA,
+): Judged[] {
+  const judged = (m: T) => m.p !== null;
+  const first = measured.filter((m) => judged(m) && headline(m));
+  const rest = measured.filter((m) => !(judged(m) && headline(m)));
+  const share = rest.every((m) => !judged(m)) ? 1 : first.length === 0 ? 0 : HEADLINE_SHARE;
+  const verdicts = new Map<T, Judged>();
+  for (const [family, part] of [
+    [first, alpha * share],
+    [rest, alpha * (1 - share)],
+  ] as const)
+    judgeTogether(family, { alpha: part }).forEach((j, i) => verdicts.set(family[i]!, j));
+  return measured.map((m) => verdicts.get(m)!);
+}
+
 /** A change judged on its own: a family of one at 5 %, its interval the plain 95 % one. */
 export function judgeChange(before: Side, after: Side, unit: InsightRow['unit'], isShare: boolean): Judged {
   return judgeTogether([measureChange(before, after, unit, isShare)])[0]!;
@@ -178,16 +215,16 @@ export interface MeasuredChange extends Measured {
 }
 
 /**
- * Changes of every level metric present in both runs, in the order of `after`'s rows, judged as one
- * family: the run's (what the export, the movers and `compare_runs` read).
+ * Changes of every level metric present in both runs, in the order of `after`'s rows, judged as the
+ * run's document (`judgeDocument`): what the export, the movers and `compare_runs` read.
  */
 export function compareRuns(
   before: readonly InsightRow[],
   after: readonly InsightRow[],
   details: { before?: SetDetails; after?: SetDetails } = {},
-  family: FamilyOptions = {},
+  alpha = DEFAULT_ALPHA,
 ): MetricChange[] {
-  return judgeRows(measureRuns(before, after, details), family);
+  return judgeRows(measureRuns(before, after, details), alpha);
 }
 
 /** The changes `compareRuns` judges, measured (no verdict yet). */
@@ -209,11 +246,11 @@ export function measureRuns(
 }
 
 /**
- * Judges the changes of rows as one family, each figure once: a row that repeats another's figure
+ * Judges the changes of rows as one document (`judgeDocument`), each figure once: a row that repeats another's figure
  * (`gPlus` beside `gravityPlus`, `totals.p1` beside the overall `p1`; sample-sizes.ts `figureOf`)
  * takes the judgement of the figure's first row instead of counting in the family again.
  */
-export function judgeRows(measured: readonly MeasuredChange[], family: FamilyOptions = {}): MetricChange[] {
+export function judgeRows(measured: readonly MeasuredChange[], alpha = DEFAULT_ALPHA): MetricChange[] {
   // Each figure's row: its canonical row when present, else the first one seen.
   const chosen = new Map<string, number>();
   for (const [i, change] of measured.entries()) {
@@ -226,9 +263,10 @@ export function judgeRows(measured: readonly MeasuredChange[], family: FamilyOpt
   const members = measured.flatMap((change, i) =>
     change.p === null || chosen.get(figureOf(change)) === i ? [i] : [],
   );
-  const verdicts = judgeTogether(
+  const verdicts = judgeDocument(
     members.map((i) => measured[i]!),
-    family,
+    isHeadline,
+    alpha,
   );
   const judged = new Map(members.map((index, k) => [index, verdicts[k]!]));
   return measured.map(({ shares: _, ...change }, i): MetricChange => {

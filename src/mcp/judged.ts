@@ -13,8 +13,9 @@ import type { InsightRow, RunSamples } from '../insight/sample-sizes.js';
 /**
  * How the MCP tools say whether a change matters: the noise model's own judgement (src/insight, the
  * one the reports, alerts and exports read), shaped for an assistant. Every answer is a document:
- * the changes it judges in one run form one family (Benjamini–Hochberg at q = 0.05), so an answer
- * that lists 30 movers does not call one of them likely by chance alone. A row the model does not
+ * the changes it judges in one run are judged together (Benjamini–Hochberg at q = 0.05, the headline
+ * presence figures holding half of it, as in every document), so an answer that lists 30 movers does
+ * not call one of them likely by chance alone. A row the model does not
  * judge (a field that is itself a change, a count, a share without a known n) is `unknown`.
  */
 
@@ -119,7 +120,7 @@ export function judgePairs(
     old ? measureRow(old, row, samples.before, samples.after) : undefined,
   );
   const members = measured.filter((m): m is MeasuredChange => m !== undefined);
-  const judged = judgeRows(members, { alpha: DEFAULT_ALPHA });
+  const judged = judgeRows(members, DEFAULT_ALPHA);
   return pairs.map(({ row, old }, i) => {
     const change = measured[i];
     if (!old) return NOT_COMPARED;

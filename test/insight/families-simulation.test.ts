@@ -11,8 +11,21 @@ import { drawRun, generator, INTENT_SIZES, QUIET_RATES, type Rates, snapshotOf }
  * 80 % of reports. Seeded, so the figures are the same on every machine; printed for the docs.
  */
 
-const PAIRS = 1000;
+const PAIRS = 800;
 const meta = { generatedAt: new Date('2026-01-02T00:00:00Z'), version: 'sim', locale: 'en-US' };
+/** The payloads whose changes a report judges, and the counts behind their n (the rest would be unavailable cards). */
+const JUDGED = [
+  'presence.gross',
+  'presence.weighted',
+  'presence.position-distribution',
+  'presence.by-engine',
+  'presence.by-intent',
+  'life.recommended-share',
+  'life.neutral-share',
+  'life.negative-share',
+  'gravity.gravity-plus',
+  'gravity.gravity-minus',
+];
 
 /** A story sentence that calls something a likely change (story.likelyChange, or the headline's verdict). */
 const LIKELY_CLAIM = /: a likely change\.$|, likely change\)\.$/;
@@ -23,7 +36,7 @@ function reports(before: Rates, after: Rates, seed: number, queries = INTENT_SIZ
   for (let i = 0; i < PAIRS; i++) {
     const earlier = drawRun(before, random, queries);
     const later = drawRun(after, random, queries);
-    out.push(buildReportModel(snapshotOf(later, earlier), [], meta));
+    out.push(buildReportModel(snapshotOf(later, earlier, JUDGED), [], meta));
   }
   return out;
 }

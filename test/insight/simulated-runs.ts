@@ -82,7 +82,11 @@ export interface RunTally {
 }
 
 /** Draws one run: every query (`queriesPerIntent`, 240 by default) asked once of every engine. */
-export function drawRun(rates: Rates, random: () => number, queriesPerIntent = INTENT_SIZES): RunTally {
+export function drawRun(
+  rates: Rates,
+  random: () => number,
+  queriesPerIntent: readonly number[] = INTENT_SIZES,
+): RunTally {
   const run: RunTally = {
     all: tally(),
     engines: rates.presence.map(tally),
@@ -124,29 +128,43 @@ const ENGINES = ['ChatGPT', 'Perplexity', 'Gemini', 'Claude', 'Copilot'].map((la
   image: 'x.png',
 }));
 
-/** The run `after` as the API would publish it, its deltas against `before` (the run before it). */
-export function snapshotOf(after: RunTally, before: RunTally, id = 2): ReportSnapshot {
+/**
+ * The payloads of the run `after` as the API would publish them, deltas against `before` (the run
+ * before it): every endpoint whose figures reportd judges, each from the same answers.
+ */
+export function payloadsOf(after: RunTally, before: RunTally): Record<string, unknown> {
+  const delta = (now: number, then: number) => Math.round((now - then) * 10) / 10;
   const card = (now: number, then: number) => ({
     current: now,
-    delta: Math.round((now - then) * 10) / 10,
+    delta: delta(now, then),
     history: [then, now],
     historyLabels: ['Week 1', 'Week 2'],
   });
   const stance = (i: number) =>
     card(pct(after.all.stances[i]!, after.all.named), pct(before.all.stances[i]!, before.all.named));
+  const stanceSet = (t: Tally) => ({
+    recommended: frac(t.stances[0]!, t.named),
+    advisedNotFavored: frac(t.stances[1]!, t.named),
+    neutral: frac(t.stances[2]!, t.named),
+    cautious: frac(t.stances[3]!, t.named),
+    negative: frac(t.stances[4]!, t.named),
+  });
   const positions = (t: Tally) => ({
     p1: frac(t.positions[0]!, t.named),
     p2: frac(t.positions[1]!, t.named),
     p3: frac(t.positions[2]!, t.named),
     p4plus: frac(t.positions[3]!, t.named),
   });
+  const engines = ENGINES.slice(0, after.engines.length);
+  const perEngine = <T>(value: (now: Tally, then: Tally) => T) =>
+    Object.fromEntries(engines.map((e, i) => [String(e.id), value(after.engines[i]!, before.engines[i]!)]));
   const intents = after.intents.map((_, i) => ({
     id: 41 + i,
     label: `Intent ${i + 1}`,
     stage: 'consideration',
     icv: 100,
   }));
-  const data: Record<string, unknown> = {
+  return {
     'presence.gross': card(gross(after.all), gross(before.all)),
     'presence.weighted': {
       ...card(weighted(after.all), weighted(before.all)),
@@ -160,18 +178,28 @@ export function snapshotOf(after: RunTally, before: RunTally, id = 2): ReportSna
       totalAll: after.all.answers,
       prev: positions(before.all),
     },
+    'presence.position-distribution-by-engine': {
+      engines: engines.map(({ id, label, color }, i) => ({
+        id,
+        label,
+        color,
+        timesCited: after.engines[i]!.named,
+        ...positions(after.engines[i]!),
+        deltaTimesCited: after.engines[i]!.named - before.engines[i]!.named,
+      })),
+      totals: {
+        timesCited: after.all.named,
+        ...positions(after.all),
+        deltaTimesCited: after.all.named - before.all.named,
+      },
+    },
     'presence.by-engine': {
-      engines: ENGINES.slice(0, after.engines.length),
-      presenceByEngine: Object.fromEntries(
-        after.engines.map((t, i) => [
-          String(ENGINES[i]!.id),
-          {
-            weighted: weighted(t),
-            gross: gross(t),
-            delta: Math.round((weighted(t) - weighted(before.engines[i]!)) * 10) / 10,
-          },
-        ]),
-      ),
+      engines,
+      presenceByEngine: perEngine((now, then) => ({
+        weighted: weighted(now),
+        gross: gross(now),
+        delta: delta(weighted(now), weighted(then)),
+      })),
     },
     'presence.by-intent': {
       intents,
@@ -181,8 +209,8 @@ export function snapshotOf(after: RunTally, before: RunTally, id = 2): ReportSna
           {
             weighted: weighted(t),
             gross: gross(t),
-            deltaW: Math.round((weighted(t) - weighted(before.intents[i]!)) * 10) / 10,
-            deltaG: Math.round((gross(t) - gross(before.intents[i]!)) * 10) / 10,
+            deltaW: delta(weighted(t), weighted(before.intents[i]!)),
+            deltaG: delta(gross(t), gross(before.intents[i]!)),
           },
         ]),
       ),
@@ -190,6 +218,24 @@ export function snapshotOf(after: RunTally, before: RunTally, id = 2): ReportSna
     'life.recommended-share': stance(0),
     'life.neutral-share': stance(2),
     'life.negative-share': stance(4),
+    'life.stance-mix': { ...stanceSet(after.all), engineCount: engines.length, prev: stanceSet(before.all) },
+    'life.by-engine': {
+      engines,
+      lifeByEngine: perEngine((now) => {
+        const s = stanceSet(now);
+        return {
+          life: 55,
+          delta: 0,
+          stance: {
+            rec: s.recommended,
+            adv: s.advisedNotFavored,
+            neu: s.neutral,
+            cau: s.cautious,
+            neg: s.negative,
+          },
+        };
+      }),
+    },
     'gravity.gravity-plus': card(
       pct(after.all.plus, after.all.answers),
       pct(before.all.plus, before.all.answers),
@@ -198,7 +244,28 @@ export function snapshotOf(after: RunTally, before: RunTally, id = 2): ReportSna
       pct(after.all.minus, after.all.answers),
       pct(before.all.minus, before.all.answers),
     ),
+    'gravity.by-engine': {
+      engines,
+      gravityByEngine: perEngine((now) => ({
+        gPlus: frac(now.plus, now.answers),
+        gMinus: frac(now.minus, now.answers),
+        gravityPlus: pct(now.plus, now.answers),
+        gravityMinus: pct(now.minus, now.answers),
+      })),
+    },
   };
+}
+
+/**
+ * The run `after` as a stored snapshot of the simulated set, its deltas against `before`; only the
+ * payloads `keys` names when given (a report built from fewer payloads is built faster).
+ */
+export function snapshotOf(
+  after: RunTally,
+  before: RunTally,
+  keys?: readonly string[],
+  id = 2,
+): ReportSnapshot {
   return {
     id,
     account: 'sim',
@@ -208,7 +275,9 @@ export function snapshotOf(after: RunTally, before: RunTally, id = 2): ReportSna
     state: 'complete',
     completedAt: null,
     payloads: Object.fromEntries(
-      Object.entries(data).map(([key, value]) => [key, { data: value, error: null }]),
+      Object.entries(payloadsOf(after, before))
+        .filter(([key]) => !keys || keys.includes(key))
+        .map(([key, data]) => [key, { data, error: null }]),
     ),
   };
 }

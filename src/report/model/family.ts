@@ -1,4 +1,10 @@
-import { DEFAULT_ALPHA, type Judged, judgeTogether, type Measured } from '../../insight/changes.js';
+import {
+  DEFAULT_ALPHA,
+  isHeadline,
+  type Judged,
+  judgeDocument,
+  type Measured,
+} from '../../insight/changes.js';
 import { figureOf, type InsightRow } from '../../insight/sample-sizes.js';
 
 /**
@@ -7,23 +13,16 @@ import { figureOf, type InsightRow } from '../../insight/sample-sizes.js';
  * together (`settle`), so each delta's verdict and interval come from the whole document, not from
  * the delta alone.
  *
- * Two families share the document's α (as Eppo reserves part of it for primary metrics):
- * - the headline figures — weighted and gross presence, the cards the overview, the story and the
- *   email lead with — judged together at half of α;
- * - every other judged figure (stance shares, Gravity+ and Gravity−, presence per engine) at the
- *   other half.
- * In a world where nothing changed, the chance that a report calls anything a likely change stays at
- * most α; a true 10-point fall of presence on 600 answers is still found as a headline figure in
- * about 85 % of reports (test/insight/families-simulation.test.ts), where one family of all twelve
- * figures finds it in fewer than 80 %.
+ * Two families share the document's α (`judgeDocument`): the headline figures — weighted and gross
+ * presence, the cards the overview, the story and the email lead with — hold half of it, every other
+ * judged figure (stance shares, Gravity+ and Gravity−, presence per engine) the rest. In a world where
+ * nothing changed, the chance that a report calls anything a likely change stays at most α; a true
+ * 10-point fall of presence on 600 answers is still found as a headline figure in about 85 % of
+ * reports (test/insight/families-simulation.test.ts), where one family of all twelve figures finds it
+ * in fewer than 80 %.
  * Each figure joins once: a card shown on two pages is one delta, and rows of one figure
  * (`figureOf`) count once.
  */
-
-export const HEADLINE_FIGURES: ReadonlySet<string> = new Set(['presence.weighted', 'presence.gross']);
-
-/** The part of the document's α the headline figures hold. */
-export const HEADLINE_SHARE = 0.5;
 
 type Ref = Pick<InsightRow, 'endpoint' | 'field' | 'dimension' | 'dimension_id'>;
 
@@ -64,7 +63,7 @@ export class ReportFamily {
       member.show.push(show);
       return;
     }
-    const headline = ref.dimension === '' && HEADLINE_FIGURES.has(ref.endpoint);
+    const headline = isHeadline(ref);
     this.members.set(key, { key, measured, headline, show: [show] });
   }
 
@@ -72,23 +71,19 @@ export class ReportFamily {
   settle(): FamilySummary {
     if (this.summary) return this.summary;
     const all = [...this.members.values()];
-    const headline = all.filter((m) => m.headline);
-    const others = all.filter((m) => !m.headline);
-    const judge = (members: Member[], alpha: number) =>
-      judgeTogether(
-        members.map((m) => m.measured),
-        { alpha },
-      ).forEach((judged, i) => {
-        const member = members[i]!;
-        this.verdicts.set(member.key, judged);
-        for (const show of member.show) show(judged);
-      });
-    // A document without one of the two families gives the other all of α.
-    const share = others.length === 0 ? 1 : headline.length === 0 ? 0 : HEADLINE_SHARE;
-    judge(headline, this.alpha * share);
-    judge(others, this.alpha * (1 - share));
+    const headlines = new Set(all.filter((m) => m.headline).map((m) => m.measured));
+    judgeDocument(
+      all.map((m) => m.measured),
+      (measured) => headlines.has(measured),
+      this.alpha,
+    ).forEach((judged, i) => {
+      const member = all[i]!;
+      this.verdicts.set(member.key, judged);
+      for (const show of member.show) show(judged);
+    });
     const likely = [...this.verdicts.values()].filter((j) => j.significance === 'likely').length;
-    this.summary = { size: all.length, headline: headline.length, likely, alpha: this.alpha };
+    const headline = all.filter((m) => m.headline).length;
+    this.summary = { size: all.length, headline, likely, alpha: this.alpha };
     return this.summary;
   }
 
