@@ -1,7 +1,8 @@
 import type { Store } from '../store/db.js';
 import { type DerivedSnapshot, derivedSnapshots, metricValuesOf } from '../store/metric-reads.js';
-import { compareRuns, type MetricChange } from './changes.js';
+import type { MetricChange } from './changes.js';
 import { metricName } from './metric-names.js';
+import { compareRuns } from './row-changes.js';
 import type { SetDetails } from './sample-sizes.js';
 
 /**

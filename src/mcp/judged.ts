@@ -1,13 +1,6 @@
 import { z } from 'zod';
-import {
-  DEFAULT_ALPHA,
-  type Judged,
-  judgeRows,
-  judgeTogether,
-  type MeasuredChange,
-  measureChange,
-  measureRow,
-} from '../insight/changes.js';
+import { DEFAULT_ALPHA, type Judged, judgeTogether, measureChange } from '../insight/changes.js';
+import { judgeRows, type MeasuredChange, measureRow } from '../insight/row-changes.js';
 import type { InsightRow, RunSamples } from '../insight/sample-sizes.js';
 
 /**

@@ -132,7 +132,8 @@ describe('reportd demo (the README quick start)', () => {
 
   // Issue 26's sweep: what a person reads names metrics in words, never by the store's paths
   // ("presence.gross.current") nor by a field that is itself a change ("deltaTimesCited").
-  it('prints no machine metric path and no "delta" field in any PDF, email or alert', async () => {
+  /** Every PDF's text (pdftotext) and every email's subject, text and HTML without tags, by file. */
+  async function documentTexts(): Promise<[string, string][]> {
     const texts: [string, string][] = [];
     for (const file of readdirSync(out)) {
       if (file.endsWith('.pdf')) {
@@ -143,6 +144,11 @@ describe('reportd demo (the README quick start)', () => {
         texts.push([file, `${mail.subject}\n${mail.text}\n${html}`]);
       }
     }
+    return texts;
+  }
+
+  it('prints no machine metric path and no "delta" field in any PDF, email or alert', async () => {
+    const texts = await documentTexts();
     expect(texts.map(([file]) => file.slice(-4)).sort()).toEqual(
       [...Array(4).fill('.pdf'), '.eml', '.eml'].sort(),
     );
@@ -158,16 +164,7 @@ describe('reportd demo (the README quick start)', () => {
   // uneven interval; its verdict is "likely change" or "no clear change", never "real"; and each
   // document says once how many changes it judged together (the digest once per set).
   it('prints intervals as they are, no "real", and the family once per document, in every PDF and email', async () => {
-    const documents: [string, string][] = [];
-    for (const file of readdirSync(out)) {
-      if (file.endsWith('.pdf')) {
-        documents.push([file, execFileSync('pdftotext', [join(out, file), '-'], { encoding: 'utf8' })]);
-      } else if (file.endsWith('.eml')) {
-        const mail = await simpleParser(readFileSync(join(out, file)));
-        const html = typeof mail.html === 'string' ? mail.html.replace(/<[^>]+>/g, ' ') : '';
-        documents.push([file, `${mail.subject}\n${mail.text}\n${html}`]);
-      }
-    }
+    const documents = await documentTexts();
     expect(documents).toHaveLength(6);
     for (const [file, raw] of documents) {
       const text = raw.replace(/\s+/g, ' ');

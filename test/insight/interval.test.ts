@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compareRuns } from '../../src/insight/changes.js';
 import { newcombeDifference, wilson } from '../../src/insight/interval.js';
+import { compareRuns } from '../../src/insight/row-changes.js';
 import type { InsightRow } from '../../src/insight/sample-sizes.js';
 
 /**

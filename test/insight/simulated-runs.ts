@@ -1,4 +1,5 @@
 import type { ReportSnapshot } from '../../src/report/model/snapshot.js';
+import { mulberry32 } from '../../src/sandbox/rng.js';
 
 /**
  * Runs of a query set drawn from known rates, answer by answer, shaped as the API's payloads: what a
@@ -8,17 +9,8 @@ import type { ReportSnapshot } from '../../src/report/model/snapshot.js';
  * is a false one. Seeded: the same seed gives the same runs on every machine.
  */
 
-/** mulberry32: small, fast and good enough for categorical draws. */
-export function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded uniform generator in [0, 1) (the sandbox's mulberry32). */
+export const generator = mulberry32;
 
 export interface Rates {
   /** Chance an engine's answer names the brand, per engine. */

@@ -4,7 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { judgeRows, type MeasuredChange, measureRuns } from '../../src/insight/changes.js';
+import { judgeRows, type MeasuredChange, measureRuns } from '../../src/insight/row-changes.js';
 import { setDetailsOf } from '../../src/insight/run-changes.js';
 import type { InsightRow } from '../../src/insight/sample-sizes.js';
 import { HOSTILE } from '../../src/sandbox/dataset.js';

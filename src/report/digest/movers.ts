@@ -1,4 +1,5 @@
-import { compareRuns, type Significance } from '../../insight/changes.js';
+import type { Significance } from '../../insight/changes.js';
+import { compareRuns } from '../../insight/row-changes.js';
 import type { Store } from '../../store/db.js';
 import { derivedSnapshots, type MetricValueRow, metricValuesOf } from '../../store/metric-reads.js';
 import type { StoredSnapshot } from '../../store/snapshots.js';
