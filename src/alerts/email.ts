@@ -1,9 +1,9 @@
 import Handlebars from 'handlebars';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import type { AlertConfig } from '../config/alert-section.js';
+import { nextFireTime } from '../config/cron.js';
 import type { SubjectVariables } from '../config/subject-template.js';
 import { headerText } from '../printable.js';
-import { nextFireTime } from '../schedule/cron.js';
 import { comparedWithText } from './compared-with-text.js';
 import type { AlertContent } from './run-alerts.js';
 

@@ -1,6 +1,7 @@
 import { type MetricUnit, RULES } from '../api/field-units.js';
 import type { AlertRuleConfig } from '../config/alert-section.js';
 import { CONDITION } from '../config/alert-section.js';
+import { parseMetric } from '../config/alertable-metrics.js';
 import {
   displayScale,
   type Judged,
@@ -10,10 +11,9 @@ import {
 } from '../insight/changes.js';
 import { metricName } from '../insight/metric-names.js';
 import { formatDelta, formatValue, polarityOf } from '../report/format.js';
-import type { Evaluation, FactRow, Firing, RunFacts } from './evaluate.js';
-import { parseMetric } from './metric-names.js';
 import { noiseText } from './noise-text.js';
 import { comparedRun, MEAN_OF_LAST_4, meanBefore, samplesOf } from './rule-baseline.js';
+import type { Evaluation, FactRow, Firing, RunFacts } from './run-facts.js';
 
 /**
  * `metric` rules: a `change` against the run `compare_with` chose (or the mean of the last 4), or a

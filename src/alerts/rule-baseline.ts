@@ -1,7 +1,7 @@
 import type { AlertRuleConfig } from '../config/alert-section.js';
-import { PREVIOUS, parseComparison, resolveBaseline } from '../insight/compare-with.js';
+import { PREVIOUS, parseComparison, resolveBaseline } from '../config/compare-with.js';
 import { type RunSamples, runSamples } from '../insight/sample-sizes.js';
-import type { RunFacts } from './evaluate.js';
+import type { RunFacts } from './run-facts.js';
 
 /**
  * What a `change` rule measures against: the run `compare_with` chose (one resolver with the

@@ -1,14 +1,15 @@
 import type { AlertConfig } from '../config/alert-section.js';
-import { envelopeRecipients } from '../delivery/envelope.js';
-import { runRowId } from '../delivery/row-ids.js';
 import { type Logger, silentLogger } from '../log.js';
+import { envelopeRecipients } from '../queue/envelope.js';
+import { runRowId } from '../queue/row-ids.js';
 import { lifecycleState } from '../schedule/lifecycle.js';
 import { getAlertCursor, saveFiring, setAlertCursor } from '../store/alerts.js';
 import { inTransaction, type Store } from '../store/db.js';
 import { EMAIL_DESTINATION, type EnqueueResult, enqueueDelivery } from '../store/deliveries.js';
 import { newestRunFirst } from '../store/query-sets.js';
-import { type Evaluation, evaluateRules, type RunFacts } from './evaluate.js';
+import { evaluateRules } from './evaluate.js';
 import { runFacts, type SetHistory, setHistories } from './facts.js';
+import type { Evaluation, RunFacts } from './run-facts.js';
 
 /**
  * What runs after every sync pass (daemon and `reportd sync`): each alert looks at the newest stored

@@ -1,3 +1,4 @@
+import { BodyTooLargeError } from '../errors/index.js';
 /**
  * Limits on what one API answer may be, checked before anything recursive touches it. A valid JSON
  * body nested 100,000 levels deep parses fine in V8 (its parser is iterative) but overflows the stack
@@ -29,14 +30,6 @@ export function jsonDepth(text: string): number {
   return deepest;
 }
 
-/** Thrown by `readCapped` when a body grows past its cap: the read stops there. */
-export class BodyTooLargeError extends Error {
-  override name = 'BodyTooLargeError' as const;
-  constructor(readonly maxBytes: number) {
-    super(`response larger than ${formatBytes(maxBytes)}`);
-  }
-}
-
 /**
  * Reads a body as UTF-8 text, stopping (and destroying the stream) as soon as it passes `maxBytes`,
  * so a huge or endless answer costs at most the cap in memory, never the whole body.
@@ -56,9 +49,4 @@ export async function readCapped(
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');
-}
-
-/** In MB, as `sync.max_payload_mb` is written. */
-function formatBytes(bytes: number): string {
-  return `${Number((bytes / (1024 * 1024)).toFixed(3))} MB`;
 }

@@ -2,6 +2,7 @@ import { Pool } from 'undici';
 import type { z } from 'zod';
 import { type Clock, systemClock } from '../clock.js';
 import {
+  BodyTooLargeError,
   RateLimitedError,
   ReportdError,
   type RequestContext,
@@ -10,13 +11,7 @@ import {
 } from '../errors/index.js';
 import type { Logger } from '../log.js';
 import { registerSecret, scrub } from '../secrets.js';
-import {
-  BodyTooLargeError,
-  DEFAULT_MAX_PAYLOAD_MB,
-  jsonDepth,
-  MAX_JSON_DEPTH,
-  readCapped,
-} from './bounded-json.js';
+import { DEFAULT_MAX_PAYLOAD_MB, jsonDepth, MAX_JSON_DEPTH, readCapped } from './bounded-json.js';
 import type { RateBudget } from './budget.js';
 import type { EndpointDef } from './endpoints.js';
 import { errorCodeRow, type RequestOutcome } from './error-codes.js';

@@ -1,3 +1,5 @@
+import type { Dimension } from '../config/dimensions.js';
+
 /**
  * How each metric endpoint's payload becomes tidy rows (one row per number), as data beside the
  * endpoint catalog. `metric-rows.ts` interprets these parts; a test walks every numeric leaf of every
@@ -6,17 +8,6 @@
  * Paths are dot-separated keys inside the payload. A row's `field` is the number's path inside the item
  * it belongs to (map keys and array indexes skipped), e.g. `current`, `stance.rec`, `dStar.history`.
  */
-
-export type Dimension =
-  | ''
-  | 'engine'
-  | 'intent'
-  | 'source'
-  | 'competitor'
-  | 'category'
-  | 'stance'
-  | 'measurement'
-  | 'engine_intent';
 
 export type MappingPart =
   /**

@@ -1,5 +1,6 @@
+import type { Dimension } from '../config/dimensions.js';
 import { type MetricUnit, mixScale, ruleNameForPath, unitOfRule } from './field-units.js';
-import { type Dimension, type MappingPart, METRIC_MAPPING } from './metric-mapping.js';
+import { type MappingPart, METRIC_MAPPING } from './metric-mapping.js';
 
 /**
  * One payload → its tidy rows, by the endpoint's mapping (metric-mapping.ts). Pure: the store derives

@@ -3,9 +3,9 @@ import { stringify } from 'yaml';
 import { destinationIssues } from '../config/destination-address.js';
 import { loadConfig } from '../config/load.js';
 import { maskedConfig } from '../config/mask.js';
-import { pathIssues } from '../config/path-checks.js';
 import { ConfigError } from '../errors/index.js';
 import { configTemplateProblems } from '../report/check/config-templates.js';
+import { pathIssues } from '../report/check/path-checks.js';
 import { formatProblem } from '../report/check/templates-check.js';
 import { scheduleListing } from '../schedule/listing.js';
 import { scrub } from '../secrets.js';
@@ -31,7 +31,7 @@ export function register(program: Command): void {
     .action(async (options: ConfigOptions) => {
       const config = loadConfig(options.config);
       const problems = [
-        ...pathIssues(config),
+        ...(await pathIssues(config)),
         ...(await destinationIssues(config)),
         // A template that will not render is as much a setup mistake as a missing folder.
         ...configTemplateProblems(config).map((problem) => ({

@@ -12,7 +12,7 @@ import { writeDigestEml, writeReportEml } from '../delivery/eml.js';
 import type { Outbox } from '../delivery/outbox.js';
 import { createReportRenderer } from '../delivery/render-delivery.js';
 import { createOutbox } from '../delivery/runtime.js';
-import { ReportdError, UsageError } from '../errors/index.js';
+import { DeliveryFailedError, InterruptedError, UsageError } from '../errors/index.js';
 import { createLogger } from '../log.js';
 import { printable } from '../printable.js';
 import { safeFileName } from '../report/file-names.js';
@@ -32,11 +32,6 @@ interface DeliverFlags extends ConfigOptions {
   eml?: string;
   dryRun?: boolean;
   wait: number;
-}
-
-/** A delivery this command could not complete; the row stays for the daemon to retry when transient. */
-export class DeliveryFailedError extends ReportdError {
-  override name = 'DeliveryFailedError' as const;
 }
 
 /**
@@ -142,7 +137,7 @@ async function deliverPending(config: Config): Promise<void> {
   const renderer = createReportRenderer({ config, store, clock: systemClock, logger, idleMs: 0 });
   const mailer = createSmtpMailer(config.smtp);
   // Its claims, like the daemon's, are the rows this config's reports, alerts and notices can send,
-  // failure notices the last `reportd sync` queued (sync/after-pass.ts) included.
+  // failure notices the last `reportd sync` queued (daemon/after-pass.ts) included.
   const outbox = createOutbox(config, { store, renderer, mailer, logger });
   const interrupt = onInterrupt();
   try {
@@ -347,15 +342,6 @@ function recipientLine(recipients: readonly Recipient[]): { got: string; missed:
     .map((r) => r.recipient)
     .join(', ');
   return { got, missed: summary(recipients) ?? '' };
-}
-
-/** Ctrl+C / SIGTERM ended the command before everything was sent; 130 / 143 like a shell. */
-export class InterruptedError extends ReportdError {
-  override name = 'InterruptedError' as const;
-  constructor(message: string, signal: unknown) {
-    super(message);
-    this.exitCode = signal === 'SIGTERM' ? 143 : 130;
-  }
 }
 
 /**

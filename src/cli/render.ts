@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import type { Config } from '../config/index.js';
+import { DEFAULT_LOCALE, isReportLocale, isTimeZone, REPORT_LOCALES } from '../config/locale-tags.js';
 import { ReportdError, TemplateError, UsageError } from '../errors/index.js';
 import { printable } from '../printable.js';
 import type { BatchItem, BatchSelection } from '../report/batch.js';
 import { REPORT_FORMATS, type ReportFormat } from '../report/formats.js';
-import { DEFAULT_LOCALE, isReportLocale, isTimeZone, REPORT_LOCALES } from '../report/locale/tags.js';
 import { type PageSetup, parsePageSize } from '../report/page.js';
 import type { PdfRenderer } from '../report/pdf.js';
 import { pdfRendererOptions, renderConcurrency } from '../report/renderer-config.js';

@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config/load.js';
+import { afterSyncPass } from '../daemon/after-pass.js';
 import { createOutbox } from '../delivery/runtime.js';
-import { ReportdError } from '../errors/index.js';
+import { ReportdError, SyncIncompleteError } from '../errors/index.js';
 import { createLogger } from '../log.js';
 import { IncidentWatch } from '../notify/watch.js';
 import { printable } from '../printable.js';
 import { openStore } from '../store/db.js';
 import { storeClock } from '../store/db-clock.js';
-import { afterSyncPass } from '../sync/after-pass.js';
 import { runSync } from '../sync/sync.js';
 import type { SyncProgress, SyncSummary } from '../sync/types.js';
 import { type ConfigOptions, configOption } from './options.js';
@@ -18,11 +18,6 @@ import { type ConfigOptions, configOption } from './options.js';
  * Scheduling is the daemon's job (`reportd daemon` syncs on `sync.schedule`), so `--once` is the
  * explicit spelling of what `sync` always does, for scripts and cron jobs that want to say so.
  */
-
-/** A pass that did not store everything due; the CLI prints the message and exits 1. */
-export class SyncIncompleteError extends ReportdError {
-  override name = 'SyncIncompleteError' as const;
-}
 
 interface SyncFlags extends ConfigOptions {
   once?: boolean;

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { ReportdError } from '../errors/index.js';
+import { ReportdError, TemplateProblemsError } from '../errors/index.js';
 import { type ConfigOptions, configOption } from './options.js';
 
 /**
@@ -11,10 +11,6 @@ import { type ConfigOptions, configOption } from './options.js';
 
 interface CheckFlags extends ConfigOptions {
   dir?: string;
-}
-
-export class TemplateProblemsError extends ReportdError {
-  override name = 'TemplateProblemsError' as const;
 }
 
 export function register(program: Command): void {
@@ -35,7 +31,7 @@ export function register(program: Command): void {
         const dir = resolve(flags.dir);
         if (!existsSync(dir)) throw new ReportdError(`--dir ${flags.dir} does not exist`);
         const { checkTemplates } = await import('../report/check/templates-check.js');
-        const { REPORT_LOCALES } = await import('../report/locale/tags.js');
+        const { REPORT_LOCALES } = await import('../config/locale-tags.js');
         problems = checkTemplates({ templatesDir: dir, locales: REPORT_LOCALES });
       } else {
         const { loadConfig } = await import('../config/load.js');

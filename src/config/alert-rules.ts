@@ -1,5 +1,5 @@
-import { ALERTABLE, dimensionsOf, fieldsOf, parseMetric } from '../alerts/metric-names.js';
 import type { ConfigIssue } from '../errors/index.js';
+import { ALERTABLE, dimensionsOf, fieldsOf, parseMetric } from './alertable-metrics.js';
 import { closest } from './suggest.js';
 
 type Raw = Record<string, unknown>;

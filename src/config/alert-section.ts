@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { comparisonText } from '../insight/compare-with.js';
+import { comparisonText } from './compare-with.js';
 import { lifecycleFields, querySets, recipientFields, subjectTemplate } from './sections.js';
 import { SUBJECT_VARIABLES } from './subject-template.js';
 

@@ -1,5 +1,5 @@
 import type { ConfigIssue } from '../errors/index.js';
-import { budgetKeyFor } from '../sync/budget-key.js';
+import { budgetKeyFor } from './budget-key.js';
 
 interface AccountBudgetFields {
   name: string;

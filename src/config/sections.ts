@@ -1,10 +1,10 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} is the config file's own interpolation syntax.
 import { z } from 'zod';
-import { comparisonText } from '../insight/compare-with.js';
-import { DEFAULT_LOCALE, REPORT_LOCALES } from '../report/locale/tags.js';
-import { ORIENTATIONS, PAGE_SIZES } from '../report/page.js';
-import { REPORT_SECTIONS } from '../report/sections.js';
-import { cronProblem } from '../schedule/cron.js';
+import { comparisonText } from './compare-with.js';
+import { cronProblem } from './cron.js';
+import { DEFAULT_LOCALE, REPORT_LOCALES } from './locale-tags.js';
+import { ORIENTATIONS, PAGE_SIZES } from './paper.js';
+import { REPORT_SECTIONS } from './report-sections.js';
 import { SUBJECT_VARIABLES, subjectTemplateProblem } from './subject-template.js';
 import { reportTemplates, reportTheme } from './theme-section.js';
 import { EMAIL_ADDRESS, timezoneProblem } from './validators.js';

@@ -1,12 +1,17 @@
 import { z } from 'zod';
-import { MAX_LOGO_BYTES } from '../report/theme/logo.js';
-import { FONT_NAME, HEX_COLOR } from '../report/theme/theme.js';
 
 /**
  * `reports[].theme` and `reports[].templates`: one report's look, so one daemon can send each client's
  * report in that client's colours and logo. The logo file itself is checked by `reportd check` (and
- * read at each render, so an edited logo shows in the next one).
+ * drawn again when it changes, so an edited logo shows in the next render).
  */
+
+/** Largest logo embedded (bytes): every page of the PDF and every email carries it. */
+export const MAX_LOGO_BYTES = 256 * 1024;
+/** A theme colour: `#RRGGBB` (checked here and again where the CSS is written, report/theme/theme.ts). */
+export const HEX_COLOR = /^#[0-9A-Fa-f]{6}$/;
+/** A font family name: letters, digits, spaces, dashes, so it cannot leave the style block. */
+export const FONT_NAME = /^[A-Za-z0-9][A-Za-z0-9 _-]{0,62}$/;
 
 const color = (what: string, fallback: string) =>
   z
@@ -22,7 +27,7 @@ export const reportTheme = z
       .min(1)
       .optional()
       .describe(
-        `Logo printed on the cover and at the top of the email: a PNG, JPEG or SVG file, relative to the config file, at most ${MAX_LOGO_BYTES / 1024} KB, embedded as a data: URL. An SVG holding scripts, event handlers or external references is refused. Default none.`,
+        `Logo printed on the cover, at the top of the email and on the workbook's About sheet: a PNG, JPEG or SVG file, relative to the config file, at most ${MAX_LOGO_BYTES / 1024} KB. It is shipped as a PNG reportd draws itself, fitting 1200 × 400 pixels: a PNG or JPEG is decoded and encoded again, an SVG is drawn by resvg (no script runs, nothing is fetched). An SVG that refers to files or addresses outside itself, or expands past 20,000 nodes, is refused by \`reportd check\`. Default none.`,
       ),
     primary: color(
       "Main colour: the cover band, headings, the email's band and the workbook's titles",

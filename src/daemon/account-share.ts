@@ -1,8 +1,7 @@
 import type { Clock } from '../clock.js';
-import { listInstances } from '../store/instances.js';
+import { GONE_AFTER_BEATS, HEARTBEAT_MS, instanceLive, listInstances } from '../store/instances.js';
 import type { Store } from '../store/sql.js';
 import type { AccountShare } from '../sync/share-accounts.js';
-import { GONE_AFTER_BEATS, HEARTBEAT_MS, instanceLive } from './instance.js';
 
 /**
  * This daemon's share of the accounts (sync/share-accounts.ts): ceil(accounts / live instances with

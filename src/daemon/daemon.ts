@@ -6,9 +6,8 @@ import type { ChannelSender } from '../delivery/channels/types.js';
 import { createSmtpMailer, type Mailer } from '../delivery/email.js';
 import type { DeliveryRenderer, Outbox, OutboxOptions } from '../delivery/outbox.js';
 import { createOutbox } from '../delivery/runtime.js';
-import { ReportdError } from '../errors/index.js';
+import { DaemonStartError } from '../errors/index.js';
 import { type Logger, silentLogger } from '../log.js';
-import { StoreOutageWatch } from '../notify/store-outage.js';
 import { IncidentWatch } from '../notify/watch.js';
 import { renderConcurrency } from '../report/renderer-config.js';
 import { openStore, type Store } from '../store/db.js';
@@ -31,6 +30,7 @@ import { addReportSchedules } from './roles/scheduler.js';
 import { addSyncRole } from './roles/sync.js';
 import { startWorkerRole, type WorkerRole } from './roles/worker.js';
 import { Scheduler } from './scheduler.js';
+import { StoreOutageWatch } from './store-outage.js';
 
 /**
  * The long-running process, composed of roles (roles/): `sync` and `scheduler` add their jobs to
@@ -69,11 +69,6 @@ export interface DaemonOptions {
   roles?: Iterable<DaemonRole>;
   /** Where the loops report their cycles (tests read it; default a fresh one). */
   health?: RoleHealth;
-}
-
-/** The daemon could not start (the HTTP port is taken…); one line for the CLI. */
-export class DaemonStartError extends ReportdError {
-  override name = 'DaemonStartError' as const;
 }
 
 export interface Daemon {

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import { printable } from '../printable.js';
+import { GONE_AFTER_BEATS, HEARTBEAT_MS } from '../store/instances.js';
 import {
   type DefinitionConflict,
   definitionConflicts,
@@ -8,7 +9,6 @@ import {
   recordFingerprints,
 } from '../store/report-fingerprints.js';
 import type { Store } from '../store/sql.js';
-import { GONE_AFTER_BEATS, HEARTBEAT_MS } from './instance.js';
 
 /**
  * One definition per report (issue 25 item 6). Each daemon records the fingerprint of every report it

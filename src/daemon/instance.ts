@@ -3,6 +3,7 @@ import { type Clock, systemClock } from '../clock.js';
 import { type Logger, silentLogger } from '../log.js';
 import { holderName as workerName } from '../queue/holder.js';
 import {
+  HEARTBEAT_MS,
   heartbeatInstance,
   markInstanceStopped,
   pruneInstances,
@@ -19,9 +20,6 @@ import { VERSION } from '../version.js';
  * the same host can tell from it that the process is gone.
  */
 
-/** How often the row is touched (ms); readers call an instance gone after `GONE_AFTER_BEATS` missed. */
-export const HEARTBEAT_MS = 15_000;
-export const GONE_AFTER_BEATS = 3;
 /** Stopped or silent instances and finished slots are kept this long for `status` and `history`. */
 const KEEP_MS = 7 * 86_400_000;
 
@@ -38,15 +36,6 @@ export interface Instance {
   beat(): Promise<void>;
   /** Stops the heartbeat and marks the row stopped; the same promise on every call. */
   close(): Promise<void>;
-}
-
-/** Live = heard from within a few heartbeats and not stopped. */
-export function instanceLive(
-  row: { heartbeat_at: number; stopped_at: number | null },
-  now: number,
-  heartbeatMs = HEARTBEAT_MS,
-): boolean {
-  return row.stopped_at === null && now - row.heartbeat_at <= GONE_AFTER_BEATS * heartbeatMs;
 }
 
 export async function startInstance(options: {

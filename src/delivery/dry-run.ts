@@ -1,11 +1,11 @@
 import { type Clock, systemClock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../log.js';
+import { deliveryId } from '../queue/delivery-id.js';
 import type { Store } from '../store/db.js';
 import { type Delivery, EMAIL_DESTINATION, unsavedDelivery } from '../store/deliveries.js';
 import { coversKey } from '../store/digest-deliveries.js';
 import type { ChannelSender } from './channels/types.js';
-import { deliveryId } from './delivery-id.js';
 import { previewOnChannel } from './destinations/channel.js';
 import { latestRuns } from './due.js';
 import { composeEmail, type EmailContent } from './email.js';

@@ -5,7 +5,7 @@ import type { Logger } from '../log.js';
 import type { Store } from '../store/db.js';
 import { type Delivery, EMAIL_DESTINATION, unsavedDelivery } from '../store/deliveries.js';
 import { type CoveredRun, coversKey } from '../store/digest-deliveries.js';
-import { isReportable } from '../store/payloads.js';
+import { isReportable } from '../store/snapshot-state.js';
 import { findSnapshot } from '../store/snapshots.js';
 import { composeEmail, writeEml } from './email.js';
 import type { DeliveryRenderer } from './outbox.js';

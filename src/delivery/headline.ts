@@ -1,28 +1,16 @@
-import { reportLocale, t, withLocale } from '../report/locale/locale.js';
+import { reportLocale, t, withLocale } from '../locale/locale.js';
 import type { KpiView } from '../report/model/common.js';
 import type { ReportModel } from '../report/model/index.js';
 import type { Available } from '../report/model/payloads.js';
 import { familyLine } from '../report/noise-view.js';
 import type { StoredSnapshot } from '../store/snapshots.js';
-import type { DigestEmailSet, EmailContent, ReportFile } from './email.js';
+import type { DigestEmailSet, EmailContent, HeadlineKpi, ReportFile } from './email.js';
 
 /**
  * The few numbers an executive reads in the email body before (or instead of) opening the PDF. Taken
  * from the view model the PDF was drawn from (one source: the same validation, number rules, locale
  * and labels), so the email and the PDF never disagree, and the payloads are not read a second time.
  */
-export interface HeadlineKpi {
-  label: string;
-  value: string;
-  delta: string;
-  /** The judged change's interval as it is ("−12.5 to −4.6 pts"); absent when not judged. */
-  interval?: string;
-  /** `likely` or `unclear` (no clear change); absent when not judged. */
-  verdict?: 'likely' | 'unclear';
-  arrow: string;
-  good: boolean;
-  bad: boolean;
-}
 
 /** The headline cards in the order the email shows them; a card the PDF marks unavailable is left out. */
 const HEADLINES: readonly ((model: ReportModel) => Available<{ kpi: KpiView }> | undefined)[] = [

@@ -3,7 +3,6 @@ import type { Store } from '../store/db.js';
 import { recordSkippedRun } from '../store/schedule-events.js';
 import { findSnapshot, listSnapshots } from '../store/snapshots.js';
 import { VERSION } from '../version.js';
-import type { LatestRun } from './due.js';
 
 /**
  * `require_likely_change`: a report sent only when its run has at least one likely change — judged
@@ -19,15 +18,23 @@ export interface LikelyChangeReport {
   false_discovery_rate?: number;
 }
 
-export interface LikelyChangeFilter {
+/** A run the delivery planner found (due.ts `LatestRun`): what this filter reads of it. */
+interface RunRef {
+  account: string;
+  querySetId: number;
+  runId: number;
+  createdAt: string;
+}
+
+export interface LikelyChangeFilter<R extends RunRef> {
   /** The runs to send (all of them when the report does not ask, or when one of a digest's has a likely change). */
-  runs: LatestRun[];
+  runs: R[];
   /** One line per run left unsent, as `history` records it. */
   skipped: string[];
 }
 
 /** How many likely changes the report of `run` would show, and how many changes it judges. */
-async function judgedRun(store: Store, report: LikelyChangeReport, run: LatestRun) {
+async function judgedRun(store: Store, report: LikelyChangeReport, run: RunRef) {
   const snapshot = await findSnapshot(store, {
     querySetId: run.querySetId,
     runId: run.runId,
@@ -48,14 +55,14 @@ async function judgedRun(store: Store, report: LikelyChangeReport, run: LatestRu
  * The runs of `report` worth sending. Per set (`digest: false`), each run on its own; a digest is one
  * message, sent whole when any of its runs has a likely change. Skips are recorded at `now`.
  */
-export async function withLikelyChange(
+export async function withLikelyChange<R extends RunRef>(
   store: Store,
   report: LikelyChangeReport,
-  runs: readonly LatestRun[],
+  runs: readonly R[],
   options: { digest: boolean; now: number },
-): Promise<LikelyChangeFilter> {
+): Promise<LikelyChangeFilter<R>> {
   if (!report.require_likely_change || runs.length === 0) return { runs: [...runs], skipped: [] };
-  const verdicts: { run: LatestRun; judged: Awaited<ReturnType<typeof judgedRun>> }[] = [];
+  const verdicts: { run: R; judged: Awaited<ReturnType<typeof judgedRun>> }[] = [];
   for (const run of runs) verdicts.push({ run, judged: await judgedRun(store, report, run) });
   // A run whose snapshot cannot be read is left to the render, which says why it fails.
   const worth = (v: (typeof verdicts)[number]) => !v.judged || v.judged.judged.likely > 0;

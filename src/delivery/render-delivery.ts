@@ -10,7 +10,7 @@ import { pdfRendererOptions } from '../report/renderer-config.js';
 import type { Store } from '../store/db.js';
 import type { Delivery } from '../store/deliveries.js';
 import { coveredBefore, coveredRuns, pairKey } from '../store/digest-deliveries.js';
-import { isReportable } from '../store/payloads.js';
+import { isReportable } from '../store/snapshot-state.js';
 import { findSnapshot, listSnapshots } from '../store/snapshots.js';
 import { formatOf, type ReportFile } from './email.js';
 import { digestEmailContent, emailContentFor } from './headline.js';

@@ -1,10 +1,10 @@
-import { alertMessageBuilder, channelAlertBuilder } from '../alerts/deliver-alert.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/db.js';
 import { channelSenders } from './channels/index.js';
 import type { ChannelSender } from './channels/types.js';
+import { alertMessageBuilder, channelAlertBuilder } from './deliver-alert.js';
 import type { Mailer } from './email.js';
 import { type DeliveryRenderer, maxHoldFor, Outbox, type OutboxOptions } from './outbox.js';
 

@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { alertMessageBuilder } from '../alerts/deliver-alert.js';
 import { runAlertPass } from '../alerts/run-alerts.js';
 import { configFromObject } from '../config/load.js';
 import type { Config } from '../config/schema.js';
+import { alertMessageBuilder } from '../delivery/deliver-alert.js';
 import { composeEmail, writeEml } from '../delivery/email.js';
 import { digestEmailContent } from '../delivery/headline.js';
 import { ReportdError } from '../errors/index.js';

@@ -9,6 +9,7 @@ export interface ConfigIssue {
 /** Thrown when the config file cannot be read, parsed or validated; lists every problem at once. */
 export class ConfigError extends ReportdError {
   override name = 'ConfigError' as const;
+  static override readonly code: string = 'ERR_CONFIG_INVALID';
   override exitCode = 2;
 
   constructor(

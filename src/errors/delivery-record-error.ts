@@ -8,4 +8,5 @@ import { ReportdError } from './reportd-error.js';
  */
 export class DeliveryRecordError extends ReportdError {
   override name = 'DeliveryRecordError' as const;
+  static override readonly code: string = 'ERR_DELIVERY_NOT_RECORDED';
 }

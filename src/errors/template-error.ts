@@ -6,4 +6,5 @@ import { ReportdError } from './reportd-error.js';
  */
 export class TemplateError extends ReportdError {
   override name = 'TemplateError' as const;
+  static override readonly code: string = 'ERR_TEMPLATE';
 }

@@ -7,4 +7,5 @@ import { ReportdError } from './reportd-error.js';
  */
 export class ThemeError extends ReportdError {
   override name = 'ThemeError' as const;
+  static override readonly code: string = 'ERR_THEME';
 }

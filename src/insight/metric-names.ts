@@ -1,4 +1,4 @@
-import { CATALOGS } from '../report/locale/locale.js';
+import { CATALOGS } from '../locale/locale.js';
 import { deNames } from './names/de.js';
 import { enNames } from './names/en.js';
 import { esNames } from './names/es.js';

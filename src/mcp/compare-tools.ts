@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { ToolInputError } from '../errors/index.js';
 import { metricName as readableName } from '../insight/metric-names.js';
 import { setDetailsOf } from '../insight/run-changes.js';
 import { runSamples } from '../insight/sample-sizes.js';
@@ -13,9 +14,8 @@ import {
   metricName,
   setRuns,
   snapshotRows,
-  ToolInputError,
 } from './reads.js';
-import { answer, guarded, runOut, setInput, type ToolContext } from './tools.js';
+import { answer, guarded, runOut, setInput, type ToolContext } from './tool-parts.js';
 
 /** The tools that set two runs side by side: the numbers that moved most, and the error register's churn. */
 

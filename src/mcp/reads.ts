@@ -1,4 +1,4 @@
-import { ReportdError } from '../errors/index.js';
+import { ToolInputError } from '../errors/index.js';
 import { baseName } from '../insight/metric-names.js';
 import type { Store } from '../store/db.js';
 import type { MetricValueRow } from '../store/metric-reads.js';
@@ -8,11 +8,6 @@ import { newestRunFirst } from '../store/query-sets.js';
  * The MCP tools' reads of the store: sets, their derived runs, and metric rows by run. Every read is
  * keyed by snapshot (metric_values' index), so a series of 200 runs is 200 indexed lookups, not a scan.
  */
-
-/** A tool's input that names something the store does not hold: said to the assistant as a tool error. */
-export class ToolInputError extends ReportdError {
-  override name = 'ToolInputError' as const;
-}
 
 /** Most runs a series or register may span: answers an assistant can read whole. */
 export const MAX_RUNS = 100;

@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { ToolInputError } from '../errors/index.js';
 import { setDetailsOf } from '../insight/run-changes.js';
 import { sampleRowsOf } from '../insight/sample-rows.js';
 import { type InsightRow, runSamples } from '../insight/sample-sizes.js';
@@ -14,9 +15,8 @@ import {
   setRuns,
   snapshotRows,
   sources,
-  ToolInputError,
 } from './reads.js';
-import { answer, guarded, runOut, setInput, type ToolContext } from './tools.js';
+import { answer, guarded, runOut, setInput, type ToolContext } from './tool-parts.js';
 
 /** The tools that read one metric across runs, what metrics a set has, its cited sources, and renders. */
 

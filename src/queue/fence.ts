@@ -4,16 +4,11 @@ import type { Logger } from '../log.js';
  * A claimed row and the token its claim wrote: what every write of the claiming worker names
  * (`WHERE id = ? AND token = ?`). The fencing-token pattern: a worker that lost its claim (paused
  * past its lease, then resumed) and writes late matches no row, so its write changes nothing; the
- * row stays with whoever claimed it after.
+ * row stays with whoever claimed it after. The writes themselves are queue/leased-rows.ts's.
  */
 export interface Fence {
   id: number;
   token: string;
-}
-
-/** The WHERE clause of a fenced write and its parameters (append after the statement's own). */
-export function fenced(fence: Fence): { sql: string; params: [number, string] } {
-  return { sql: 'id = ? AND token = ?', params: [fence.id, fence.token] };
 }
 
 /**

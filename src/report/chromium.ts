@@ -1,11 +1,6 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { ReportdError } from '../errors/index.js';
-
-/** Thrown when no Chromium can be found, or a configured path is not an executable. */
-export class ChromiumNotFoundError extends ReportdError {
-  override name = 'ChromiumNotFoundError' as const;
-}
+import { ChromiumNotFoundError } from '../errors/index.js';
 
 /**
  * Where Debian, Ubuntu, Fedora, Alpine, snap and macOS put a Chromium-family browser, in order. The

@@ -7,7 +7,7 @@
  */
 
 import type { NumberRule } from '../api/field-units.js';
-import { currentLocale, t } from './locale/locale.js';
+import { currentLocale, t } from '../locale/locale.js';
 
 // The unit table itself lives beside the endpoint catalog, shared with the metric rows.
 export {

@@ -1,4 +1,6 @@
 import Handlebars from 'handlebars';
+import { REPORT_SECTIONS, type ReportSection } from '../config/report-sections.js';
+import { reportLocale, t, withLocale } from '../locale/locale.js';
 import { miniStack, THEME } from './charts/svg.js';
 import {
   donut,
@@ -14,7 +16,6 @@ import {
 } from './charts.js';
 import { moverView } from './digest/mover-view.js';
 import type { PortfolioMove } from './digest/movers.js';
-import { reportLocale, t, withLocale } from './locale/locale.js';
 import type { KpiView } from './model/common.js';
 import { SOURCE_KINDS } from './model/gravity.js';
 import type { ReportModel } from './model/index.js';
@@ -22,9 +23,8 @@ import { STANCES } from './model/life.js';
 import type { Available } from './model/payloads.js';
 import { familyLine, showsNoise, sparkColor } from './noise-view.js';
 import { DEFAULT_PAGE, type PageSetup, pageView } from './page.js';
-import { REPORT_SECTIONS, type ReportSection } from './sections.js';
 import { loadReportTemplates, type ReportTemplates } from './templates.js';
-import { DEFAULT_THEME, type ThemeView } from './theme/theme.js';
+import { DEFAULT_THEME, type ThemeView, templateLogo } from './theme/theme.js';
 
 /**
  * Model → HTML. Charts are made here (the model stays plain data) and handed to the templates as
@@ -262,7 +262,8 @@ export interface ReportContents {
 
 /** The theme as templates read it: its CSS is built from checked colours and names only (theme.ts). */
 export function themeForTemplates(theme: ThemeView = DEFAULT_THEME) {
-  return { ...theme, css: svg(theme.css) };
+  const { logo, ...rest } = theme;
+  return { ...rest, ...(logo ? { logo: templateLogo(logo) } : {}), css: svg(theme.css) };
 }
 
 /** The set's view with its `show` flags and the brief's extra rows (templates/report/partials/sections.hbs). */

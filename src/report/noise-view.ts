@@ -1,6 +1,6 @@
+import { currentLocale, t } from '../locale/locale.js';
 import { THEME } from './charts/svg.js';
 import type { DeltaView } from './format.js';
-import { currentLocale, t } from './locale/locale.js';
 import type { FamilySummary } from './model/family.js';
 
 /**

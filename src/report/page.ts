@@ -1,3 +1,4 @@
+import { type Orientation, PAGE_SIZES, type PageSize } from '../config/paper.js';
 import { UsageError } from '../errors/index.js';
 
 /**
@@ -5,10 +6,6 @@ import { UsageError } from '../errors/index.js';
  * the millimetres here are only for the stylesheet, which sizes the cover to fill the first page and
  * switches the wide layouts on for landscape (`page-landscape` on `<body>`).
  */
-export const PAGE_SIZES = ['A4', 'Letter', 'Legal'] as const;
-export type PageSize = (typeof PAGE_SIZES)[number];
-export const ORIENTATIONS = ['portrait', 'landscape'] as const;
-export type Orientation = (typeof ORIENTATIONS)[number];
 
 export interface PageSetup {
   size: PageSize;

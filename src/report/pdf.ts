@@ -1,5 +1,5 @@
 import type { Browser } from 'puppeteer-core';
-import { ReportdError } from '../errors/index.js';
+import { RendererClosedError, RenderTimeoutError } from '../errors/index.js';
 import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
 import { type BrowserSlot, endBrowser, launchBrowser, offerLane, takeLane } from './browser-slot.js';
@@ -7,16 +7,6 @@ import { findChromium } from './chromium.js';
 import { DEFAULT_PAGE, type PageSetup } from './page.js';
 import { clearLane, type Lane, mayScheduleNavigation, openLane, withoutScreenLayout } from './page-lane.js';
 import { Permits } from './permits.js';
-
-/** A render that did not finish before its deadline; the browser it used is recycled. */
-export class RenderTimeoutError extends ReportdError {
-  override name = 'RenderTimeoutError' as const;
-}
-
-/** `render` after `close()`. */
-export class RendererClosedError extends ReportdError {
-  override name = 'RendererClosedError' as const;
-}
 
 export interface PdfRendererOptions {
   /** Browser binary, used as is. When absent, `findChromium()` decides (REPORTD_CHROMIUM first). */

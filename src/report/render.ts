@@ -89,8 +89,8 @@ export function documentSettings(report: {
 }
 
 /** The options' contents with the report's theme read (its logo file included): once per render. */
-export function themedContents(options: RenderSnapshotOptions): ReportContents {
-  return { ...options.contents, theme: themeView(options.theme, options.themeWhere) };
+export async function themedContents(options: RenderSnapshotOptions): Promise<ReportContents> {
+  return { ...options.contents, theme: await themeView(options.theme, options.themeWhere) };
 }
 
 /** The base file name (no extension) of a snapshot's documents: brand, set and run label. */
@@ -183,7 +183,7 @@ export async function renderSnapshotDocuments(
   const base = join(outDir, options.baseName ?? reportBaseName(snapshot));
   const written: string[] = [];
 
-  const contents = themedContents(options);
+  const contents = await themedContents(options);
   // Always built (a few ms): an xlsx-only delivery still needs it for the email's headline.
   const model = buildReportModel(snapshot, history, meta);
   const needsHtml = formats.includes('pdf') || formats.includes('html');

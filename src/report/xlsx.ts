@@ -1,9 +1,10 @@
 import ExcelJS from 'exceljs';
+import { REPORT_SECTIONS, type ReportSection } from '../config/report-sections.js';
+import { reportLocale, t, withLocale } from '../locale/locale.js';
 import type { StoredSnapshot } from '../store/snapshots.js';
-import { reportLocale, t, withLocale } from './locale/locale.js';
-import { REPORT_SECTIONS, type ReportSection } from './sections.js';
 import { argb, type ThemeView } from './theme/theme.js';
 import { createContext, type SheetContext, type WorkbookMeta } from './xlsx/context.js';
+import { placeLogo } from './xlsx/logo.js';
 import { SheetWriter } from './xlsx/sheet-writer.js';
 import { writeAbout } from './xlsx/sheets/about.js';
 import { writeData } from './xlsx/sheets/data.js';
@@ -167,6 +168,7 @@ export function writeSetSheets(
   themeSheet(about, contents.theme);
   writeAbout(about, ctx, shownSheetOf);
   about.finish();
+  placeLogo(book.workbook, about.ws, contents.theme?.logo);
   // The id, not the title, names the tables: `Run_history_History` in every language.
   const historySheet = new SheetWriter(add(t('xlsx.sheet.history')), book.tables, scope(HISTORY_SHEET));
   writeHistory(historySheet, ctx);

@@ -1,13 +1,15 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Clock, systemClock } from '../clock.js';
+import { SandboxApiFailure, SandboxBadRequest } from '../errors/index.js';
 import { companyCredentials, companyOfSet } from './dataset/companies.js';
+import { extraSets } from './dataset/extra-sets.js';
 import { createDataset, type PublishOptions, type SandboxDataset } from './dataset.js';
 import { BAD_GATEWAY_HTML, type FaultKind, FaultPlan } from './faults.js';
 import { handlerFor } from './handlers.js';
 import { SlidingWindow } from './rate-window.js';
 import { BASE_PATH, matchRoute } from './routes.js';
-import { BadRequest, parseId, resolveWindow, validateQuery } from './validate.js';
+import { parseId, resolveWindow, validateQuery } from './validate.js';
 
 /**
  * A simulated Integration Reporting API on node:http, for tests, the demo and template work. It
@@ -46,6 +48,14 @@ export interface SandboxOptions {
   /** Hostile strings in the data set (see DatasetOptions). */
   hostile?: boolean;
   /**
+   * A quiet world: every run is an independent draw of answers from rates that never drift, so a
+   * change between runs is sampling noise unless a run is published with `grossChange` (see
+   * DatasetOptions.quiet).
+   */
+  quiet?: boolean;
+  /** More query sets in every company: 301, 302, … (two runs each, shaped like set 101). */
+  extraSets?: number;
+  /**
    * How long every metric (payload) request waits before it is answered (ms, default 0), on
    * `clock`: a slow server, so a test can act while a sync is fetching.
    */
@@ -79,8 +89,12 @@ export interface Sandbox {
   resetStats(): void;
   /** Forget which requests were attempted, so their next attempt can fault again (sandbox extra). */
   resetFaults(): void;
-  /** Publishes the next run of a set (of whichever company owns it); `movement` trips the example alert rules,
-   * `grossChange` and `answers` set the run's gross presence and answers exactly (noise-model tests). */
+  /**
+   * Publishes the next run of a set (of whichever company owns it); `movement` trips the example
+   * alert rules; `grossChange` moves the brand's presence rate by that many points from this run on
+   * (the run's gross presence moves by exactly that, to within one answer; its breakdowns as sampling
+   * gives) and `answers` sets the run's number of answers (see PublishOptions).
+   */
   publishRun(
     querySetId: number,
     options?: PublishOptions,
@@ -88,16 +102,7 @@ export interface Sandbox {
   close(): Promise<void>;
 }
 
-class ApiFailure extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-const NOT_AUTHORIZED = () => new ApiFailure(-4, 'Not authorized');
+const NOT_AUTHORIZED = () => new SandboxApiFailure(-4, 'Not authorized');
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const apiKey = options.apiKey ?? 'sandbox-key';
@@ -111,6 +116,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   if (!Number.isSafeInteger(companies) || companies < 1) {
     throw new RangeError(`sandbox: companies must be a whole number >= 1 (got ${companies})`);
   }
+  // Checked now, not on the first request: a bad option is the test's mistake, not an API failure.
+  extraSets(options.extraSets ?? 0);
   const base = { apiKey, apiSecret };
   const credentials = (company: number) => {
     if (!(company >= 1 && company <= companies)) throw new RangeError(`sandbox: no company ${company}`);
@@ -126,11 +133,18 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const datasetOf = (company: number): SandboxDataset => {
     let ds = datasets.get(company);
     if (!ds) {
-      ds = createDataset({ hostile: options.hostile, company });
+      ds = createDataset({
+        hostile: options.hostile,
+        quiet: options.quiet,
+        extraSets: options.extraSets,
+        company,
+      });
       datasets.set(company, ds);
     }
     return ds;
   };
+  // The first company's runs are counted before the first request (the others' on their first).
+  datasetOf(1).warmUp();
   const stats: SandboxStats = { total: 0, byEndpoint: {}, byErrorCode: {}, faults: 0, byPayload: {} };
   const latencyMs = options.latencyMs ?? 0;
   const shutdown = new AbortController();
@@ -162,11 +176,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const key = req.headers['x-api-key'];
     const owner = typeof key === 'string' ? companyOfKey.get(key) : undefined;
     if (!owner || req.headers['x-api-secret'] !== owner.secret) throw NOT_AUTHORIZED();
-    if (!window.tryAdmit(key as string)) throw new ApiFailure(-145, 'Rate limit exceeded');
+    if (!window.tryAdmit(key as string)) throw new SandboxApiFailure(-145, 'Rate limit exceeded');
     const route = matchRoute(url.pathname);
-    if (!route) throw new BadRequest(`no endpoint at ${url.pathname}`);
+    if (!route) throw new SandboxBadRequest(`no endpoint at ${url.pathname}`);
     bump(stats.byEndpoint, route.endpoint.key);
-    if (req.method !== 'GET') throw new BadRequest(`method ${req.method} not allowed, every endpoint is GET`);
+    if (req.method !== 'GET')
+      throw new SandboxBadRequest(`method ${req.method} not allowed, every endpoint is GET`);
     const payload = route.endpoint.group !== 'catalog';
     if (payload) bump(stats.byPayload, `${url.pathname.slice(BASE_PATH.length)}${url.search}`);
 
@@ -193,13 +208,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     handle(req, res).catch((error: unknown) => {
       if (res.headersSent || res.destroyed) return;
       const failure =
-        error instanceof ApiFailure
+        error instanceof SandboxApiFailure
           ? error
-          : error instanceof BadRequest
-            ? new ApiFailure(-3, error.message)
-            : new ApiFailure(-1, `Internal error: ${error instanceof Error ? error.message : String(error)}`);
-      bump(stats.byErrorCode, String(failure.code));
-      sendJson(res, 500, { error_code: failure.code, error_message: failure.message });
+          : error instanceof SandboxBadRequest
+            ? new SandboxApiFailure(-3, error.message)
+            : new SandboxApiFailure(
+                -1,
+                `Internal error: ${error instanceof Error ? error.message : String(error)}`,
+              );
+      bump(stats.byErrorCode, String(failure.errorCode));
+      sendJson(res, 500, { error_code: failure.errorCode, error_message: failure.message });
     });
   });
 
@@ -264,12 +282,12 @@ function answer(
   if (params.brandId !== undefined) {
     const brandId = parseId('brandId', params.brandId);
     // The spec does not say what an unknown brand gives; -3 keeps -132 meaning "query set" only.
-    if (!ds.hasBrand(brandId)) throw new BadRequest(`unknown brand ${brandId}`);
+    if (!ds.hasBrand(brandId)) throw new SandboxBadRequest(`unknown brand ${brandId}`);
     return handler.kind === 'catalog' ? handler.run({ ds, brandId }) : undefined;
   }
   const querySetId = parseId('querySetId', params.querySetId);
   const set = ds.set(querySetId);
-  if (!set) throw new ApiFailure(-132, 'Query set not found');
+  if (!set) throw new SandboxApiFailure(-132, 'Query set not found');
   if (handler.kind === 'catalog') return handler.run({ ds, set });
   const { start, end } = resolveWindow(set, query);
   return handler.run({ ds, set, start, end, query });

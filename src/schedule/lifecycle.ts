@@ -1,4 +1,4 @@
-import { nextFireTime } from './cron.js';
+import { nextFireTime } from '../config/cron.js';
 
 /**
  * When a scheduled thing may fire: `enabled`, `active_from` / `active_until` and `max_delay` as the

@@ -1,8 +1,14 @@
-import { GONE_AFTER_BEATS, HEARTBEAT_MS, instanceLive } from '../daemon/instance.js';
 import { printable } from '../printable.js';
 import { scrubOrNull } from '../secrets.js';
 import { SKEW_REPORT_MS, skewText } from '../store/db-clock.js';
-import { heldLeases, type InstanceRow, listInstances } from '../store/instances.js';
+import {
+  GONE_AFTER_BEATS,
+  HEARTBEAT_MS,
+  heldLeases,
+  type InstanceRow,
+  instanceLive,
+  listInstances,
+} from '../store/instances.js';
 import { listJobSlots } from '../store/job-slots.js';
 import { type DefinitionConflict, definitionConflicts } from '../store/report-fingerprints.js';
 import type { Store } from '../store/sql.js';

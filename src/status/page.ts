@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Handlebars from 'handlebars';
-import { collectStatus } from '../cli/status.js';
 import type { Config } from '../config/index.js';
 import { PACKAGED_TEMPLATES_DIR } from '../report/templates.js';
 import { lifecycleState, nextSlot } from '../schedule/lifecycle.js';
@@ -13,6 +12,7 @@ import { coverLabel } from '../store/digest-deliveries.js';
 import { listOpenIncidents, noticeLabel } from '../store/incidents.js';
 import { getJobState } from '../store/job-state.js';
 import { conflictLines } from './cluster.js';
+import { collectStatus } from './collect.js';
 import { latestFiles } from './downloads.js';
 
 /**

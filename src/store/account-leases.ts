@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { holderName, isHolderGone } from '../queue/index.js';
+import { claimKey, deleteLease, type LeaseTable, renewLease } from '../queue/leased-rows.js';
 import type { Store } from './sql.js';
 
 /**
@@ -7,8 +8,18 @@ import type { Store } from './sql.js';
  * one store (the daemon and a `reportd sync`, or two daemons) would otherwise plan the same due
  * payloads and fetch each twice. A lease is one row per account: taken with one write transaction,
  * renewed by its holder while it works, and taken over once it lapsed or its holder's process is
- * gone (same host, pid no longer running): a crashed sync never blocks the next one for long.
+ * gone (same host, pid no longer running): a crashed sync never blocks the next one for long. The
+ * claim, renewal and release are the queue's leased rows (queue/leased-rows.ts).
  */
+
+/** A row is the lease: held by `holder` (unique per pass, so it fences its writes) until `expires_at`. */
+const ACCOUNT_LEASE: LeaseTable = {
+  name: 'account_leases',
+  key: ['account'],
+  holder: 'holder',
+  fence: 'holder',
+  until: 'expires_at',
+};
 
 export interface LeaseHolder {
   /** Unique per process and pass: a queue holder name (queue/holder.ts), so it can be judged gone. */
@@ -47,36 +58,30 @@ export function acquireAccountLease(
   now: number,
   ttlMs: number,
 ): Promise<{ acquired: true } | { acquired: false; heldBy: HeldLease }> {
-  // The lock makes read-then-write one step across processes on PostgreSQL too (the row may not
-  // exist yet, so a row lock would not do).
-  return store.transaction(
-    async () => {
-      const row = await store.get<LeaseRow>(
-        'SELECT holder, host, pid, expires_at FROM account_leases WHERE account = ?',
-        [account],
-      );
-      const free =
-        !row ||
-        row.holder === holder.id ||
-        row.expires_at <= now ||
-        // Holder-gone as the queue judges it (PID namespace, start time, zombie state).
-        isHolderGone(row.holder);
-      if (!free) {
-        return {
-          acquired: false as const,
-          heldBy: { account, host: row.host, pid: row.pid, expiresAt: row.expires_at },
-        };
-      }
-      await store.run(
-        `INSERT INTO account_leases (account, holder, host, pid, acquired_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)
-         ON CONFLICT (account) DO UPDATE SET holder = excluded.holder, host = excluded.host,
-           pid = excluded.pid, acquired_at = excluded.acquired_at, expires_at = excluded.expires_at`,
-        [account, holder.id, holder.host, holder.pid, now, now + ttlMs],
-      );
-      return { acquired: true as const };
-    },
-    { lock: `reportd:account-lease:${account}` },
-  );
+  const fields: [string, unknown][] = [
+    ['host', holder.host],
+    ['pid', holder.pid],
+    ['acquired_at', now],
+  ];
+  return claimKey<LeaseRow & Record<string, unknown>>(store, ACCOUNT_LEASE, {
+    key: [account],
+    holder: holder.id,
+    until: now + ttlMs,
+    // The lock makes read-then-write one step across processes on PostgreSQL too (the row may not
+    // exist yet, so a row lock would not do).
+    lock: `reportd:account-lease:${account}`,
+    // Holder-gone as the queue judges it (PID namespace, start time, zombie state).
+    free: (row) => row.holder === holder.id || row.expires_at <= now || isHolderGone(row.holder),
+    insert: fields,
+    takeover: fields,
+  }).then((result) => {
+    if (result.won) return { acquired: true as const };
+    const row = 'row' in result ? result.row : undefined;
+    return {
+      acquired: false as const,
+      heldBy: { account, host: row?.host ?? '', pid: row?.pid ?? 0, expiresAt: row?.expires_at ?? 0 },
+    };
+  });
 }
 
 /**
@@ -93,20 +98,16 @@ export async function accountLeaseHeld(store: Store, account: string, now: numbe
   return !isHolderGone(row.holder);
 }
 
-export async function renewAccountLease(
+export function renewAccountLease(
   store: Store,
   account: string,
   holder: LeaseHolder,
   now: number,
   ttlMs: number,
 ): Promise<boolean> {
-  const { changes } = await store.run(
-    'UPDATE account_leases SET expires_at = ? WHERE account = ? AND holder = ?',
-    [now + ttlMs, account, holder.id],
-  );
-  return changes === 1;
+  return renewLease(store, ACCOUNT_LEASE, { key: [account], token: holder.id }, now + ttlMs);
 }
 
 export async function releaseAccountLease(store: Store, account: string, holder: LeaseHolder): Promise<void> {
-  await store.run('DELETE FROM account_leases WHERE account = ? AND holder = ?', [account, holder.id]);
+  await deleteLease(store, ACCOUNT_LEASE, { key: [account], token: holder.id });
 }

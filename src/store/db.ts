@@ -1,7 +1,7 @@
 import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { ReportdError, UsageError } from '../errors/index.js';
+import { ReportdError, StoreError, UsageError } from '../errors/index.js';
 import { registerSecret } from '../secrets.js';
 import { backfillMetricRows } from './metric-values.js';
 import { migrations as allMigrations, type Migration, sqlOf } from './migrations/index.js';
@@ -15,11 +15,6 @@ export { inTransaction } from './sql.js';
 
 /** Where the store lives: a SQLite file (the embedded default) or a PostgreSQL database. */
 export type StoreTarget = { path: string } | { url: string };
-
-/** Thrown when the database cannot be opened or migrated (unwritable folder, newer schema…). */
-export class StoreError extends ReportdError {
-  override name = 'StoreError' as const;
-}
 
 export interface OpenStoreOptions {
   migrations?: readonly Migration[];

@@ -1,5 +1,16 @@
-import { deliveryId } from '../delivery/delivery-id.js';
-import { type Fence, fenced, newToken } from '../queue/index.js';
+import { deliveryId } from '../queue/delivery-id.js';
+import type { Fence } from '../queue/index.js';
+import {
+  claimNext,
+  expireGoneHolders,
+  expression,
+  fencedWrite,
+  type LeaseFence,
+  type LeaseTable,
+  leaseDialect,
+  releaseLease,
+  renewLease as renewLeasedRow,
+} from '../queue/leased-rows.js';
 import { scrub, scrubOrNull } from '../secrets.js';
 import { type ClaimedRowFields, membership } from './claim-rows.js';
 import type { Store } from './sql.js';
@@ -11,8 +22,22 @@ import type { Store } from './sql.js';
  * The delivery outbox (migration 2). Every state change is one conditional UPDATE whose WHERE clause
  * states what must still be true (`state`, `claimed_by`, the lease), and the caller checks
  * `changes === 1`: that is what lets two daemons, or a daemon restarted after kill -9, share the
- * table without ever both believing they own a row.
+ * table without ever both believing they own a row. The claim, its renewal and its release are the
+ * queue's leased rows (queue/leased-rows.ts); this file says what they mean for a delivery.
  */
+
+/** A row is held while rendering or sending, by `claimed_by`, fenced by the claim's `token`. */
+export const DELIVERY_LEASE: LeaseTable = {
+  name: 'deliveries',
+  key: ['id'],
+  holder: 'claimed_by',
+  fence: 'token',
+  until: 'lease_until',
+  held: "state IN ('rendering', 'sending')",
+};
+
+/** A claim of a delivery as the leased rows name it. */
+export const deliveryFence = (fence: Fence): LeaseFence => ({ key: [fence.id], token: fence.token });
 
 export type DeliveryState = 'pending' | 'rendering' | 'sending' | 'sent' | 'failed';
 export const DELIVERY_STATES: readonly DeliveryState[] = [
@@ -233,13 +258,8 @@ export async function findDelivery(store: Store, key: DeliveryKey): Promise<Deli
  * Saves a channel sender's checkpoint while this worker still holds the row, so the next attempt
  * resumes after what already reached the provider instead of repeating it.
  */
-export async function saveChannelState(store: Store, fence: Fence, state: string): Promise<boolean> {
-  const where = fenced(fence);
-  const { changes } = await store.run(
-    `UPDATE deliveries SET channel_state = ? WHERE ${where.sql} AND state IN ('rendering', 'sending')`,
-    [state, ...where.params],
-  );
-  return changes === 1;
+export function saveChannelState(store: Store, fence: Fence, state: string): Promise<boolean> {
+  return fencedWrite(store, DELIVERY_LEASE, deliveryFence(fence), [['channel_state', state]]);
 }
 
 export interface ClaimOptions {
@@ -299,69 +319,45 @@ const CLAIMABLE = `attempts < ? AND ((state = 'pending' AND next_attempt_at <= ?
 /**
  * Claims the next due row: a pending row whose retry time has come, or a row stuck in rendering or
  * sending whose owner's lease ran out (the owner crashed or hung); with `id`, only that row. The
- * UPDATE re-checks those conditions itself, so of two workers racing for a row exactly one sees
- * `changes === 1`; on PostgreSQL the candidates are read `FOR UPDATE SKIP LOCKED`, so workers of
- * several daemons take different rows instead of queueing on the same one.
+ * claim (queue/leased-rows.ts) re-checks those conditions in its UPDATE, so of two workers racing
+ * for a row exactly one wins it; on PostgreSQL the candidates are read `FOR UPDATE SKIP LOCKED`, so
+ * workers of several daemons take different rows instead of queueing on the same one.
  */
-export function claimNextDelivery(
+export async function claimNextDelivery(
   store: Store,
   options: ClaimOptions & { id?: number },
 ): Promise<Claimed | undefined> {
   const { worker, now, leaseMs, maxAttempts } = options;
-  const scope = scopeFilter(options.scope);
-  return store.transaction(async () => {
+  const claimed = await claimNext<DeliveryRow>(store, DELIVERY_LEASE, {
+    holder: worker,
+    until: now + leaseMs,
+    claimable: expression(CLAIMABLE, maxAttempts, now, now),
     // The scope is checked on the read only: a row's kind, report and destination never change.
-    const candidates = await store.all<{ id: number; state: DeliveryState }>(
-      `SELECT id, state FROM deliveries
-       WHERE (CAST(? AS INTEGER) IS NULL OR id = ?) AND ${CLAIMABLE} AND ${scope.sql}
-       ORDER BY next_attempt_at, id LIMIT 10${skipLocked(store)}`,
-      [options.id ?? null, options.id ?? null, maxAttempts, now, now, ...scope.params],
-    );
-    for (const candidate of candidates) {
-      // `state = ?` pins the state we read, so `recoveredFrom` is true of the row we won.
-      const won = await store.get<DeliveryRow>(
-        `UPDATE deliveries SET state = 'rendering', claimed_by = ?, token = ?, lease_until = ?,
-           attempts = attempts + 1, updated_at = ?
-         WHERE id = ? AND state = ? AND ${CLAIMABLE}
-         RETURNING *`,
-        [worker, newToken(), now + leaseMs, now, candidate.id, candidate.state, maxAttempts, now, now],
-      );
-      if (won) return { delivery: toDelivery(won), recoveredFrom: candidate.state };
-    }
-    return undefined;
+    among: scopeFilter(options.scope),
+    ...(options.id === undefined ? {} : { key: [options.id] }),
+    // `state` is pinned, so `recoveredFrom` is true of the row won.
+    pin: ['state'],
+    order: 'next_attempt_at, id',
+    set: [
+      ['state', 'rendering'],
+      ['attempts', expression('attempts + 1')],
+      ['updated_at', now],
+    ],
   });
-}
-
-/** ` FOR UPDATE SKIP LOCKED` where the engine has row locks (PostgreSQL); SQLite locks the file. */
-export function skipLocked(store: Store): string {
-  return store.engine === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : '';
+  if (!claimed) return undefined;
+  return { delivery: toDelivery(claimed.row), recoveredFrom: claimed.read.state as DeliveryState };
 }
 
 /**
  * Ends at once the lease of rows held by a worker `isGone` says no longer exists (a process of this
- * host that was killed), so they need not wait out their lease. Conditional on the holder and state
- * read, like every other change here: a row re-claimed meanwhile is left alone.
+ * host that was killed), so they need not wait out their lease.
  */
-export async function expireGoneClaims(
+export function expireGoneClaims(
   store: Store,
   now: number,
   isGone: (worker: string) => boolean,
 ): Promise<number> {
-  const held = await store.all<{ id: number; state: DeliveryState; claimed_by: string }>(
-    `SELECT id, state, claimed_by FROM deliveries
-     WHERE state IN ('rendering', 'sending') AND lease_until >= ? AND claimed_by IS NOT NULL`,
-    [now],
-  );
-  let expired = 0;
-  for (const row of held) {
-    if (!isGone(row.claimed_by)) continue;
-    const { changes } = await store.run(
-      'UPDATE deliveries SET lease_until = ? WHERE id = ? AND state = ? AND claimed_by = ?',
-      [now - 1, row.id, row.state, row.claimed_by],
-    );
-    expired += changes;
-  }
-  return expired;
+  return expireGoneHolders(store, DELIVERY_LEASE, now, isGone);
 }
 
 /** A pending row waiting for its retry time becomes due now (`reportd deliver` means "now"). */
@@ -377,19 +373,18 @@ export async function makeDueNow(store: Store, id: number, now: number): Promise
  * rendering → sending, only under this claim's token. A worker whose lease ran out (and whose row
  * another worker took, with a new token) stops here instead of sending a second copy.
  */
-export async function markSending(
-  store: Store,
-  fence: Fence,
-  now: number,
-  leaseMs: number,
-): Promise<boolean> {
-  const where = fenced(fence);
-  const { changes } = await store.run(
-    `UPDATE deliveries SET state = 'sending', lease_until = ?, updated_at = ?
-     WHERE ${where.sql} AND state = 'rendering'`,
-    [now + leaseMs, now, ...where.params],
+export function markSending(store: Store, fence: Fence, now: number, leaseMs: number): Promise<boolean> {
+  return fencedWrite(
+    store,
+    DELIVERY_LEASE,
+    deliveryFence(fence),
+    [
+      ['state', 'sending'],
+      ['lease_until', now + leaseMs],
+      ['updated_at', now],
+    ],
+    "state = 'rendering'",
   );
-  return changes === 1;
 }
 
 /**
@@ -399,65 +394,57 @@ export async function markSending(
  * write keeps it from changing anything. Neither `attempts` nor `updated_at` moves: a renewal is the
  * same attempt going on, not a state change, so it neither uses up attempts nor reorders `history`.
  */
-export async function renewLease(
+export function renewLease(
   store: Store,
   options: Fence & { now: number; leaseMs: number; sendLeaseMs: number },
 ): Promise<boolean> {
-  const where = fenced(options);
-  // The casts: PostgreSQL types a CASE of two bare parameters as text, and refused every renewal
-  // ("lease_until is of type bigint but expression is of type text"), so a send or render that
-  // outlasted the lease was taken over and sent again.
-  const { changes } = await store.run(
-    `UPDATE deliveries SET lease_until = CASE state WHEN 'sending' THEN CAST(? AS BIGINT) ELSE CAST(? AS BIGINT) END
-     WHERE ${where.sql} AND state IN ('rendering', 'sending')`,
-    [options.now + options.sendLeaseMs, options.now + options.leaseMs, ...where.params],
+  const at = leaseDialect(store).epochMs;
+  return renewLeasedRow(
+    store,
+    DELIVERY_LEASE,
+    deliveryFence(options),
+    expression(
+      `CASE state WHEN 'sending' THEN ${at} ELSE ${at} END`,
+      options.now + options.sendLeaseMs,
+      options.now + options.leaseMs,
+    ),
   );
-  return changes === 1;
 }
 
 /** → sent, under this claim's token (`history` and tests; the outbox settles through recipients). */
-export async function markSent(
-  store: Store,
-  fence: Fence,
-  now: number,
-  note: string | null,
-): Promise<boolean> {
-  const where = fenced(fence);
-  const { changes } = await store.run(
-    `UPDATE deliveries SET state = 'sent', sent_at = ?, updated_at = ?, last_error = ?, lease_until = NULL
-     WHERE ${where.sql} AND state IN ('rendering', 'sending')`,
-    [now, now, scrubOrNull(note), ...where.params],
-  );
-  return changes === 1;
+export function markSent(store: Store, fence: Fence, now: number, note: string | null): Promise<boolean> {
+  return releaseLease(store, DELIVERY_LEASE, deliveryFence(fence), [
+    ['state', 'sent'],
+    ['sent_at', now],
+    ['updated_at', now],
+    ['last_error', scrubOrNull(note)],
+  ]);
 }
 
 /** → pending with a retry time, after a transient failure; only under this claim's token. */
-export async function markRetry(
+export function markRetry(
   store: Store,
   fence: Fence,
   now: number,
   error: string,
   nextAttemptAt: number,
 ): Promise<boolean> {
-  const where = fenced(fence);
-  const { changes } = await store.run(
-    `UPDATE deliveries SET state = 'pending', last_error = ?, next_attempt_at = ?, updated_at = ?,
-       claimed_by = NULL, lease_until = NULL
-     WHERE ${where.sql} AND state IN ('rendering', 'sending')`,
-    [scrub(error), nextAttemptAt, now, ...where.params],
-  );
-  return changes === 1;
+  return releaseLease(store, DELIVERY_LEASE, deliveryFence(fence), [
+    ['state', 'pending'],
+    ['last_error', scrub(error)],
+    ['next_attempt_at', nextAttemptAt],
+    ['updated_at', now],
+    ['claimed_by', null],
+  ]);
 }
 
 /** → failed, for good: a permanent refusal, a missing report, or attempts used up; fenced. */
-export async function markFailed(store: Store, fence: Fence, now: number, error: string): Promise<boolean> {
-  const where = fenced(fence);
-  const { changes } = await store.run(
-    `UPDATE deliveries SET state = 'failed', last_error = ?, updated_at = ?, lease_until = NULL
-     WHERE ${where.sql} AND state IN ('rendering', 'sending')`,
-    [scrub(error), now, ...where.params],
-  );
-  return changes === 1;
+export function markFailed(store: Store, fence: Fence, now: number, error: string): Promise<boolean> {
+  return releaseLease(store, DELIVERY_LEASE, deliveryFence(fence), [
+    ['state', 'failed'],
+    ['last_error', scrub(error)],
+    ['updated_at', now],
+  ]);
 }
 
 /**

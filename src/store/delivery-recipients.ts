@@ -1,5 +1,7 @@
-import { type Fence, fenced } from '../queue/index.js';
+import type { Fence } from '../queue/index.js';
+import { fencedWrite, releaseLease } from '../queue/leased-rows.js';
 import { scrubOrNull } from '../secrets.js';
+import { DELIVERY_LEASE, deliveryFence } from './deliveries.js';
 import type { Store } from './sql.js';
 
 /**
@@ -122,13 +124,10 @@ export type Settled =
  */
 export function settleRecipients(store: Store, options: SettleOptions): Promise<Settled> {
   const id = options.fence.id;
-  const where = fenced(options.fence);
+  const fence = deliveryFence(options.fence);
   return store.transaction(async (): Promise<Settled> => {
-    const held = await store.run(
-      `UPDATE deliveries SET updated_at = ? WHERE ${where.sql} AND state IN ('rendering', 'sending')`,
-      [options.now, ...where.params],
-    );
-    if (held.changes !== 1) return { state: 'stale', recipients: await listRecipients(store, id) };
+    const held = await fencedWrite(store, DELIVERY_LEASE, fence, [['updated_at', options.now]]);
+    if (!held) return { state: 'stale', recipients: await listRecipients(store, id) };
     // An upsert, not an update: the server's answer is the truth about who got the message, so it is
     // recorded even when the recipient's own row is missing (a store that lost the commit of
     // ensureRecipients in a crash); an update would touch nothing and fail the row with no reason.
@@ -145,21 +144,23 @@ export function settleRecipients(store: Store, options: SettleOptions): Promise<
     const accepted = recipients.some((r) => r.state === 'accepted');
     const note = summary(recipients);
     if (open.length > 0 && options.retryAt !== null) {
-      await store.run(
-        `UPDATE deliveries SET state = 'pending', last_error = ?, next_attempt_at = ?, updated_at = ?,
-           claimed_by = NULL, lease_until = NULL
-         WHERE ${where.sql}`,
-        [scrubOrNull(note), options.retryAt, options.now, ...where.params],
-      );
+      await releaseLease(store, DELIVERY_LEASE, fence, [
+        ['state', 'pending'],
+        ['last_error', scrubOrNull(note)],
+        ['next_attempt_at', options.retryAt],
+        ['updated_at', options.now],
+        ['claimed_by', null],
+      ]);
       return { state: 'pending', recipients };
     }
     // Someone left without the message and no attempt left is a failure, even if others got it.
     const state = accepted && open.length === 0 ? 'sent' : 'failed';
-    await store.run(
-      `UPDATE deliveries SET state = ?, sent_at = ?, last_error = ?, updated_at = ?, lease_until = NULL
-       WHERE ${where.sql}`,
-      [state, state === 'sent' ? options.now : null, scrubOrNull(note), options.now, ...where.params],
-    );
+    await releaseLease(store, DELIVERY_LEASE, fence, [
+      ['state', state],
+      ['sent_at', state === 'sent' ? options.now : null],
+      ['last_error', scrubOrNull(note)],
+      ['updated_at', options.now],
+    ]);
     return { state, recipients };
   });
 }

@@ -1,4 +1,4 @@
-import { deliveryId } from '../delivery/delivery-id.js';
+import { deliveryId } from '../queue/delivery-id.js';
 import { type Delivery, EMAIL_DESTINATION, type EnqueueResult, getDelivery } from './deliveries.js';
 import type { Store } from './sql.js';
 

@@ -1,4 +1,4 @@
-import { noticeMessageId } from '../delivery/delivery-id.js';
+import { noticeMessageId } from '../queue/delivery-id.js';
 import { scrub } from '../secrets.js';
 import type { ClaimedRowFields } from './claim-rows.js';
 import { type Delivery, type DeliveryState, listDeliveriesOfKind } from './deliveries.js';
@@ -17,7 +17,7 @@ export type IncidentKind =
   | 'credential_refused'
   | 'sync_failing'
   | 'set_gone'
-  /** Never stored (the store is what is down): notify/store-outage.ts sends its notices directly. */
+  /** Never stored (the store is what is down): daemon/store-outage.ts sends its notices directly. */
   | 'store_unreachable';
 
 /** One incident as notify/, status/ and cli/ see it. */

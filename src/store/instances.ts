@@ -6,6 +6,19 @@ import type { Store } from './sql.js';
  * per pass), and the deliveries and notices it is working on (`claimed_by` = its id).
  */
 
+/** How often the row is touched (ms); readers call an instance gone after `GONE_AFTER_BEATS` missed. */
+export const HEARTBEAT_MS = 15_000;
+export const GONE_AFTER_BEATS = 3;
+
+/** Live = heard from within a few heartbeats and not stopped. */
+export function instanceLive(
+  row: { heartbeat_at: number; stopped_at: number | null },
+  now: number,
+  heartbeatMs = HEARTBEAT_MS,
+): boolean {
+  return row.stopped_at === null && now - row.heartbeat_at <= GONE_AFTER_BEATS * heartbeatMs;
+}
+
 export interface InstanceRow {
   id: string;
   host: string;

@@ -1,3 +1,4 @@
+import { claimKey, expression, type LeaseTable, releaseLease, renewLease } from '../queue/leased-rows.js';
 import { scrubOrNull } from '../secrets.js';
 import type { Store } from './sql.js';
 
@@ -6,8 +7,19 @@ import type { Store } from './sql.js';
  * claim is one conditional upsert on the (job, slot_at) key: of several daemons claiming one slot
  * exactly one sees `changes === 1`, on SQLite and PostgreSQL alike. The winner renews its lease while
  * the job runs and finishes the row at the end; a row left unfinished with a lapsed lease (its daemon
- * died) is taken by the next claim of the same key.
+ * died) is taken by the next claim of the same key. The claim, renewal and release are the queue's
+ * leased rows (queue/leased-rows.ts); this file says what they mean for a slot.
  */
+
+/** A slot is held by its `instance` until it finishes; the instance fences its writes. */
+const SLOT_LEASE: LeaseTable = {
+  name: 'job_slots',
+  key: ['job', 'slot_at'],
+  holder: 'instance',
+  fence: 'instance',
+  until: 'lease_until',
+  held: 'finished_at IS NULL',
+};
 
 export type SlotReason = 'schedule' | 'catch-up' | 'takeover';
 export type SlotOutcome = 'ok' | 'failed' | 'skipped' | 'interrupted';
@@ -58,57 +70,57 @@ export function claimJobSlot(
     isGone?: (instance: string) => boolean;
   },
 ): Promise<ClaimResult> {
-  const { job, slotAt, instance, now, leaseMs } = claim;
-  // Read-then-write in one step across processes: the lock on PostgreSQL, BEGIN IMMEDIATE on SQLite.
-  return store.transaction(
-    async () => {
+  const { job, slotAt, instance, now } = claim;
+  const gone = (holder: string) => claim.isGone?.(holder) ?? false;
+  return claimKey<JobSlotRow & Record<string, unknown>, JobSlotRow>(store, SLOT_LEASE, {
+    key: [job, slotAt],
+    holder: instance,
+    until: now + claim.leaseMs,
+    lock: `reportd:job-slot:${job}`,
+    // No overlap across daemons: another slot of the job still running loses this one unread.
+    refuse: async () => {
       const running = await store.get<JobSlotRow>(
         `SELECT ${COLUMNS} FROM job_slots
          WHERE job = ? AND slot_at <> ? AND finished_at IS NULL AND lease_until >= ? AND instance <> ?
          ORDER BY slot_at DESC LIMIT 1`,
         [job, slotAt, now, instance],
       );
-      if (running && !claim.isGone?.(running.instance)) {
-        return { won: false as const, held: running, busy: true };
-      }
-      const existing = await getJobSlot(store, job, slotAt);
-      if (!existing) {
-        await store.run(
-          `INSERT INTO job_slots (job, slot_at, reason, instance, claimed_at, lease_until)
-           VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (job, slot_at) DO NOTHING`,
-          [job, slotAt, claim.reason, instance, now, now + leaseMs],
-        );
-        return { won: true as const, takeover: false };
-      }
-      const free =
-        existing.finished_at === null &&
-        (existing.lease_until < now || existing.instance === instance || !!claim.isGone?.(existing.instance));
-      if (!free) return { won: false as const, held: existing, busy: false };
-      // Conditional on the holder read above, so the write cannot take a claim renewed meanwhile.
-      const { changes } = await store.run(
-        `UPDATE job_slots SET instance = ?, reason = ?, claimed_at = ?, lease_until = ?, outcome = NULL,
-           error = NULL, takeovers = takeovers + 1
-         WHERE job = ? AND slot_at = ? AND instance = ? AND lease_until = ? AND finished_at IS NULL`,
-        [instance, claim.reason, now, now + leaseMs, job, slotAt, existing.instance, existing.lease_until],
-      );
-      if (changes !== 1) return { won: false as const, held: existing, busy: false };
-      return { won: true as const, takeover: existing.instance !== instance };
+      return running && !gone(running.instance) ? running : undefined;
     },
-    { lock: `reportd:job-slot:${job}` },
-  );
+    free: (row) =>
+      row.finished_at === null && (row.lease_until < now || row.instance === instance || gone(row.instance)),
+    insert: [
+      ['reason', claim.reason],
+      ['claimed_at', now],
+    ],
+    takeover: [
+      ['reason', claim.reason],
+      ['claimed_at', now],
+      ['outcome', null],
+      ['error', null],
+      ['takeovers', expression('takeovers + 1')],
+    ],
+  }).then((result): ClaimResult => {
+    if (result.won) return result;
+    if ('refused' in result) return { won: false, held: result.refused, busy: true };
+    return { won: false, held: slotRow(result.row), busy: false };
+  });
+}
+
+/** The row without what a claim's read adds (`SELECT *`: PostgreSQL's `rowid`). */
+function slotRow(row: JobSlotRow): JobSlotRow {
+  const { job, slot_at, reason, instance, claimed_at, lease_until, finished_at, outcome, error, takeovers } =
+    row;
+  return { job, slot_at, reason, instance, claimed_at, lease_until, finished_at, outcome, error, takeovers };
 }
 
 /** Pushes the lease forward; false when the claim is no longer this instance's (taken over). */
-export async function renewJobSlot(
+export function renewJobSlot(
   store: Store,
   key: { job: string; slotAt: number; instance: string },
   leaseUntil: number,
 ): Promise<boolean> {
-  const { changes } = await store.run(
-    `UPDATE job_slots SET lease_until = ? WHERE job = ? AND slot_at = ? AND instance = ? AND finished_at IS NULL`,
-    [leaseUntil, key.job, key.slotAt, key.instance],
-  );
-  return changes === 1;
+  return renewLease(store, SLOT_LEASE, { key: [key.job, key.slotAt], token: key.instance }, leaseUntil);
 }
 
 /**
@@ -121,19 +133,17 @@ export async function finishJobSlot(
   end: { at: number; outcome: SlotOutcome; error?: string | null },
 ): Promise<void> {
   const interrupted = end.outcome === 'interrupted';
-  await store.run(
-    `UPDATE job_slots SET finished_at = ?, outcome = ?, error = ?, lease_until = ?
-     WHERE job = ? AND slot_at = ? AND instance = ? AND finished_at IS NULL`,
+  await releaseLease(
+    store,
+    SLOT_LEASE,
+    { key: [key.job, key.slotAt], token: key.instance },
     [
-      interrupted ? null : end.at,
-      end.outcome,
+      ['finished_at', interrupted ? null : end.at],
+      ['outcome', end.outcome],
       // Scrubbed as it is stored: the text may quote a secret.
-      scrubOrNull(end.error ?? null),
-      interrupted ? end.at - 1 : end.at,
-      key.job,
-      key.slotAt,
-      key.instance,
+      ['error', scrubOrNull(end.error ?? null)],
     ],
+    interrupted ? end.at - 1 : end.at,
   );
 }
 

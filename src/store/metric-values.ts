@@ -1,7 +1,7 @@
 import { payloadRows } from '../api/metric-rows.js';
 import { dimensionRows, errorClaimRows, sourceRows, summaryText } from '../api/metric-texts.js';
 import { insertRows } from './insert-rows.js';
-import { lockSnapshot, reportableSql } from './payloads.js';
+import { lockSnapshot, reportableSql } from './snapshot-state.js';
 import type { Store } from './sql.js';
 
 /**

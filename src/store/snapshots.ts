@@ -1,5 +1,5 @@
-import { reportableSql, type SnapshotState, stateSql } from './payloads.js';
 import { newestRunFirst } from './query-sets.js';
+import { reportableSql, type SnapshotState, stateSql } from './snapshot-state.js';
 import type { Store } from './sql.js';
 
 /**

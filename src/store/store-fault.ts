@@ -1,4 +1,4 @@
-import { ReportdError } from '../errors/index.js';
+import { StoreFaultError } from '../errors/index.js';
 
 /**
  * SQLite errors that are the machine's trouble, not a bug: the disk is full, the file or its folder
@@ -25,11 +25,6 @@ export function storeFaultHint(error: unknown): string | undefined {
   // Extended codes (SQLITE_READONLY_DBMOVED, SQLITE_IOERR_WRITE…) share their primary code's hint.
   const primary = Object.keys(HINTS).find((key) => code === key || code.startsWith(`${key}_`));
   return primary ? HINTS[primary] : undefined;
-}
-
-/** Thrown in place of such an error: the CLI prints its one line and exits 1. */
-export class StoreFaultError extends ReportdError {
-  override name = 'StoreFaultError' as const;
 }
 
 /** `error` as a StoreFaultError naming `path` when it is a store fault; otherwise `error` itself. */

@@ -1,4 +1,4 @@
-import { StoreFaultError } from './store-fault.js';
+import { StoreFaultError } from '../errors/index.js';
 
 /**
  * PostgreSQL failures of the connection rather than of the statement: the server restarting

@@ -2,21 +2,22 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Config } from '../config/index.js';
+import { REPORT_LOCALES } from '../config/locale-tags.js';
+import { REPORT_SECTIONS, type ReportSection } from '../config/report-sections.js';
 import { type ChannelSender, channelSenders } from '../delivery/channels/index.js';
 import { composeEmail, type EmailContent } from '../delivery/email.js';
 import { digestEmailContent, emailContentFor } from '../delivery/headline.js';
 import { renderDigest } from '../report/digest/render.js';
-import { REPORT_LOCALES } from '../report/locale/tags.js';
 import type { PageSetup } from '../report/page.js';
 import type { PdfRenderer } from '../report/pdf.js';
 import { documentSettings, renderSnapshotDocuments, withBriefMovers } from '../report/render.js';
-import { REPORT_SECTIONS, type ReportSection } from '../report/sections.js';
 import { listAccounts } from '../store/accounts.js';
 import type { Store } from '../store/db.js';
 import type { Delivery } from '../store/deliveries.js';
 import { coversKey } from '../store/digest-deliveries.js';
 import { listQuerySets } from '../store/query-sets.js';
 import { listSnapshots } from '../store/snapshots.js';
+import { withInlineParts } from './inline-parts.js';
 import { type ChannelPayload, channelPayloads } from './payloads.js';
 
 /**
@@ -210,7 +211,11 @@ export class StudioSession {
       });
       return {
         html: readFileSync(rendered.path, 'utf8'),
-        email: { subject: String(message.subject), html: String(message.html), text: String(message.text) },
+        email: {
+          subject: String(message.subject),
+          html: withInlineParts(String(message.html), message.attachments),
+          text: String(message.text),
+        },
         channels: await channelPayloads(this.senders, report, rendered.row, rendered.content),
       };
     } finally {

@@ -1,8 +1,8 @@
 import { type RateBudget, type RateBudgetOptions, sharedBudget } from '../api/budget.js';
 import type { Clock } from '../clock.js';
+import { budgetKeyFor } from '../config/budget-key.js';
 import type { Store } from '../store/db.js';
 import { StoreRequestHistory } from '../store/request-log.js';
-import { budgetKeyFor } from './budget-key.js';
 import type { SyncAccount } from './types.js';
 
 /**

@@ -1,9 +1,9 @@
 import type { ApiClient } from '../api/client.js';
 import type { Clock } from '../clock.js';
-import { NotAuthorizedError } from '../errors/index.js';
+import { NotAuthorizedError, StoreFaultError } from '../errors/index.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/db.js';
-import { StoreFaultError, storeFaultHint } from '../store/store-fault.js';
+import { storeFaultHint } from '../store/store-fault.js';
 import type { SyncAccount, SyncIssue, SyncSettings } from './types.js';
 
 /** What every step of one account's pass needs; built once per account per pass by sync.ts. */

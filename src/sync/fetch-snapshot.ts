@@ -1,8 +1,9 @@
 import { metricEndpoint } from '../api/endpoints.js';
 import type { QueryParams } from '../api/request.js';
-import { QuerySetNotFoundError, ResponseValidationError } from '../errors/index.js';
-import { ensureSnapshot, maxPayloadAttempts, type SnapshotState, savePayload } from '../store/payloads.js';
-import { asStoreFault, StoreFaultError } from '../store/store-fault.js';
+import { QuerySetNotFoundError, ResponseValidationError, StoreFaultError } from '../errors/index.js';
+import { ensureSnapshot, maxPayloadAttempts, savePayload } from '../store/payloads.js';
+import type { SnapshotState } from '../store/snapshot-state.js';
+import { asStoreFault } from '../store/store-fault.js';
 import { isStoreUnreachable } from '../store/store-unreachable.js';
 import { type AccountContext, errorMessage, stopOnNotAuthorized } from './context.js';
 import { retireSet } from './discover.js';

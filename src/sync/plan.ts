@@ -2,13 +2,12 @@ import type { PublishedRun } from '../api/schemas/catalog.js';
 import type { Store } from '../store/db.js';
 import {
   endpointsToFetch,
-  isReportable,
   maxPayloadAttempts,
   REQUIRED_ENDPOINTS,
-  type SnapshotState,
   settleSnapshot,
 } from '../store/payloads.js';
 import { newestRunFirst } from '../store/query-sets.js';
+import { isReportable, type SnapshotState } from '../store/snapshot-state.js';
 import { snapshotStates } from '../store/snapshots.js';
 import type { DiscoveredSet } from './discover.js';
 

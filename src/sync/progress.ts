@@ -1,5 +1,5 @@
 import type { RateBudget } from '../api/budget.js';
-import { isReportable, type SnapshotState } from '../store/payloads.js';
+import { isReportable, type SnapshotState } from '../store/snapshot-state.js';
 import type { PlannedSnapshot } from './plan.js';
 import type { SyncProgress } from './types.js';
 

@@ -1,15 +1,16 @@
 import { DEFAULT_MAX_PAYLOAD_MB } from '../api/bounded-json.js';
 import { ApiClient, type ApiClientOptions, type RequestEvent } from '../api/client.js';
 import { type Clock, systemClock } from '../clock.js';
+import { budgetKeyFor } from '../config/budget-key.js';
+import { StoreFaultError } from '../errors/index.js';
 import { type Logger, silentLogger } from '../log.js';
 import { accountLeaseHeld } from '../store/account-leases.js';
 import { getAccount, recordAccountPass, upsertAccount } from '../store/accounts.js';
 import type { Store } from '../store/db.js';
-import { asStoreFault, StoreFaultError } from '../store/store-fault.js';
+import { asStoreFault } from '../store/store-fault.js';
 import { finishSyncRun, startSyncRun } from '../store/sync-runs.js';
 import { accountBudget, type BudgetFactory } from './account-budget.js';
 import { type AccountLease, holdAccountLease } from './account-lease.js';
-import { budgetKeyFor } from './budget-key.js';
 import { type AccountContext, errorMessage, isStoreFault, stopOnNotAuthorized } from './context.js';
 import { discover } from './discover.js';
 import { fetchPlanned } from './fetch-snapshot.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateRules, type FactRow, type RunFacts } from '../../src/alerts/evaluate.js';
+import { evaluateRules } from '../../src/alerts/evaluate.js';
+import type { FactRow, RunFacts } from '../../src/alerts/run-facts.js';
 import { alert } from '../../src/config/alert-section.js';
 import { factRow } from './fact-rows.js';
 

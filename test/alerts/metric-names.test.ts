@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALERTABLE } from '../../src/alerts/metric-names.js';
 import { metricEndpoints } from '../../src/api/endpoints.js';
 import { payloadRows } from '../../src/api/metric-rows.js';
+import { ALERTABLE } from '../../src/config/alertable-metrics.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 
 /**
- * The names alert rules may use (src/alerts/metric-names.ts) are exactly the non-history fields the
+ * The names alert rules may use (src/config/alertable-metrics.ts) are exactly the non-history fields the
  * metrics layer derives from real payloads: fetched from the sandbox over HTTP and turned into rows
  * by the same code the store uses. A field added to the mapping without a line in ALERTABLE, or a
  * name there that no payload produces, fails here.

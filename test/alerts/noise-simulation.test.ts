@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateRules, type RunFacts } from '../../src/alerts/evaluate.js';
+import { evaluateRules } from '../../src/alerts/evaluate.js';
+import type { RunFacts } from '../../src/alerts/run-facts.js';
 import { alert } from '../../src/config/alert-section.js';
 import { generator } from '../insight/simulated-runs.js';
 import { factRow } from './fact-rows.js';

@@ -223,7 +223,7 @@ log: { level: loud }
 });
 
 describe('cron expressions and the scheduler', () => {
-  // One parser (src/schedule/cron.ts) validates and schedules: whatever the config accepts fires.
+  // One parser (src/config/cron.ts) validates and schedules: whatever the config accepts fires.
   const samples = [
     '0 8 * * 1',
     '0 8 * * MON',
@@ -236,7 +236,7 @@ describe('cron expressions and the scheduler', () => {
     '@daily',
   ];
   it.each(samples)('accepts %s, and the scheduler has a next slot for it', async (cron) => {
-    const { nextFireTime } = await import('../../src/schedule/cron.js');
+    const { nextFireTime } = await import('../../src/config/cron.js');
     const config = loadConfig(writeConfig(`${MINIMAL}sync: { schedule: '${cron}' }\n`), {});
     expect(config.sync.schedule).toBe(cron);
     expect(nextFireTime(cron, 'UTC', Date.UTC(2026, 0, 1))).toBeGreaterThan(Date.UTC(2026, 0, 1));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/clock.js';
 import { loopRetryMs, RoleHealth, STALL_GRACE_MS } from '../../src/daemon/role-health.js';
-import { probeIntervalMs } from '../../src/notify/store-outage.js';
+import { probeIntervalMs } from '../../src/daemon/store-outage.js';
 
 /** The pure pieces behind "no store error ends a loop" and /readyz's account of the roles. */
 describe('loop retry timing', () => {

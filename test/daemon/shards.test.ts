@@ -1,9 +1,10 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collectStatus, formatStatus } from '../../src/cli/status.js';
+import { formatStatus } from '../../src/cli/status.js';
 import type { Config } from '../../src/config/index.js';
 import { type Daemon, startDaemon } from '../../src/daemon/daemon.js';
 import { enqueueLatest } from '../../src/delivery/due.js';
+import { collectStatus } from '../../src/status/collect.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { enqueueDelivery, listDeliveries } from '../../src/store/deliveries.js';
 import { startSmtp, type TestSmtp, tempDir } from '../delivery/smtp-helpers.js';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { nextFireTime } from '../../src/schedule/cron.js';
+import { nextFireTime } from '../../src/config/cron.js';
 import { readPage } from './pages.js';
 
 /**
- * The daylight-saving sentence of docs/reports-and-templates.md against what the scheduler computes (src/schedule/cron.ts,
+ * The daylight-saving sentence of docs/reports-and-templates.md against what the scheduler computes (src/config/cron.ts,
  * the one cron implementation the daemon's scheduler uses): a 02:30 Berlin job on the spring-forward
  * day fires when the clock skips to 03:00,
  * and on the fall-back day once, at the first 02:30.

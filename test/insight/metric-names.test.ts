@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ALERTABLE } from '../../src/alerts/metric-names.js';
+import { ALERTABLE } from '../../src/config/alertable-metrics.js';
 import { metricName, NAME_TABLES } from '../../src/insight/metric-names.js';
 
 /**

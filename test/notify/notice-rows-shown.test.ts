@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collectStatus, formatStatus } from '../../src/cli/status.js';
+import { formatStatus } from '../../src/cli/status.js';
 import { configFromObject } from '../../src/config/index.js';
+import { collectStatus } from '../../src/status/collect.js';
 import { statusView } from '../../src/status/page.js';
 import { listDeliveries } from '../../src/store/deliveries.js';
 import { openIncident } from '../../src/store/incidents.js';

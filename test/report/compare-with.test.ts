@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseComparison, resolveBaseline } from '../../src/config/compare-with.js';
 import { headlineKpis } from '../../src/delivery/headline.js';
-import { parseComparison, resolveBaseline } from '../../src/insight/compare-with.js';
 import { formatDelta, polarityOf, ruleFor } from '../../src/report/format.js';
 import { renderReportHtml } from '../../src/report/html.js';
 import { renderReportDocuments } from '../../src/report/render.js';

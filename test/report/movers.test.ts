@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { reportLocale, withLocale } from '../../src/locale/locale.js';
 import { moverView } from '../../src/report/digest/mover-view.js';
 import { biggestMoves } from '../../src/report/digest/movers.js';
-import { reportLocale, withLocale } from '../../src/report/locale/locale.js';
 import type { MetricValueRow } from '../../src/store/metric-reads.js';
 
 /**

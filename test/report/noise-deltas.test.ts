@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { reportLocale } from '../../src/locale/locale.js';
 import { renderReportHtml } from '../../src/report/html.js';
-import { reportLocale } from '../../src/report/locale/locale.js';
 import { buildReportModel } from '../../src/report/model/index.js';
 import { fixtureSnapshot } from './fixtures.js';
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPORT_LOCALES, reportLocale } from '../../src/locale/locale.js';
 import { THEME } from '../../src/report/charts/svg.js';
 import { renderDigestHtml } from '../../src/report/digest/html.js';
 import { renderReportHtml } from '../../src/report/html.js';
-import { REPORT_LOCALES, reportLocale } from '../../src/report/locale/locale.js';
 import { buildReportModel } from '../../src/report/model/index.js';
 import type { ReportSnapshot } from '../../src/report/model/snapshot.js';
 import { loadReportTemplates } from '../../src/report/templates.js';

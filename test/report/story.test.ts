@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { composeEmail } from '../../src/delivery/email.js';
 import { digestEmailContent, emailContentFor } from '../../src/delivery/headline.js';
+import { CATALOGS, REPORT_LOCALES, reportLocale } from '../../src/locale/locale.js';
 import { renderDigestHtml } from '../../src/report/digest/html.js';
 import { renderReportHtml } from '../../src/report/html.js';
-import { CATALOGS, REPORT_LOCALES, reportLocale } from '../../src/report/locale/locale.js';
 import { buildReportModel, type ReportModel } from '../../src/report/model/index.js';
 import type { ReportSnapshot } from '../../src/report/model/snapshot.js';
 import { loadReportTemplates } from '../../src/report/templates.js';
@@ -238,12 +238,13 @@ describe('the story of a run (every sandbox set, every locale)', () => {
     const payload = snapshot.payloads['overview.competitive-context']?.data as {
       shares: { name: string; share: number; isBrand: boolean }[];
     };
-    const sorted = [...payload.shares].sort((a, b) => b.share - a.share);
+    // The nearest competitor (above the brand, or below it when it leads): the aggregate "Other
+    // competitors (n)" entry is none, wherever it sits.
+    const sorted = [...payload.shares]
+      .sort((a, b) => b.share - a.share)
+      .filter((entry) => !/^Other competitors/.test(entry.name));
     const brand = sorted.findIndex((entry) => entry.isBrand);
-    // The nearest competitor: the aggregate "Other competitors (n)" entry is none.
-    const competitors = sorted.filter((entry, i) => i !== brand && !/^Other competitors/.test(entry.name));
-    const rival =
-      brand === 0 ? competitors[0] : competitors.filter((e) => e.share >= sorted[brand]!.share).at(-1);
+    const rival = sorted[brand === 0 ? 1 : brand - 1];
     const own = sorted[brand];
     if (!rival || !own) throw new Error('the sandbox set has no competitor');
     // The run before: the same payloads with the brand's and its neighbour's shares swapped.

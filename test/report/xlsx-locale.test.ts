@@ -1,7 +1,7 @@
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CATALOGS } from '../../src/locale/locale.js';
 import { excelFormat, ruleFor } from '../../src/report/format.js';
-import { CATALOGS } from '../../src/report/locale/locale.js';
 import { renderWorkbook, WORKBOOK_SHEETS } from '../../src/report/xlsx.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import type { StoredSnapshot } from '../../src/store/snapshots.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cronProblem, nextFireTime, nextFireTimes } from '../../src/schedule/cron.js';
+import { cronProblem, nextFireTime, nextFireTimes } from '../../src/config/cron.js';
 
 const iso = (t: number) => new Date(t).toISOString();
 const at = (s: string) => Date.parse(s);

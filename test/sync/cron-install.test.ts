@@ -7,7 +7,7 @@ import { runCli } from '../helpers/cli.js';
 
 /**
  * A cron install — `reportd sync` then `reportd deliver --pending`, no daemon — gets the daemon's
- * semantics (sync/after-pass.ts): `sync` queues the `trigger: new_run` reports for runs it stored and
+ * semantics (daemon/after-pass.ts): `sync` queues the `trigger: new_run` reports for runs it stored and
  * the failure notices of the incidents its pass opens or clears (here a refused credential; the count
  * of `after_failed_syncs` across processes is test/notify/failed-syncs.test.ts's), and `deliver
  * --pending` sends both. The sandbox over HTTP, a real SMTP server, the built CLI.

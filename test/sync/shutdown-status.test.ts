@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { collectStatus, formatStatus } from '../../src/cli/status.js';
+import { formatStatus } from '../../src/cli/status.js';
+import { collectStatus } from '../../src/status/collect.js';
 import { listRuns } from '../../src/store/query-sets.js';
 import { listSnapshots } from '../../src/store/snapshots.js';
 import { listSyncRuns } from '../../src/store/sync-runs.js';

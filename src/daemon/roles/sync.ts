@@ -1,11 +1,11 @@
-import { afterSyncPass } from '../../sync/after-pass.js';
 import { type SyncSummary, syncOutcome } from '../../sync/types.js';
+import { afterSyncPass } from '../after-pass.js';
 import type { Scheduler } from '../scheduler.js';
 import type { RoleContext } from './context.js';
 
 /**
  * The sync role: the `sync` job on `sync.schedule` (and at start). After each pass it does what
- * `reportd sync` does after its pass (sync/after-pass.ts): incidents, the `trigger: new_run` reports
+ * `reportd sync` does after its pass (daemon/after-pass.ts): incidents, the `trigger: new_run` reports
  * for runs the pass stored, the alerts; whatever process runs the worker role sends them.
  */
 export function addSyncRole(

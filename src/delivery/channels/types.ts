@@ -47,7 +47,7 @@ export type ChannelResult =
   | { state: 'refused'; reply: string };
 
 /**
- * A failure notice (notify/notices.ts): no report, run or files, only what happened. `title` and
+ * A failure notice (delivery/compose/notice-text.ts): no report, run or files, only what happened. `title` and
  * `text` are plain text that quotes API and SMTP replies, so every sender treats them as untrusted.
  */
 export interface ChannelNotice {

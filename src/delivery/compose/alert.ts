@@ -4,9 +4,9 @@ import type { OutboxOptions } from '../outbox-options.js';
 import type { ComposeContext, Composed, Composer } from './message.js';
 
 export interface AlertComposerOptions {
-  /** The alert's email (alerts/deliver-alert.ts) and whether it attaches the set's report. */
+  /** The alert's email (delivery/deliver-alert.ts) and whether it attaches the set's report. */
   messageFor?: OutboxOptions['messageFor'];
-  /** The alert's firings as channels post them (alerts/deliver-alert.ts). */
+  /** The alert's firings as channels post them (delivery/deliver-alert.ts). */
   channelAlertFor?: OutboxOptions['channelAlertFor'];
   renderer: OutboxOptions['renderer'];
 }

@@ -1,8 +1,8 @@
-import { channelNotice, noticeForRow, noticeMessage } from '../../notify/notices.js';
 import type { Composer } from './message.js';
+import { channelNotice, noticeForRow, noticeMessage } from './notice-text.js';
 
 /**
- * A failure notice: its text comes from the incident it announces (notify/notices.ts), nothing
+ * A failure notice: its text comes from the incident it announces (compose/notice-text.ts), nothing
  * rendered. Email recipients were fixed when the notice was queued (incidents.ts).
  */
 export function noticeComposer(from: string): Composer {

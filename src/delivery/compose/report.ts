@@ -1,7 +1,7 @@
+import { envelopeRecipients } from '../../queue/envelope.js';
 import type { Delivery } from '../../store/deliveries.js';
 import { EMAIL_DESTINATION } from '../../store/deliveries.js';
 import { composeEmail, type ReportEmailConfig } from '../email.js';
-import { envelopeRecipients } from '../envelope.js';
 import type { DeliveryRenderer } from '../outbox-options.js';
 import { type ComposeContext, type Composed, type Composer, once } from './message.js';
 

@@ -1,4 +1,4 @@
-import { currentLocale, t } from '../locale/locale.js';
+import { currentLocale, t } from '../../locale/locale.js';
 import { clip, color, type Grid, labelStep, legend, n, open, THEME, text } from './svg.js';
 
 /**

@@ -1,4 +1,4 @@
-import { currentLocale } from '../locale/locale.js';
+import { currentLocale } from '../../locale/locale.js';
 import { color, legend, n, open, THEME, text } from './svg.js';
 
 /**

@@ -1,4 +1,4 @@
-import { currentLocale } from '../locale/locale.js';
+import { currentLocale } from '../../locale/locale.js';
 import { clip, n, open, THEME, text, textWidth } from './svg.js';
 
 /**

@@ -1,4 +1,4 @@
-import { currentLocale } from '../locale/locale.js';
+import { currentLocale } from '../../locale/locale.js';
 import { clip, color, labelStep, legend, n, open, THEME, text } from './svg.js';
 
 /**

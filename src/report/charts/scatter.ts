@@ -1,4 +1,4 @@
-import { currentLocale, t } from '../locale/locale.js';
+import { currentLocale, t } from '../../locale/locale.js';
 import { clip, n, open, THEME, text, textWidth } from './svg.js';
 
 /**

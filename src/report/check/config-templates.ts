@@ -1,5 +1,5 @@
 import type { Config } from '../../config/index.js';
-import { DEFAULT_LOCALE } from '../locale/tags.js';
+import { DEFAULT_LOCALE } from '../../config/locale-tags.js';
 import { checkTemplates, type TemplateProblem } from './templates-check.js';
 
 /**

@@ -945,14 +945,14 @@ export const reportViewSchema = z.strictObject({
     negative: z.string(),
     fontFamily: z.string(),
     css: html.describe('The stylesheet (report.css of the template folder), for <style>.'),
+    coverTitle: z.string().optional(),
+    footer: z.string().optional(),
     logo: z
       .strictObject({
         type: z.string(),
         dataUrl: z.string(),
       })
       .optional(),
-    coverTitle: z.string().optional(),
-    footer: z.string().optional(),
   }),
   show: z.strictObject({
     summary: z.boolean(),
@@ -1009,10 +1009,6 @@ export const reportViewSchema = z.strictObject({
 export const digestViewSchema = z.strictObject({
   css: html,
   theme: z.strictObject({
-    logo: z.strictObject({
-      type: z.string(),
-      dataUrl: z.string(),
-    }),
     primary: z.string(),
     accent: z.string(),
     positive: z.string(),
@@ -1021,6 +1017,10 @@ export const digestViewSchema = z.strictObject({
     coverTitle: z.string(),
     footer: z.string(),
     css: html.describe('The stylesheet (report.css of the template folder), for <style>.'),
+    logo: z.strictObject({
+      type: z.string(),
+      dataUrl: z.string(),
+    }),
   }),
   lang: z.string(),
   page: z.strictObject({
@@ -1991,10 +1991,6 @@ export const digestViewSchema = z.strictObject({
           market: z.boolean(),
         }),
         theme: z.strictObject({
-          logo: z.strictObject({
-            type: z.string(),
-            dataUrl: z.string(),
-          }),
           primary: z.string(),
           accent: z.string(),
           positive: z.string(),
@@ -2003,6 +1999,10 @@ export const digestViewSchema = z.strictObject({
           coverTitle: z.string(),
           footer: z.string(),
           css: html,
+          logo: z.strictObject({
+            type: z.string(),
+            dataUrl: z.string(),
+          }),
         }),
         show: z.strictObject({
           summary: z.boolean(),
@@ -3000,14 +3000,14 @@ export const marginViewSchema = z.strictObject({
     negative: z.string(),
     fontFamily: z.string(),
     css: html.describe('The stylesheet (report.css of the template folder), for <style>.'),
+    coverTitle: z.string().optional(),
+    footer: z.string().optional(),
     logo: z
       .strictObject({
         type: z.string(),
         dataUrl: z.string(),
       })
       .optional(),
-    coverTitle: z.string().optional(),
-    footer: z.string().optional(),
   }),
   show: z
     .strictObject({

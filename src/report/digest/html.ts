@@ -1,7 +1,7 @@
 import Handlebars from 'handlebars';
+import { reportLocale, t, withLocale } from '../../locale/locale.js';
 import { sparkline } from '../charts.js';
 import { type ReportContents, setView, themeForTemplates } from '../html.js';
-import { reportLocale, t, withLocale } from '../locale/locale.js';
 import type { ReportModel } from '../model/index.js';
 import { showsNoise, sparkColor } from '../noise-view.js';
 import { DEFAULT_PAGE, type PageSetup, pageView } from '../page.js';

@@ -1,5 +1,5 @@
 import { metricName } from '../../insight/metric-names.js';
-import { currentLocale } from '../locale/locale.js';
+import { currentLocale } from '../../locale/locale.js';
 import type { PortfolioMove } from './movers.js';
 
 /**

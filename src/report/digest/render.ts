@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Store } from '../../store/db.js';
-import { isReportable } from '../../store/payloads.js';
+import { isReportable } from '../../store/snapshot-state.js';
 import { findSnapshot, listSnapshots, type StoredSnapshot } from '../../store/snapshots.js';
 import { VERSION } from '../../version.js';
 import { writeAtomically } from '../../write-atomically.js';
@@ -91,7 +91,7 @@ export async function renderDigest(store: Store, options: RenderDigestOptions): 
     10,
   );
   const templates = reportTemplatesFor(options.templatesDir);
-  const contents = themedContents(options);
+  const contents = await themedContents(options);
   const single = loaded.length === 1 ? loaded[0] : undefined;
   const period = periodOf(loaded.map((l) => l.snapshot.run));
   const formats = [...new Set(options.formats)];

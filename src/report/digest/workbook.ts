@@ -1,4 +1,4 @@
-import { reportLocale, t, withLocale } from '../locale/locale.js';
+import { reportLocale, t, withLocale } from '../../locale/locale.js';
 import type { ReportSnapshot } from '../model/snapshot.js';
 import { createContext, type WorkbookMeta } from '../xlsx/context.js';
 import { SheetWriter } from '../xlsx/sheet-writer.js';

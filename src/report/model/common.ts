@@ -1,4 +1,5 @@
 import { seriesCard } from '../../api/schemas/common.js';
+import { t } from '../../locale/locale.js';
 import {
   type DeltaView,
   formatDelta,
@@ -9,7 +10,6 @@ import {
   ruleFor,
   toPercentPoints,
 } from '../format.js';
-import { t } from '../locale/locale.js';
 import { judgedDelta } from './noise-delta.js';
 import type { Available, PayloadReader } from './payloads.js';
 import type { ReportSnapshot } from './snapshot.js';

@@ -1,6 +1,6 @@
 import * as schema from '../../api/schemas/gravity.js';
+import { t } from '../../locale/locale.js';
 import { formatDelta, formatValue, mixScale, polarityOf, ruleFor, toPercentPoints } from '../format.js';
-import { t } from '../locale/locale.js';
 import {
   byId,
   type Cell,

@@ -1,8 +1,8 @@
 import { metricEndpoints } from '../../api/endpoints.js';
 import { querySetDetails } from '../../api/schemas/catalog.js';
 import { engineWithImage } from '../../api/schemas/common.js';
-import { type Baseline, PREVIOUS, parseComparison, resolveBaseline } from '../../insight/compare-with.js';
-import { currentLocale, reportLocale, t, withLocale } from '../locale/locale.js';
+import { type Baseline, PREVIOUS, parseComparison, resolveBaseline } from '../../config/compare-with.js';
+import { currentLocale, reportLocale, t, withLocale } from '../../locale/locale.js';
 import type { FamilySummary, ReportFamily } from './family.js';
 import { buildGravity, type GravityModel } from './gravity.js';
 import { buildLife, type LifeModel } from './life.js';

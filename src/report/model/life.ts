@@ -1,7 +1,7 @@
 import * as schema from '../../api/schemas/life.js';
+import { t } from '../../locale/locale.js';
 import type { DeltaView } from '../format.js';
 import { formatValue, mixScale, ruleFor } from '../format.js';
-import { t } from '../locale/locale.js';
 import {
   byId,
   type Cell,

@@ -1,7 +1,7 @@
 import { type Judged, measureChange } from '../../insight/changes.js';
 import type { InsightRow } from '../../insight/sample-sizes.js';
+import { currentLocale, t } from '../../locale/locale.js';
 import type { DeltaView, NumberRule } from '../format.js';
-import { currentLocale, t } from '../locale/locale.js';
 import type { PayloadReader } from './payloads.js';
 
 /**

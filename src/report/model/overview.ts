@@ -1,6 +1,6 @@
 import { competitiveContext, summary } from '../../api/schemas/overview.js';
+import { t } from '../../locale/locale.js';
 import { formatValue, ruleFor, toPercentPoints } from '../format.js';
-import { t } from '../locale/locale.js';
 import type { Available, PayloadReader } from './payloads.js';
 
 export interface ShareRow {

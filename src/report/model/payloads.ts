@@ -1,9 +1,9 @@
 import type { z } from 'zod';
 import { metricEndpoint } from '../../api/endpoints.js';
 import { payloadRows } from '../../api/metric-rows.js';
-import type { Baseline } from '../../insight/compare-with.js';
+import type { Baseline } from '../../config/compare-with.js';
 import { COUNT_ENDPOINTS, type RunSamples, runSamples } from '../../insight/sample-sizes.js';
-import { type MessageKey, t } from '../locale/locale.js';
+import { type MessageKey, t } from '../../locale/locale.js';
 import { ReportFamily } from './family.js';
 import type { ReportSnapshot } from './snapshot.js';
 
@@ -30,7 +30,7 @@ export class PayloadReader {
   readonly family: ReportFamily;
 
   /**
-   * @param baseline what the headline cards compare with (`compare_with`, src/insight/compare-with.ts):
+   * @param baseline what the headline cards compare with (`compare_with`, src/config/compare-with.ts):
    *   the previous run keeps the API's deltas.
    * @param alpha the false discovery rate the document's changes are judged at.
    */

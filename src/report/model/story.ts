@@ -1,8 +1,12 @@
 import { isAggregateCompetitor } from '../../insight/aggregate-competitor.js';
+import { currentLocale, t } from '../../locale/locale.js';
 import type { DeltaView } from '../format.js';
-import { currentLocale, t } from '../locale/locale.js';
-import type { ReportModel } from './index.js';
-import type { ShareRow } from './overview.js';
+import type { GravityModel } from './gravity.js';
+import type { OverviewModel, ShareRow } from './overview.js';
+import type { PresenceModel } from './presence.js';
+
+/** The sections of the report model the story is told from (report/model/index.ts builds it after them). */
+type StorySections = { presence: PresenceModel; gravity: GravityModel; overview: OverviewModel };
 
 /**
  * The story of a run: three to five sentences built from the model's own rows, never from a
@@ -28,7 +32,7 @@ interface Candidate {
  * Weighted presence by engine and by intent. Only the engines' changes are judged (the payloads give
  * no answers per intent), so an intent's change is never quoted as likely or unclear.
  */
-function candidates(model: Pick<ReportModel, 'presence'>): Candidate[] {
+function candidates(model: Pick<StorySections, 'presence'>): Candidate[] {
   const metric = t('endpoint.presence.weighted');
   const out: Candidate[] = [];
   if (model.presence.byEngine.available)
@@ -76,19 +80,19 @@ export interface StoryBefore {
   claims?: ReadonlySet<string>;
 }
 
-type ErrorItem = Extract<ReportModel['gravity']['errors'], { available: true }>['items'][number];
+type ErrorItem = Extract<StorySections['gravity']['errors'], { available: true }>['items'][number];
 
 /** One false claim per engine and error: the same claim in two runs has the same key. */
 export const claimKeys = (item: ErrorItem): string[] =>
   item.wrong.map((claim) => `${item.id}\u0000${claim.engine.id}\u0000${claim.text}`);
 
 export function buildStory(
-  model: Pick<ReportModel, 'presence' | 'gravity' | 'overview'>,
+  model: Pick<StorySections, 'presence' | 'gravity' | 'overview'>,
   before: StoryBefore = { shares: [] },
 ): string[] {
   const sharesBefore = before.shares;
   const sentences: string[] = [];
-  const headline = (card: ReportModel['presence']['weighted'] | ReportModel['gravity']['plus']) => {
+  const headline = (card: StorySections['presence']['weighted'] | StorySections['gravity']['plus']) => {
     if (!card.available) return;
     const { label, value, delta, versus } = card.kpi;
     // The change says what it is measured against, as the card does: a reader of a report that

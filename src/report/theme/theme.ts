@@ -1,6 +1,8 @@
 import { statSync } from 'node:fs';
+import { FONT_NAME, HEX_COLOR } from '../../config/theme-section.js';
+import { ThemeError } from '../../errors/index.js';
 import { THEME } from '../charts/svg.js';
-import { type Logo, readLogo } from './logo.js';
+import { drawLogo, type Logo } from './logo.js';
 
 /**
  * A report's look (`reports[].theme`): logo, colours, font, cover title and footer. Templates read it
@@ -22,7 +24,8 @@ export interface ThemeConfig {
 
 /** What templates, the email and the workbook read. */
 export interface ThemeView {
-  logo?: Pick<Logo, 'type' | 'dataUrl'>;
+  /** The logo as reportd drew it: a PNG, whatever the file was (logo.ts). */
+  logo?: Logo;
   primary: string;
   accent: string;
   positive: string;
@@ -35,8 +38,6 @@ export interface ThemeView {
   css: string;
 }
 
-export const HEX_COLOR = /^#[0-9A-Fa-f]{6}$/;
-export const FONT_NAME = /^[A-Za-z0-9][A-Za-z0-9 _-]{0,62}$/;
 const FALLBACK_FONTS = "'Liberation Sans', 'DejaVu Sans', Arial, sans-serif";
 
 /** The built-in look: the colours report.css and the charts use when no theme says otherwise. */
@@ -53,12 +54,12 @@ const colorOr = (value: string | undefined, fallback: string) =>
   value !== undefined && HEX_COLOR.test(value) ? value : fallback;
 
 /**
- * The theme as templates read it. The logo is read here, at render time, so an edited logo file shows
+ * The theme as templates read it. The logo is loaded here, at render time, so an edited logo file shows
  * in the next render (and in the studio at once); `where` names it in errors (`reports[0].theme.logo`).
  */
-export function themeView(config: ThemeConfig | undefined, where = 'theme'): ThemeView {
+export async function themeView(config: ThemeConfig | undefined, where = 'theme'): Promise<ThemeView> {
   if (!config) return DEFAULT_THEME;
-  const logo = config.logo === undefined ? undefined : cachedLogo(config.logo, `${where}.logo`);
+  const logo = config.logo === undefined ? undefined : await cachedLogo(config.logo, `${where}.logo`);
   const font = config.font !== undefined && FONT_NAME.test(config.font) ? config.font : undefined;
   const view = {
     primary: colorOr(config.primary, DEFAULT_THEME.primary),
@@ -82,17 +83,22 @@ export function themeView(config: ThemeConfig | undefined, where = 'theme'): The
       : `:root { ${vars.join(' ')} }${font ? ` body { font-family: ${view.fontFamily}; }` : ''}`;
   return {
     ...view,
-    ...(logo ? { logo: { type: logo.type, dataUrl: logo.dataUrl } } : {}),
+    ...(logo ? { logo } : {}),
     ...(config.cover_title ? { coverTitle: config.cover_title } : {}),
     ...(config.footer ? { footer: config.footer } : {}),
     css,
   };
 }
 
-/** Logos by path, re-read when the file's size or time changes (a daemon renders the same logo weekly). */
-const logos = new Map<string, { stamp: string; logo: Logo }>();
+/**
+ * Logos by path, loaded again when the file's size or time changes (a daemon renders the same logo
+ * weekly). A refusal is kept too: a file that took the renderer's whole time limit is not drawn again
+ * at every render, only once it changes.
+ */
+const logos = new Map<string, { stamp: string; logo: Promise<Logo | string> }>();
 
-function cachedLogo(path: string, where: string): Logo {
+/** The logo at `path` (loaded, or as last loaded); a refusal is a `ThemeError` naming `where`. */
+export async function cachedLogo(path: string, where: string): Promise<Logo> {
   let stamp = '';
   try {
     const stat = statSync(path);
@@ -100,11 +106,19 @@ function cachedLogo(path: string, where: string): Logo {
   } catch {
     // readLogo says the file is missing
   }
-  const hit = logos.get(path);
-  if (hit && hit.stamp === stamp) return hit.logo;
-  const logo = readLogo(path, where);
-  logos.set(path, { stamp, logo });
+  let hit = logos.get(path);
+  if (!hit || hit.stamp !== stamp) {
+    hit = { stamp, logo: drawLogo(path) };
+    logos.set(path, hit);
+  }
+  const logo = await hit.logo;
+  if (typeof logo === 'string') throw new ThemeError(`${where}: ${logo}`);
   return logo;
+}
+
+/** The logo as templates see it: the PNG's `data:` URL and its type, nothing else. */
+export function templateLogo(logo: Logo | undefined): { type: string; dataUrl: string } | undefined {
+  return logo && { type: logo.type, dataUrl: logo.dataUrl };
 }
 
 /** `#1F4E79` → `FF1F4E79`, the ARGB exceljs writes. */

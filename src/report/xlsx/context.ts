@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { metricEndpoint } from '../../api/endpoints.js';
+import { type MessageKey, t } from '../../locale/locale.js';
 import { excelFormat, mixScale, ruleFor } from '../format.js';
-import { type MessageKey, t } from '../locale/locale.js';
 import type { ReportFamily } from '../model/family.js';
 import { reportFamily } from '../model/index.js';
 import { PayloadReader } from '../model/payloads.js';

@@ -1,5 +1,5 @@
 import type { Cell, Worksheet } from 'exceljs';
-import { t } from '../locale/locale.js';
+import { t } from '../../locale/locale.js';
 import { cleanText, headerNames, type TableNames } from './text.js';
 
 /** A number with its own Excel format (rows of one column can carry different units). */

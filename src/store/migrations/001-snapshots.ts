@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * The catalog (accounts → brands → query sets → runs), immutable snapshots with their payloads, the

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * Per-recipient state of a delivery. One outbox row is one message to one set of destinations; each

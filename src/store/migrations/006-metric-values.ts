@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * The metrics layer: every number of every complete snapshot as one tidy row (`metric_values`, whose

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * What the scheduler decided not to do, kept for `reportd history` and the status page: a slot missed

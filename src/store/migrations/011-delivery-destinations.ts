@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * Every destination is an outbox row: `deliveries` gains `destination` (`email`, or the name of a

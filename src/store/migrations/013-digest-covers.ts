@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * Digest deliveries: one outbox row for a report across all its query sets. `covers` is the exact set

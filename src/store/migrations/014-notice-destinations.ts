@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * Failure notices per destination: a notice row becomes one per (incident, opened|cleared,

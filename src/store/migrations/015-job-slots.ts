@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * Cron slots claimed once across daemons. Before a scheduled slot runs, the scheduler of one daemon

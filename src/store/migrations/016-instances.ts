@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * The daemons sharing the store. Each registers a row at start, moves `heartbeat_at` forward on a

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * On PostgreSQL, a payload is kept as `json` (its text as stored, checked to be JSON) instead of

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * Fencing tokens (queue/fence.ts). Every claim of an outbox row or a notice writes a new random

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * Failure notices become rows of the one delivery queue (`deliveries`, kind `notice`), so they are

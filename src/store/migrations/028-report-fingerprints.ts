@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * What each daemon serves: one row per (instance, report) with a hash of the report's effective

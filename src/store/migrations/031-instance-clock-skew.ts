@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * How far each daemon's host clock is from the database's (store/db-clock.ts), written with every

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * One metric of many runs (`reportd mcp`'s metric_series): with only the snapshot index, each run's

@@ -18,20 +18,10 @@ import m021 from './021-notices-on-the-queue.js';
 import m028 from './028-report-fingerprints.js';
 import m031 from './031-instance-clock-skew.js';
 import m037 from './037-metric-values-by-metric.js';
+import type { Migration } from './migration.js';
 import { postgresDdl } from './postgres-ddl.js';
 
-/**
- * Migrations are TypeScript modules (not .sql files) so the build needs no copy step and they ship
- * inside dist/. Each exports `{ version, name, sql }`; versions only ever grow, and a released
- * migration is never edited: add a new one instead.
- */
-export interface Migration {
-  version: number;
-  name: string;
-  /** SQLite's dialect; PostgreSQL runs it through `postgresDdl` unless `postgres` is given. */
-  sql: string;
-  postgres?: string;
-}
+export type { Migration } from './migration.js';
 
 /** The text of `migration` for `engine`. */
 export function sqlOf(migration: Migration, engine: 'sqlite' | 'postgres'): string {

@@ -2,7 +2,7 @@ import type { MetricUnit } from '../../../api/field-units.js';
 import { payloadRows } from '../../../api/metric-rows.js';
 import { metricName } from '../../../insight/metric-names.js';
 import { METRIC_VALUE_COLUMNS } from '../../../store/metric-reads.js';
-import { isReportable } from '../../../store/payloads.js';
+import { isReportable } from '../../../store/snapshot-state.js';
 import { excelFormat, RULES, type RuleName } from '../../format.js';
 import type { ReportSnapshot } from '../../model/snapshot.js';
 import type { SheetContext } from '../context.js';

@@ -1,5 +1,5 @@
 import * as gravity from '../../../api/schemas/gravity.js';
-import { t } from '../../locale/locale.js';
+import { t } from '../../../locale/locale.js';
 import { block, joinById, num, scaleOf, seriesRows } from '../context.js';
 import type { CellInput } from '../sheet-writer.js';
 import { keyFigures } from './key-figures.js';

@@ -1,4 +1,4 @@
-import { t } from '../../locale/locale.js';
+import { t } from '../../../locale/locale.js';
 import type { ReportSnapshot } from '../../model/snapshot.js';
 import { num, type SheetContext } from '../context.js';
 import { KPI_SOURCES, readFigures } from '../kpis.js';

@@ -1,5 +1,5 @@
 import type { MetricGroup } from '../../../api/endpoints.js';
-import { t } from '../../locale/locale.js';
+import { t } from '../../../locale/locale.js';
 import { num, type SheetContext } from '../context.js';
 import { judgedColumns, judgedFigureCells } from '../judged-figure.js';
 import { KPI_SOURCES } from '../kpis.js';

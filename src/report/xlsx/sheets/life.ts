@@ -1,6 +1,6 @@
 import type { CompactStance, StanceSet } from '../../../api/schemas/common.js';
 import * as life from '../../../api/schemas/life.js';
-import { t } from '../../locale/locale.js';
+import { t } from '../../../locale/locale.js';
 import { block, joinById, num, scaleOf } from '../context.js';
 import { judgedColumns, judgedFigureCells } from '../judged-figure.js';
 import type { CellInput } from '../sheet-writer.js';

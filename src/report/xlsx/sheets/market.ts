@@ -1,5 +1,5 @@
 import * as market from '../../../api/schemas/market.js';
-import { type MessageKey, t } from '../../locale/locale.js';
+import { type MessageKey, t } from '../../../locale/locale.js';
 import { block, num } from '../context.js';
 import { keyFigures } from './key-figures.js';
 import type { SheetDef } from './sheet-def.js';

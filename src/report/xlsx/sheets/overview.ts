@@ -1,5 +1,5 @@
 import * as overview from '../../../api/schemas/overview.js';
-import { t } from '../../locale/locale.js';
+import { t } from '../../../locale/locale.js';
 import { block, num } from '../context.js';
 import { keyFigures } from './key-figures.js';
 import type { SheetDef } from './sheet-def.js';

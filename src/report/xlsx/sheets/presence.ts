@@ -1,5 +1,5 @@
 import * as presence from '../../../api/schemas/presence.js';
-import { t } from '../../locale/locale.js';
+import { t } from '../../../locale/locale.js';
 import { block, joinById, num, scaleOf } from '../context.js';
 import { judgedColumns, judgedFigureCells } from '../judged-figure.js';
 import type { CellInput } from '../sheet-writer.js';

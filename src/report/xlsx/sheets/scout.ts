@@ -1,5 +1,5 @@
 import * as scout from '../../../api/schemas/scout.js';
-import { t } from '../../locale/locale.js';
+import { t } from '../../../locale/locale.js';
 import { block, joinById, num } from '../context.js';
 import { judgedColumns, judgedFigureCells } from '../judged-figure.js';
 import { keyFigures } from './key-figures.js';

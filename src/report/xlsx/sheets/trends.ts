@@ -1,5 +1,5 @@
 import { seriesCard } from '../../../api/schemas/common.js';
-import { type MessageKey, t } from '../../locale/locale.js';
+import { type MessageKey, t } from '../../../locale/locale.js';
 import { type SheetContext, seriesRows } from '../context.js';
 import type { CellInput, SheetWriter } from '../sheet-writer.js';
 
