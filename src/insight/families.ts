@@ -38,7 +38,8 @@ export function benjaminiHochberg(p: readonly number[], weights?: readonly numbe
   let smallest = 1;
   for (let rank = m; rank >= 1; rank--) {
     const i = order[rank - 1]!;
-    smallest = Math.min(smallest, (m * scaled[i]!) / rank);
+    // m / rank first: it is exactly 1 for the largest p, so rounding never leaves q below p / w.
+    smallest = Math.min(smallest, scaled[i]! * (m / rank));
     q[i] = smallest;
   }
   return q;
