@@ -4,7 +4,7 @@ import type { Judged } from '../insight/changes.js';
  * A judged change as alert text: the verdict, its adjusted q among the figures the rule watches in
  * the run (its p when it is the only one), the interval at the level that agrees with the verdict
  * (uneven, so written as it is), and the answers on each side — "(likely change, q = 0.004 among 5
- * figures; interval −17.4 to −6.6 pts at 99.5 %; n = 1,195 → 600 answers)". Empty when the change
+ * figures; interval −17.4 to −6.6 pts at 99.5 %; n = 1,197 → 600 answers)". Empty when the change
  * has no interval.
  */
 export function noiseText(
