@@ -35,6 +35,7 @@ const theme: ThemeView = {
   fontFamily: "'DejaVu Sans', sans-serif",
   coverTitle: 'Cover title',
   footer: 'Footer',
+  logoAlt: 'Acme Agency',
   css: ':root { --primary: #112233; }',
 };
 

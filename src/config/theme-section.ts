@@ -59,6 +59,14 @@ export const reportTheme = z
       .describe(
         "Text in every PDF page's footer and at the end of the email, e.g. the agency's name (at most 200 characters). Default none.",
       ),
+    logo_alt: z
+      .string()
+      .min(1)
+      .max(120)
+      .optional()
+      .describe(
+        'What a screen reader says for the logo (its alternative text in the PDF and the email), e.g. the agency\'s name (at most 120 characters). Default: the locale\'s word for "Logo".',
+      ),
   })
   .optional()
   .describe("This report's look: logo, colours, font, cover title and footer. Default: reportd's own look.");

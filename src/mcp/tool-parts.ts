@@ -1,3 +1,5 @@
+import type { ShapeOutput, ZodRawShapeCompat } from '@modelcontextprotocol/sdk/server/zod-compat.js';
+import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { ToolInputError } from '../errors/index.js';
 import { printable } from '../printable.js';
@@ -5,9 +7,9 @@ import { scrub } from '../secrets.js';
 import type { Store } from '../store/db.js';
 
 /**
- * What every MCP tool is made of (tools.ts, series-tools.ts, compare-tools.ts): the context it reads,
- * its answer (structured, and the same JSON as text), the guard that turns errors into tool results,
- * and the set input and run output schemas several tools share.
+ * What every MCP tool is made of (one file each in tools/, registered by the table in tools.ts): its
+ * definition, the context it reads, its answer (structured, and the same JSON as text), the guard
+ * that turns errors into tool results, and the input and output schemas several tools share.
  */
 
 export interface ToolContext {
@@ -26,6 +28,22 @@ export type ToolResult = {
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
 };
+
+/** One MCP tool: what registerTool is given, and its handler (tools.ts guards it and binds the context). */
+export interface McpTool<In extends ZodRawShapeCompat = ZodRawShapeCompat> {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: In;
+  outputSchema: ZodRawShapeCompat;
+  annotations: ToolAnnotations;
+  handler: (args: ShapeOutput<In>, ctx: ToolContext) => Promise<ToolResult>;
+}
+
+/** A tool whose handler is checked against its own input schema, widened so one table holds them all. */
+export function defineTool<In extends ZodRawShapeCompat>(tool: McpTool<In>): McpTool {
+  return tool as unknown as McpTool;
+}
 
 /** The structured answer, and the same JSON as text for clients that read only `content`. */
 export function answer(structured: Record<string, unknown>): ToolResult {
@@ -51,6 +69,11 @@ export const setInput = {
   query_set_id: z.number().int().positive().describe('The query set, as list_sets gives it'),
   account: z.string().optional().describe('The account, when several accounts store the same set id'),
 };
+
+/** How to read a metric's value: its unit as the store keeps it. */
+export const unitOut = z
+  .string()
+  .describe('percent (0..100), fraction (0..1), count, ratio, score or unknown: how to read the value');
 
 export const runOut = z.object({
   run_id: z.number(),

@@ -1,6 +1,7 @@
 import Handlebars from 'handlebars';
 import { REPORT_SECTIONS, type ReportSection } from '../config/report-sections.js';
 import { reportLocale, t, withLocale } from '../locale/locale.js';
+import { trendAlt } from './charts/alt.js';
 import { miniStack, THEME } from './charts/svg.js';
 import {
   donut,
@@ -16,6 +17,7 @@ import {
 } from './charts.js';
 import { moverView } from './digest/mover-view.js';
 import type { PortfolioMove } from './digest/movers.js';
+import { formatDisplay, ruleFor } from './format.js';
 import type { KpiView } from './model/common.js';
 import { SOURCE_KINDS } from './model/gravity.js';
 import type { ReportModel } from './model/index.js';
@@ -43,10 +45,19 @@ const svg = (markup: string) => new Handlebars.SafeString(markup);
 
 type Card = Available<{ kpi: KpiView }>;
 
-/** A KPI card with its sparkline, colored like its delta so good and bad news read at a glance. */
+/**
+ * A KPI's sparkline, colored like its delta so good and bad news read at a glance, and said in words
+ * (where its history started and ended) to a screen reader.
+ */
+export function kpiSparkline(kpi: KpiView, width?: number, height?: number) {
+  const alt = trendAlt(kpi.label, kpi.history, (value) => formatDisplay(value, ruleFor(kpi.key)));
+  return svg(sparkline(kpi.history, sparkColor(kpi.delta), alt, width, height));
+}
+
+/** A KPI card with its sparkline. */
 function card(source: Card) {
   if (!source.available) return source;
-  return { ...source, spark: svg(sparkline(source.kpi.history, sparkColor(source.kpi.delta))) };
+  return { ...source, spark: kpiSparkline(source.kpi) };
 }
 
 function when<T extends { available: boolean }>(value: T, draw: (v: T & { available: true }) => string) {
@@ -62,7 +73,11 @@ export function reportView(
 ) {
   const { overview, presence, life, gravity, scout, market } = model;
   const stanceParts = (rows: readonly { value: number | null }[]) =>
-    STANCES.map((stance, i) => ({ value: rows[i]?.value ?? 0, color: stance.color }));
+    STANCES.map((stance, i) => ({
+      name: t(stance.labelKey),
+      value: rows[i]?.value ?? 0,
+      color: stance.color,
+    }));
   const view = {
     css: svg(css),
     /** For `<html lang>`. */
@@ -78,7 +93,9 @@ export function reportView(
         card(gravity.plus),
         card(gravity.openErrors),
       ],
-      sharesChart: when(overview.competitive, (c) => shareBars(c.rows, c.fairShare)),
+      sharesChart: when(overview.competitive, (c) =>
+        shareBars(c.rows, c.fairShare, { title: t('endpoint.overview.competitive-context') }),
+      ),
     },
     presence: {
       ...presence,
@@ -87,18 +104,22 @@ export function reportView(
       trendChart:
         presence.gross.available && presence.weighted.available
           ? svg(
-              trendChart(presence.gross.kpi.historyLabels, [
-                {
-                  name: t('endpoint.presence.gross'),
-                  values: presence.gross.kpi.history,
-                  color: THEME.secondary,
-                },
-                {
-                  name: t('endpoint.presence.weighted'),
-                  values: presence.weighted.kpi.history,
-                  color: THEME.primary,
-                },
-              ]),
+              trendChart(
+                presence.gross.kpi.historyLabels,
+                [
+                  {
+                    name: t('endpoint.presence.gross'),
+                    values: presence.gross.kpi.history,
+                    color: THEME.secondary,
+                  },
+                  {
+                    name: t('endpoint.presence.weighted'),
+                    values: presence.weighted.kpi.history,
+                    color: THEME.primary,
+                  },
+                ],
+                { title: t('presence.trend') },
+              ),
             )
           : null,
       positionsChart: when(presence.positions, (p) =>
@@ -116,7 +137,7 @@ export function reportView(
               values: p.parts.map((part) => part.current.value ?? 0),
             },
           ],
-          { width: 260, height: 200 },
+          { title: t('presence.positions'), width: 260, height: 200 },
         ),
       ),
       matrixChart: when(presence.matrix, (m) =>
@@ -124,6 +145,7 @@ export function reportView(
           m.engines.map((e) => e.label),
           m.intents.map((i) => i.label),
           m.values,
+          { title: t('endpoint.presence.engine-intent-matrix') },
         ),
       ),
     },
@@ -138,7 +160,7 @@ export function reportView(
             color: stance.color,
             values: [mix.current[i]?.value ?? 0, mix.previous[i]?.value ?? 0],
           })),
-          { height: 140 },
+          { title: t('endpoint.life.stance-mix'), height: 140 },
         ),
       ),
       historyChart: when(life.stanceHistory, (h) =>
@@ -149,10 +171,15 @@ export function reportView(
             color: stance.color,
             values: h.series[i] ?? [],
           })),
+          { title: t('endpoint.life.stance-history') },
         ),
       ),
       scatterChart: when(life.scatter, (s) =>
-        lifeScatter(s.points, { presence: s.presenceCurrent, life: s.lifeCurrent }),
+        lifeScatter(
+          s.points,
+          { presence: s.presenceCurrent, life: s.lifeCurrent },
+          { title: t('endpoint.life.scatter') },
+        ),
       ),
       byEngine: withStanceBars(life.byEngine, stanceParts),
       byIntent: withStanceBars(life.byIntent, stanceParts),
@@ -162,15 +189,19 @@ export function reportView(
       ...gravity,
       kpis: [card(gravity.plus), card(gravity.minus), card(gravity.openErrors)],
       trendChart: when(gravity.trend, (trend) =>
-        trendChart(trend.labels, [
-          { name: t('endpoint.gravity.gravity-plus'), values: trend.plus, color: THEME.good },
-          { name: t('endpoint.gravity.gravity-minus'), values: trend.minus, color: THEME.bad },
-        ]),
+        trendChart(
+          trend.labels,
+          [
+            { name: t('endpoint.gravity.gravity-plus'), values: trend.plus, color: THEME.good },
+            { name: t('endpoint.gravity.gravity-minus'), values: trend.minus, color: THEME.bad },
+          ],
+          { title: t('endpoint.gravity.trend') },
+        ),
       ),
       sourcesChart: when(gravity.sources, (s) =>
         donut(
           s.parts.map((p) => ({ name: p.label, value: p.value ?? 0, color: p.color })),
-          { width: 330, height: 200 },
+          { title: t('endpoint.gravity.source-distribution'), width: 330, height: 200 },
         ),
       ),
       sourcesHistoryChart: when(gravity.sourcesHistory, (h) =>
@@ -181,7 +212,7 @@ export function reportView(
             color: kind.color,
             values: h.series[i] ?? [],
           })),
-          { width: 330, height: 200 },
+          { title: t('gravity.sourcesOverTime'), width: 330, height: 200 },
         ),
       ),
     },
@@ -196,7 +227,7 @@ export function reportView(
       byEngineChart: when(scout.byEngine, (b) =>
         engineBars(
           b.rows.map((r) => ({ label: r.engine.label, color: r.engine.color, value: r.weighted.value ?? 0 })),
-          { width: 330 },
+          { title: t('endpoint.scout.references-by-llm'), width: 330 },
         ),
       ),
       citationsChart: when(scout.citations, (c) =>
@@ -207,7 +238,7 @@ export function reportView(
             color: category.color,
             values: category.values,
           })),
-          { percent: false },
+          { title: t('scout.citationsByEngine'), percent: false },
         ),
       ),
     },
@@ -218,12 +249,14 @@ export function reportView(
             ...market.metrics,
             rows: market.metrics.rows.map((kpi) => ({
               ...kpi,
-              spark: svg(sparkline(kpi.history, sparkColor(kpi.delta), 90, 22)),
+              spark: kpiSparkline(kpi, 90, 22),
             })),
             fairShareCard: card({ available: true, kpi: market.metrics.fairShare }),
           }
         : market.metrics,
-      competitorsChart: when(market.competitors, (c) => shareBars(c.rows, null)),
+      competitorsChart: when(market.competitors, (c) =>
+        shareBars(c.rows, null, { title: t('market.competitors') }),
+      ),
     },
   };
   // Which pages print the footnote on judged changes: those that show one (noise-note.hbs). The
@@ -241,7 +274,7 @@ export function reportView(
 
 function withStanceBars<R extends { stance: { value: number | null }[] }>(
   table: Available<{ rows: R[] }>,
-  parts: (rows: readonly { value: number | null }[]) => { value: number; color: string }[],
+  parts: (rows: readonly { value: number | null }[]) => { name: string; value: number; color: string }[],
 ) {
   if (!table.available) return table;
   return {

@@ -42,8 +42,6 @@ export interface RenderSnapshotOptions {
   baseName?: string;
   /** Sections and detail (`reports[].sections`, `reports[].detail`); everything in full by default. */
   contents?: ReportContents;
-  /** PDF bookmarks from the headings (set for a digest-mode report over one set). */
-  outline?: boolean;
   /** The report's look (`reports[].theme`, logo path absolute); reportd's own when absent. */
   theme?: ThemeConfig;
   /** Names the theme in errors (`reports[0].theme`). */
@@ -199,10 +197,7 @@ export async function renderSnapshotDocuments(
       // Loaded on first use: an idle daemon, or a run writing only xlsx/html, never loads puppeteer.
       const renderer = options.renderer ?? new (await import('./pdf.js')).PdfRenderer(options.chromium);
       try {
-        writeAtomically(
-          file,
-          await renderer.render(doc.html, { ...doc, page: options.page, outline: options.outline }),
-        );
+        writeAtomically(file, await renderer.render(doc.html, { ...doc, page: options.page }));
       } finally {
         if (!options.renderer) await renderer.close();
       }

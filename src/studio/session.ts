@@ -177,7 +177,7 @@ export class StudioSession {
     const rendered = await renderSnapshotDocuments(
       snapshot,
       history,
-      await withBriefMovers(this.store, snapshot, { ...common, outline: report?.mode === 'digest' }),
+      await withBriefMovers(this.store, snapshot, common),
     );
     return {
       path: rendered.paths[0]!,

@@ -38,6 +38,8 @@ const SAME_AS_ENGLISH: Readonly<Record<string, readonly string[]>> = {
     'col.neg',
     'stance.neutral',
     'digest.portfolio', // the same word in German
+    'alt.logo',
+    'alt.values', // punctuation and placeholders only
   ],
   fr: [
     'xlsx.n', // symbols: the sample size's n, the p-value's p and the adjusted value's q
@@ -58,6 +60,7 @@ const SAME_AS_ENGLISH: Readonly<Record<string, readonly string[]>> = {
     'col.type',
     'col.citations',
     'col.volume',
+    'alt.logo',
   ],
   es: [
     'xlsx.n', // symbols: the sample size's n, the p-value's p and the adjusted value's q
@@ -73,6 +76,7 @@ const SAME_AS_ENGLISH: Readonly<Record<string, readonly string[]>> = {
     'col.rec',
     'col.control',
     'common.no',
+    'alt.values', // punctuation and placeholders only
   ],
 };
 

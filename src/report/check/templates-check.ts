@@ -50,39 +50,11 @@ export function checkTemplates(options: {
     }
   };
 
-  // Partials: built-in first, the user's override by name (as templates.ts registers them).
-  const partials = new Map<string, { file: string; ast: hbs.AST.Program }>();
-  const folders = [join(PACKAGED_TEMPLATES_DIR, 'report', 'partials')];
-  if (options.templatesDir) folders.push(join(options.templatesDir, 'report', 'partials'));
-  for (const folder of folders) {
-    if (!existsSync(folder)) continue;
-    for (const name of readdirSync(folder)
-      .filter((f) => f.endsWith('.hbs'))
-      .sort()) {
-      const file = join(folder, name);
-      const ast = parse(file);
-      if (ast) partials.set(basename(name, '.hbs'), { file, ast });
-    }
-  }
-
-  let overrides: CatalogOverrides = new Map();
-  try {
-    overrides = readCatalogOverrides(options.templatesDir);
-  } catch (error) {
-    // "<file>: what is wrong": the file is named, the problem has no line of its own.
-    const [file = '', ...rest] = (error as Error).message.split(': ');
-    report({ file, line: 1, column: 1, message: rest.join(': ') });
-  }
+  const partials = readPartials(options.templatesDir, parse);
+  const catalogs = catalogKeys(options, report);
   const env = Handlebars.create();
   registerLocaleHelpers(env);
   const helpers = new Set(Object.keys(env.helpers).filter((name) => !(name in Handlebars.helpers)));
-  const catalogs = new Map<string, ReadonlySet<string>>();
-  for (const tag of options.locales) {
-    const name = tag.slice(0, 2);
-    const catalog = CATALOGS[name];
-    if (catalog)
-      catalogs.set(name, new Set([...Object.keys(catalog), ...Object.keys(overrides.get(name) ?? {})]));
-  }
   const walk = new TemplateWalk({ helpers, partials, catalogs, report });
 
   const roots: [string, string, Shape][] = [
@@ -102,6 +74,50 @@ export function checkTemplates(options: {
   walk.unusedPartials();
   walk.finish();
   return problems.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);
+}
+
+/** Partials: built-in first, the user's override by name (as templates.ts registers them). */
+function readPartials(
+  templatesDir: string | undefined,
+  parse: (file: string) => hbs.AST.Program | undefined,
+): Map<string, { file: string; ast: hbs.AST.Program }> {
+  const partials = new Map<string, { file: string; ast: hbs.AST.Program }>();
+  const folders = [join(PACKAGED_TEMPLATES_DIR, 'report', 'partials')];
+  if (templatesDir) folders.push(join(templatesDir, 'report', 'partials'));
+  for (const folder of folders) {
+    if (!existsSync(folder)) continue;
+    for (const name of readdirSync(folder)
+      .filter((f) => f.endsWith('.hbs'))
+      .sort()) {
+      const file = join(folder, name);
+      const ast = parse(file);
+      if (ast) partials.set(basename(name, '.hbs'), { file, ast });
+    }
+  }
+  return partials;
+}
+
+/** The message keys each checked locale knows: its built-in catalog and the user's overrides of it. */
+function catalogKeys(
+  options: { templatesDir?: string; locales: readonly string[] },
+  report: (problem: TemplateProblem) => void,
+): Map<string, ReadonlySet<string>> {
+  let overrides: CatalogOverrides = new Map();
+  try {
+    overrides = readCatalogOverrides(options.templatesDir);
+  } catch (error) {
+    // "<file>: what is wrong": the file is named, the problem has no line of its own.
+    const [file = '', ...rest] = (error as Error).message.split(': ');
+    report({ file, line: 1, column: 1, message: rest.join(': ') });
+  }
+  const catalogs = new Map<string, ReadonlySet<string>>();
+  for (const tag of options.locales) {
+    const name = tag.slice(0, 2);
+    const catalog = CATALOGS[name];
+    if (catalog)
+      catalogs.set(name, new Set([...Object.keys(catalog), ...Object.keys(overrides.get(name) ?? {})]));
+  }
+  return catalogs;
 }
 
 /** Handlebars' parse error as a position: its own line and column, or read off the caret it draws. */

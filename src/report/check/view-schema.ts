@@ -947,6 +947,7 @@ export const reportViewSchema = z.strictObject({
     css: html.describe('The stylesheet (report.css of the template folder), for <style>.'),
     coverTitle: z.string().optional(),
     footer: z.string().optional(),
+    logoAlt: z.string().optional(),
     logo: z
       .strictObject({
         type: z.string(),
@@ -1016,6 +1017,7 @@ export const digestViewSchema = z.strictObject({
     fontFamily: z.string(),
     coverTitle: z.string(),
     footer: z.string(),
+    logoAlt: z.string(),
     css: html.describe('The stylesheet (report.css of the template folder), for <style>.'),
     logo: z.strictObject({
       type: z.string(),
@@ -1998,6 +2000,7 @@ export const digestViewSchema = z.strictObject({
           fontFamily: z.string(),
           coverTitle: z.string(),
           footer: z.string(),
+          logoAlt: z.string(),
           css: html,
           logo: z.strictObject({
             type: z.string(),
@@ -3002,6 +3005,7 @@ export const marginViewSchema = z.strictObject({
     css: html.describe('The stylesheet (report.css of the template folder), for <style>.'),
     coverTitle: z.string().optional(),
     footer: z.string().optional(),
+    logoAlt: z.string().optional(),
     logo: z
       .strictObject({
         type: z.string(),

@@ -20,6 +20,7 @@ export interface ThemeConfig {
   font?: string;
   cover_title?: string;
   footer?: string;
+  logo_alt?: string;
 }
 
 /** What templates, the email and the workbook read. */
@@ -34,6 +35,8 @@ export interface ThemeView {
   fontFamily: string;
   coverTitle?: string;
   footer?: string;
+  /** The logo's alternative text (`logo_alt`); templates fall back to the locale's "Logo". */
+  logoAlt?: string;
   /** `:root { --primary: …; … }` for the printed document: empty when nothing is themed. */
   css: string;
 }
@@ -86,6 +89,7 @@ export async function themeView(config: ThemeConfig | undefined, where = 'theme'
     ...(logo ? { logo } : {}),
     ...(config.cover_title ? { coverTitle: config.cover_title } : {}),
     ...(config.footer ? { footer: config.footer } : {}),
+    ...(config.logo_alt ? { logoAlt: config.logo_alt } : {}),
     css,
   };
 }
