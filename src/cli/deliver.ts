@@ -3,11 +3,12 @@ import { systemClock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import { loadConfig } from '../config/load.js';
 import { createSmtpMailer, type Mailer } from '../delivery/email.js';
+import type { Outbox } from '../delivery/outbox.js';
 import { createReportRenderer } from '../delivery/render-delivery.js';
 import { createOutbox } from '../delivery/runtime.js';
 import { DeliveryFailedError, UsageError } from '../errors/index.js';
 import { createLogger } from '../log.js';
-import { openStore } from '../store/db.js';
+import { openStore, type Store } from '../store/db.js';
 import { type Delivery, getDelivery } from '../store/deliveries.js';
 import { noticeLabel } from '../store/incidents.js';
 import { asStoreFault } from '../store/store-fault.js';
@@ -94,28 +95,10 @@ async function deliverCommand(flags: DeliverFlags): Promise<void> {
   }
   if (flags.dryRun) return printDryRun(config, report);
   if (report.email && !config.smtp) throw new UsageError(`smtp is not configured in ${flags.config}`);
-  const logger = createLogger({ level: config.log.level });
-  const store = await openStore(config.store);
-  const renderer = createReportRenderer({ config, store, clock: systemClock, logger, idleMs: 0 });
-  const mailer = config.smtp ? createSmtpMailer(config.smtp) : noMailer;
   // The report's rows are claimed by id (`runOnce`): nothing else due is sent by this command.
-  const outbox = createOutbox(config, {
-    store,
-    renderer,
-    ...(config.smtp ? { mailer } : {}),
-    logger,
-  });
-  const interrupt = onInterrupt();
-  try {
-    await deliverNow(outbox, store, report, config, flags, interrupt.signal);
-  } catch (error) {
-    throw asStoreFault(error, store.location);
-  } finally {
-    interrupt.dispose();
-    await renderer.close();
-    mailer.close();
-    await store.close();
-  }
+  return throughOutbox(config, (outbox, store, signal) =>
+    deliverNow(outbox, store, report, config, flags, signal),
+  );
 }
 
 /**
@@ -124,16 +107,10 @@ async function deliverCommand(flags: DeliverFlags): Promise<void> {
  */
 async function deliverPending(config: Config): Promise<void> {
   if (!config.smtp) throw new UsageError('smtp is not configured');
-  const logger = createLogger({ level: config.log.level });
-  const store = await openStore(config.store);
-  const renderer = createReportRenderer({ config, store, clock: systemClock, logger, idleMs: 0 });
-  const mailer = createSmtpMailer(config.smtp);
   // Its claims, like the daemon's, are the rows this config's reports, alerts and notices can send,
   // failure notices the last `reportd sync` queued (daemon/after-pass.ts) included.
-  const outbox = createOutbox(config, { store, renderer, mailer, logger });
-  const interrupt = onInterrupt();
-  try {
-    const outcomes = await outbox.drain(interrupt.signal);
+  return throughOutbox(config, async (outbox, store, signal) => {
+    const outcomes = await outbox.drain(signal);
     const problems: string[] = [];
     let noticesSent = 0;
     for (const outcome of outcomes) {
@@ -147,6 +124,31 @@ async function deliverPending(config: Config): Promise<void> {
     if (noticesSent > 0) process.stdout.write(`sent: ${noticesSent} failure notice(s)\n`);
     if (outcomes.length === 0) process.stdout.write('nothing due in the outbox\n');
     if (problems.length) throw new DeliveryFailedError(problems.join('; '));
+  });
+}
+
+/**
+ * Opens the store, the renderer, the mailer (when smtp is configured) and the outbox a sending
+ * command sends through, runs `send` until done or interrupted (see `onInterrupt`), and closes them
+ * all. A store that fails meanwhile is said as the store's fault.
+ */
+async function throughOutbox(
+  config: Config,
+  send: (outbox: Outbox, store: Store, signal: AbortSignal) => Promise<void>,
+): Promise<void> {
+  const logger = createLogger({ level: config.log.level });
+  const store = await openStore(config.store);
+  const renderer = createReportRenderer({ config, store, clock: systemClock, logger, idleMs: 0 });
+  const mailer = config.smtp ? createSmtpMailer(config.smtp) : noMailer;
+  const outbox = createOutbox(config, {
+    store,
+    renderer,
+    ...(config.smtp ? { mailer } : {}),
+    logger,
+  });
+  const interrupt = onInterrupt();
+  try {
+    await send(outbox, store, interrupt.signal);
   } catch (error) {
     throw asStoreFault(error, store.location);
   } finally {
