@@ -2,12 +2,13 @@
 #
 # reportd: the daemon that syncs the Integration Reporting API into SQLite and emails PDF reports.
 #
-#   docker build -t reportd .
+#   bash scripts/build-image.sh        # docker build, or buildah where no engine answers
 #   docker run -d --name reportd \
 #     -v reportd-data:/data \
 #     -v "$PWD/reportd.yaml:/config/reportd.yaml:ro" \
-#     -e REPORTD_API_KEY=... -e REPORTD_API_SECRET=... -e SMTP_PASSWORD=... \
-#     -p 9464:9464 reportd
+#     -e REPORTD_API_KEY -e REPORTD_API_SECRET -e SMTP_PASSWORD \
+#     -p 9464:9464 localhost/reportd:latest
+# (docs/operations.md "Docker"; scripts/check-image.sh runs these in CI.)
 #
 # In the mounted config, keep state on the volume and turn the HTTP listener on:
 #   store:  { path: /data/reportd.sqlite }
@@ -19,18 +20,36 @@
 FROM node:22-bookworm-slim AS build
 WORKDIR /app
 # Puppeteer must not download its own browser: the runtime uses Debian's chromium-headless-shell.
-ENV PUPPETEER_SKIP_DOWNLOAD=true
-# Only used if better-sqlite3 has no prebuilt binary for this platform and must compile.
+# better-sqlite3 compiles against the base image's own Node.js headers (/usr/local/include/node, in
+# the official image and in scripts/image-base.sh's stand-in alike) when its prebuilt binary cannot
+# be downloaded: node-gyp then needs no network either.
+ENV PUPPETEER_SKIP_DOWNLOAD=true \
+    npm_config_nodedir=/usr/local
+# The compiler is only used if better-sqlite3 has no prebuilt binary reachable and must compile.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ ca-certificates \
  && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json .puppeteerrc.cjs ./
 # --ignore-scripts: `prepare` would build before the sources are copied; the one native module is
 # built explicitly instead. Dependencies change less often than sources, so this layer caches well.
-RUN npm ci --ignore-scripts && npm rebuild better-sqlite3
+# The optional `npm_ca` build secret is a CA bundle npm trusts during this step only (a registry
+# reached through a TLS-inspecting proxy; scripts/build-image.sh passes the host npm's own): it is
+# mounted for the step, never stored in a layer.
+RUN --mount=type=secret,id=npm_ca,required=false \
+    if [ -s /run/secrets/npm_ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/npm_ca; fi \
+ && npm ci --ignore-scripts --no-audit --no-fund && npm rebuild better-sqlite3
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npm run build && npm prune --omit=dev --ignore-scripts
+# Then what the runtime never loads (~80 MB): better-sqlite3's SQLite sources and object files (its
+# compiled .node stays), the browser bundles of exceljs and pdf-lib (node loads their lib/cjs builds),
+# and `puppeteer` with the TypeScript it drags in (cosmiconfig's peer): reportd drives the system
+# browser through puppeteer-core, and asks `puppeteer` only for a browser it downloaded (none here).
+RUN npm run build && npm prune --omit=dev --ignore-scripts \
+ && cd node_modules \
+ && rm -rf better-sqlite3/deps better-sqlite3/src better-sqlite3/build/Release/obj \
+      better-sqlite3/build/Release/obj.target better-sqlite3/build/Release/sqlite3.a \
+      better-sqlite3/build/Release/test_extension.node better-sqlite3/build/deps \
+      exceljs/dist pdf-lib/dist puppeteer cosmiconfig typescript
 
 # ---- runtime ------------------------------------------------------------------------------------
 FROM node:22-bookworm-slim AS runtime
@@ -38,7 +57,10 @@ FROM node:22-bookworm-slim AS runtime
 # same PDFs for less CPU, memory and start-up than `chromium`); fonts cover Latin (DejaVu,
 # Liberation), CJK and colour emoji so brand and engine names render in any script; tini is PID 1 so
 # Chromium's child processes are reaped and SIGTERM reaches node.
-RUN apt-get update \
+# The serif CJK faces (~53 MB) are left out: the templates ask for sans fonts, and a serif theme font
+# missing a CJK glyph falls back to the sans CJK face.
+RUN echo 'path-exclude /usr/share/fonts/opentype/noto/NotoSerifCJK*' >/etc/dpkg/dpkg.cfg.d/reportd-fonts \
+ && apt-get update \
  && apt-get install -y --no-install-recommends \
       chromium-headless-shell fonts-dejavu-core fonts-liberation2 fonts-noto-cjk fonts-noto-color-emoji tini ca-certificates \
  && rm -rf /var/lib/apt/lists/*

@@ -103,7 +103,7 @@ const digest = async () => {
 /** The first pass alone: model → HTML → one render of the whole digest with its outline. */
 const draftOnly = async () => {
   const doc = renderDigestHtml({ report: 'bench', sets: sets(), moves: [], contents: {}, period }, templates);
-  return renderer.render(doc.html, { ...doc, outline: true });
+  return renderer.render(doc.html, doc);
 };
 
 await single(0); // launch and warm up

@@ -21,7 +21,13 @@ export interface CapturedViews {
 
 const meta = { generatedAt: new Date('2026-11-16T06:00:00Z'), version: '0.1.0' };
 const theme: ThemeView = {
-  logo: { type: 'image/png', dataUrl: 'data:image/png;base64,AA==' },
+  logo: {
+    type: 'image/png',
+    dataUrl: 'data:image/png;base64,AA==',
+    png: Buffer.alloc(1),
+    width: 1,
+    height: 1,
+  },
   primary: '#112233',
   accent: '#223344',
   positive: '#334455',
@@ -29,6 +35,7 @@ const theme: ThemeView = {
   fontFamily: "'DejaVu Sans', sans-serif",
   coverTitle: 'Cover title',
   footer: 'Footer',
+  logoAlt: 'Acme Agency',
   css: ':root { --primary: #112233; }',
 };
 

@@ -48,13 +48,16 @@ export function composeAlertEmail(options: AlertMailOptions): Mail.Options {
   const next = nextReportLine(options);
   const intro = `${content.querySet} (${content.brand}), run ${content.run.label} compared with ${comparedWithText(content, 'the run before')}:`;
   const text: string[] = [intro, ''];
+  // A document a screen reader can find its way in: language, title, a heading per firing.
   const html: string[] = [
-    `<html><body style="font-family:Arial,sans-serif;font-size:14px;color:#222">`,
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>`,
+    `<body style="font-family:Arial,sans-serif;font-size:14px;color:#222">`,
+    `<h1 style="font-size:18px;margin:0 0 8px">${escapeHtml(subject)}</h1>`,
     `<p>${escapeHtml(intro)}</p>`,
   ];
   for (const firing of content.firings) {
     text.push(`* ${firing.headline}`);
-    html.push(`<h3 style="font-size:15px;margin:16px 0 4px">${escapeHtml(firing.headline)}</h3>`);
+    html.push(`<h2 style="font-size:15px;margin:16px 0 4px">${escapeHtml(firing.headline)}</h2>`);
     if (firing.before !== undefined && firing.after !== undefined && firing.change !== undefined) {
       const line = `Before ${firing.before}, after ${firing.after}, change ${firing.change}`;
       text.push(`  ${line}`);
@@ -93,15 +96,19 @@ export function composeAlertEmail(options: AlertMailOptions): Mail.Options {
   };
 }
 
-/** Horizontal bars, one row per stored run, widths relative to the largest value. */
+/**
+ * Horizontal bars, one row per stored run, widths relative to the largest value. A data table (its
+ * caption names the metric, each row its run) with every value written beside its bar: the bars add
+ * nothing a screen reader needs, so they are hidden from it.
+ */
 function barChart(series: readonly { label: string; value: number }[], metric: string): string {
   const max = Math.max(...series.map((p) => Math.abs(p.value)), 1e-9);
   const rows = series.map((point, i) => {
     const width = Math.max(1, Math.round((Math.abs(point.value) / max) * 200));
     const color = i === series.length - 1 ? '#c0392b' : '#7f8c9a';
-    return `<tr><td style="padding:1px 6px 1px 0;font-size:12px;white-space:nowrap">${escapeHtml(point.label)}</td><td style="padding:1px 0"><table role="presentation" cellpadding="0" cellspacing="0"><tr><td width="${width}" height="10" bgcolor="${color}" style="background:${color};width:${width}px;height:10px;font-size:0;line-height:0">&nbsp;</td><td style="padding-left:6px;font-size:12px">${point.value.toFixed(1)}</td></tr></table></td></tr>`;
+    return `<tr><th scope="row" style="padding:1px 6px 1px 0;font-size:12px;font-weight:400;text-align:left;white-space:nowrap">${escapeHtml(point.label)}</th><td style="padding:1px 0"><table role="presentation" cellpadding="0" cellspacing="0"><tr><td aria-hidden="true" width="${width}" height="10" bgcolor="${color}" style="background:${color};width:${width}px;height:10px;font-size:0;line-height:0">&nbsp;</td><td style="padding-left:6px;font-size:12px">${point.value.toFixed(1)}</td></tr></table></td></tr>`;
   });
-  return `<table role="presentation" aria-label="${escapeHtml(metric)} over stored runs" cellpadding="0" cellspacing="0" style="margin:4px 0 10px">${rows.join('')}</table>`;
+  return `<table cellpadding="0" cellspacing="0" style="margin:4px 0 10px"><caption style="text-align:left;font-size:12px;color:#555">${escapeHtml(metric)} over stored runs</caption>${rows.join('')}</table>`;
 }
 
 function nextReportLine(options: AlertMailOptions): string {

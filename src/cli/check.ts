@@ -7,6 +7,7 @@ import { ConfigError } from '../errors/index.js';
 import { configTemplateProblems } from '../report/check/config-templates.js';
 import { pathIssues } from '../report/check/path-checks.js';
 import { formatProblem } from '../report/check/templates-check.js';
+import { themeContrastWarnings } from '../report/theme/contrast.js';
 import { scheduleListing } from '../schedule/listing.js';
 import { scrub } from '../secrets.js';
 import { statusPageAccess } from '../status/access.js';
@@ -25,13 +26,14 @@ export function register(program: Command): void {
       'Validates the config and prints it as reportd will use it: defaults filled in, paths absolute, ' +
         'secrets masked; then, as YAML comments, the next three fire times of the sync and of every report ' +
         '(paused ones say so). Warns in one line when the status page is off (http.port set on an address ' +
-        'other than loopback without http.auth). Every problem of an invalid config is listed at once (exit 2).',
+        'other than loopback without http.auth), and for each theme colour that falls short of WCAG AA contrast ' +
+        'with the text drawn on it. Every problem of an invalid config is listed at once (exit 2).',
     )
     .addOption(configOption)
     .action(async (options: ConfigOptions) => {
       const config = loadConfig(options.config);
       const problems = [
-        ...pathIssues(config),
+        ...(await pathIssues(config)),
         ...(await destinationIssues(config)),
         // A template that will not render is as much a setup mistake as a missing folder.
         ...configTemplateProblems(config).map((problem) => ({
@@ -49,5 +51,11 @@ export function register(program: Command): void {
       if (config.http.port !== undefined && page.mode === 'off') {
         process.stderr.write(`reportd: warning: ${page.reason}\n`);
       }
+      // Warnings too: the report prints, but some of its readers cannot read all of it.
+      config.reports.forEach((report, index) => {
+        for (const line of report.theme ? themeContrastWarnings(report.theme) : []) {
+          process.stderr.write(`reportd: warning: reports[${index}].theme: ${line}\n`);
+        }
+      });
     });
 }

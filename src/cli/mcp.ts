@@ -4,7 +4,7 @@ import { loadConfig } from '../config/load.js';
 import { UsageError } from '../errors/index.js';
 import type { ToolContext } from '../mcp/tool-parts.js';
 import { openStore, type Store } from '../store/db.js';
-import { type ConfigOptions, configOption } from './options.js';
+import { allowedHostOption, type ConfigOptions, configOption } from './options.js';
 
 /**
  * `reportd mcp [--http HOST:PORT]`: the store's tools for AI assistants over the Model Context
@@ -14,6 +14,7 @@ import { type ConfigOptions, configOption } from './options.js';
 
 interface McpFlags extends ConfigOptions {
   http?: string;
+  allowedHost: string[];
 }
 
 export function parseListen(value: string): { host: string; port: number } {
@@ -61,11 +62,16 @@ export function register(program: Command): void {
       '--http <host:port>',
       'serve Streamable HTTP at /mcp instead of stdio (loopback unless http.auth is set)',
     )
+    .addOption(allowedHostOption)
     .action(async (flags: McpFlags) => {
       const listen = flags.http === undefined ? undefined : parseListen(flags.http);
       const config = loadConfig(flags.config);
       const { checkHttpAccess, serveHttp, serveStdio } = await import('../mcp/server.js');
-      const http = listen && { ...listen, auth: config.http.auth };
+      const http = listen && {
+        ...listen,
+        auth: config.http.auth,
+        allowedHosts: [...config.http.allowed_hosts, ...flags.allowedHost],
+      };
       if (http) checkHttpAccess(http);
       const store = await openStore(config.store, { mustExist: true });
       const ctx: ToolContext = { store, render: renderer(store, config) };

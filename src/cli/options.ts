@@ -13,3 +13,14 @@ export const configOption: Option = new Option('--config <file>', 'config file (
 export interface ConfigOptions {
   config: string;
 }
+
+/**
+ * `--allowed-host <name>` (repeatable) of the studio and `mcp --http`: a name besides the listen
+ * address that requests may give as Host, added to the config's `http.allowed_hosts` (a proxy's name).
+ */
+export const allowedHostOption: Option = new Option(
+  '--allowed-host <name>',
+  'a name besides the listen address that requests may give as Host (a proxy in front); repeatable',
+)
+  .argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value])
+  .default([]);

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import type { Config } from '../config/index.js';
 import { UsageError } from '../errors/index.js';
 import type { PdfRenderer } from '../report/pdf.js';
-import { type ConfigOptions, configOption } from './options.js';
+import { allowedHostOption, type ConfigOptions, configOption } from './options.js';
 
 /**
  * `reportd studio`: a local web app to author report templates against real data. It renders
@@ -20,6 +20,7 @@ interface StudioFlags extends ConfigOptions {
   templates?: string;
   host: string;
   port: string;
+  allowedHost: string[];
 }
 
 export function register(program: Command): void {
@@ -41,6 +42,7 @@ export function register(program: Command): void {
       '127.0.0.1',
     )
     .option('--port <port>', 'TCP port; 0 picks a free one', '8790')
+    .addOption(allowedHostOption)
     .action(async (flags: StudioFlags) => {
       const port = Number(flags.port);
       if (!/^\d+$/.test(flags.port) || port > 65_535)
@@ -143,6 +145,7 @@ export function register(program: Command): void {
           templatesDir,
           host: flags.host,
           port,
+          allowedHosts: [...config.http.allowed_hosts, ...flags.allowedHost],
           watch: (of: Config) => foldersToWatch(of, templatesDir),
           ...(configFile
             ? { configFile: { ...configFile, apply: (next: Config) => session.reconfigure(next) } }

@@ -24,6 +24,10 @@ import {
  * report, unique names, smtp present when reports exist) live in rules.ts.
  */
 
+/** A DNS name (or an IPv4 address), optionally with a leading dot for its subdomains: no port, no scheme. */
+const HOST_NAME =
+  /^\.?[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+
 export const configSchema = z
   .strictObject({
     accounts: z
@@ -183,6 +187,12 @@ export const configSchema = z
             'Address the HTTP server listens on. Default 0.0.0.0 (then the status page needs `auth`).',
           ),
         auth: httpAuth.optional(),
+        allowed_hosts: z
+          .array(z.string().regex(HOST_NAME, { error: 'expected a host name like reports.example.com' }))
+          .default([])
+          .describe(
+            "Names besides its own address that the HTTP servers (status page and probes, `reportd studio`, `reportd mcp --http`) answer to: a proxy's public name, a Kubernetes service's name (a leading dot allows subdomains: .example.com). A request naming another `Host` gets 421 and one from another `Origin` 403 (DNS rebinding). IP addresses, localhost and the listen address are always allowed. Default none.",
+          ),
       })
       .prefault({})
       .describe("The daemon's HTTP listener: status page, health and Prometheus metrics endpoints."),

@@ -3,7 +3,7 @@ import { z } from 'zod';
 /**
  * `reports[].theme` and `reports[].templates`: one report's look, so one daemon can send each client's
  * report in that client's colours and logo. The logo file itself is checked by `reportd check` (and
- * read at each render, so an edited logo shows in the next one).
+ * drawn again when it changes, so an edited logo shows in the next render).
  */
 
 /** Largest logo embedded (bytes): every page of the PDF and every email carries it. */
@@ -27,7 +27,7 @@ export const reportTheme = z
       .min(1)
       .optional()
       .describe(
-        `Logo printed on the cover and at the top of the email: a PNG, JPEG or SVG file, relative to the config file, at most ${MAX_LOGO_BYTES / 1024} KB, embedded as a data: URL. An SVG holding scripts, event handlers or external references is refused. Default none.`,
+        `Logo printed on the cover, at the top of the email and on the workbook's About sheet: a PNG, JPEG or SVG file, relative to the config file, at most ${MAX_LOGO_BYTES / 1024} KB. It is shipped as a PNG reportd draws itself, fitting 1200 × 400 pixels: a PNG or JPEG is decoded and encoded again, an SVG is drawn by resvg (no script runs, nothing is fetched). An SVG that refers to files or addresses outside itself, or expands past 20,000 nodes, is refused by \`reportd check\`. Default none.`,
       ),
     primary: color(
       "Main colour: the cover band, headings, the email's band and the workbook's titles",
@@ -58,6 +58,14 @@ export const reportTheme = z
       .optional()
       .describe(
         "Text in every PDF page's footer and at the end of the email, e.g. the agency's name (at most 200 characters). Default none.",
+      ),
+    logo_alt: z
+      .string()
+      .min(1)
+      .max(120)
+      .optional()
+      .describe(
+        'What a screen reader says for the logo (its alternative text in the PDF and the email), e.g. the agency\'s name (at most 120 characters). Default: the locale\'s word for "Logo".',
       ),
   })
   .optional()

@@ -3,13 +3,15 @@ import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../log.js';
 import { scrub } from '../secrets.js';
+import { refuseForeign } from '../status/allowed-hosts.js';
 import type { ExtraRoute } from '../status/routes.js';
 
 /**
  * The daemon's HTTP listener (config `http.port`): `/healthz` says the process is alive, `/readyz`
  * whether it can do its job (store open, last sync not failed), `/metrics` is Prometheus text.
  * `extra` serves the status page and its downloads (src/status/routes.ts) with their own access rule;
- * the three probes stay open whatever it says. Nothing here reads a request body.
+ * the three probes stay open whatever it says. Nothing here reads a request body. A request naming a
+ * foreign Host or coming from a foreign Origin is refused before any of it (status/allowed-hosts.ts).
  */
 export interface HealthServer {
   url: string;
@@ -20,6 +22,8 @@ export interface HealthServer {
 export interface HealthOptions {
   port: number;
   host?: string;
+  /** `http.allowed_hosts`: names besides the address that requests may name (allowed-hosts.ts). */
+  allowedHosts?: readonly string[];
   registry: Registry;
   /** Undefined when ready, else the one-line reason (shown in the 503 body). Reads the store. */
   notReadyReason: () => Promise<string | undefined>;
@@ -41,7 +45,10 @@ export interface HealthOptions {
 }
 
 export async function startHealthServer(options: HealthOptions): Promise<HealthServer> {
+  const hosts = { host: options.host ?? '0.0.0.0', names: options.allowedHosts ?? [] };
   const server: Server = createServer((req, res) => {
+    // Probes too: kubelets and scrapers ask by IP address, which is always allowed.
+    if (refuseForeign(req, res, hosts)) return;
     const [path, query = ''] = (req.url ?? '/').split('?');
     const send = (status: number, body: string, type = 'text/plain; charset=utf-8') => {
       res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });

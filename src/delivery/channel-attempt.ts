@@ -21,15 +21,17 @@ export async function channelAttempt(options: {
   content: EmailContent;
   log: Logger;
   /** Posts something other than the report (an alert); defaults to `sender.send(delivery, content)`. */
-  post?: (delivery: ChannelDelivery) => Promise<ChannelResult>;
+  post?: (delivery: ChannelDelivery, signal?: AbortSignal) => Promise<ChannelResult>;
   /** Renews the row's lease, fenced by this worker's token: false when the row is another's now. */
   stillMine?: () => Promise<boolean>;
+  /** The lost lease (DeliveryAttempt.signal): a request not yet sent is then not sent. */
+  signal?: AbortSignal;
 }): Promise<{ outcome: RecipientOutcome; retryAfterMs?: number }> {
-  const { store, clock, row, sender, content, log } = options;
+  const { store, clock, row, sender, content, log, signal } = options;
   const recipient = row.destination;
   try {
     // Deliberately not given the shutdown signal: a request in flight is finished, not cut, so
-    // its answer is recorded and a restart does not send it again.
+    // its answer is recorded and a restart does not send it again. Only a lost lease cuts it.
     const delivery: ChannelDelivery = {
       id: row.messageId,
       event: options.post ? 'alert.fired' : 'report.delivered',
@@ -56,7 +58,9 @@ export async function channelAttempt(options: {
         }
       },
     };
-    const result = await (options.post ? options.post(delivery) : sender.send(delivery, content));
+    const result = await (options.post
+      ? options.post(delivery, signal)
+      : sender.send(delivery, content, signal));
     const reply = scrub(result.reply);
     return {
       outcome: { recipient, state: result.state, reply },

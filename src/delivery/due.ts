@@ -100,7 +100,7 @@ export async function enqueueDigestOf(
     const covered = await coveredBefore(store, report, undefined, destination);
     const fresh = runs.some((run) => !covered.has(pairKey(run)));
     // One set: the digest of one (set, run) is that run's per-set row, the same key as ever, so a
-    // report over one set keeps its outbox rows, history and Message-IDs (its PDF gains the outline).
+    // report over one set keeps its outbox rows, history and Message-IDs.
     const key = only && {
       report,
       destination,

@@ -9,9 +9,11 @@ import type { SubjectVariables } from '../config/subject-template.js';
 import { catalogStamp, readCatalogOverrides } from '../locale/catalog-files.js';
 import { registerLocaleHelpers } from '../locale/helpers.js';
 import { reportLocale, withLocale } from '../locale/locale.js';
+import { readUnder } from '../locale/template-file.js';
 import { headerText } from '../printable.js';
-import { type ThemeConfig, themeView } from '../report/theme/theme.js';
+import { type ThemeConfig, templateLogo, themeView } from '../report/theme/theme.js';
 import { registerSecret } from '../secrets.js';
+import { abortableSmtpTransport, type SmtpConnectionOptions } from './smtp-transport.js';
 
 /** The email part of a report's config (`reports[].email` plus the attachment cap). */
 export interface ReportEmailConfig {
@@ -157,14 +159,24 @@ export async function composeEmail(options: ComposeOptions): Promise<Mail.Option
     attached.push(filename);
   }
 
-  const theme = themeView(report.theme, `report "${report.name}" theme`);
-  // The logo travels as an inline part (cid:), which mail clients show; most refuse data: URLs.
-  if (theme.logo) {
-    attachments.push({ cid: LOGO_CID, path: theme.logo.dataUrl, contentDisposition: 'inline' });
+  const { logo, ...theme } = await themeView(report.theme, `report "${report.name}" theme`);
+  // The logo travels as an inline PNG part (cid:), which mail clients show; most refuse data: URLs
+  // and SVG alike. It is the PNG reportd drew (theme/logo.ts), never the author's file.
+  if (logo) {
+    attachments.push({
+      cid: LOGO_CID,
+      content: logo.png,
+      contentType: 'image/png',
+      contentDisposition: 'inline',
+    });
   }
   const view = {
     ...vars,
-    theme: { ...theme, logoSrc: theme.logo ? `cid:${LOGO_CID}` : undefined },
+    theme: {
+      ...theme,
+      ...(logo ? { logo: templateLogo(logo) } : {}),
+      logoSrc: logo ? `cid:${LOGO_CID}` : undefined,
+    },
     subject,
     querySet: content.querySet.name,
     // Ids as text: a number in a message would be grouped like a quantity ("12,345").
@@ -233,7 +245,7 @@ function loadTemplates(userDir?: string): Templates {
   );
   const hit = cache.get(key);
   if (hit && hit.stamp === stamp) return hit.templates;
-  const pick = (name: string) => readFileSync(path(name), 'utf8');
+  const pick = (name: string) => readUnder(userDir, path(name));
   const env = Handlebars.create();
   registerLocaleHelpers(env, readCatalogOverrides(userDir));
   const templates = {
@@ -274,26 +286,40 @@ export function refusalsOf(errors: unknown): SmtpRefusal[] {
 
 /** The mail transport behind a small interface: SMTP in production, anything nodemailer takes in tests. */
 export interface Mailer {
-  send(message: Mail.Options): Promise<SendResult>;
+  /**
+   * Sends one message. `signal` (the outbox's lost lease) gives the exchange up where it stands: the
+   * SMTP mailer closes its connection, so a message whose DATA had not ended is not delivered.
+   */
+  send(message: Mail.Options, signal?: AbortSignal): Promise<SendResult>;
   close(): void;
 }
 
+/**
+ * A mailer over any nodemailer transport (tests hand in stream or SMTP transports). It can only
+ * honour `signal` before the exchange starts; createSmtpMailer's transport also cuts one under way.
+ */
 export function mailerFromTransport(transporter: Transporter): Mailer {
   return {
-    async send(message) {
-      const info = (await transporter.sendMail(message)) as Partial<SendResult> & {
-        accepted?: unknown[];
-        rejected?: unknown[];
-        rejectedErrors?: unknown;
-      };
-      return {
-        accepted: (info.accepted ?? []).map(String),
-        rejected: (info.rejected ?? []).map(String),
-        response: String(info.response ?? ''),
-        refusals: refusalsOf(info.rejectedErrors),
-      };
+    async send(message, signal) {
+      signal?.throwIfAborted();
+      return sendResultOf(await transporter.sendMail(message));
     },
     close: () => transporter.close(),
+  };
+}
+
+/** nodemailer's answer (accepted, rejected, per-recipient errors) in the outbox's terms. */
+function sendResultOf(sent: unknown): SendResult {
+  const info = sent as Partial<SendResult> & {
+    accepted?: unknown[];
+    rejected?: unknown[];
+    rejectedErrors?: unknown;
+  };
+  return {
+    accepted: (info.accepted ?? []).map(String),
+    rejected: (info.rejected ?? []).map(String),
+    response: String(info.response ?? ''),
+    refusals: refusalsOf(info.rejectedErrors),
   };
 }
 
@@ -307,18 +333,27 @@ export function createSmtpMailer(smtp: SmtpSettings): Mailer {
   if (password === undefined && smtp.password_file)
     password = readFileSync(smtp.password_file, 'utf8').trim();
   registerSecret(password);
-  const timeouts = { connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 60_000 };
   // Always the fields the config loader unpacked (from `url` too), never the raw URL: nodemailer
   // would parse it again with other rules than the ones `reportd check` validated it with, and a
   // malformed percent-escape would surface as a crash at send time instead of a config error.
-  const transporter = nodemailer.createTransport({
+  const options: SmtpConnectionOptions = {
     host: smtp.host,
     port: smtp.port ?? (smtp.secure ? 465 : 587),
     secure: smtp.secure ?? false,
-    auth: smtp.user ? { user: smtp.user, pass: password ?? '' } : undefined,
-    ...timeouts,
-  });
-  return mailerFromTransport(transporter);
+    ...(smtp.user ? { auth: { user: smtp.user, pass: password ?? '' } } : {}),
+    connectionTimeout: 30_000,
+    greetingTimeout: 30_000,
+    socketTimeout: 60_000,
+  };
+  return {
+    // One connection per message, as nodemailer's SMTP transport does; the transport is made per
+    // send so that this send's signal can close this send's connection.
+    send: async (message, signal) =>
+      sendResultOf(
+        await nodemailer.createTransport(abortableSmtpTransport(options, signal)).sendMail(message),
+      ),
+    close: () => {},
+  };
 }
 
 /** Writes the message as an RFC 822 `.eml` file (what the demo shows instead of sending). */

@@ -11,10 +11,18 @@ import { renewLease } from '../store/deliveries.js';
  *
  * `maxHoldMs` bounds one attempt: past it, and when a renewal finds the row taken over, the heartbeat
  * aborts `signal` and the outbox gives the render up (counted as a failed attempt, or left to the new
- * owner). An exchange with a provider is not cut mid-way (it could be the one that delivers); the
- * transport's own timeouts bound it.
+ * owner).
+ *
+ * `lost` aborts only when a renewal finds the row taken over: the new owner sends the message, so
+ * this worker stops where it stands, and what has not left the process does not leave it (the SMTP
+ * connection is closed before the message's end, a channel's request not yet sent is not sent). The
+ * hold cap does not cut an exchange: the row is still this worker's, its answer can be recorded, and
+ * the transport's own timeouts bound it.
  */
-export type LeaseHeartbeat = Heartbeat;
+export interface LeaseHeartbeat extends Heartbeat {
+  /** Aborted when a renewal found the row another worker's (never for the hold cap). */
+  readonly lost: AbortSignal;
+}
 
 export function startLeaseHeartbeat(options: {
   store: Store;
@@ -26,7 +34,8 @@ export function startLeaseHeartbeat(options: {
   maxHoldMs: number;
 }): LeaseHeartbeat {
   const { store, clock, logger, fence, leaseMs, sendLeaseMs } = options;
-  return startHeartbeat({
+  const lost = new AbortController();
+  const heartbeat = startHeartbeat({
     clock,
     leaseMs: Math.min(leaseMs, sendLeaseMs),
     maxHoldMs: options.maxHoldMs,
@@ -35,9 +44,20 @@ export function startLeaseHeartbeat(options: {
     onGiveUp: (why, heldMs) => {
       if (why === 'hold-cap')
         logger.error({ heldMs }, 'delivery attempt took longer than the hold cap; giving it up');
-      else logger.warn('lease no longer ours (taken over or finished); giving the attempt up');
+      else {
+        logger.warn('lease no longer ours (taken over or finished); giving the attempt up');
+        lost.abort(new Error('the row was claimed by another worker during this attempt'));
+      }
     },
     // A locked or closing store: the next beat tries again, the lease has room for two misses.
     onError: (error) => logger.warn({ err: error }, 'could not renew the delivery lease'),
   });
+  return {
+    stop: () => heartbeat.stop(),
+    signal: heartbeat.signal,
+    get gaveUp() {
+      return heartbeat.gaveUp;
+    },
+    lost: lost.signal,
+  };
 }

@@ -55,6 +55,10 @@ import { recordAnswer } from './record-answer.js';
  *   worker holds the row, so a render may outlast the lease without anyone taking the row over.
  * - a second worker: claims are one conditional UPDATE (`changes === 1`), and `rendering → sending`
  *   re-checks ownership, so a worker that lost its lease (paused past it) never reaches SMTP.
+ * - a worker paused past its lease once `sending`: its first renewal after it resumes finds the row
+ *   another's and aborts the attempt where it stands (`LeaseHeartbeat.lost`): an SMTP connection is
+ *   closed before the message's end, a channel request not yet sent is not sent. Only what had already
+ *   left it (DATA at the server, a request at the receiver) can arrive twice.
  * - a holder on this host that is gone (kill -9): its claim is expired at once (queue/holder.ts).
  * - per recipient: accepted ones are done, 4xx-deferred ones are retried alone with the same
  *   Message-ID, 5xx-refused ones are named (delivery_recipients, migration 4).
@@ -294,7 +298,7 @@ export class Outbox {
     if (renderMs !== undefined && signal?.aborted) return this.releaseOnShutdown(row, base, renderMs);
     if (!destination)
       throw new Error(`unreachable: a message for "${row.destination}" without its destination`);
-    return this.deliver(row, message, destination, recipients, log);
+    return this.deliver(row, message, destination, recipients, log, heartbeat.lost);
   }
 
   /**
@@ -319,6 +323,7 @@ export class Outbox {
     destination: Destination,
     recipients: string[],
     log: Logger,
+    lost: AbortSignal,
   ): Promise<DeliveryOutcome> {
     const { store } = this.options;
     const { renderMs } = message;
@@ -336,7 +341,10 @@ export class Outbox {
         leaseMs: this.leaseMs,
         sendLeaseMs: this.sendLeaseMs,
       });
-    const answer = await destination.deliver(message, { row, owed, log, stillMine });
+    const answer = await destination.deliver(message, { row, owed, log, stillMine, signal: lost });
+    // Taken over mid-attempt: the new owner settles the row, and whatever this attempt got (an abort,
+    // or an answer to a request already out) is not this worker's to record.
+    if (lost.aborted) return { ...base, result: 'lost', renderMs };
     if ('transient' in answer) return this.retryOrFail(row, answer.transient, log, renderMs);
     // The provider's Retry-After is a floor under our own backoff, never a way to retry sooner.
     const retryAt =

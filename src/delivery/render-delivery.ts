@@ -130,8 +130,6 @@ export function createReportRenderer(options: {
               templatesDir: config.templates.dir,
               ...documentSettings(report),
               contents: { sections: report.sections, detail: report.detail },
-              // A digest over one set is today's report plus its bookmarks (alerts' attachments have none).
-              outline: report.mode === 'digest',
               // The launch is waited for under the same abort as the render: shutdown cuts either.
               renderer: pdf ? await untilAborted(pdf, signal) : undefined,
               generatedAt: new Date(clock.now()),

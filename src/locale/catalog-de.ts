@@ -150,6 +150,14 @@ export const de: Catalog = {
   'chart.thisRun': 'Dieser Lauf',
   'chart.previousRun': 'Voriger Lauf',
   'chart.setAverage': 'Mittel des Sets',
+  'alt.history': '{title}, {count, plural, one {# Lauf} other {# Läufe}} von {first} bis {last}: {series}',
+  'alt.fromTo': '{name} von {from} auf {to}',
+  'alt.trend': '{name}, {count, plural, one {# Lauf} other {# Läufe}}: von {from} auf {to}',
+  'alt.values': '{title}: {values}',
+  'alt.noValues': '{title}: keine Werte',
+  'alt.scatter':
+    '{title}: {count, plural, one {# Absicht} other {# Absichten}}, Blasengröße nach Suchvolumen; Mittel des Sets: gewichtete Präsenz {presence}, Life {life}',
+  'alt.logo': 'Logo',
 
   'digest.kicker': 'KI-Sichtbarkeits-Digest',
   'digest.title': 'KI-Sichtbarkeits-Digest — {report}',

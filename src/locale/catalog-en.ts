@@ -149,6 +149,15 @@ export const en = {
   'chart.thisRun': 'This run',
   'chart.previousRun': 'Previous run',
   'chart.setAverage': 'set average',
+  // Alternative text of the charts (what a screen reader says for each figure), built from its data.
+  'alt.history': '{title}, {count, plural, one {# run} other {# runs}} from {first} to {last}: {series}',
+  'alt.fromTo': '{name} from {from} to {to}',
+  'alt.trend': '{name}, {count, plural, one {# run} other {# runs}}: from {from} to {to}',
+  'alt.values': '{title}: {values}',
+  'alt.noValues': '{title}: no values',
+  'alt.scatter':
+    '{title}: {count, plural, one {# intent} other {# intents}}, bubble size by query volume; set average: weighted presence {presence}, life {life}',
+  'alt.logo': 'Logo',
 
   'digest.kicker': 'AI visibility digest',
   'digest.title': 'AI visibility digest — {report}',

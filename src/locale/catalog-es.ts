@@ -148,6 +148,15 @@ export const es: Catalog = {
   'chart.thisRun': 'Esta medición',
   'chart.previousRun': 'Medición anterior',
   'chart.setAverage': 'media del conjunto',
+  'alt.history':
+    '{title}, {count, plural, one {# medición} other {# mediciones}} de {first} a {last}: {series}',
+  'alt.fromTo': '{name} de {from} a {to}',
+  'alt.trend': '{name}, {count, plural, one {# medición} other {# mediciones}}: de {from} a {to}',
+  'alt.values': '{title}: {values}',
+  'alt.noValues': '{title}: sin valores',
+  'alt.scatter':
+    '{title}: {count, plural, one {# intención} other {# intenciones}}, tamaño de burbuja según el volumen de consultas; media del conjunto: presencia ponderada {presence}, Life {life}',
+  'alt.logo': 'Logotipo',
 
   'digest.kicker': 'Resumen de visibilidad IA',
   'digest.title': 'Resumen de visibilidad IA — {report}',

@@ -1,8 +1,9 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { IntlMessageFormat } from 'intl-messageformat';
 import { TemplateError } from '../errors/index.js';
 import { CATALOGS } from './locale.js';
+import { readUnder } from './template-file.js';
 
 /**
  * An author's own wording: `<templates.dir>/locale/<language>.json` (`en.json`, `de.json`, …), a
@@ -33,8 +34,9 @@ export function readCatalogOverrides(templatesDir?: string): CatalogOverrides {
     }
     let parsed: unknown;
     try {
-      parsed = JSON.parse(readFileSync(file, 'utf8'));
+      parsed = JSON.parse(readUnder(templatesDir, file));
     } catch (error) {
+      if (error instanceof TemplateError) throw error;
       throw new TemplateError(`${file}: not JSON (${(error as Error).message})`);
     }
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {

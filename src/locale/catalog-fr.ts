@@ -150,6 +150,14 @@ export const fr: Catalog = {
   'chart.thisRun': 'Ce relevé',
   'chart.previousRun': 'Relevé précédent',
   'chart.setAverage': 'moyenne du jeu',
+  'alt.history': '{title}, {count, plural, one {# relevé} other {# relevés}} de {first} à {last} : {series}',
+  'alt.fromTo': '{name} de {from} à {to}',
+  'alt.trend': '{name}, {count, plural, one {# relevé} other {# relevés}} : de {from} à {to}',
+  'alt.values': '{title} : {values}',
+  'alt.noValues': '{title} : aucune valeur',
+  'alt.scatter':
+    '{title} : {count, plural, one {# intention} other {# intentions}}, taille des bulles selon le volume de requêtes ; moyenne du jeu : présence pondérée {presence}, Life {life}',
+  'alt.logo': 'Logo',
 
   'digest.kicker': 'Synthèse de visibilité IA',
   'digest.title': 'Synthèse de visibilité IA — {report}',

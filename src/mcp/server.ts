@@ -1,11 +1,14 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { HttpAuthConfig } from '../config/schema.js';
 import { UsageError } from '../errors/index.js';
 import { challenge, isAuthorized, isLoopbackHost } from '../status/access.js';
+import { exactHosts, exactOrigins, type HostRules, refuseForeign } from '../status/allowed-hosts.js';
 import { VERSION } from '../version.js';
+import { LineLimit, MAX_STDIO_LINE } from './line-limit.js';
 import type { ToolContext } from './tool-parts.js';
 import { registerTools } from './tools.js';
 
@@ -28,7 +31,10 @@ export function createMcpServer(ctx: ToolContext): McpServer {
 
 export async function serveStdio(ctx: ToolContext): Promise<void> {
   const server = createMcpServer(ctx);
-  const transport = new StdioServerTransport();
+  const transport = new StdioServerTransport(limitedStdin(), process.stdout, {
+    // Never reached: every line it gets is at most MAX_STDIO_LINE (line-limit.ts).
+    maxBufferSize: 2 * MAX_STDIO_LINE + 1,
+  });
   const closed = new Promise<void>((resolve) => {
     transport.onclose = resolve;
   });
@@ -36,11 +42,26 @@ export async function serveStdio(ctx: ToolContext): Promise<void> {
   await closed;
 }
 
+/** stdin with lines over `MAX_STDIO_LINE` answered by a JSON-RPC error and a stderr line, and skipped. */
+function limitedStdin(): Readable {
+  const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+  return process.stdin.pipe(
+    new LineLimit(MAX_STDIO_LINE, ({ id, bytes }) => {
+      const message = `a message of ${mb(bytes)} was skipped: reportd mcp reads messages of at most ${mb(MAX_STDIO_LINE)}`;
+      process.stderr.write(`reportd mcp: ${message}\n`);
+      // Written whole, as one line, between the transport's own lines: stdout keeps writes in order.
+      process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32600, message } })}\n`);
+    }),
+  );
+}
+
 export interface HttpOptions {
   host: string;
   port: number;
   /** `http.auth` of the config: required off loopback, enforced wherever it is set. */
   auth?: HttpAuthConfig;
+  /** `http.allowed_hosts` and `--allowed-host`: names besides the address requests may name. */
+  allowedHosts?: readonly string[];
 }
 
 /** Refuses, before listening, an address other machines can reach without a token. */
@@ -56,7 +77,14 @@ function reply(res: ServerResponse, status: number, message: string, headers: Re
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }
 
+const rpcError = (message: string) => ({
+  type: 'application/json',
+  text: JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }),
+});
+
 async function handle(ctx: ToolContext, options: HttpOptions, req: IncomingMessage, res: ServerResponse) {
+  const hosts: HostRules = { host: options.host, names: options.allowedHosts ?? [] };
+  if (refuseForeign(req, res, hosts, rpcError)) return;
   if (options.auth?.bearer_token !== undefined && !isAuthorized(req, options.auth)) {
     return reply(res, 401, 'unauthorized: send Authorization: Bearer <token>', {
       'www-authenticate': challenge(options.auth),
@@ -66,9 +94,14 @@ async function handle(ctx: ToolContext, options: HttpOptions, req: IncomingMessa
   if (path !== '/mcp') return reply(res, 404, 'the MCP endpoint is /mcp');
   if (req.method !== 'POST') return reply(res, 405, 'stateless server: POST /mcp', { allow: 'POST' });
   const server = createMcpServer(ctx);
+  // The SDK's own DNS-rebinding check as well, on the exact names of this listener's port.
+  const port = req.socket.localPort ?? options.port;
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
+    enableDnsRebindingProtection: true,
+    allowedHosts: exactHosts(hosts, port),
+    allowedOrigins: exactOrigins(hosts, port),
   });
   res.on('close', () => {
     void transport.close();

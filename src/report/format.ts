@@ -91,6 +91,14 @@ export function formatValue(value: unknown, rule: NumberRule, mix?: 'fraction' |
   }
 }
 
+/**
+ * A value already in display units (percent points for shares, as KPI histories and charts hold
+ * them), written as `formatValue` writes the API's number: for a sparkline's alternative text.
+ */
+export function formatDisplay(value: number, rule: NumberRule): string {
+  return formatValue(rule.name === 'fraction' ? value / 100 : value, rule);
+}
+
 export type Direction = 'up' | 'down' | 'flat';
 export type Tone = 'good' | 'bad' | 'neutral';
 

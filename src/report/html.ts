@@ -1,6 +1,7 @@
 import Handlebars from 'handlebars';
 import { REPORT_SECTIONS, type ReportSection } from '../config/report-sections.js';
 import { reportLocale, t, withLocale } from '../locale/locale.js';
+import { trendAlt } from './charts/alt.js';
 import { miniStack, THEME } from './charts/svg.js';
 import {
   donut,
@@ -16,6 +17,7 @@ import {
 } from './charts.js';
 import { moverView } from './digest/mover-view.js';
 import type { PortfolioMove } from './digest/movers.js';
+import { formatDisplay, ruleFor } from './format.js';
 import type { KpiView } from './model/common.js';
 import { SOURCE_KINDS } from './model/gravity.js';
 import type { ReportModel } from './model/index.js';
@@ -24,7 +26,7 @@ import type { Available } from './model/payloads.js';
 import { showsNoise, sparkColor } from './noise-view.js';
 import { DEFAULT_PAGE, type PageSetup, pageView } from './page.js';
 import { loadReportTemplates, type ReportTemplates } from './templates.js';
-import { DEFAULT_THEME, type ThemeView } from './theme/theme.js';
+import { DEFAULT_THEME, type ThemeView, templateLogo } from './theme/theme.js';
 
 /**
  * Model → HTML. Charts are made here (the model stays plain data) and handed to the templates as
@@ -43,10 +45,19 @@ const svg = (markup: string) => new Handlebars.SafeString(markup);
 
 type Card = Available<{ kpi: KpiView }>;
 
-/** A KPI card with its sparkline, colored like its delta so good and bad news read at a glance. */
+/**
+ * A KPI's sparkline, colored like its delta so good and bad news read at a glance, and said in words
+ * (where its history started and ended) to a screen reader.
+ */
+export function kpiSparkline(kpi: KpiView, width?: number, height?: number) {
+  const alt = trendAlt(kpi.label, kpi.history, (value) => formatDisplay(value, ruleFor(kpi.key)));
+  return svg(sparkline(kpi.history, sparkColor(kpi.delta), alt, width, height));
+}
+
+/** A KPI card with its sparkline. */
 function card(source: Card) {
   if (!source.available) return source;
-  return { ...source, spark: svg(sparkline(source.kpi.history, sparkColor(source.kpi.delta))) };
+  return { ...source, spark: kpiSparkline(source.kpi) };
 }
 
 function when<T extends { available: boolean }>(value: T, draw: (v: T & { available: true }) => string) {
@@ -56,7 +67,11 @@ function when<T extends { available: boolean }>(value: T, draw: (v: T & { availa
 export function reportView(model: ReportModel, css: string, page: PageSetup = DEFAULT_PAGE) {
   const { overview, presence, life, gravity, scout, market } = model;
   const stanceParts = (rows: readonly { value: number | null }[]) =>
-    STANCES.map((stance, i) => ({ value: rows[i]?.value ?? 0, color: stance.color }));
+    STANCES.map((stance, i) => ({
+      name: t(stance.labelKey),
+      value: rows[i]?.value ?? 0,
+      color: stance.color,
+    }));
   const view = {
     css: svg(css),
     /** For `<html lang>`. */
@@ -72,7 +87,9 @@ export function reportView(model: ReportModel, css: string, page: PageSetup = DE
         card(gravity.plus),
         card(gravity.openErrors),
       ],
-      sharesChart: when(overview.competitive, (c) => shareBars(c.rows, c.fairShare)),
+      sharesChart: when(overview.competitive, (c) =>
+        shareBars(c.rows, c.fairShare, { title: t('endpoint.overview.competitive-context') }),
+      ),
     },
     presence: {
       ...presence,
@@ -81,18 +98,22 @@ export function reportView(model: ReportModel, css: string, page: PageSetup = DE
       trendChart:
         presence.gross.available && presence.weighted.available
           ? svg(
-              trendChart(presence.gross.kpi.historyLabels, [
-                {
-                  name: t('endpoint.presence.gross'),
-                  values: presence.gross.kpi.history,
-                  color: THEME.secondary,
-                },
-                {
-                  name: t('endpoint.presence.weighted'),
-                  values: presence.weighted.kpi.history,
-                  color: THEME.primary,
-                },
-              ]),
+              trendChart(
+                presence.gross.kpi.historyLabels,
+                [
+                  {
+                    name: t('endpoint.presence.gross'),
+                    values: presence.gross.kpi.history,
+                    color: THEME.secondary,
+                  },
+                  {
+                    name: t('endpoint.presence.weighted'),
+                    values: presence.weighted.kpi.history,
+                    color: THEME.primary,
+                  },
+                ],
+                { title: t('presence.trend') },
+              ),
             )
           : null,
       positionsChart: when(presence.positions, (p) =>
@@ -110,7 +131,7 @@ export function reportView(model: ReportModel, css: string, page: PageSetup = DE
               values: p.parts.map((part) => part.current.value ?? 0),
             },
           ],
-          { width: 260, height: 200 },
+          { title: t('presence.positions'), width: 260, height: 200 },
         ),
       ),
       matrixChart: when(presence.matrix, (m) =>
@@ -118,6 +139,7 @@ export function reportView(model: ReportModel, css: string, page: PageSetup = DE
           m.engines.map((e) => e.label),
           m.intents.map((i) => i.label),
           m.values,
+          { title: t('endpoint.presence.engine-intent-matrix') },
         ),
       ),
     },
@@ -132,7 +154,7 @@ export function reportView(model: ReportModel, css: string, page: PageSetup = DE
             color: stance.color,
             values: [mix.current[i]?.value ?? 0, mix.previous[i]?.value ?? 0],
           })),
-          { height: 140 },
+          { title: t('endpoint.life.stance-mix'), height: 140 },
         ),
       ),
       historyChart: when(life.stanceHistory, (h) =>
@@ -143,10 +165,15 @@ export function reportView(model: ReportModel, css: string, page: PageSetup = DE
             color: stance.color,
             values: h.series[i] ?? [],
           })),
+          { title: t('endpoint.life.stance-history') },
         ),
       ),
       scatterChart: when(life.scatter, (s) =>
-        lifeScatter(s.points, { presence: s.presenceCurrent, life: s.lifeCurrent }),
+        lifeScatter(
+          s.points,
+          { presence: s.presenceCurrent, life: s.lifeCurrent },
+          { title: t('endpoint.life.scatter') },
+        ),
       ),
       byEngine: withStanceBars(life.byEngine, stanceParts),
       byIntent: withStanceBars(life.byIntent, stanceParts),
@@ -156,15 +183,19 @@ export function reportView(model: ReportModel, css: string, page: PageSetup = DE
       ...gravity,
       kpis: [card(gravity.plus), card(gravity.minus), card(gravity.openErrors)],
       trendChart: when(gravity.trend, (trend) =>
-        trendChart(trend.labels, [
-          { name: t('endpoint.gravity.gravity-plus'), values: trend.plus, color: THEME.good },
-          { name: t('endpoint.gravity.gravity-minus'), values: trend.minus, color: THEME.bad },
-        ]),
+        trendChart(
+          trend.labels,
+          [
+            { name: t('endpoint.gravity.gravity-plus'), values: trend.plus, color: THEME.good },
+            { name: t('endpoint.gravity.gravity-minus'), values: trend.minus, color: THEME.bad },
+          ],
+          { title: t('endpoint.gravity.trend') },
+        ),
       ),
       sourcesChart: when(gravity.sources, (s) =>
         donut(
           s.parts.map((p) => ({ name: p.label, value: p.value ?? 0, color: p.color })),
-          { width: 330, height: 200 },
+          { title: t('endpoint.gravity.source-distribution'), width: 330, height: 200 },
         ),
       ),
       sourcesHistoryChart: when(gravity.sourcesHistory, (h) =>
@@ -175,7 +206,7 @@ export function reportView(model: ReportModel, css: string, page: PageSetup = DE
             color: kind.color,
             values: h.series[i] ?? [],
           })),
-          { width: 330, height: 200 },
+          { title: t('gravity.sourcesOverTime'), width: 330, height: 200 },
         ),
       ),
     },
@@ -190,7 +221,7 @@ export function reportView(model: ReportModel, css: string, page: PageSetup = DE
       byEngineChart: when(scout.byEngine, (b) =>
         engineBars(
           b.rows.map((r) => ({ label: r.engine.label, color: r.engine.color, value: r.weighted.value ?? 0 })),
-          { width: 330 },
+          { title: t('endpoint.scout.references-by-llm'), width: 330 },
         ),
       ),
       citationsChart: when(scout.citations, (c) =>
@@ -201,7 +232,7 @@ export function reportView(model: ReportModel, css: string, page: PageSetup = DE
             color: category.color,
             values: category.values,
           })),
-          { percent: false },
+          { title: t('scout.citationsByEngine'), percent: false },
         ),
       ),
     },
@@ -212,12 +243,14 @@ export function reportView(model: ReportModel, css: string, page: PageSetup = DE
             ...market.metrics,
             rows: market.metrics.rows.map((kpi) => ({
               ...kpi,
-              spark: svg(sparkline(kpi.history, sparkColor(kpi.delta), 90, 22)),
+              spark: kpiSparkline(kpi, 90, 22),
             })),
             fairShareCard: card({ available: true, kpi: market.metrics.fairShare }),
           }
         : market.metrics,
-      competitorsChart: when(market.competitors, (c) => shareBars(c.rows, null)),
+      competitorsChart: when(market.competitors, (c) =>
+        shareBars(c.rows, null, { title: t('market.competitors') }),
+      ),
     },
   };
   // Which pages print the footnote on grey "±" changes: those that show one (noise-note.hbs).
@@ -234,7 +267,7 @@ export function reportView(model: ReportModel, css: string, page: PageSetup = DE
 
 function withStanceBars<R extends { stance: { value: number | null }[] }>(
   table: Available<{ rows: R[] }>,
-  parts: (rows: readonly { value: number | null }[]) => { value: number; color: string }[],
+  parts: (rows: readonly { value: number | null }[]) => { name: string; value: number; color: string }[],
 ) {
   if (!table.available) return table;
   return {
@@ -255,7 +288,8 @@ export interface ReportContents {
 
 /** The theme as templates read it: its CSS is built from checked colours and names only (theme.ts). */
 export function themeForTemplates(theme: ThemeView = DEFAULT_THEME) {
-  return { ...theme, css: svg(theme.css) };
+  const { logo, ...rest } = theme;
+  return { ...rest, ...(logo ? { logo: templateLogo(logo) } : {}), css: svg(theme.css) };
 }
 
 /** The set's view with its `show` flags and the brief's extra rows (templates/report/partials/sections.hbs). */

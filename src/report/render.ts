@@ -40,8 +40,6 @@ export interface RenderSnapshotOptions {
   baseName?: string;
   /** Sections and detail (`reports[].sections`, `reports[].detail`); everything in full by default. */
   contents?: ReportContents;
-  /** PDF bookmarks from the headings (set for a digest-mode report over one set). */
-  outline?: boolean;
   /** The report's look (`reports[].theme`, logo path absolute); reportd's own when absent. */
   theme?: ThemeConfig;
   /** Names the theme in errors (`reports[0].theme`). */
@@ -85,8 +83,8 @@ export function documentSettings(report: {
 }
 
 /** The options' contents with the report's theme read (its logo file included): once per render. */
-export function themedContents(options: RenderSnapshotOptions): ReportContents {
-  return { ...options.contents, theme: themeView(options.theme, options.themeWhere) };
+export async function themedContents(options: RenderSnapshotOptions): Promise<ReportContents> {
+  return { ...options.contents, theme: await themeView(options.theme, options.themeWhere) };
 }
 
 /** The base file name (no extension) of a snapshot's documents: brand, set and run label. */
@@ -178,7 +176,7 @@ export async function renderSnapshotDocuments(
   const base = join(outDir, options.baseName ?? reportBaseName(snapshot));
   const written: string[] = [];
 
-  const contents = themedContents(options);
+  const contents = await themedContents(options);
   // Always built (a few ms): an xlsx-only delivery still needs it for the email's headline.
   const model = buildReportModel(snapshot, history, meta);
   const needsHtml = formats.includes('pdf') || formats.includes('html');
@@ -194,10 +192,7 @@ export async function renderSnapshotDocuments(
       // Loaded on first use: an idle daemon, or a run writing only xlsx/html, never loads puppeteer.
       const renderer = options.renderer ?? new (await import('./pdf.js')).PdfRenderer(options.chromium);
       try {
-        writeAtomically(
-          file,
-          await renderer.render(doc.html, { ...doc, page: options.page, outline: options.outline }),
-        );
+        writeAtomically(file, await renderer.render(doc.html, { ...doc, page: options.page }));
       } finally {
         if (!options.renderer) await renderer.close();
       }

@@ -1,10 +1,11 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Handlebars from 'handlebars';
 import { TemplateError } from '../errors/index.js';
 import { catalogStamp, readCatalogOverrides } from '../locale/catalog-files.js';
 import { registerLocaleHelpers } from '../locale/helpers.js';
+import { readUnder } from '../locale/template-file.js';
 
 /**
  * Where report templates come from. The packaged `templates/` sits at the package root, two levels up
@@ -53,18 +54,19 @@ export function loadReportTemplates(templatesDir?: string): ReportTemplates {
     const partialDir = join(dir, 'partials');
     if (!existsSync(partialDir)) continue;
     for (const file of readdirSync(partialDir).filter((f) => f.endsWith('.hbs'))) {
-      env.registerPartial(basename(file, '.hbs'), readFileSync(join(partialDir, file), 'utf8'));
+      env.registerPartial(basename(file, '.hbs'), readUnder(templatesDir, join(partialDir, file)));
     }
   }
   const compile = (name: string) => {
     const file = find(name);
     try {
       // Precompiled now so a syntax error names the file before any rendering starts.
-      const source = readFileSync(file, 'utf8');
+      const source = readUnder(templatesDir, file);
       const template = env.compile(source, { noEscape: false });
       env.precompile(source);
       return template;
     } catch (error) {
+      if (error instanceof TemplateError) throw error;
       throw new TemplateError(`template ${file} does not compile: ${(error as Error).message}`, {
         cause: error,
       });
@@ -75,7 +77,7 @@ export function loadReportTemplates(templatesDir?: string): ReportTemplates {
     digest: compile('digest.hbs'),
     header: compile('header.hbs'),
     footer: compile('footer.hbs'),
-    css: readFileSync(find('report.css'), 'utf8'),
+    css: readUnder(templatesDir, find('report.css')),
     dirs,
   };
 }

@@ -4,6 +4,7 @@ import { reportLocale, t, withLocale } from '../locale/locale.js';
 import type { StoredSnapshot } from '../store/snapshots.js';
 import { argb, type ThemeView } from './theme/theme.js';
 import { createContext, type SheetContext, type WorkbookMeta } from './xlsx/context.js';
+import { placeLogo } from './xlsx/logo.js';
 import { SheetWriter } from './xlsx/sheet-writer.js';
 import { writeAbout } from './xlsx/sheets/about.js';
 import { writeData } from './xlsx/sheets/data.js';
@@ -115,7 +116,8 @@ export async function renderWorkbook(
   // Titles, headers and notes in the reader's language; the cells are built synchronously, so the
   // locale cannot leak to another render (see withLocale). Serialising happens after, outside it.
   const workbook = withLocale(reportLocale(meta.locale), () => {
-    const book = newWorkbook(meta);
+    const title = `${t('report.title', { brand: snapshot.brand.name })} — ${snapshot.run.display_name}`;
+    const book = newWorkbook(meta, title);
     const ctx = createContext(snapshot, history, meta);
     writeSetSheets(book, ctx, contents);
     writeDataSheet(book, [ctx]);
@@ -131,8 +133,18 @@ export interface BookInProgress {
   sheetNames: Set<string>;
 }
 
-export function newWorkbook(meta: Pick<WorkbookMeta, 'version' | 'generatedAt'>): BookInProgress {
+/**
+ * An empty workbook with its properties: `title` (the document's, as the PDF's) and its language,
+ * which Excel and screen readers read from the file's core properties.
+ */
+export function newWorkbook(
+  meta: Pick<WorkbookMeta, 'version' | 'generatedAt' | 'locale'>,
+  title: string,
+): BookInProgress {
   const workbook = new ExcelJS.Workbook();
+  workbook.title = title;
+  // exceljs writes it (dc:language) but its typings leave it out.
+  Object.assign(workbook, { language: reportLocale(meta.locale).tag });
   workbook.creator = `reportd ${meta.version}`;
   workbook.created = meta.generatedAt;
   workbook.modified = meta.generatedAt;
@@ -167,6 +179,7 @@ export function writeSetSheets(
   themeSheet(about, contents.theme);
   writeAbout(about, ctx, shownSheetOf);
   about.finish();
+  placeLogo(book.workbook, about.ws, contents.theme?.logo);
   // The id, not the title, names the tables: `Run_history_History` in every language.
   const historySheet = new SheetWriter(add(t('xlsx.sheet.history')), book.tables, scope(HISTORY_SHEET));
   writeHistory(historySheet, ctx);

@@ -1,3 +1,4 @@
+import { runFigures } from './answers/run.js';
 import { dayMonthYear, isoWeekMonday, isoWithOffset, WEEK_MS, weekLabel } from './dataset/calendar.js';
 import {
   BRANDS,
@@ -8,16 +9,18 @@ import {
 } from './dataset/catalog.js';
 import { type CompanyCatalog, companyCatalog } from './dataset/companies.js';
 import { errorsOf, type GravityErrorDef } from './dataset/error-register.js';
-import { grossPresence, totalAll } from './dataset/metrics.js';
+import type { RunRecord, SetRecord } from './dataset/records.js';
 import { type SourceDef, sourcesOf } from './dataset/sources.js';
-import { hashSeed, round } from './rng.js';
+import { hashSeed } from './rng.js';
 
 /**
  * The sandbox's data set: a fictional company (brands 1 "Northwind Coffee" and 2 "Lumen Tea") with its
- * query sets and published runs. Everything is derived from fixed definitions and hashed addresses
+ * query sets and published runs. Each run's answers are simulated from the set's rates and every
+ * payload is counted from them (answers/), so an overall figure lies within the range of its
+ * breakdowns and counts add up. Everything is derived from fixed definitions and hashed addresses
  * (see rng.ts), so two data sets built with the same options answer identically. Each sandbox gets its
  * own instance, so `publishRun` in one test never shows up in another. Scales of the numeric fields
- * (percent vs fraction) are listed in dataset/metrics.ts.
+ * (percent vs fraction) are listed in payloads/context.ts.
  */
 
 export interface DatasetOptions {
@@ -29,6 +32,14 @@ export interface DatasetOptions {
   hostile?: boolean;
   /** Which company of a multi-company sandbox (see dataset/companies.ts); 1, the demo, by default. */
   company?: number;
+  /**
+   * A quiet world: every run of every set is an independent draw of answers from the same rates (no
+   * drift from run to run, an error register and source list that do not change), so any change
+   * between two runs is sampling noise — unless a run is published with `grossChange` or `movement`.
+   */
+  quiet?: boolean;
+  /** Adds this many sets (301, 302, …; two runs each) to the company, see dataset/extra-sets.ts. */
+  extraSets?: number;
 }
 
 export const HOSTILE = {
@@ -37,52 +48,10 @@ export const HOSTILE = {
   errorNote: '</td></tr></table><script>alert(2)</script>',
 } as const;
 
-export interface RunRecord {
-  id: number;
-  display_name: string;
-  created_at: string;
-  /** Position in the set's run list; metric values are addressed by it. */
-  index: number;
-  publishedAt: number;
-  periodMonday: number;
-}
+export type { RunRecord, SetRecord } from './dataset/records.js';
 
-export interface SetRecord {
-  def: QuerySetDef;
-  brand: BrandDef;
-  competitors: readonly CompetitorDef[];
-  errors: readonly GravityErrorDef[];
-  sources: readonly SourceDef[];
-  runs: RunRecord[];
-  /** Presence points taken off from a run index on (a published "movement", see `publishRun`). */
-  drops: Map<number, number>;
-  /** Runs whose gross presence and answers were set exactly (`publishRun` with `grossChange`). */
-  pins: Map<number, { gross?: number; answers?: number }>;
-}
-
-/** Points a movement run takes off gross and weighted presence: past the example rule's −5. */
+/** Points a movement run takes off gross presence (and so off weighted): past the example rule's −5. */
 export const MOVEMENT_DROP_POINTS = 9;
-
-/** Presence points dropped by movements up to run index `i` (they last: a drop is not undone). */
-export function presenceDrop(set: SetRecord, i: number): number {
-  let total = 0;
-  for (const [index, points] of set.drops) if (index <= i) total += points;
-  return total;
-}
-
-/** Gross presence of run `i` in percent: pinned, or the walk less the movements so far. */
-export function grossAt(set: SetRecord, i: number): number {
-  const pinned = set.pins.get(i)?.gross;
-  if (pinned !== undefined) return pinned;
-  const value = grossPresence(set.def, i);
-  const drop = presenceDrop(set, i);
-  return drop === 0 ? value : Math.max(0, round(value - drop, 1));
-}
-
-/** Answers of run `i` (every query once per engine, less failures), unless pinned. */
-export function answersAt(set: SetRecord, i: number): number {
-  return set.pins.get(i)?.answers ?? totalAll(set.def, i);
-}
 
 /** Publication: the Monday after the run's week, early morning, at a set-specific minute. */
 function publishedAt(def: QuerySetDef, periodMonday: number): number {
@@ -104,11 +73,19 @@ function runRecord(def: QuerySetDef, brand: BrandDef | undefined, index: number,
 
 /** What a published run carries (see `publishRun`). */
 export interface PublishOptions {
-  /** Presence drops by `MOVEMENT_DROP_POINTS` from this run on, and a new error opens. */
+  /**
+   * The brand's presence rate falls by `MOVEMENT_DROP_POINTS` from this run on (so gross presence
+   * falls that much against the previous run, see `grossChange`), and a new error opens.
+   */
   movement?: boolean;
-  /** Gross presence is exactly the previous run's plus this many points (noise-model acceptance). */
+  /**
+   * A true change of this many points in the brand's presence rate, from this run on (every
+   * (query, engine) chance moves by it, as far as a chance can: it stays within 0..1). The run's gross presence is the previous run's plus this
+   * change, to within one answer and never short of it; how the change spreads over engines, intents,
+   * positions, stance and market counts is what sampling gives. Replaces a movement's drop.
+   */
   grossChange?: number;
-  /** The run's answers (`totalAll` of the position distribution), e.g. 600. */
+  /** The run's number of answers (`totalAll`), e.g. 600, spread evenly over queries and engines. */
   answers?: number;
 }
 
@@ -120,7 +97,8 @@ export class SandboxDataset {
 
   constructor(options: DatasetOptions = {}) {
     this.hostile = options.hostile ?? false;
-    this.catalog = companyCatalog(options.company ?? COMPANY_ID);
+    const quiet = options.quiet ?? false;
+    this.catalog = companyCatalog(options.company ?? COMPANY_ID, options.extraSets ?? 0);
     // Run ids are global and follow publication order across sets, as in a real service.
     const pending: Array<{ def: QuerySetDef; index: number; at: number }> = [];
     for (const def of this.catalog.sets) {
@@ -133,12 +111,14 @@ export class SandboxDataset {
         def,
         brand,
         competitors: this.hostile ? def.competitors.map(hostileName) : def.competitors,
-        errors: errorsOf(def).map((e, k) =>
+        errors: errorsOf(def, quiet).map((e, k) =>
           this.hostile && k === 0 ? { ...e, note: HOSTILE.errorNote } : e,
         ),
-        sources: sourcesOf(def, brand),
+        sources: sourcesOf(def, brand, quiet),
         runs: [],
-        drops: new Map(),
+        quiet,
+        hostile: this.hostile,
+        shifts: new Map(),
         pins: new Map(),
       });
     }
@@ -153,6 +133,14 @@ export class SandboxDataset {
 
   private brandById(id: number): BrandDef | undefined {
     return this.catalog.brands.find((b) => b.id === id);
+  }
+
+  /** Computes the figures of every published run now, so the first requests answer as fast as the rest. */
+  warmUp(): void {
+    for (const set of this.sets.values()) {
+      if (set.def.companyId !== this.catalog.companyId) continue;
+      for (let i = 0; i < set.runs.length; i++) runFigures(set, i);
+    }
   }
 
   /** The credential's company brands. */
@@ -185,8 +173,8 @@ export class SandboxDataset {
 
   /**
    * Appends the next published run (next global id, next period) to a set of the company. With
-   * `movement`, that run carries what alerts watch for: presence (gross and weighted) drops by
-   * `MOVEMENT_DROP_POINTS` and a new entry opens in the error register.
+   * `movement`, that run carries what alerts watch for: presence drops by `MOVEMENT_DROP_POINTS` and
+   * a new entry opens in the error register. See PublishOptions.
    */
   publishRun(
     querySetId: number,
@@ -194,21 +182,22 @@ export class SandboxDataset {
   ): { id: number; display_name: string; created_at: string } {
     const set = this.set(querySetId);
     if (!set) throw new Error(`sandbox: query set ${querySetId} is not in the sandbox company`);
+    if (options.answers !== undefined && !(Number.isSafeInteger(options.answers) && options.answers >= 1)) {
+      throw new RangeError(`sandbox: answers must be a whole number >= 1 (got ${options.answers})`);
+    }
+    if (options.grossChange !== undefined && !(Math.abs(options.grossChange) <= 100)) {
+      throw new RangeError(
+        `sandbox: grossChange must be a number of points from -100 to 100 (got ${options.grossChange})`,
+      );
+    }
     const run = runRecord(set.def, set.brand, set.runs.length, this.nextRunId++);
-    if (options.grossChange !== undefined || options.answers !== undefined) {
-      const previous = set.runs.length > 0 ? grossAt(set, set.runs.length - 1) : 40;
-      set.pins.set(run.index, {
-        ...(options.grossChange !== undefined
-          ? { gross: Math.max(0, round(previous + options.grossChange, 1)) }
-          : {}),
-        ...(options.answers !== undefined ? { answers: options.answers } : {}),
-      });
+    const grossChange = options.grossChange ?? (options.movement ? -MOVEMENT_DROP_POINTS : undefined);
+    if (grossChange !== undefined) set.shifts.set(run.index, grossChange);
+    if (grossChange !== undefined || options.answers !== undefined) {
+      set.pins.set(run.index, { grossChange, answers: options.answers });
     }
     set.runs.push(run);
-    if (options.movement) {
-      set.drops.set(run.index, MOVEMENT_DROP_POINTS);
-      set.errors = [...set.errors, movementError(set, run.index)];
-    }
+    if (options.movement) set.errors = [...set.errors, movementError(set, run.index)];
     return { id: run.id, display_name: run.display_name, created_at: run.created_at };
   }
 

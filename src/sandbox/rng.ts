@@ -47,17 +47,24 @@ export function clamp(value: number, min: number, max: number): number {
 }
 
 /**
- * Splits `total` into parts proportional to `weights`, rounded to `decimals`, with the rounding
- * remainder put on the largest part so the parts add up exactly (shares sum to 1, percents to 100).
+ * Splits `total` into parts proportional to `weights`, rounded to `decimals`, so that the parts add up
+ * exactly (shares sum to 1, percents to 100): each part is its exact value rounded down or up, the
+ * units left over going to the largest remainders (Hamilton's method). No weight at all gives zeros.
  */
 export function apportion(weights: readonly number[], total: number, decimals: number): number[] {
-  const sum = weights.reduce((a, b) => a + b, 0) || 1;
-  const parts = weights.map((w) => round((w / sum) * total, decimals));
-  const diff = round(total - parts.reduce((a, b) => a + b, 0), decimals);
-  let largest = 0;
-  parts.forEach((p, i) => {
-    if (p > (parts[largest] ?? 0)) largest = i;
-  });
-  if (parts.length) parts[largest] = round((parts[largest] ?? 0) + diff, decimals);
-  return parts;
+  const sum = weights.reduce((a, b) => a + b, 0);
+  if (!(sum > 0)) return weights.map(() => 0);
+  const unitsTotal = Math.round(total * 10 ** decimals);
+  const exact = weights.map((w) => (w / sum) * unitsTotal);
+  const units = exact.map((x) => Math.floor(x + 1e-9));
+  let left = unitsTotal - units.reduce((a, b) => a + b, 0);
+  const byRemainder = exact
+    .map((_, k) => k)
+    .sort((a, b) => exact[b]! - units[b]! - (exact[a]! - units[a]!) || a - b);
+  for (const k of byRemainder) {
+    if (left <= 0) break;
+    units[k]!++;
+    left--;
+  }
+  return units.map((u) => round(u / 10 ** decimals, decimals));
 }

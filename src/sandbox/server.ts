@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { type Clock, systemClock } from '../clock.js';
 import { SandboxApiFailure, SandboxBadRequest } from '../errors/index.js';
 import { companyCredentials, companyOfSet } from './dataset/companies.js';
+import { extraSets } from './dataset/extra-sets.js';
 import { createDataset, type PublishOptions, type SandboxDataset } from './dataset.js';
 import { BAD_GATEWAY_HTML, type FaultKind, FaultPlan } from './faults.js';
 import { handlerFor } from './handlers.js';
@@ -47,6 +48,14 @@ export interface SandboxOptions {
   /** Hostile strings in the data set (see DatasetOptions). */
   hostile?: boolean;
   /**
+   * A quiet world: every run is an independent draw of answers from rates that never drift, so a
+   * change between runs is sampling noise unless a run is published with `grossChange` (see
+   * DatasetOptions.quiet).
+   */
+  quiet?: boolean;
+  /** More query sets in every company: 301, 302, … (two runs each, shaped like set 101). */
+  extraSets?: number;
+  /**
    * How long every metric (payload) request waits before it is answered (ms, default 0), on
    * `clock`: a slow server, so a test can act while a sync is fetching.
    */
@@ -80,8 +89,12 @@ export interface Sandbox {
   resetStats(): void;
   /** Forget which requests were attempted, so their next attempt can fault again (sandbox extra). */
   resetFaults(): void;
-  /** Publishes the next run of a set (of whichever company owns it); `movement` trips the example alert rules,
-   * `grossChange` and `answers` set the run's gross presence and answers exactly (noise-model tests). */
+  /**
+   * Publishes the next run of a set (of whichever company owns it); `movement` trips the example
+   * alert rules; `grossChange` moves the brand's presence rate by that many points from this run on
+   * (the run's gross presence moves by exactly that, to within one answer; its breakdowns as sampling
+   * gives) and `answers` sets the run's number of answers (see PublishOptions).
+   */
   publishRun(
     querySetId: number,
     options?: PublishOptions,
@@ -103,6 +116,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   if (!Number.isSafeInteger(companies) || companies < 1) {
     throw new RangeError(`sandbox: companies must be a whole number >= 1 (got ${companies})`);
   }
+  // Checked now, not on the first request: a bad option is the test's mistake, not an API failure.
+  extraSets(options.extraSets ?? 0);
   const base = { apiKey, apiSecret };
   const credentials = (company: number) => {
     if (!(company >= 1 && company <= companies)) throw new RangeError(`sandbox: no company ${company}`);
@@ -118,11 +133,18 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const datasetOf = (company: number): SandboxDataset => {
     let ds = datasets.get(company);
     if (!ds) {
-      ds = createDataset({ hostile: options.hostile, company });
+      ds = createDataset({
+        hostile: options.hostile,
+        quiet: options.quiet,
+        extraSets: options.extraSets,
+        company,
+      });
       datasets.set(company, ds);
     }
     return ds;
   };
+  // The first company's runs are counted before the first request (the others' on their first).
+  datasetOf(1).warmUp();
   const stats: SandboxStats = { total: 0, byEndpoint: {}, byErrorCode: {}, faults: 0, byPayload: {} };
   const latencyMs = options.latencyMs ?? 0;
   const shutdown = new AbortController();

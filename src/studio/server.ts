@@ -13,8 +13,12 @@ import { checkTemplates, formatProblem } from '../report/check/templates-check.j
 import type { PageSetup } from '../report/page.js';
 import type { PdfRenderer } from '../report/pdf.js';
 import { challenge, isAuthorized, isLoopbackHost } from '../status/access.js';
+import { refuseForeign } from '../status/allowed-hosts.js';
+import { listenOrUndo } from './listen.js';
 import { studioPage } from './page.js';
+import { PreviewCache } from './preview-cache.js';
 import { PrintCache } from './printed.js';
+import { keyOf, refuseUnknownReport, selectionOf } from './selection.js';
 import { type Preview, type Selection, type StudioSession, studioOptions } from './session.js';
 
 /**
@@ -34,6 +38,8 @@ export interface StudioOptions {
   templatesDir?: string;
   host: string;
   port: number;
+  /** `http.allowed_hosts` and `--allowed-host`: names besides the address requests may name. */
+  allowedHosts?: readonly string[];
   /**
    * The folders whose changes re-render (templates, logos) under a config: asked again when the
    * config file is reloaded, so a report's new template folder is watched from then on.
@@ -57,32 +63,6 @@ interface State {
   error: string[] | null;
 }
 
-function selectionOf(url: URL): Selection {
-  const get = (name: string) => url.searchParams.get(name) || undefined;
-  const number = (name: string) => (get(name) && /^\d+$/.test(get(name)!) ? Number(get(name)) : undefined);
-  const paper = PAGE_SIZES.find((s) => s === get('paper'));
-  const orientation = ORIENTATIONS.find((o) => o === get('orientation'));
-  const page: PageSetup | undefined =
-    paper || orientation ? { size: paper ?? 'A4', orientation: orientation ?? 'portrait' } : undefined;
-  const mode = get('mode') === 'digest' ? 'digest' : get('mode') === 'per_set' ? 'per_set' : undefined;
-  const sections = get('sections')
-    ?.split(',')
-    .filter((s): s is ReportSection => (REPORT_SECTIONS as readonly string[]).includes(s));
-  return {
-    account: get('account'),
-    querySetId: number('set'),
-    runId: number('run'),
-    report: get('report'),
-    locale: get('locale'),
-    ...(page ? { page } : {}),
-    ...(mode ? { mode } : {}),
-    ...(get('theme') ? { theme: get('theme') } : {}),
-    ...(sections?.length ? { sections } : {}),
-  };
-}
-
-const keyOf = (selection: Selection) => JSON.stringify(selection);
-
 export async function startStudio(options: StudioOptions): Promise<Studio> {
   const auth: HttpAuthConfig | undefined = options.config.http.auth;
   if (!isLoopbackHost(options.host) && !auth) {
@@ -95,8 +75,8 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
   // on disk is invalid: those stay shown whatever renders meanwhile, until a valid file is read.
   let config = options.config;
   let configProblems: string[] | null = null;
-  /** The last good render of each selection, and the files' version it was made at. */
-  const good = new Map<string, { version: number; preview: Preview }>();
+  /** The last good render of each selection, and the files' version it was made at (LRU-bounded). */
+  const good = new PreviewCache();
   const running = new Map<string, Promise<Preview | undefined>>();
   let current: Selection = {};
   const clients = new Set<ServerResponse>();
@@ -199,8 +179,10 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
     );
   }
 
+  const hosts = { host: options.host, names: options.allowedHosts ?? [] };
   const server = createServer(async (req, res) => {
     try {
+      if (refuseForeign(req, res, hosts)) return;
       if (auth && !isAuthorized(req, auth)) {
         res.writeHead(401, { 'www-authenticate': challenge(auth) }).end('authentication required\n');
         return;
@@ -215,6 +197,7 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
   const route = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://studio');
     const selection = selectionOf(url);
+    if (refuseUnknownReport(res, url.pathname, selection, config)) return;
     const json = (value: unknown) =>
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(value));
     switch (url.pathname) {
@@ -310,9 +293,8 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
     }
   };
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, resolve);
+  await listenOrUndo(server, options.port, options.host, () => {
+    for (const watcher of watchers) watcher.close();
   });
   const { port } = server.address() as AddressInfo;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;

@@ -17,6 +17,7 @@ import type { Delivery } from '../store/deliveries.js';
 import { coversKey } from '../store/digest-deliveries.js';
 import { listQuerySets } from '../store/query-sets.js';
 import { listSnapshots } from '../store/snapshots.js';
+import { withInlineParts } from './inline-parts.js';
 import { type ChannelPayload, channelPayloads } from './payloads.js';
 
 /**
@@ -176,7 +177,7 @@ export class StudioSession {
     const rendered = await renderSnapshotDocuments(
       snapshot,
       history,
-      await withBriefMovers(this.store, snapshot, { ...common, outline: report?.mode === 'digest' }),
+      await withBriefMovers(this.store, snapshot, common),
     );
     return {
       path: rendered.paths[0]!,
@@ -210,7 +211,11 @@ export class StudioSession {
       });
       return {
         html: readFileSync(rendered.path, 'utf8'),
-        email: { subject: String(message.subject), html: String(message.html), text: String(message.text) },
+        email: {
+          subject: String(message.subject),
+          html: withInlineParts(String(message.html), message.attachments),
+          text: String(message.text),
+        },
         channels: await channelPayloads(this.senders, report, rendered.row, rendered.content),
       };
     } finally {

@@ -81,7 +81,7 @@ describe('alert email', () => {
     expect(text).toContain('Next scheduled report: weekly, 2026-11-30 08:00 UTC.');
     expect(message.attachments).toBeUndefined();
     // The chart: one bar per stored run, the newest highlighted.
-    expect(String(message.html)).toMatch(/aria-label="Gross presence over stored runs"/);
+    expect(String(message.html)).toMatch(/<caption[^>]*>Gross presence over stored runs<\/caption>/);
     expect(String(message.html)).not.toContain('presence.gross');
     expect(String(message.html).match(/bgcolor=/g)).toHaveLength(2);
   });

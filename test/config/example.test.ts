@@ -63,7 +63,7 @@ describe('defaults', () => {
     expect(config.chromium).toEqual({ render_timeout_seconds: 60, recycle_after: 50 });
     expect(config.smtp).toBeUndefined();
     expect(config.reports).toEqual([]);
-    expect(config.http).toEqual({ host: '0.0.0.0' });
+    expect(config.http).toEqual({ host: '0.0.0.0', allowed_hosts: [] });
     expect(config.log.level).toBe('info');
   });
 

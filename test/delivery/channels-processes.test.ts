@@ -14,6 +14,11 @@ import { startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
  */
 const FIXTURE = fileURLToPath(new URL('./fixtures/channel-worker.ts', import.meta.url));
 const LEASE_MS = 1_500;
+/**
+ * The racing workers never wait for a lease to lapse, so theirs is long: on a loaded machine a 1.5 s
+ * lease can lapse between renewals, and a worker that then gives its attempt up (as it must) retries it.
+ */
+const RACE_LEASE_MS = 10_000;
 const SECRET = `whsec_${randomBytes(24).toString('base64')}`;
 
 let tmp: ReturnType<typeof tempDir>;
@@ -32,7 +37,7 @@ afterEach(async () => {
   tmp.cleanup();
 });
 
-function worker(mode: string) {
+function worker(mode: string, leaseMs = LEASE_MS) {
   const child: ChildProcess = spawn(
     process.execPath,
     [
@@ -46,7 +51,7 @@ function worker(mode: string) {
       peers.teamsPath,
       SECRET,
       mode,
-      String(LEASE_MS),
+      String(leaseMs),
       tmp.dir,
     ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
@@ -123,7 +128,7 @@ describe('channels across processes', () => {
   });
 
   it('two workers on one store: one request per destination and run', async () => {
-    const [a, b] = [worker('normal'), worker('normal')];
+    const [a, b] = [worker('normal', RACE_LEASE_MS), worker('normal', RACE_LEASE_MS)];
     const outputs = await Promise.all([a.output, b.output]);
     for (const output of outputs) expect(output).toContain('done');
     // Both did work (the race was real), yet nothing arrived twice.

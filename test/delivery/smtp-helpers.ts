@@ -38,6 +38,11 @@ export async function startSmtp(
      * (a kill now must not leave a message behind). Resolve to answer as usual.
      */
     beforeRcpt?: (address: string) => Promise<void>;
+    /**
+     * Runs when a client connects, before the server greets it (a tarpit holds the greeting here): a
+     * client held here has sent nothing yet. Resolve to greet as usual.
+     */
+    beforeGreeting?: () => Promise<void>;
   } = {},
 ): Promise<TestSmtp> {
   const messages: ParsedMail[] = [];
@@ -50,6 +55,10 @@ export async function startSmtp(
     authOptional: !options.user,
     allowInsecureAuth: true,
     logger: false,
+    onConnect(_session, callback) {
+      if (!options.beforeGreeting) return callback();
+      options.beforeGreeting().then(() => callback(), callback);
+    },
     onAuth(auth, _session, callback) {
       if (auth.username === options.user && auth.password === options.password) {
         return callback(null, { user: auth.username });

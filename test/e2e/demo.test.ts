@@ -8,6 +8,7 @@ import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumProcessesWith } from '../helpers/chromium-processes.js';
 import { type CliResult, runCli } from '../helpers/cli.js';
+import { expectPdfUa } from '../helpers/pdf-structure.js';
 
 describe('reportd demo (the README quick start)', () => {
   let out: string;
@@ -147,6 +148,23 @@ describe('reportd demo (the README quick start)', () => {
       expect(/\bdelta\w*/i.exec(text)?.[0], file).toBeUndefined();
     }
   });
+
+  // Issue 35's acceptance, read from each PDF's own objects (qpdf, poppler), not from its HTML.
+  it('writes every PDF, the digest too, as PDF/UA-1: alt text, XMP, a bookmark per section, scoped headers, page furniture outside the structure', () => {
+    const pdfs = readdirSync(out).filter((f) => f.endsWith('.pdf'));
+    expect(pdfs).toHaveLength(4);
+    for (const file of pdfs) {
+      const digest = file.startsWith('weekly-executive');
+      expectPdfUa(join(out, file), {
+        // The digest's front matter (cover, contents, portfolio), then one bookmark per set; a single
+        // report's brand. Under each set, one bookmark per section it prints.
+        sets: digest ? 3 : 1,
+        frontMatter: digest ? ['Contents', 'Portfolio'] : [],
+        sections: ['Overview', 'Presence', 'Life', 'Gravity', 'Scout', 'Market'],
+        pageFurniture: [/Page \d+ of \d+/, digest ? /\d query sets · Week \d+/ : /AI visibility report — /],
+      });
+    }
+  }, 120_000);
 
   it('leaves no Chromium process behind', () => {
     expect(chromiumProcessesWith(marker)).toEqual([]);

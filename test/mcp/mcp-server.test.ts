@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { appendFileSync, existsSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -9,6 +9,7 @@ import { setDetailsOf } from '../../src/insight/run-changes.js';
 import type { InsightRow } from '../../src/insight/sample-sizes.js';
 import { HOSTILE } from '../../src/sandbox/dataset.js';
 import { BIN } from '../helpers/cli.js';
+import { foreignHeaders, rawRequest } from '../helpers/raw-http.js';
 import { type SyncEnv, startSyncEnv } from '../sync/helpers/sync-env.js';
 
 /**
@@ -360,6 +361,71 @@ describe('reportd mcp over stdio, with the SDK client', () => {
   });
 });
 
+describe('reportd mcp over stdio, with a line past the limit', () => {
+  it('answers a 12 MB line with a JSON-RPC error and a stderr line, then answers the next request', async () => {
+    const child = spawn(process.execPath, [BIN, 'mcp', '--config', config], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    const answer = async (id: number) => {
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const found = stdout
+          .split('\n')
+          .filter((line) => line.trim())
+          .map((line) => JSON.parse(line) as Structured)
+          .find((message) => message.id === id);
+        if (found) return found;
+        if (Date.now() > deadline || child.exitCode !== null)
+          throw new Error(`no answer to ${id} (exit ${child.exitCode}): ${stderr}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    });
+    await answer(1);
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    const peak = () =>
+      Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) / 1024;
+    const before = peak();
+    // As the SDK's client writes a request: its id last, after 12 MB of arguments.
+    const huge = `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"list_sets","arguments":{"pad":"${'x'.repeat(12 * 1024 * 1024)}"}},"id":2}\n`;
+    await new Promise<void>((resolve) => child.stdin.write(huge, () => resolve()));
+    send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'list_sets', arguments: {} } });
+
+    const refused = await answer(2);
+    expect(refused.error).toEqual({
+      code: -32600,
+      message: 'a message of 12.0 MB was skipped: reportd mcp reads messages of at most 4.0 MB',
+    });
+    const next = await answer(3);
+    expect(next.result.structuredContent.sets.length).toBeGreaterThan(0);
+    expect(stderr).toContain('reportd mcp: a message of 12.0 MB was skipped');
+    expect(child.exitCode).toBeNull();
+    const grown = peak() - before;
+    console.log(
+      `mcp stdio: peak RSS ${before.toFixed(0)} MB before the 12 MB line, ${grown.toFixed(1)} MB more after`,
+    );
+    // At most the chunks read and not yet collected (12 MB); buffering the line for the SDK would hold
+    // it as a Buffer and again as a string (24 MB and more).
+    expect(grown).toBeLessThan(20);
+    child.stdin.end();
+  }, 60_000);
+});
+
 describe('reportd mcp --http', () => {
   let url: string;
   beforeAll(async () => {
@@ -422,9 +488,45 @@ describe('reportd mcp --http', () => {
     }
   });
 
+  it('refuses a foreign Host (421) and Origin (403) before any tool runs, even with the token', async () => {
+    const { readdirSync } = await import('node:fs');
+    const filesIn = (dir: string) => (existsSync(dir) ? readdirSync(dir).length : 0);
+    const written = filesIn(`${env.dir}/out`);
+    const foreign = foreignHeaders(url);
+    const post = (headers: Record<string, string>, id: number, name: string, args = {}) =>
+      rawRequest(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${TOKEN}`,
+          ...headers,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } }),
+      });
+    const render = { query_set_id: 102, format: 'xlsx' };
+    for (const [name, args] of [
+      ['list_sets', {}],
+      ['render_report', render],
+    ] as const) {
+      const host = await post(foreign.host, 1, name, args);
+      expect(host.status, name).toBe(421);
+      expect(JSON.parse(host.body).error.message).toMatch(/^Host "evil\.example:\d+" is not a name/);
+      const origin = await post(foreign.origin, 2, name, args);
+      expect(origin.status, name).toBe(403);
+      expect(origin.body).not.toContain('result');
+    }
+    expect(filesIn(`${env.dir}/out`)).toBe(written);
+    // The right Host and the server's own Origin are served.
+    const own = new URL(url);
+    const listed = await post({ host: own.host, origin: own.origin }, 3, 'list_sets');
+    expect(listed.status).toBe(200);
+    expect(JSON.parse(listed.body).result.structuredContent.sets.length).toBeGreaterThan(0);
+  });
+
   it('will not listen off loopback without a token', async () => {
     const bare = config.replace(/\.yaml$/, '-bare.yaml');
-    const { readFileSync, writeFileSync } = await import('node:fs');
+    const { writeFileSync } = await import('node:fs');
     writeFileSync(bare, readFileSync(config, 'utf8').replace(/^http: .*$/m, ''));
     const { runCli } = await import('../helpers/cli.js');
     const result = await runCli(['mcp', '--config', bare, '--http', '0.0.0.0:0']);

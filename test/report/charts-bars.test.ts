@@ -16,12 +16,12 @@ const widths = (svg: string) =>
 describe('hand-drawn bar charts', () => {
   it('print API strings as text, never markup, in labels and legends', () => {
     const charts = [
-      shareBars([{ name: hostile, value: 30, isBrand: true }], 10),
-      engineBars([{ label: hostile, color: '"><script>', value: 12 }]),
-      stackedBars([hostile], [{ name: hostile, color: '#1F4E79', values: [100] }]),
-      stackedHistory([hostile], [{ name: hostile, color: 'red;x', values: [100] }]),
-      groupedBars([hostile], [{ name: hostile, color: '#1F4E79', values: [5] }]),
-      trendChart([hostile, 'b'], [{ name: hostile, color: 'red;x', values: [5, 6] }]),
+      shareBars([{ name: hostile, value: 30, isBrand: true }], 10, { title: hostile }),
+      engineBars([{ label: hostile, color: '"><script>', value: 12 }], { title: hostile }),
+      stackedBars([hostile], [{ name: hostile, color: '#1F4E79', values: [100] }], { title: hostile }),
+      stackedHistory([hostile], [{ name: hostile, color: 'red;x', values: [100] }], { title: hostile }),
+      groupedBars([hostile], [{ name: hostile, color: '#1F4E79', values: [5] }], { title: hostile }),
+      trendChart([hostile, 'b'], [{ name: hostile, color: 'red;x', values: [5, 6] }], { title: hostile }),
     ];
     for (const svg of charts) {
       expect(svg).not.toContain('<script');
@@ -33,10 +33,13 @@ describe('hand-drawn bar charts', () => {
   });
 
   it('draws bar lengths in proportion to their values', () => {
-    const svg = engineBars([
-      { label: 'A', color: '#111111', value: 40 },
-      { label: 'B', color: '#222222', value: 10 },
-    ]);
+    const svg = engineBars(
+      [
+        { label: 'A', color: '#111111', value: 40 },
+        { label: 'B', color: '#222222', value: 10 },
+      ],
+      { title: 'References' },
+    );
     const [a, b] = widths(svg);
     expect(a! / b!).toBeCloseTo(4, 1);
     expect(svg).toContain('40.0%');
@@ -52,7 +55,9 @@ describe('hand-drawn bar charts', () => {
   it('scales the trend axis around the data and writes the last value at the line end', () => {
     expect(scaledTicks(38, 58)).toEqual([35, 40, 45, 50, 55, 60]);
     expect(scaledTicks(7, 7)[0]).toBeLessThan(7);
-    const svg = trendChart(['W1', 'W2'], [{ name: 'Gross', color: '#4F8FC0', values: [51.2, 58] }]);
+    const svg = trendChart(['W1', 'W2'], [{ name: 'Gross', color: '#4F8FC0', values: [51.2, 58] }], {
+      title: 'Trend',
+    });
     expect(svg).toContain('>58.0%</text>');
     expect(svg).toMatch(/<polyline points="[\d.]+,[\d.]+ [\d.]+,[\d.]+"/);
   });

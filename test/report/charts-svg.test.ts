@@ -29,12 +29,19 @@ const span = (label: ReturnType<typeof texts>[number]) => {
 describe('hand-drawn heatmap, donut and scatter', () => {
   it('print API strings as text, never markup, and only #RRGGBB colors', () => {
     const charts = [
-      heatmap([hostile], [hostile], [[42]]),
-      donut([
-        { name: hostile, value: 60, color: '"><script>' },
-        { name: 'b', value: 40, color: '#4F8FC0' },
-      ]),
-      lifeScatter([{ label: hostile, presence: 30, life: 55, icv: 100 }], { presence: 30, life: 55 }),
+      heatmap([hostile], [hostile], [[42]], { title: hostile }),
+      donut(
+        [
+          { name: hostile, value: 60, color: '"><script>' },
+          { name: 'b', value: 40, color: '#4F8FC0' },
+        ],
+        { title: hostile },
+      ),
+      lifeScatter(
+        [{ label: hostile, presence: 30, life: 55, icv: 100 }],
+        { presence: 30, life: 55 },
+        { title: hostile },
+      ),
     ];
     for (const svg of charts) {
       expect(svg).not.toContain('<script');
@@ -51,6 +58,7 @@ describe('hand-drawn heatmap, donut and scatter', () => {
         [10, 90],
         [null, 50],
       ],
+      { title: 'Matrix' },
     );
     const fills = [...svg.matchAll(/<rect [^>]*fill="#([0-9A-F]{6})"/g)].map((m) => m[1] as string);
     expect(fills).toHaveLength(3);
@@ -65,11 +73,14 @@ describe('hand-drawn heatmap, donut and scatter', () => {
   });
 
   it('sweeps donut sectors in proportion to the parts and labels no empty part', () => {
-    const svg = donut([
-      { name: 'Owned', value: 25, color: '#1F4E79' },
-      { name: 'Partner', value: 0, color: '#4F8FC0' },
-      { name: 'External', value: 75, color: '#B8C0CC' },
-    ]);
+    const svg = donut(
+      [
+        { name: 'Owned', value: 25, color: '#1F4E79' },
+        { name: 'Partner', value: 0, color: '#4F8FC0' },
+        { name: 'External', value: 75, color: '#B8C0CC' },
+      ],
+      { title: 'Sources' },
+    );
     const paths = [...svg.matchAll(/<path d="M([\d.]+) ([\d.]+)A[\d.]+ [\d.]+ 0 (\d) 1 ([\d.]+) ([\d.]+)/g)];
     expect(paths).toHaveLength(2);
     // A quarter from twelve o'clock ends at three o'clock (same height as the centre); the rest is large.
@@ -86,7 +97,7 @@ describe('hand-drawn heatmap, donut and scatter', () => {
   });
 
   it('draws a single whole part as a full ring', () => {
-    const svg = donut([{ name: 'Owned', value: 100, color: '#1F4E79' }]);
+    const svg = donut([{ name: 'Owned', value: 100, color: '#1F4E79' }], { title: 'Sources' });
     expect(svg.match(/A[\d.]+ [\d.]+ 0 \d 1 /g)).toHaveLength(2);
   });
 
@@ -98,7 +109,7 @@ describe('hand-drawn heatmap, donut and scatter', () => {
       life: 55 + (i % 2) * 0.3,
       icv: 100 + i * 50,
     }));
-    const svg = lifeScatter(points, { presence: 41, life: 55 });
+    const svg = lifeScatter(points, { presence: 41, life: 55 }, { title: 'Scatter' });
     const names = texts(svg).filter((t) => t.content.startsWith('Intent'));
     expect(names.length).toBeGreaterThan(1);
     for (const [i, a] of names.entries())
@@ -119,9 +130,11 @@ describe('hand-drawn heatmap, donut and scatter', () => {
 
   it('writes only as many run labels as fit, the newest always', () => {
     const labels = Array.from({ length: 11 }, (_, i) => `Week ${28 + i} · 2026`);
-    const svg = trendChart(labels, [
-      { name: 'Gross', color: '#4F8FC0', values: labels.map((_, i) => 40 + i) },
-    ]);
+    const svg = trendChart(
+      labels,
+      [{ name: 'Gross', color: '#4F8FC0', values: labels.map((_, i) => 40 + i) }],
+      { title: 'Trend' },
+    );
     const written = texts(svg).filter((t) => t.content.startsWith('Week'));
     expect(written.length).toBeLessThan(labels.length);
     expect(written.at(-1)?.content).toBe('Week 38 · 2026');

@@ -73,12 +73,12 @@ const outlineOf = (file: string) => {
 /** The reference: the whole document printed twice, the second time with the first's page numbers. */
 async function printedTwice(digest: DigestHtml): Promise<Buffer> {
   const first = digest();
-  const draft = save('draft.pdf', await renderer.render(first.html, { ...first, outline: true }));
+  const draft = save('draft.pdf', await renderer.render(first.html, { ...first }));
   // Cover, contents, portfolio, then one top-level bookmark per set.
   const tops = bookmarks(draft).map((item) => item.destpageposfrom1);
   const pages: DigestPages = { portfolio: tops[2]!, sets: tops.slice(3) };
   const final = digest(pages);
-  return renderer.render(final.html, { ...final, outline: true });
+  return renderer.render(final.html, { ...final });
 }
 
 describe('digest PDF', () => {

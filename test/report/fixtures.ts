@@ -2,7 +2,7 @@ import type { ReportSnapshot } from '../../src/report/model/snapshot.js';
 
 /**
  * A complete, schema-valid snapshot of all 34 metric payloads, built by hand with the sandbox's scales
- * (src/sandbox/dataset/metrics.ts): presence in percent points, shares and stances as fractions,
+ * (src/sandbox/payloads/context.ts): presence in percent points, shares and stances as fractions,
  * source distribution in percent points. Deterministic, so tests can look for exact formatted values.
  */
 

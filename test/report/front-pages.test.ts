@@ -40,8 +40,8 @@ function pageText(pdf: Uint8Array, page: number): string {
 
 describe('front pages swapped into a rendered draft', () => {
   it('replaces pages 2..n in place, keeping the draft byte for byte and its bookmarks', async () => {
-    const draftPdf = await renderer.render(doc(sections('Draft', 5)), { outline: true });
-    const frontPdf = await renderer.render(doc(sections('Front', 3)), { outline: true });
+    const draftPdf = await renderer.render(doc(sections('Draft', 5)));
+    const frontPdf = await renderer.render(doc(sections('Front', 3)));
     const draft = readDraft(draftPdf);
     expect(draft?.pageCount).toBe(5);
     expect(topLevelBookmarkPages(draft!)).toEqual([1, 2, 3, 4, 5]);
@@ -70,7 +70,7 @@ describe('front pages swapped into a rendered draft', () => {
   });
 
   it('repeats the file identifier in the update, as a reader expects of every trailer', async () => {
-    const rendered = Buffer.from(await renderer.render(doc(sections('Draft', 3)), { outline: true }));
+    const rendered = Buffer.from(await renderer.render(doc(sections('Draft', 3))));
     // Chromium writes no /ID; one in the trailer (after every object, so no offset moves) stands for
     // a draft that has one.
     const id = '/ID [<0123456789abcdef0123456789abcdef> <0123456789abcdef0123456789abcdef>]';
@@ -86,7 +86,7 @@ describe('front pages swapped into a rendered draft', () => {
   });
 
   it('declines what it cannot update, so the caller prints the whole document again', async () => {
-    const draftPdf = await renderer.render(doc(sections('Draft', 4)), { outline: true });
+    const draftPdf = await renderer.render(doc(sections('Draft', 4)));
     // A front matter longer than the draft gave it.
     const draft = readDraft(draftPdf);
     const longFront = await renderer.render(doc(sections('Front', 3)));

@@ -37,6 +37,8 @@ const SAME_AS_ENGLISH: Readonly<Record<string, readonly string[]>> = {
     'col.neg',
     'stance.neutral',
     'digest.portfolio', // the same word in German
+    'alt.logo',
+    'alt.values', // punctuation and placeholders only
   ],
   fr: [
     'xlsx.interval', // symbols: the interval's ± and the sample size's n
@@ -55,6 +57,7 @@ const SAME_AS_ENGLISH: Readonly<Record<string, readonly string[]>> = {
     'col.type',
     'col.citations',
     'col.volume',
+    'alt.logo',
   ],
   es: [
     'xlsx.interval', // symbols: the interval's ± and the sample size's n
@@ -69,6 +72,7 @@ const SAME_AS_ENGLISH: Readonly<Record<string, readonly string[]>> = {
     'col.rec',
     'col.control',
     'common.no',
+    'alt.values', // punctuation and placeholders only
   ],
 };
 

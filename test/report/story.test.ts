@@ -234,12 +234,13 @@ describe('the story of a run (every sandbox set, every locale)', () => {
     const payload = snapshot.payloads['overview.competitive-context']?.data as {
       shares: { name: string; share: number; isBrand: boolean }[];
     };
-    const sorted = [...payload.shares].sort((a, b) => b.share - a.share);
+    // The nearest competitor (above the brand, or below it when it leads): the aggregate "Other
+    // competitors (n)" entry is none, wherever it sits.
+    const sorted = [...payload.shares]
+      .sort((a, b) => b.share - a.share)
+      .filter((entry) => !/^Other competitors/.test(entry.name));
     const brand = sorted.findIndex((entry) => entry.isBrand);
-    // The nearest competitor: the aggregate "Other competitors (n)" entry is none.
-    const competitors = sorted.filter((entry, i) => i !== brand && !/^Other competitors/.test(entry.name));
-    const rival =
-      brand === 0 ? competitors[0] : competitors.filter((e) => e.share >= sorted[brand]!.share).at(-1);
+    const rival = sorted[brand === 0 ? 1 : brand - 1];
     const own = sorted[brand];
     if (!rival || !own) throw new Error('the sandbox set has no competitor');
     // The run before: the same payloads with the brand's and its neighbour's shares swapped.

@@ -1,3 +1,7 @@
+import { execFileSync } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOGS } from '../../src/locale/locale.js';
@@ -13,6 +17,7 @@ const en = CATALOGS.en as Readonly<Record<string, string>>;
 let sandbox: Sandbox;
 let snapshot: StoredSnapshot;
 const books = new Map<string, ExcelJS.Workbook>();
+const files = new Map<string, Buffer>();
 
 async function open(buffer: Buffer): Promise<ExcelJS.Workbook> {
   const workbook = new ExcelJS.Workbook();
@@ -37,7 +42,9 @@ beforeAll(async () => {
   sandbox = await startSandbox();
   snapshot = await sandboxSnapshot(sandbox, 101);
   for (const locale of ['en-US', 'de-DE', 'fr-FR', 'es-ES']) {
-    books.set(locale, await open(await renderWorkbook(snapshot, [], { ...meta, locale })));
+    const buffer = await renderWorkbook(snapshot, [], { ...meta, locale });
+    files.set(locale, buffer);
+    books.set(locale, await open(buffer));
   }
 }, 60_000);
 
@@ -132,5 +139,56 @@ describe('workbook in the report locale (sandbox over HTTP, read back with excel
     const us = names(books.get('en-US') as ExcelJS.Workbook);
     expect(us.length).toBeGreaterThan(20);
     expect(names(books.get('de-DE') as ExcelJS.Workbook)).toEqual(us);
+  });
+
+  // What Excel's accessibility checker and a screen reader rely on, read from the file's XML (Python's
+  // zipfile, not exceljs): the title and language, a header row on every table, print titles, and
+  // colour (data bars, colour scales) only ever over numbers written in the cells.
+  it('is readable without sight: title and language, header rows, print titles, no meaning in colour alone', () => {
+    const script = String.raw`
+import json, re, sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+core = z.read('docProps/core.xml').decode()
+book = z.read('xl/workbook.xml').decode()
+def col(letters):
+    n = 0
+    for ch in letters: n = n * 26 + ord(ch) - 64
+    return n
+def cells_of(area):
+    a, _, b = area.partition(':')
+    (c1, r1), (c2, r2) = [re.match(r'([A-Z]+)(\d+)', x).groups() for x in (a, b or a)]
+    return [(c, r) for c in range(col(c1), col(c2) + 1) for r in range(int(r1), int(r2) + 1)]
+out = {'title': re.search(r'<dc:title>(.*?)</dc:title>', core).group(1),
+       'language': re.search(r'<dc:language>(.*?)</dc:language>', core).group(1),
+       'printTitles': len(re.findall(r'name="_xlnm.Print_Titles"', book)),
+       'sheets': [], 'headerRows': [], 'colouredWithoutNumber': []}
+for name in sorted(n for n in z.namelist() if re.match(r'xl/worksheets/sheet\d+\.xml$', n)):
+    xml = z.read(name).decode()
+    numbers = set()
+    for m in re.finditer(r'<c r="([A-Z]+)(\d+)"([^>]*?)>(.*?)</c>', xml):
+        if 't="' not in m.group(3) and '<v>' in m.group(4): numbers.add((col(m.group(1)), int(m.group(2))))
+    for sqref in re.findall(r'<conditionalFormatting sqref="([^"]+)"', xml):
+        for area in sqref.split():
+            out['colouredWithoutNumber'] += [f'{name} {c}/{r}' for c, r in cells_of(area) if (c, r) not in numbers]
+    out['sheets'].append(len(re.findall(r'<tablePart ', xml)))
+for name in (n for n in z.namelist() if n.startswith('xl/tables/')):
+    out['headerRows'].append('headerRowCount="0"' not in z.read(name).decode())
+print(json.dumps(out))`;
+    for (const [locale, buffer] of files) {
+      const file = join(tmpdir(), `reportd-a11y-${process.pid}-${locale}.xlsx`);
+      writeFileSync(file, buffer);
+      const read = JSON.parse(execFileSync('python3', ['-c', script, file], { encoding: 'utf8' }));
+      rmSync(file);
+      expect(read.title, locale).toBe(
+        `${CATALOGS[locale.slice(0, 2)]!['report.title']!.replace('{brand}', snapshot.brand.name)} — ${snapshot.run.display_name}`,
+      );
+      expect(read.language).toBe(locale);
+      // Every sheet holds a real table (header row, filter) and prints its title row atop each page.
+      expect(read.sheets, locale).not.toContain(0);
+      expect(read.printTitles, locale).toBe(read.sheets.length);
+      expect(read.headerRows, locale).not.toContain(false);
+      // Data bars and colour scales only over cells that hold their number.
+      expect(read.colouredWithoutNumber, locale).toEqual([]);
+    }
   });
 });

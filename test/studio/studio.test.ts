@@ -1,12 +1,13 @@
 import { type ChildProcess, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Browser, Frame, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../../src/report/browser-slot.js';
 import { findChromium } from '../../src/report/chromium.js';
-import { spawnCli } from '../helpers/cli.js';
+import { runCli, spawnCli } from '../helpers/cli.js';
+import { foreignHeaders, rawRequest } from '../helpers/raw-http.js';
 
 /**
  * `reportd studio --sandbox --hostile` in real Chromium: the preview follows the stylesheet on disk,
@@ -309,4 +310,110 @@ describe('reportd studio --sandbox', () => {
     writeFileSync(configPath, good);
     expect(left).toEqual([]);
   }, 300_000);
+});
+
+describe('reportd studio at its edges', () => {
+  it('refuses a foreign Host (421) or Origin (403) before any route; its own names are served', async () => {
+    const foreign = foreignHeaders(url);
+    for (const path of ['/api/options', '/preview/doc', '/preview/email', '/pdf', '/events']) {
+      expect((await rawRequest(new URL(path, url).href, { headers: foreign.host })).status, path).toBe(421);
+      expect((await rawRequest(new URL(path, url).href, { headers: foreign.origin })).status, path).toBe(403);
+    }
+    const own = new URL(url);
+    for (const host of [own.host, `localhost:${own.port}`]) {
+      const options = await rawRequest(new URL('/api/options', url).href, { headers: { host } });
+      expect(options.status, host).toBe(200);
+      expect(JSON.parse(options.body).reports.length).toBeGreaterThan(0);
+    }
+    const email = await rawRequest(new URL('/preview/email', url).href, {
+      headers: { host: own.host, origin: own.origin },
+    });
+    expect(email.status).toBe(200);
+  }, 120_000);
+
+  it('answers an unknown report name with 404 and the names it knows; 1,000 of them leave its memory flat', async () => {
+    const unknown = await fetch(new URL('/preview/doc?report=no-such-report', url));
+    expect(unknown.status).toBe(404);
+    expect(await unknown.text()).toBe(
+      'no report named "no-such-report" in the config (its reports: "per-set", "digest")\n',
+    );
+    expect((await fetch(new URL('/pdf?report=per-set&theme=nobody', url))).status).toBe(404);
+    const rss = () =>
+      Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) / 1024;
+    const before = rss();
+    for (let i = 0; i < 1_000; i++) {
+      const path = i % 2 ? '/preview/doc' : '/preview/email';
+      const res = await fetch(new URL(`${path}?report=unknown-${i}&locale=de-DE`, url));
+      expect(res.status).toBe(404);
+      await res.arrayBuffer();
+    }
+    const grown = rss() - before;
+    console.log(
+      `studio: RSS ${before.toFixed(0)} MB before 1,000 unknown-name previews, grew ${grown.toFixed(1)} MB`,
+    );
+    expect(grown).toBeLessThan(60);
+  }, 120_000);
+
+  it("shows the theme's logo in the email tab as the PNG it drew, where the sent message has cid:", async () => {
+    const folder = dirname(configPath);
+    writeFileSync(
+      join(folder, 'studio-logo.svg'),
+      '<svg xmlns="http://www.w3.org/2000/svg" width="30" height="10"><rect width="30" height="10" fill="#f9a825"/></svg>',
+    );
+    const good = readFileSync(configPath, 'utf8');
+    writeFileSync(
+      configPath,
+      good.replace(
+        /\n( +)cover_title: Sandbox digest/,
+        (line, indent: string) => `${line}\n${indent}logo: studio-logo.svg`,
+      ),
+    );
+    try {
+      const html = await until('the logo in the email tab', async () => {
+        const body = await fetch(new URL('/preview/email?report=digest', url)).then((r) => r.text());
+        return body.includes('data:image/png;base64,') ? body : undefined;
+      });
+      expect(html).not.toContain('cid:');
+      expect(html).not.toContain('<svg xmlns="http://www.w3.org/2000/svg" width="30"');
+    } finally {
+      writeFileSync(configPath, good);
+    }
+  }, 120_000);
+
+  it('refuses a template file that links out of its folder, naming it, and never shows what it leads to', async () => {
+    const secret = join(mkdtempSync(join(tmpdir(), 'studio-secret-')), 'secret.txt');
+    writeFileSync(secret, 'body::after { content: "TOP-SECRET-KEY-MATERIAL" }');
+    const css = join(templates, 'report', 'report.css');
+    const original = readFileSync(css, 'utf8');
+    rmSync(css);
+    symlinkSync(secret, css);
+    try {
+      const problem = await until('the refusal', async () => {
+        const body = await fetch(new URL('/preview/doc?report=per-set', url)).then((r) => r.text());
+        expect(body).not.toContain('TOP-SECRET');
+        const state = (await fetch(new URL('/api/state', url)).then((r) => r.json())) as {
+          error: string[] | null;
+        };
+        return state.error?.find((line) => line.includes('outside the template folder'));
+      });
+      expect(problem).toContain('report.css');
+      expect(problem).toContain(secret);
+      const doc = await fetch(new URL('/preview/doc?report=per-set', url)).then((r) => r.text());
+      expect(doc).not.toContain('TOP-SECRET');
+    } finally {
+      rmSync(css);
+      writeFileSync(css, original);
+      rmSync(dirname(secret), { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('exits non-zero with one line when its port is taken', async () => {
+    const started = Date.now();
+    const result = await runCli(['studio', '--config', configPath, '--port', new URL(url).port]);
+    console.log(`studio: exited ${Date.now() - started} ms after start on a busy port`);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/EADDRINUSE.*another process listens there/),
+    ]);
+  }, 60_000);
 });

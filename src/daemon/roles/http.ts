@@ -28,6 +28,7 @@ export async function startHttpRole(
   const http = await startHealthServer({
     port: options.port,
     host: config.http.host,
+    allowedHosts: config.http.allowed_hosts,
     registry: metrics.registry,
     logger,
     extra: statusRoutes({ config, store, clock, logger, storeOpen }),

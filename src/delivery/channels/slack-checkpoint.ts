@@ -106,6 +106,8 @@ export async function uploadFile(
   client: WebClient,
   file: { name: string; bytes: Buffer },
   timeoutMs: number,
+  /** A lost lease: an upload not yet sent is not sent. */
+  signal?: AbortSignal,
 ): Promise<string> {
   const target = await client.files.getUploadURLExternal({ filename: file.name, length: file.bytes.length });
   if (!target.upload_url || !target.file_id)
@@ -115,7 +117,9 @@ export async function uploadFile(
   const answer = await fetch(target.upload_url, {
     method: 'POST',
     body: form,
-    signal: AbortSignal.timeout(timeoutMs),
+    signal: signal
+      ? AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)])
+      : AbortSignal.timeout(timeoutMs),
   });
   if (!answer.ok) {
     const error = new Error(`upload of ${file.name}: HTTP ${answer.status}`) as Error & {

@@ -41,29 +41,39 @@ export interface SlackChannelConfig {
 export function createSlackSender(config: SlackChannelConfig): ChannelSender {
   // The client (and axios under it, ~12 MB) is loaded on the first message: an idle daemon with a
   // Slack channel configured holds none of it.
-  let loading: Promise<WebClient> | undefined;
+  let loading: Promise<typeof import('@slack/web-api')> | undefined;
   const timeoutMs = (config.timeout_seconds ?? 30) * 1000;
-  const slack = () =>
-    (loading ??= import('@slack/web-api').then(
-      ({ LogLevel, WebClient }) =>
-        new WebClient(config.token, {
-          slackApiUrl: config.api_url.endsWith('/') ? config.api_url : `${config.api_url}/`,
-          retryConfig: { retries: 0 },
-          rejectRateLimitedCalls: true,
-          timeout: timeoutMs,
-          logger: silent(LogLevel.ERROR),
-        }),
-    ));
+  // A client per attempt, carrying its signal (a lost lease) into every request: one not yet sent is
+  // then not sent. The client takes no signal per call, so an interceptor sets axios's own.
+  const slack = async (signal?: AbortSignal): Promise<WebClient> => {
+    loading ??= import('@slack/web-api');
+    const { LogLevel, WebClient } = await loading;
+    return new WebClient(config.token, {
+      slackApiUrl: config.api_url.endsWith('/') ? config.api_url : `${config.api_url}/`,
+      retryConfig: { retries: 0 },
+      rejectRateLimitedCalls: true,
+      timeout: timeoutMs,
+      logger: silent(LogLevel.ERROR),
+      ...(signal
+        ? {
+            requestInterceptor: (request) => {
+              request.signal = signal;
+              return request;
+            },
+          }
+        : {}),
+    });
+  };
   return {
     type: 'slack',
-    async send(delivery, content) {
+    async send(delivery, content, signal) {
       let done: SlackCheckpoint = readCheckpoint(delivery.resume);
       const save = async (next: SlackCheckpoint) => {
         done = next;
         await delivery.checkpoint?.(JSON.stringify(next));
       };
       try {
-        const client = await slack();
+        const client = await slack(signal);
         const files = await channelFiles(delivery.report, content);
         if (!done.ts) {
           const posted = await postOnce(client, config.channel, delivery, {
@@ -96,7 +106,7 @@ export function createSlackSender(config: SlackChannelConfig): ChannelSender {
             if (!done.files?.length) {
               const uploaded: { id: string; title: string }[] = [];
               for (const file of files) {
-                uploaded.push({ id: await uploadFile(client, file, timeoutMs), title: file.name });
+                uploaded.push({ id: await uploadFile(client, file, timeoutMs, signal), title: file.name });
               }
               await save({ ...done, files: uploaded });
             }
@@ -116,9 +126,9 @@ export function createSlackSender(config: SlackChannelConfig): ChannelSender {
         return slackFailure(error, delivery.at, done.ts);
       }
     },
-    async notice(notice) {
+    async notice(notice, signal) {
       try {
-        const client = await slack();
+        const client = await slack(signal);
         const { ts } = await postOnce(client, config.channel, notice, {
           text: mrkdwnEscape(notice.title),
           blocks: slackNoticeBlocks(notice),
@@ -128,10 +138,10 @@ export function createSlackSender(config: SlackChannelConfig): ChannelSender {
         return slackFailure(error, notice.at, undefined);
       }
     },
-    async alert(delivery, alert) {
+    async alert(delivery, alert, signal) {
       // One message and no files: the metadata lookup is all a retry needs.
       try {
-        const client = await slack();
+        const client = await slack(signal);
         const { ts } = await postOnce(client, config.channel, delivery, {
           text: mrkdwnEscape(alertTitle(alert)),
           blocks: slackAlertBlocks(alert),

@@ -14,13 +14,15 @@ import type { Destination } from './types.js';
 export function channelDestination(sender: ChannelSender, store: Store, clock: Clock): Destination {
   const post = (message: DeliveryMessage): Parameters<typeof channelAttempt>[0]['post'] => {
     const { alert, notice } = message;
-    if (alert) return (delivery) => sender.alert(delivery, alert);
-    if (notice) return (delivery) => sender.notice({ ...notice, at: clock.now(), confirm: delivery.confirm });
+    if (alert) return (delivery, signal) => sender.alert(delivery, alert, signal);
+    if (notice)
+      return (delivery, signal) =>
+        sender.notice({ ...notice, at: clock.now(), confirm: delivery.confirm }, signal);
     return undefined;
   };
   return {
     recipients: async (_message, row) => [row.destination],
-    async deliver(message, { row, log, stillMine }) {
+    async deliver(message, { row, log, stillMine, signal }) {
       const { outcome, retryAfterMs } = await channelAttempt({
         store,
         clock,
@@ -29,6 +31,7 @@ export function channelDestination(sender: ChannelSender, store: Store, clock: C
         content: message.content as NonNullable<DeliveryMessage['content']>,
         log,
         stillMine,
+        signal,
         ...(post(message) ? { post: post(message) } : {}),
       });
       if (outcome.state === 'refused')

@@ -15,14 +15,15 @@ export function emailDestination(mailer: Mailer, from: string): Destination {
   };
   return {
     recipients: async (message) => (await spelled(message)).recipients,
-    async deliver(message, { owed, log }) {
+    async deliver(message, { owed, log, signal }) {
       if (owed.length === 0) return { outcomes: [] };
       const { message: mail } = await spelled(message);
       let sent: SendResult | undefined;
       let sendError: unknown;
       try {
         // The envelope holds only who is still owed the message; the headers still name everyone.
-        sent = await mailer.send({ ...mail, envelope: { from: senderAddress(from), to: owed } });
+        // A lost lease closes the connection where it stands: before DATA's end the server keeps nothing.
+        sent = await mailer.send({ ...mail, envelope: { from: senderAddress(from), to: owed } }, signal);
       } catch (error) {
         sendError = error;
       }

@@ -14,6 +14,12 @@ export interface DeliveryAttempt {
    * now. A destination that can tell "not posted yet" asks it right before posting (Slack).
    */
   stillMine(): Promise<boolean>;
+  /**
+   * Aborted when the lease heartbeat learns the row is another worker's now (this one was paused past
+   * its lease): the new owner sends, so nothing that has not left the process may leave it. The SMTP
+   * connection is closed before the message's end; a channel's request not yet sent is not sent.
+   */
+  signal: AbortSignal;
 }
 
 /**
@@ -33,7 +39,8 @@ export interface Destination {
   recipients(message: DeliveryMessage, row: Delivery): Promise<string[]>;
   /**
    * Delivers to `attempt.owed` and answers per recipient. Never given the shutdown signal: a send in
-   * flight is finished, not cut, so its answer is recorded and a restart does not send it again.
+   * flight is finished, not cut, so its answer is recorded and a restart does not send it again. Only
+   * a lost lease (`attempt.signal`) cuts it: its answer could not be recorded anyway.
    */
   deliver(message: DeliveryMessage, attempt: DeliveryAttempt): Promise<DestinationAnswer>;
   /** What `deliver` would send, secrets left out (`deliver --dry-run`, the studio). */

@@ -1,4 +1,5 @@
 import { currentLocale, t } from '../../locale/locale.js';
+import { groupsAlt, historyAlt, item, valuesAlt } from './alt.js';
 import { clip, color, type Grid, labelStep, legend, n, open, THEME, text } from './svg.js';
 
 /**
@@ -69,7 +70,7 @@ export interface BarSeries {
 export function stackedHistory(
   labels: readonly string[],
   parts: readonly BarSeries[],
-  options: { width?: number; height?: number } = {},
+  options: { title: string; width?: number; height?: number },
 ): string {
   const width = options.width ?? 680;
   const height = options.height ?? 220;
@@ -87,14 +88,15 @@ export function stackedHistory(
       return `<rect x="${n(x.center(i) - barWidth / 2)}" y="${n(top)}" width="${n(barWidth)}" height="${n(bottom - top)}" fill="${color(part.color)}"/>`;
     });
   });
-  return `${open(width, height)}${axis.svg}${x.svg}${bars.join('')}${legend(parts, width, height)}</svg>`;
+  const alt = historyAlt(options.title, labels, parts, pct);
+  return `${open(width, height, alt)}${axis.svg}${x.svg}${bars.join('')}${legend(parts, width, height)}</svg>`;
 }
 
 /** Grouped vertical bars: position distribution now vs previous run; citations by engine. */
 export function groupedBars(
   categories: readonly string[],
   series: readonly BarSeries[],
-  options: { percent?: boolean; width?: number; height?: number } = {},
+  options: { title: string; percent?: boolean; width?: number; height?: number },
 ): string {
   const percent = options.percent ?? true;
   const width = options.width ?? 680;
@@ -122,7 +124,14 @@ export function groupedBars(
       return `<rect x="${n(left)}" y="${n(top)}" width="${n(barWidth)}" height="${n(axis.y(0) - top)}" fill="${color(s.color)}"/>${label}`;
     }),
   );
-  return `${open(width, height)}${axis.svg}${x.svg}${bars.join('')}${legend(series, width, height)}</svg>`;
+  const alt = groupsAlt(
+    options.title,
+    categories.map((name, i) => ({
+      name,
+      items: series.map((s) => item(s.name, (percent ? pct : plain)(Math.max(0, s.values[i] ?? 0)))),
+    })),
+  );
+  return `${open(width, height, alt)}${axis.svg}${x.svg}${bars.join('')}${legend(series, width, height)}</svg>`;
 }
 
 interface HorizontalRow {
@@ -135,10 +144,10 @@ interface HorizontalRow {
 function horizontalBars(
   rows: readonly HorizontalRow[],
   grid: Grid,
-  width: number,
-  height: number,
+  size: { width: number; height: number; alt: string },
   extra: (x: (v: number) => number) => string = () => '',
 ): string {
+  const { width, height } = size;
   const max = niceTicks(Math.max(0, ...rows.map((r) => r.value).filter(Number.isFinite))).at(-1) ?? 1;
   const gridWidth = width - grid.left - grid.right;
   const x = (v: number) => grid.left + (Math.max(0, v) / max) * gridWidth;
@@ -152,14 +161,14 @@ function horizontalBars(
       text(x(row.value) + 5, middle, pct(row.value), { fill: THEME.ink })
     );
   });
-  return `${open(width, height)}${bars.join('')}${extra(x)}</svg>`;
+  return `${open(width, height, size.alt)}${bars.join('')}${extra(x)}</svg>`;
 }
 
 /** Horizontal share bars, the brand highlighted, with a dashed fair-share line when there is one. */
 export function shareBars(
   rows: readonly { name: string; value: number; isBrand: boolean }[],
   fairShare: number | null,
-  options: { width?: number; height?: number } = {},
+  options: { title: string; width?: number; height?: number },
 ): string {
   const width = options.width ?? 680;
   const height = options.height ?? 30 + rows.length * 26;
@@ -169,7 +178,11 @@ export function shareBars(
     value: r.value,
     color: r.isBrand ? THEME.brand : THEME.other,
   }));
-  return horizontalBars(bars, grid, width, height, (x) => {
+  const alt = valuesAlt(options.title, [
+    ...rows.map((r) => item(r.name, pct(r.value))),
+    ...(fairShare === null ? [] : [t('kpi.fairShare', { value: pct(fairShare) })]),
+  ]);
+  return horizontalBars(bars, grid, { width, height, alt }, (x) => {
     if (fairShare === null) return '';
     const at = n(x(fairShare));
     return (
@@ -186,19 +199,23 @@ export function shareBars(
 /** One bar per engine in the engine's own color (references by engine). */
 export function engineBars(
   rows: readonly { label: string; color: string; value: number }[],
-  options: { width?: number; height?: number } = {},
+  options: { title: string; width?: number; height?: number },
 ): string {
   const width = options.width ?? 340;
   const height = options.height ?? 16 + rows.length * 28;
   const bars = rows.map((r) => ({ label: clip(r.label, 14), value: r.value, color: r.color }));
-  return horizontalBars(bars, { left: 90, right: 48, top: 6, bottom: 6 }, width, height);
+  const alt = valuesAlt(
+    options.title,
+    rows.map((r) => item(r.label, pct(r.value))),
+  );
+  return horizontalBars(bars, { left: 90, right: 48, top: 6, bottom: 6 }, { width, height, alt });
 }
 
 /** 100% horizontal stacked bars (stance mix this run vs previous), a value axis and legend below. */
 export function stackedBars(
   rows: readonly string[],
   parts: readonly BarSeries[],
-  options: { width?: number; height?: number } = {},
+  options: { title: string; width?: number; height?: number },
 ): string {
   const width = options.width ?? 680;
   const height = options.height ?? 40 + rows.length * 34 + 30;
@@ -229,5 +246,12 @@ export function stackedBars(
     });
     return segments.join('') + text(grid.left - 8, middle, clip(row, 16), { anchor: 'end' });
   });
-  return `${open(width, height)}${axis.join('')}${bars.join('')}${legend(parts, width, height)}</svg>`;
+  const alt = groupsAlt(
+    options.title,
+    rows.map((name, i) => ({
+      name,
+      items: parts.map((part) => item(part.name, pct(Math.max(0, part.values[i] ?? 0)))),
+    })),
+  );
+  return `${open(width, height, alt)}${axis.join('')}${bars.join('')}${legend(parts, width, height)}</svg>`;
 }

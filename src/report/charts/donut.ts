@@ -1,4 +1,5 @@
 import { currentLocale } from '../../locale/locale.js';
+import { item, valuesAlt } from './alt.js';
 import { color, legend, n, open, THEME, text } from './svg.js';
 
 /**
@@ -30,7 +31,10 @@ function sector(cx: number, cy: number, inner: number, outer: number, a: number,
 }
 
 /** A donut of parts of one whole (source distribution), labelled with their shares. */
-export function donut(parts: readonly Part[], options: { width?: number; height?: number } = {}): string {
+export function donut(
+  parts: readonly Part[],
+  options: { title: string; width?: number; height?: number },
+): string {
   const width = options.width ?? 260;
   const height = options.height ?? 200;
   const cx = width / 2;
@@ -40,10 +44,14 @@ export function donut(parts: readonly Part[], options: { width?: number; height?
   const outer = n(half * 0.7);
   const shown = parts.map((p) => ({ ...p, value: Number.isFinite(p.value) ? Math.max(0, p.value) : 0 }));
   const total = shown.reduce((sum, p) => sum + p.value, 0);
+  const alt = valuesAlt(
+    options.title,
+    shown.map((p) => item(p.name, currentLocale().percent(p.value, 1))),
+  );
   if (total <= 0) {
     // Nothing to divide: an empty ring, as a pie of zeros reads.
     const ring = `<circle cx="${n(cx)}" cy="${n(cy)}" r="${n((inner + outer) / 2)}" fill="none" stroke="${THEME.grid}" stroke-width="${n(outer - inner)}"/>`;
-    return `${open(width, height)}${ring}${legend(parts, width, height)}</svg>`;
+    return `${open(width, height, alt)}${ring}${legend(parts, width, height)}</svg>`;
   }
   let angle = 0;
   const slices: string[] = [];
@@ -95,5 +103,5 @@ export function donut(parts: readonly Part[], options: { width?: number; height?
       text(endX + l.side * 3, l.y, l.text, { fill: THEME.ink, anchor: l.side === 1 ? 'start' : 'end' })
     );
   });
-  return `${open(width, height)}${slices.join('')}${leaders.join('')}${legend(parts, width, height)}</svg>`;
+  return `${open(width, height, alt)}${slices.join('')}${leaders.join('')}${legend(parts, width, height)}</svg>`;
 }

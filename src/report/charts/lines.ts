@@ -1,4 +1,5 @@
 import { currentLocale } from '../../locale/locale.js';
+import { historyAlt } from './alt.js';
 import { clip, color, labelStep, legend, n, open, THEME, text } from './svg.js';
 
 /**
@@ -34,7 +35,7 @@ export function scaledTicks(min: number, max: number, split = 5): number[] {
 export function trendChart(
   labels: readonly string[],
   series: readonly LineSeries[],
-  options: { percent?: boolean; width?: number; height?: number } = {},
+  options: { title: string; percent?: boolean; width?: number; height?: number },
 ): string {
   const percent = options.percent ?? true;
   const format = (value: number, digits: number) =>
@@ -80,5 +81,6 @@ export function trendChart(
         : '')
     );
   });
-  return `${open(width, height)}${axis.join('')}${categories.join('')}${lines.join('')}${legend(series, width, height)}</svg>`;
+  const alt = historyAlt(options.title, labels, series, (value) => format(value, 1));
+  return `${open(width, height, alt)}${axis.join('')}${categories.join('')}${lines.join('')}${legend(series, width, height)}</svg>`;
 }

@@ -45,7 +45,7 @@ const overBubble = (a: Box, c: { cx: number; cy: number; r: number }) =>
 export function lifeScatter(
   points: readonly Point[],
   current: { presence: number; life: number },
-  options: { width?: number; height?: number } = {},
+  options: { title: string; width?: number; height?: number },
 ): string {
   const width = options.width ?? 680;
   const height = options.height ?? 260;
@@ -138,5 +138,11 @@ export function lifeScatter(
     (b) =>
       `<circle cx="${n(b.cx)}" cy="${n(b.cy)}" r="${n(b.r)}" fill="${THEME.secondary}" fill-opacity="0.8"/>`,
   );
-  return `${open(width, height)}${xAxis.join('')}${yAxis.join('')}${names}${guides}${circles.join('')}${labels.join('')}</svg>`;
+  const alt = t('alt.scatter', {
+    title: options.title,
+    count: shown.length,
+    presence: currentLocale().percent(current.presence, 1),
+    life: currentLocale().number(current.life, 1),
+  });
+  return `${open(width, height, alt)}${xAxis.join('')}${yAxis.join('')}${names}${guides}${circles.join('')}${labels.join('')}</svg>`;
 }

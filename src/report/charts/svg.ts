@@ -1,3 +1,5 @@
+import { currentLocale } from '../../locale/locale.js';
+
 /**
  * The SVG primitives every chart of the report is drawn with (text, legend, palette, escaping), and
  * the small inline charts of tables and cards. Charts are hand-written SVG strings: ECharts SSR cost
@@ -86,8 +88,13 @@ export function labelStep(labels: readonly string[], slot: number, size = 10): n
   return Math.max(1, Math.ceil((widest + 8) / Math.max(1, slot)));
 }
 
-export const open = (width: number, height: number) =>
-  `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img">`;
+/**
+ * A chart's opening tag. `label` is its alternative text (charts/alt.ts): with `role="img"`, Chromium
+ * tags the chart in the PDF as one Figure with that text as its /Alt, and a screen reader reads it
+ * instead of the axis labels and numbers drawn inside.
+ */
+export const open = (width: number, height: number, label: string, className = '') =>
+  `<svg${className ? ` class="${className}"` : ''} xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeXml(label)}">`;
 
 /** Shortens long labels for axes; the full text stays in the tables. */
 export function clip(text: string, max = 24): string {
@@ -96,11 +103,13 @@ export function clip(text: string, max = 24): string {
 
 /**
  * A hand-written sparkline: cheap enough for every KPI card, and no axis noise. The last point is
- * marked; a flat or single-point history draws a level line.
+ * marked; a flat or single-point history draws a level line. `label` is its alternative text
+ * (`trendAlt`).
  */
 export function sparkline(
   values: readonly number[],
   color: string = THEME.primary,
+  label = '',
   width = 120,
   height = 32,
 ): string {
@@ -121,16 +130,19 @@ export function sparkline(
   const [lx, ly] = coords.at(-1) ?? [0, 0];
   const safe = /^#[0-9A-Fa-f]{6}$/.test(color) ? color : THEME.primary;
   return (
-    `<svg class="spark" xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img">` +
+    open(width, height, label, 'spark') +
     `<polygon points="${area}" fill="${safe}" fill-opacity="0.08"/>` +
     `<polyline points="${line}" fill="none" stroke="${safe}" stroke-width="1.6" stroke-linejoin="round" stroke-linecap="round"/>` +
     `<circle cx="${lx}" cy="${ly}" r="2.4" fill="${safe}"/></svg>`
   );
 }
 
-/** A thin 100% bar for table cells (stance mix per engine or intent). Values in percent points. */
+/**
+ * A thin 100% bar for table cells (stance mix per engine or intent). Values in percent points; its
+ * alternative text names every part with its share.
+ */
 export function miniStack(
-  parts: readonly { value: number; color: string }[],
+  parts: readonly { name: string; value: number; color: string }[],
   width = 110,
   height = 10,
 ): string {
@@ -142,5 +154,6 @@ export function miniStack(
     x += w;
     return rect;
   });
-  return `<svg class="mini-stack" xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${rects.join('')}</svg>`;
+  const label = parts.map((part) => `${part.name} ${currentLocale().percent(part.value, 1)}`).join(', ');
+  return `${open(width, height, label, 'mini-stack')}${rects.join('')}</svg>`;
 }

@@ -65,6 +65,7 @@ export const emailViewSchema = z.strictObject({
       fontFamily: z.string(),
       coverTitle: z.string().optional(),
       footer: z.string().optional(),
+      logoAlt: z.string().optional().describe("The logo's alternative text (reports[].theme.logo_alt)."),
       css: z.string(),
     })
     .describe("The report's look (reports[].theme)."),

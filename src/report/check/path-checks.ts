@@ -2,14 +2,17 @@ import { accessSync, constants, statSync } from 'node:fs';
 import type { Config } from '../../config/schema.js';
 import type { ConfigIssue } from '../../errors/index.js';
 import { installedFontFamilies } from '../theme/fonts.js';
-import { readLogo } from '../theme/logo.js';
+import { cachedLogo } from '../theme/theme.js';
 
 /**
  * Paths the config names that only matter when something renders: `reportd check` refuses them
  * when they cannot work, so a typo shows up at setup rather than at the first scheduled report.
  * (Loading the config does not, so `sync` runs on a machine without the browser.)
  */
-export function pathIssues(config: Config, env: NodeJS.ProcessEnv = process.env): ConfigIssue[] {
+export async function pathIssues(
+  config: Config,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ConfigIssue[]> {
   const issues: ConfigIssue[] = [];
   const dir = config.templates.dir;
   if (dir !== undefined) {
@@ -21,7 +24,7 @@ export function pathIssues(config: Config, env: NodeJS.ProcessEnv = process.env)
       });
     }
   }
-  issues.push(...reportLookIssues(config));
+  issues.push(...(await reportLookIssues(config)));
   const chromium = config.chromium.path;
   // REPORTD_CHROMIUM overrides the config; then chromium.path is never used.
   if (chromium !== undefined && !env.REPORTD_CHROMIUM) {
@@ -34,10 +37,24 @@ export function pathIssues(config: Config, env: NodeJS.ProcessEnv = process.env)
   return issues;
 }
 
-/** Each report's own template folder, logo and font: what its render would fail or fall back on. */
-function reportLookIssues(config: Config): ConfigIssue[] {
+/**
+ * Each report's own template folder, logo and font: what its render would fail or fall back on. A
+ * logo is loaded as a render loads it (drawn, for an SVG), so what `check` passes renders.
+ */
+async function reportLookIssues(config: Config): Promise<ConfigIssue[]> {
   const issues: ConfigIssue[] = [];
   let fonts: Set<string> | undefined | null = null;
+  // Logos load side by side (an SVG is drawn in a child process): one slow file does not hold the rest.
+  const logos = config.reports.map(async (report, index): Promise<ConfigIssue | undefined> => {
+    const logo = report.theme?.logo;
+    if (logo === undefined) return undefined;
+    const path = `reports[${index}].theme.logo`;
+    // The message starts with the path; the issue carries it on its own.
+    return cachedLogo(logo, path).then(
+      () => undefined,
+      (error: Error) => ({ path, message: error.message.replace(`${path}: `, '') }),
+    );
+  });
   config.reports.forEach((report, index) => {
     const dir = report.templates?.dir;
     if (dir !== undefined && kindOf(dir) !== 'dir') {
@@ -46,16 +63,6 @@ function reportLookIssues(config: Config): ConfigIssue[] {
         path: `reports[${index}].templates.dir`,
         message: kind === 'none' ? `${dir} does not exist` : `${dir} is not a folder`,
       });
-    }
-    const logo = report.theme?.logo;
-    if (logo !== undefined) {
-      try {
-        readLogo(logo, `reports[${index}].theme.logo`);
-      } catch (error) {
-        // The message starts with the path; the issue carries it on its own.
-        const message = (error as Error).message.replace(`reports[${index}].theme.logo: `, '');
-        issues.push({ path: `reports[${index}].theme.logo`, message });
-      }
     }
     const font = report.theme?.font;
     if (font !== undefined) {
@@ -68,6 +75,7 @@ function reportLookIssues(config: Config): ConfigIssue[] {
       }
     }
   });
+  for (const issue of await Promise.all(logos)) if (issue) issues.push(issue);
   return issues;
 }
 

@@ -1,9 +1,10 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { basename, isAbsolute, join, relative } from 'node:path';
 import Handlebars from 'handlebars';
 import { type CatalogOverrides, readCatalogOverrides } from '../../locale/catalog-files.js';
 import { registerLocaleHelpers } from '../../locale/helpers.js';
 import { CATALOGS } from '../../locale/locale.js';
+import { readUnder } from '../../locale/template-file.js';
 import { PACKAGED_TEMPLATES_DIR } from '../templates.js';
 import { emailViewSchema } from './email-view-schema.js';
 import type { Shape } from './schema-path.js';
@@ -33,7 +34,14 @@ export function checkTemplates(options: {
     return user && existsSync(user) ? user : join(PACKAGED_TEMPLATES_DIR, area, name);
   };
   const parse = (file: string): hbs.AST.Program | undefined => {
-    const source = readFileSync(file, 'utf8');
+    let source: string;
+    try {
+      source = readUnder(options.templatesDir, file);
+    } catch (error) {
+      // A link out of the folder: named, with where it leads (template-file.ts).
+      report({ file, line: 1, column: 1, message: (error as Error).message.replace(`${file} `, '') });
+      return undefined;
+    }
     try {
       return Handlebars.parse(source);
     } catch (error) {

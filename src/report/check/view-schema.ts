@@ -925,6 +925,7 @@ export const reportViewSchema = z.strictObject({
       .optional(),
     coverTitle: z.string().optional(),
     footer: z.string().optional(),
+    logoAlt: z.string().optional(),
   }),
   show: z.strictObject({
     summary: z.boolean(),
@@ -992,6 +993,7 @@ export const digestViewSchema = z.strictObject({
     fontFamily: z.string(),
     coverTitle: z.string(),
     footer: z.string(),
+    logoAlt: z.string(),
     css: html.describe('The stylesheet (report.css of the template folder), for <style>.'),
   }),
   lang: z.string(),
@@ -1947,6 +1949,7 @@ export const digestViewSchema = z.strictObject({
           fontFamily: z.string(),
           coverTitle: z.string(),
           footer: z.string(),
+          logoAlt: z.string(),
           css: html,
         }),
         show: z.strictObject({
@@ -2927,6 +2930,7 @@ export const marginViewSchema = z.strictObject({
       .optional(),
     coverTitle: z.string().optional(),
     footer: z.string().optional(),
+    logoAlt: z.string().optional(),
   }),
   show: z
     .strictObject({

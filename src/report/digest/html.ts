@@ -1,9 +1,8 @@
 import Handlebars from 'handlebars';
 import { reportLocale, t, withLocale } from '../../locale/locale.js';
-import { sparkline } from '../charts.js';
-import { type ReportContents, setView, themeForTemplates } from '../html.js';
+import { kpiSparkline, type ReportContents, setView, themeForTemplates } from '../html.js';
 import type { ReportModel } from '../model/index.js';
-import { showsNoise, sparkColor } from '../noise-view.js';
+import { showsNoise } from '../noise-view.js';
 import { DEFAULT_PAGE, type PageSetup, pageView } from '../page.js';
 import type { ReportTemplates } from '../templates.js';
 import { type MoverView, moverView } from './mover-view.js';
@@ -112,7 +111,7 @@ function renderWithin(
                     label: card.kpi.label,
                     value: card.kpi.value,
                     delta: card.kpi.delta,
-                    spark: svg(sparkline(card.kpi.history, sparkColor(card.kpi.delta))),
+                    spark: kpiSparkline(card.kpi),
                   },
                 ]
               : [],

@@ -16,7 +16,7 @@ import { type DigestPages, type DigestSet, periodOf, renderDigestHtml } from './
 import { biggestMoves, movesOf } from './movers.js';
 
 /**
- * Renders a digest: one PDF (and HTML, and workbook) across the covered runs of a report's sets. Reads only the store. With one set the PDF is that set's report plus its outline.
+ * Renders a digest: one PDF (and HTML, and workbook) across the covered runs of a report's sets. Reads only the store. With one set the PDF is that set's report.
  */
 
 export interface DigestRun {
@@ -90,7 +90,7 @@ export async function renderDigest(store: Store, options: RenderDigestOptions): 
     10,
   );
   const templates = reportTemplatesFor(options.templatesDir);
-  const contents = themedContents(options);
+  const contents = await themedContents(options);
   const single = loaded.length === 1 ? loaded[0] : undefined;
   const period = periodOf(loaded.map((l) => l.snapshot.run));
   const formats = [...new Set(options.formats)];
@@ -185,7 +185,7 @@ export async function printDigestPdf(
   page?: PageSetup,
 ): Promise<Buffer> {
   const first = html();
-  const draft = await renderer.render(first.html, { ...first, page, outline: true });
+  const draft = await renderer.render(first.html, { ...first, page });
   if (!withContents) return draft;
   // pdf-lib only when a digest prints: the daemon's start-up does not load it.
   const { readDraft, topLevelBookmarkPages, withFrontPages } = await import('./front-pages.js');
@@ -195,7 +195,7 @@ export async function printDigestPdf(
   const pages: DigestPages = { portfolio: tops[2]!, sets: tops.slice(HEADINGS_BEFORE_SETS) };
   const full = async () => {
     const final = html(pages);
-    return renderer.render(final.html, { ...final, page, outline: true });
+    return renderer.render(final.html, { ...final, page });
   };
   const front = html(pages, true);
   const templates = [front.headerTemplate ?? '', front.footerTemplate ?? ''];
@@ -206,8 +206,6 @@ export async function printDigestPdf(
     headerTemplate: total(front.headerTemplate),
     footerTemplate: total(front.footerTemplate),
     page,
-    // Tagged like the draft, so the swapped pages carry the same kind of marked content.
-    outline: true,
   });
   // The portfolio page follows the front matter: the front matter is its page number minus one.
   return (await withFrontPages(read, frontPdf, pages.portfolio - 1)) ?? full();

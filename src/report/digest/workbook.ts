@@ -28,7 +28,7 @@ export async function renderDigestWorkbook(
 ): Promise<Buffer> {
   // Built inside the locale (sheet titles, headers, notes), serialised after it, as renderWorkbook.
   const workbook = withLocale(reportLocale(meta.locale), () => {
-    const book = newWorkbook(meta);
+    const book = newWorkbook(meta, t('digest.title', { report }));
     const labels = sets.map((_, i) => `S${i + 1}`);
     const index = new SheetWriter(
       book.workbook.addWorksheet(sheetName(book.sheetNames, t('xlsx.sheet.sets'))),

@@ -1,7 +1,8 @@
 import { statSync } from 'node:fs';
 import { FONT_NAME, HEX_COLOR } from '../../config/theme-section.js';
+import { ThemeError } from '../../errors/index.js';
 import { THEME } from '../charts/svg.js';
-import { type Logo, readLogo } from './logo.js';
+import { drawLogo, type Logo } from './logo.js';
 
 /**
  * A report's look (`reports[].theme`): logo, colours, font, cover title and footer. Templates read it
@@ -19,11 +20,13 @@ export interface ThemeConfig {
   font?: string;
   cover_title?: string;
   footer?: string;
+  logo_alt?: string;
 }
 
 /** What templates, the email and the workbook read. */
 export interface ThemeView {
-  logo?: Pick<Logo, 'type' | 'dataUrl'>;
+  /** The logo as reportd drew it: a PNG, whatever the file was (logo.ts). */
+  logo?: Logo;
   primary: string;
   accent: string;
   positive: string;
@@ -32,6 +35,8 @@ export interface ThemeView {
   fontFamily: string;
   coverTitle?: string;
   footer?: string;
+  /** The logo's alternative text (`logo_alt`); templates fall back to the locale's "Logo". */
+  logoAlt?: string;
   /** `:root { --primary: …; … }` for the printed document: empty when nothing is themed. */
   css: string;
 }
@@ -52,12 +57,12 @@ const colorOr = (value: string | undefined, fallback: string) =>
   value !== undefined && HEX_COLOR.test(value) ? value : fallback;
 
 /**
- * The theme as templates read it. The logo is read here, at render time, so an edited logo file shows
+ * The theme as templates read it. The logo is loaded here, at render time, so an edited logo file shows
  * in the next render (and in the studio at once); `where` names it in errors (`reports[0].theme.logo`).
  */
-export function themeView(config: ThemeConfig | undefined, where = 'theme'): ThemeView {
+export async function themeView(config: ThemeConfig | undefined, where = 'theme'): Promise<ThemeView> {
   if (!config) return DEFAULT_THEME;
-  const logo = config.logo === undefined ? undefined : cachedLogo(config.logo, `${where}.logo`);
+  const logo = config.logo === undefined ? undefined : await cachedLogo(config.logo, `${where}.logo`);
   const font = config.font !== undefined && FONT_NAME.test(config.font) ? config.font : undefined;
   const view = {
     primary: colorOr(config.primary, DEFAULT_THEME.primary),
@@ -81,17 +86,23 @@ export function themeView(config: ThemeConfig | undefined, where = 'theme'): The
       : `:root { ${vars.join(' ')} }${font ? ` body { font-family: ${view.fontFamily}; }` : ''}`;
   return {
     ...view,
-    ...(logo ? { logo: { type: logo.type, dataUrl: logo.dataUrl } } : {}),
+    ...(logo ? { logo } : {}),
     ...(config.cover_title ? { coverTitle: config.cover_title } : {}),
     ...(config.footer ? { footer: config.footer } : {}),
+    ...(config.logo_alt ? { logoAlt: config.logo_alt } : {}),
     css,
   };
 }
 
-/** Logos by path, re-read when the file's size or time changes (a daemon renders the same logo weekly). */
-const logos = new Map<string, { stamp: string; logo: Logo }>();
+/**
+ * Logos by path, loaded again when the file's size or time changes (a daemon renders the same logo
+ * weekly). A refusal is kept too: a file that took the renderer's whole time limit is not drawn again
+ * at every render, only once it changes.
+ */
+const logos = new Map<string, { stamp: string; logo: Promise<Logo | string> }>();
 
-function cachedLogo(path: string, where: string): Logo {
+/** The logo at `path` (loaded, or as last loaded); a refusal is a `ThemeError` naming `where`. */
+export async function cachedLogo(path: string, where: string): Promise<Logo> {
   let stamp = '';
   try {
     const stat = statSync(path);
@@ -99,11 +110,19 @@ function cachedLogo(path: string, where: string): Logo {
   } catch {
     // readLogo says the file is missing
   }
-  const hit = logos.get(path);
-  if (hit && hit.stamp === stamp) return hit.logo;
-  const logo = readLogo(path, where);
-  logos.set(path, { stamp, logo });
+  let hit = logos.get(path);
+  if (!hit || hit.stamp !== stamp) {
+    hit = { stamp, logo: drawLogo(path) };
+    logos.set(path, hit);
+  }
+  const logo = await hit.logo;
+  if (typeof logo === 'string') throw new ThemeError(`${where}: ${logo}`);
   return logo;
+}
+
+/** The logo as templates see it: the PNG's `data:` URL and its type, nothing else. */
+export function templateLogo(logo: Logo | undefined): { type: string; dataUrl: string } | undefined {
+  return logo && { type: logo.type, dataUrl: logo.dataUrl };
 }
 
 /** `#1F4E79` → `FF1F4E79`, the ARGB exceljs writes. */

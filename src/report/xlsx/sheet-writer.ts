@@ -71,12 +71,16 @@ export class SheetWriter {
     this.bannerArgb = argb;
   }
 
-  /** The sheet's first row, kept in view (frozen) while scrolling. */
+  /**
+   * The sheet's first row, kept in view (frozen) while scrolling and printed atop every page (Excel's
+   * print titles), so a reader, or a screen reader, on page 3 still knows which sheet it is in.
+   */
   banner(text: string): void {
     const cell = this.ws.getCell(this.row, 1);
     this.setText(cell, text);
     cell.font = { bold: true, size: 14, ...(this.bannerArgb ? { color: { argb: this.bannerArgb } } : {}) };
     this.ws.views = [{ state: 'frozen', xSplit: 0, ySplit: this.row, topLeftCell: `A${this.row + 1}` }];
+    this.ws.pageSetup.printTitlesRow = `${this.row}:${this.row}`;
     this.row += 2;
   }
 
@@ -105,6 +109,8 @@ export class SheetWriter {
       return;
     }
     const top = this.row;
+    // A sheet that starts with its table (Run history, Data) repeats its header row on every page.
+    if (top === 1) this.ws.pageSetup.printTitlesRow = '1:1';
     const names = headerNames(spec.columns.map((column) => column.header));
     this.ws.addTable({
       name: this.tables.next(this.tableScope, spec.name),

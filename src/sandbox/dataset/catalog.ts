@@ -15,15 +15,38 @@ export interface EngineDef {
   color: string;
   model: string;
   slug: string;
+  /** Sources an answer of this engine cites on average (answer engines differ a lot here). */
+  citesPerAnswer: number;
 }
 
 export const ENGINES: readonly EngineDef[] = [
-  { id: 3, name: 'ChatGPT', color: '#10A37F', model: 'gpt-4o', slug: 'chatgpt' },
-  { id: 5, name: 'Gemini', color: '#4285F4', model: 'gemini-2.5-pro', slug: 'gemini' },
-  { id: 7, name: 'Perplexity', color: '#20808D', model: 'sonar-pro', slug: 'perplexity' },
-  { id: 9, name: 'Claude', color: '#D97757', model: 'claude-sonnet-4', slug: 'claude' },
-  { id: 12, name: 'Copilot', color: '#7F5AF0', model: 'gpt-4o (Copilot)', slug: 'copilot' },
-  { id: 14, name: 'Google AI Overviews', color: '#FBBC05', model: 'gemini-2.5-flash', slug: 'aio' },
+  { id: 3, name: 'ChatGPT', color: '#10A37F', model: 'gpt-4o', slug: 'chatgpt', citesPerAnswer: 1.2 },
+  { id: 5, name: 'Gemini', color: '#4285F4', model: 'gemini-2.5-pro', slug: 'gemini', citesPerAnswer: 1.8 },
+  {
+    id: 7,
+    name: 'Perplexity',
+    color: '#20808D',
+    model: 'sonar-pro',
+    slug: 'perplexity',
+    citesPerAnswer: 3.5,
+  },
+  { id: 9, name: 'Claude', color: '#D97757', model: 'claude-sonnet-4', slug: 'claude', citesPerAnswer: 0.6 },
+  {
+    id: 12,
+    name: 'Copilot',
+    color: '#7F5AF0',
+    model: 'gpt-4o (Copilot)',
+    slug: 'copilot',
+    citesPerAnswer: 2.5,
+  },
+  {
+    id: 14,
+    name: 'Google AI Overviews',
+    color: '#FBBC05',
+    model: 'gemini-2.5-flash',
+    slug: 'aio',
+    citesPerAnswer: 2.5,
+  },
 ];
 
 export const engineImage = (engine: EngineDef) => `${CDN}/engines/${engine.slug}.png`;

@@ -1,4 +1,5 @@
 import { BRANDS, type BrandDef, COMPANY_ID, QUERY_SETS, type QuerySetDef } from './catalog.js';
+import { extraSets } from './extra-sets.js';
 
 /**
  * The companies of a multi-company sandbox (`--companies N`): company 1 is the demo company exactly
@@ -37,17 +38,19 @@ export function companyCredentials(
     : { apiKey: `${base.apiKey}-${company}`, apiSecret: `${base.apiSecret}-${company}` };
 }
 
-export function companyCatalog(company: number): CompanyCatalog {
+/** The catalog of company `company`, with `extra` more sets of its first brand (see extra-sets.ts). */
+export function companyCatalog(company: number, extra = 0): CompanyCatalog {
   if (!Number.isSafeInteger(company) || company < 1) throw new RangeError(`sandbox: no company ${company}`);
+  const sets = extra > 0 ? [...QUERY_SETS, ...extraSets(extra)] : QUERY_SETS;
   if (company === 1) {
-    return { companyId: COMPANY_ID, brands: BRANDS, sets: QUERY_SETS, firstRunId: FIRST_RUN_ID };
+    return { companyId: COMPANY_ID, brands: BRANDS, sets, firstRunId: FIRST_RUN_ID };
   }
   const shift = company - 1;
   const suffix = ` #${company}`;
   return {
     companyId: company,
     brands: BRANDS.map((b) => ({ ...b, id: b.id + shift * BRAND_ID_STRIDE, name: b.name + suffix })),
-    sets: QUERY_SETS.map((def) => ({
+    sets: sets.map((def) => ({
       ...def,
       id: def.id + shift * SET_ID_STRIDE,
       brandId: def.brandId + shift * BRAND_ID_STRIDE,

@@ -114,10 +114,16 @@ const TEA: GravityErrorDef[] = [
   },
 ];
 
-export function errorsOf(set: Pick<QuerySetDef, 'brandId' | 'engineIds'>): GravityErrorDef[] {
+/** The set's register; `quiet` keeps it as it stands at the first run, open entries never resolved. */
+export function errorsOf(set: Pick<QuerySetDef, 'brandId' | 'engineIds'>, quiet = false): GravityErrorDef[] {
   const pool = set.brandId === 2 ? TEA : COFFEE;
   return pool
-    .map((e) => ({ ...e, wrong: e.wrong.filter((w) => set.engineIds.includes(w.engine)) }))
+    .filter((e) => !quiet || e.openedAt === 0)
+    .map(({ resolvedAt, ...e }) => ({
+      ...e,
+      ...(quiet || resolvedAt === undefined ? {} : { resolvedAt }),
+      wrong: e.wrong.filter((w) => set.engineIds.includes(w.engine)),
+    }))
     .filter((e) => e.wrong.length > 0);
 }
 

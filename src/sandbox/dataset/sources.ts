@@ -1,6 +1,5 @@
 import { unit } from '../rng.js';
 import type { BrandDef, QuerySetDef } from './catalog.js';
-import { count, walk } from './walk.js';
 
 export type Control = 'owned' | 'partner' | 'external';
 
@@ -8,7 +7,7 @@ export interface SourceDef {
   name: string;
   control: Control;
   sourceType: string;
-  /** Typical citations per run; 0 for sources that only appear after a few runs. */
+  /** How often answers cite the domain, relative to the others. */
   weight: number;
   /** Run index from which the source is cited at all (new sources appear over time). */
   from: number;
@@ -59,8 +58,8 @@ const BY_BRAND: Record<number, ReadonlyArray<[string, Control, string, number]>>
   ],
 };
 
-/** The source landscape of a set: 28+ domains; a few only appear from later runs on. */
-export function sourcesOf(set: Pick<QuerySetDef, 'id'>, brand: BrandDef): SourceDef[] {
+/** The source landscape of a set: 28+ domains; a few only appear from later runs on (unless `quiet`). */
+export function sourcesOf(set: Pick<QuerySetDef, 'id'>, brand: BrandDef, quiet = false): SourceDef[] {
   const own = (BY_BRAND[brand.id] ?? []).map(([name, control, sourceType, weight]) => ({
     name,
     control,
@@ -74,36 +73,7 @@ export function sourcesOf(set: Pick<QuerySetDef, 'id'>, brand: BrandDef): Source
     sourceType,
     weight: Math.max(2, Math.round(weight * (0.7 + 0.6 * unit(set.id, 'src', name)))),
     // The last few long-tail sources are discovered later in the set's life.
-    from: k >= EXTERNAL.length - 3 ? 1 + (k % 3) * 2 : 0,
+    from: !quiet && k >= EXTERNAL.length - 3 ? 1 + (k % 3) * 2 : 0,
   }));
   return [...own, ...external];
 }
-
-export function citations(set: Pick<QuerySetDef, 'id'>, source: SourceDef, i: number): number {
-  if (i < source.from) return 0;
-  const w = source.weight;
-  return Math.max(
-    1,
-    walk([set.id, 'cit', source.name], i - source.from, count(w * 0.8, w * 1.2, w * 0.02, w * 0.12)),
-  );
-}
-
-/** How many of the set's engines cite the source: popular sources are cited by more engines. */
-export function enginesCiting(
-  set: Pick<QuerySetDef, 'id' | 'engineIds'>,
-  source: SourceDef,
-  i: number,
-): number {
-  const c = citations(set, source, i);
-  if (c === 0) return 0;
-  const n = set.engineIds.length;
-  const base = Math.ceil((Math.min(c, 40) / 40) * n);
-  const wobble = unit(set.id, 'eng', source.name, i) < 0.25 ? -1 : 0;
-  return Math.min(n, Math.max(1, base + wobble));
-}
-
-/** Distinct URLs cited on one domain: a few per domain, more for popular ones. */
-export const urlsOf = (set: Pick<QuerySetDef, 'id'>, source: SourceDef, i: number) => {
-  const c = citations(set, source, i);
-  return c === 0 ? 0 : 1 + Math.floor(c / 4) + Math.floor(unit(set.id, 'urls', source.name, i) * 3);
-};

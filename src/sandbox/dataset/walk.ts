@@ -1,9 +1,10 @@
 import { clamp, round, signedUnit, unit } from '../rng.js';
 
 /**
- * A metric's value per run is a bounded random walk: it starts somewhere in [lo, hi] and moves by a
- * small drift plus noise each run. That gives history series that trend and wobble like real data,
- * and a run's value depends only on its address and index, never on which requests came first.
+ * How the demo's rates drift (answers/rates.ts): a bounded random walk starts somewhere in [lo, hi]
+ * and moves by a small drift plus noise each run. That gives history series that trend and wobble
+ * like real data, and a run's value depends only on its address and index, never on which requests
+ * came first.
  */
 export interface WalkSpec {
   lo: number;
@@ -31,8 +32,8 @@ export function walk(address: ReadonlyArray<string | number>, index: number, spe
     raw = [spec.lo + (spec.hi - spec.lo) * unit(...address, 'base')];
     walked.set(key, raw);
   }
-  // A per-address drift sign keeps some series falling while others rise.
-  const direction = unit(...address, 'dir') < 0.3 ? -1 : 1;
+  // A per-address drift sign keeps some series falling while others rise (hashed only when walking on).
+  const direction = raw.length <= index && unit(...address, 'dir') < 0.3 ? -1 : 1;
   for (let i = raw.length; i <= index; i++) {
     const previous = raw[i - 1] ?? 0;
     raw.push(
@@ -41,36 +42,3 @@ export function walk(address: ReadonlyArray<string | number>, index: number, spe
   }
   return round(raw[index] ?? 0, spec.decimals);
 }
-
-/** Percent 0..100 with one decimal, e.g. presence 42.7. */
-export const percent = (lo: number, hi: number, drift = 0.5, step = 2): WalkSpec => ({
-  lo,
-  hi,
-  drift,
-  step,
-  min: 0,
-  max: 100,
-  decimals: 1,
-});
-
-/** Fraction 0..1 with three decimals, e.g. a share of 0.184. */
-export const fraction = (lo: number, hi: number, drift = 0.004, step = 0.015): WalkSpec => ({
-  lo,
-  hi,
-  drift,
-  step,
-  min: 0,
-  max: 1,
-  decimals: 3,
-});
-
-/** Non-negative integer counts. */
-export const count = (lo: number, hi: number, drift: number, step: number): WalkSpec => ({
-  lo,
-  hi,
-  drift,
-  step,
-  min: 0,
-  max: Number.MAX_SAFE_INTEGER,
-  decimals: 0,
-});

@@ -1,9 +1,10 @@
 import { isOpen } from '../dataset/error-register.js';
-import * as m from '../dataset/metrics.js';
 import { round } from '../rng.js';
 import {
   byId,
+  engineAt,
   engineWithImage,
+  figures,
   historyLabels,
   type MetricContext,
   type MetricHandler,
@@ -16,8 +17,8 @@ import {
 const openCount = (ctx: MetricContext, i: number) => ctx.set.errors.filter((e) => isOpen(e, i)).length;
 
 export const gravityHandlers: Record<string, MetricHandler> = {
-  'gravity-plus': (ctx) => seriesCard(ctx, (i) => m.gravityPlus(ctx.set.def, i)),
-  'gravity-minus': (ctx) => seriesCard(ctx, (i) => m.gravityMinus(ctx.set.def, i)),
+  'gravity-plus': (ctx) => seriesCard(ctx, (i) => figures(ctx, i).overall.gravityPlus),
+  'gravity-minus': (ctx) => seriesCard(ctx, (i) => figures(ctx, i).overall.gravityMinus),
   'open-errors': (ctx) => {
     const count = openCount(ctx, ctx.end);
     return {
@@ -31,14 +32,13 @@ export const gravityHandlers: Record<string, MetricHandler> = {
       historyLabels: historyLabels(ctx),
     };
   },
-  'source-distribution': (ctx) => m.sourceDistribution(ctx.set.def, ctx.end),
+  'source-distribution': (ctx) => figures(ctx, ctx.end).sourceDistribution,
   'by-engine': (ctx) => {
     const engines = setEngines(ctx);
     return {
       engines: engines.map(engineWithImage),
       gravityByEngine: byId(engines, (e) => {
-        const plus = m.gravityPlus(ctx.set.def, ctx.end, `engine:${e.id}`);
-        const minus = m.gravityMinus(ctx.set.def, ctx.end, `engine:${e.id}`);
+        const { gravityPlus: plus, gravityMinus: minus } = engineAt(ctx, ctx.end, e.id);
         // The same measure twice, once as a fraction and once as a percent, as real payloads do.
         return {
           gPlus: round(plus / 100, 3),
@@ -56,12 +56,12 @@ export const gravityHandlers: Record<string, MetricHandler> = {
       .map((e) => ({ id: e.id, title: e.title, correct: e.correct, note: e.note, wrong: e.wrong })),
   }),
   trend: (ctx) => ({
-    historyPlus: windowIndices(ctx).map((i) => m.gravityPlus(ctx.set.def, i)),
-    historyMinus: windowIndices(ctx).map((i) => m.gravityMinus(ctx.set.def, i)),
+    historyPlus: windowIndices(ctx).map((i) => figures(ctx, i).overall.gravityPlus),
+    historyMinus: windowIndices(ctx).map((i) => figures(ctx, i).overall.gravityMinus),
     measurements: measurements(ctx),
   }),
   'source-distribution-history': (ctx) => {
-    const dist = windowIndices(ctx).map((i) => m.sourceDistribution(ctx.set.def, i));
+    const dist = windowIndices(ctx).map((i) => figures(ctx, i).sourceDistribution);
     return {
       measurements: historyLabels(ctx),
       series: {

@@ -1,10 +1,13 @@
-import * as m from '../dataset/metrics.js';
+import type { ScopeFigures, Stance } from '../answers/figures.js';
 import { round } from '../rng.js';
 import {
   byId,
   delta,
+  engineAt,
   engineWithImage,
+  figures,
   historyLabels,
+  intentAt,
   intentFull,
   type MetricContext,
   type MetricHandler,
@@ -14,30 +17,34 @@ import {
 } from './context.js';
 
 /** Compact stance: the same fractions as a stance set, under the short names. */
-function compact(s: m.Stance) {
+function compact(s: Stance) {
   return { rec: s.recommended, adv: s.advisedNotFavored, neu: s.neutral, cau: s.cautious, neg: s.negative };
 }
 
-/** Stance shares as percents (the share cards) while stance-mix sends the same numbers as fractions. */
-const stancePercent = (ctx: MetricContext, key: keyof m.Stance) => (i: number) =>
-  round(m.stance(ctx.set.def, i)[key] * 100, 1);
+/** Stance shares as percents (the share cards) of the very fractions stance-mix sends. */
+const stancePercent = (ctx: MetricContext, key: keyof Stance) => (i: number) =>
+  round(figures(ctx, i).overall.stance[key] * 100, 1);
 
-const intentPresence = (ctx: MetricContext, intentId: number, i: number) =>
-  m.scopedPresence(ctx.set.def, i, `intent:${intentId}`).weighted;
+/** A breakdown member's life, its change against the previous run, and its stance mix. */
+const lifeOf = (ctx: MetricContext, at: (i: number) => ScopeFigures) => ({
+  life: at(ctx.end).life,
+  delta: delta(ctx, (i) => at(i).life, 1),
+  stance: compact(at(ctx.end).stance),
+});
 
 export const lifeHandlers: Record<string, MetricHandler> = {
-  kpi: (ctx) => seriesCard(ctx, (i) => m.lifeScore(ctx.set.def, i)),
+  kpi: (ctx) => seriesCard(ctx, (i) => figures(ctx, i).overall.life),
   'recommended-share': (ctx) => seriesCard(ctx, stancePercent(ctx, 'recommended')),
   'neutral-share': (ctx) => seriesCard(ctx, stancePercent(ctx, 'neutral')),
   'negative-share': (ctx) => seriesCard(ctx, stancePercent(ctx, 'negative')),
-  'positive-negative-ratio': (ctx) => seriesCard(ctx, (i) => m.positiveNegativeRatio(ctx.set.def, i), 2),
+  'positive-negative-ratio': (ctx) => seriesCard(ctx, (i) => figures(ctx, i).positiveNegativeRatio, 2),
   'stance-mix': (ctx) => ({
-    ...m.stance(ctx.set.def, ctx.end),
+    ...figures(ctx, ctx.end).overall.stance,
     engineCount: ctx.set.def.engineIds.length,
-    prev: m.stance(ctx.set.def, Math.max(0, ctx.end - 1)),
+    prev: figures(ctx, Math.max(0, ctx.end - 1)).overall.stance,
   }),
   'stance-history': (ctx) => {
-    const mixes = windowIndices(ctx).map((i) => m.stance(ctx.set.def, i));
+    const mixes = windowIndices(ctx).map((i) => figures(ctx, i).overall.stance);
     return {
       measurements: historyLabels(ctx),
       series: {
@@ -51,26 +58,20 @@ export const lifeHandlers: Record<string, MetricHandler> = {
   },
   scatter: (ctx) => {
     const intents = ctx.set.def.intents;
+    const now = figures(ctx, ctx.end);
     return {
       intents: intents.map(intentFull),
-      presenceByIntent: byId(intents, (it) => ({ weighted: intentPresence(ctx, it.id, ctx.end) })),
-      lifeByIntent: byId(intents, (it) => ({ life: m.lifeScore(ctx.set.def, ctx.end, `intent:${it.id}`) })),
-      weightedPresenceCurrent: m.weightedPresence(ctx.set.def, ctx.end),
-      lifeCurrent: m.lifeScore(ctx.set.def, ctx.end),
+      presenceByIntent: byId(intents, (it) => ({ weighted: now.intents.get(it.id)!.weighted })),
+      lifeByIntent: byId(intents, (it) => ({ life: now.intents.get(it.id)!.life })),
+      weightedPresenceCurrent: now.overall.weighted,
+      lifeCurrent: now.overall.life,
     };
   },
   'by-engine': (ctx) => {
     const engines = setEngines(ctx);
     return {
       engines: engines.map(engineWithImage),
-      lifeByEngine: byId(engines, (e) => {
-        const scope = `engine:${e.id}`;
-        return {
-          life: m.lifeScore(ctx.set.def, ctx.end, scope),
-          delta: delta(ctx, (i) => m.lifeScore(ctx.set.def, i, scope), 1),
-          stance: compact(m.stance(ctx.set.def, ctx.end, scope)),
-        };
-      }),
+      lifeByEngine: byId(engines, (e) => lifeOf(ctx, (i) => engineAt(ctx, i, e.id))),
     };
   },
   'by-intent': (ctx) => {
@@ -78,13 +79,8 @@ export const lifeHandlers: Record<string, MetricHandler> = {
     return {
       intents: intents.map(intentFull),
       lifeByIntent: byId(intents, (it) => {
-        const scope = `intent:${it.id}`;
-        return {
-          life: m.lifeScore(ctx.set.def, ctx.end, scope),
-          delta: delta(ctx, (i) => m.lifeScore(ctx.set.def, i, scope), 1),
-          presence: intentPresence(ctx, it.id, ctx.end),
-          stance: compact(m.stance(ctx.set.def, ctx.end, scope)),
-        };
+        const { life, delta: change, stance } = lifeOf(ctx, (i) => intentAt(ctx, i, it.id));
+        return { life, delta: change, presence: intentAt(ctx, ctx.end, it.id).weighted, stance };
       }),
     };
   },

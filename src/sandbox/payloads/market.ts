@@ -1,14 +1,12 @@
-import * as m from '../dataset/metrics.js';
-import { monitoredShares } from '../dataset/shares.js';
-import { type MetricHandler, measurements, metricCard } from './context.js';
-import { shareContext } from './overview.js';
+import type { RunFigures } from '../answers/figures.js';
+import { figures, type MetricHandler, measurements, metricCard } from './context.js';
 
-type MarketField = keyof ReturnType<typeof m.market>;
+type MarketField = keyof RunFigures['market'];
 
 export const marketHandlers: Record<string, MetricHandler> = {
   data: (ctx) => {
     const field = (key: MarketField, decimals: number) =>
-      metricCard(ctx, (i) => m.market(ctx.set.def, i)[key], decimals);
+      metricCard(ctx, (i) => figures(ctx, i).market[key], decimals);
     return {
       measurements: measurements(ctx),
       market: {
@@ -20,10 +18,10 @@ export const marketHandlers: Record<string, MetricHandler> = {
         uniqueBrands: field('uniqueBrands', 0),
       },
       weightedPresence: {
-        fairShare: m.fairShare(ctx.set.def, ctx.end),
-        fairShareMetric: metricCard(ctx, (i) => m.fairShare(ctx.set.def, i), 3),
+        fairShare: figures(ctx, ctx.end).fairShare,
+        fairShareMetric: metricCard(ctx, (i) => figures(ctx, i).fairShare, 3),
       },
     };
   },
-  'life-monitored-competitors': (ctx) => ({ shares: monitoredShares(shareContext(ctx), ctx.end) }),
+  'life-monitored-competitors': (ctx) => ({ shares: figures(ctx, ctx.end).monitored }),
 };

@@ -1,25 +1,15 @@
-import * as m from '../dataset/metrics.js';
-import { competitiveShares } from '../dataset/shares.js';
-import { grossAt, HOSTILE } from '../dataset.js';
-import { type MetricContext, type MetricHandler, windowRuns } from './context.js';
+import { HOSTILE } from '../dataset.js';
+import { figures, type MetricContext, type MetricHandler, windowRuns } from './context.js';
 
-const shareContext = (ctx: MetricContext) => ({
-  set: ctx.set.def,
-  brand: ctx.set.brand,
-  competitors: ctx.set.competitors,
-});
-
-/** A short narrative like the dashboard's, built from the same numbers the cards show. */
+/** A short narrative like the dashboard's, quoting the very numbers the cards show. */
 function summary(ctx: MetricContext) {
   const def = ctx.set.def;
   const run = windowRuns(ctx).at(-1)!;
-  // The card's own numbers (grossAt: pinned runs and published movements included), so a run
-  // published with a movement does not say "up" beside a card that fell.
-  const gross = grossAt(ctx.set, ctx.end);
-  const prev = ctx.end > 0 ? grossAt(ctx.set, ctx.end - 1) : gross;
-  const shares = competitiveShares(shareContext(ctx), ctx.end);
-  const leader = shares.find((s) => !s.isBrand && !s.name.startsWith('Other competitors'));
-  const life = m.lifeScore(def, ctx.end);
+  const now = figures(ctx, ctx.end);
+  const gross = now.overall.gross;
+  const prev = ctx.end > 0 ? figures(ctx, ctx.end - 1).overall.gross : gross;
+  const leader = now.shares.find((s) => !s.isBrand && !s.name.startsWith('Other competitors'));
+  const life = now.overall.life;
   const trend = gross > prev ? 'up' : gross < prev ? 'down' : 'flat';
   const paragraphs = [
     `In ${run.display_name}, ${ctx.set.brand.name} appeared in ${gross}% of AI answers across ` +
@@ -35,11 +25,8 @@ function summary(ctx: MetricContext) {
 
 export const overviewHandlers: Record<string, MetricHandler> = {
   summary,
-  'competitive-context': (ctx) => ({
-    dStar: m.dStar(ctx.set.def, ctx.end),
-    fairShare: m.fairShare(ctx.set.def, ctx.end),
-    shares: competitiveShares(shareContext(ctx), ctx.end),
-  }),
+  'competitive-context': (ctx) => {
+    const now = figures(ctx, ctx.end);
+    return { dStar: now.market.dStar, fairShare: now.fairShare, shares: now.shares };
+  },
 };
-
-export { shareContext };

@@ -1,10 +1,11 @@
-import * as m from '../dataset/metrics.js';
-import { citations, enginesCiting, type SourceDef, urlsOf } from '../dataset/sources.js';
-import { count, walk } from '../dataset/walk.js';
+import type { SourceFigures } from '../answers/figures.js';
 import {
   byId,
+  engineAt,
   engineRef,
+  figures,
   historyLabels,
+  intentAt,
   type MetricContext,
   type MetricHandler,
   setEngines,
@@ -14,31 +15,30 @@ import {
 /** The landscape never lists more than this unless the client asks with `limit`. */
 export const DEFAULT_LANDSCAPE_LIMIT = 10;
 
-function landscapeAt(ctx: MetricContext, i: number) {
-  return ctx.set.sources
-    .map((source) => ({ source, citations: citations(ctx.set.def, source, i) }))
-    .filter((s) => s.citations > 0);
-}
+const landscapeAt = (ctx: MetricContext, i: number) => figures(ctx, i).sources;
 
 function landscapeStatsAt(ctx: MetricContext, i: number) {
   const cited = landscapeAt(ctx, i);
   return {
     domains: cited.length,
-    urls: cited.reduce((sum, s) => sum + urlsOf(ctx.set.def, s.source, i), 0),
-    multi: cited.filter((s) => enginesCiting(ctx.set.def, s.source, i) >= 2).length,
+    urls: cited.reduce((sum, s) => sum + s.urls, 0),
+    multi: cited.filter((s) => s.engines >= 2).length,
   };
 }
 
-function sourceRow(ctx: MetricContext, source: SourceDef) {
-  const now = citations(ctx.set.def, source, ctx.end);
-  const before = ctx.end === 0 ? now : citations(ctx.set.def, source, ctx.end - 1);
+/** A cited domain's row; its delta is against the previous run (0 citations if it was not cited). */
+function sourceRow(ctx: MetricContext, source: SourceFigures) {
+  const before =
+    ctx.end === 0
+      ? source.citations
+      : (landscapeAt(ctx, ctx.end - 1).find((s) => s.def === source.def)?.citations ?? 0);
   return {
-    name: source.name,
-    citations: now,
-    engines: enginesCiting(ctx.set.def, source, ctx.end),
-    control: source.control,
-    sourceType: source.sourceType,
-    delta: now - before,
+    name: source.def.name,
+    citations: source.citations,
+    engines: source.engines,
+    control: source.def.control,
+    sourceType: source.def.sourceType,
+    delta: source.citations - before,
   };
 }
 
@@ -52,7 +52,7 @@ function sourceLandscape(ctx: MetricContext) {
   const compare = (a: Row, b: Row) =>
     sort === 'name' ? a.name.localeCompare(b.name) : (a[sort] as number) - (b[sort] as number);
   const rows = landscapeAt(ctx, ctx.end)
-    .map((s) => sourceRow(ctx, s.source))
+    .map((s) => sourceRow(ctx, s))
     .sort((a, b) => sign * compare(a, b) || a.name.localeCompare(b.name));
   return {
     sourcesDetail: rows.slice(0, limit),
@@ -68,13 +68,14 @@ function citationOccurrences(ctx: MetricContext) {
     { key: 'brand', label: ctx.set.brand.name, color: ctx.set.brand.color },
     ...monitored.map((c) => ({ key: `comp_${c.id}`, label: c.name, color: c.color })),
   ];
+  const now = figures(ctx, ctx.end);
+  // The brand's series is its timesCited per engine; a competitor's, the answers naming it.
   const series: Record<string, number[]> = {
-    brand: engines.map((e) => m.timesCited(ctx.set.def, e.id, ctx.end)),
+    brand: engines.map((e) => now.engines.get(e.id)!.named),
   };
   for (const c of monitored) {
-    series[`comp_${c.id}`] = engines.map((e) =>
-      walk([ctx.set.def.id, 'compCited', c.id, e.id], ctx.end, count(20, 110 * c.weight * 4, 1, 6)),
-    );
+    const k = ctx.set.competitors.indexOf(c);
+    series[`comp_${c.id}`] = engines.map((e) => now.competitorMentions.get(e.id)![k] ?? 0);
   }
   return { engines: engines.map((e) => e.name), categories, series };
 }
@@ -101,18 +102,14 @@ export const scoutHandlers: Record<string, MetricHandler> = {
     const engines = setEngines(ctx);
     return {
       engines: engines.map(engineRef),
-      dataByEngine: byId(engines, (e) => ({
-        weighted: m.referencesWeighted(ctx.set.def, ctx.end, `engine:${e.id}`),
-      })),
+      dataByEngine: byId(engines, (e) => ({ weighted: engineAt(ctx, ctx.end, e.id).references })),
     };
   },
   'references-by-intent': (ctx) => {
     const intents = ctx.set.def.intents;
     return {
       intents: intents.map((it) => ({ id: it.id, label: it.label, stage: it.stage })),
-      presenceByIntent: byId(intents, (it) => ({
-        weighted: m.referencesWeighted(ctx.set.def, ctx.end, `intent:${it.id}`),
-      })),
+      presenceByIntent: byId(intents, (it) => ({ weighted: intentAt(ctx, ctx.end, it.id).references })),
     };
   },
   'citation-occurrences': citationOccurrences,
