@@ -42,71 +42,81 @@ export function register(program: Command): void {
     .addOption(configOption)
     .option('--json', "print JSON instead of a table; adds the scheduler's jobs (last slot, outcome, error)")
     .option('--limit <n>', 'rows of each kind, 1 to 10000', '20')
-    .action(async (flags: HistoryFlags) => {
-      // Checked before anything is opened: `--limit 1e9`, `-5` or `ten` is a typo to point at, not
-      // something to guess a meaning for (or to hand to SQLite as a huge or negative LIMIT).
-      const limit = parseLimit(flags.limit);
-      const config = loadConfig(flags.config);
-      const store = await openStore(config.store, { mustExist: true });
-      try {
-        const syncs = (await listSyncRuns(store, limit)).map(syncView);
-        const rows = await listDeliveries(store, limit);
-        const recipients = await recipientsOf(
-          store,
-          rows.map((d) => d.id),
-        );
-        const deliveries = rows.map((d) => deliveryView(d, recipients.get(d.id) ?? []));
-        const jobs = (await listJobStates(store)).map((job) => ({
-          job: job.job,
-          lastSlot: iso(job.last_slot_at),
-          lastFinished: iso(job.last_finished_at),
-          outcome: job.last_outcome,
-          error: scrubOrNull(job.last_error),
-        }));
-        const ops = await opsHistory(config, store, Date.now(), limit);
-        if (flags.json) {
-          process.stdout.write(`${JSON.stringify({ syncs, deliveries, jobs, ...ops }, null, 2)}\n`);
-          return;
-        }
-        const out: string[] = ['Sync passes (newest first)'];
-        if (syncs.length === 0) out.push('  none yet');
-        for (const s of syncs) {
-          out.push(
-            `  ${s.started_at}  ${s.outcome.padEnd(10)} ${String(s.snapshots_completed).padStart(3)} snapshots  ` +
-              `${String(s.requests).padStart(5)} requests${s.error ? `  ${shown(s.error)}` : ''}`,
-          );
-        }
-        out.push('', 'Deliveries (most recently changed first)');
-        if (deliveries.length === 0) out.push('  none yet');
-        for (const d of deliveries) {
-          const again = d.generation > 0 ? ` (resend ${d.generation})` : '';
-          if (d.notice) {
-            // A notice's set and run columns hold its incident and event: named as such, not as a run.
-            out.push(
-              `  ${d.updatedAt}  ${d.state.padEnd(9)} ${shown(d.notice)}${again}  attempts ${d.attempts}${d.lastError ? `  ${shown(d.lastError)}` : ''}`,
-            );
-            continue;
-          }
-          out.push(
-            `  ${d.updatedAt}  ${d.state.padEnd(9)} ${shown(d.report)}${d.destination === 'email' ? '' : ` → ${shown(d.destination)}`}  ${d.covers ? `digest ${d.covers.map((c) => `${c.querySetId}:${c.runId}`).join(',')}` : `set ${d.querySetId}  run ${d.runId}`}${again}  ` +
-              `attempts ${d.attempts}${d.lastError ? `  ${shown(d.lastError)}` : ''}`,
-          );
-          // Who got it and who did not, one line per delivery (the reply only for those who did not).
-          if (d.recipients.length) {
-            const each = d.recipients.map((r) =>
-              r.state === 'accepted'
-                ? `${shown(r.recipient)} got it`
-                : `${shown(r.recipient)} ${r.state}${r.reply ? ` (${shown(r.reply)})` : ''}`,
-            );
-            out.push(`      ${each.join(', ')}`);
-          }
-        }
-        out.push(...opsHistoryLines(ops));
-        process.stdout.write(`${out.join('\n')}\n`);
-      } finally {
-        await store.close();
-      }
-    });
+    .action(showHistory);
+}
+
+async function showHistory(flags: HistoryFlags): Promise<void> {
+  // Checked before anything is opened: `--limit 1e9`, `-5` or `ten` is a typo to point at, not
+  // something to guess a meaning for (or to hand to SQLite as a huge or negative LIMIT).
+  const limit = parseLimit(flags.limit);
+  const config = loadConfig(flags.config);
+  const store = await openStore(config.store, { mustExist: true });
+  try {
+    const syncs = (await listSyncRuns(store, limit)).map(syncView);
+    const rows = await listDeliveries(store, limit);
+    const recipients = await recipientsOf(
+      store,
+      rows.map((d) => d.id),
+    );
+    const deliveries = rows.map((d) => deliveryView(d, recipients.get(d.id) ?? []));
+    const jobs = (await listJobStates(store)).map((job) => ({
+      job: job.job,
+      lastSlot: iso(job.last_slot_at),
+      lastFinished: iso(job.last_finished_at),
+      outcome: job.last_outcome,
+      error: scrubOrNull(job.last_error),
+    }));
+    const ops = await opsHistory(config, store, Date.now(), limit);
+    if (flags.json) {
+      process.stdout.write(`${JSON.stringify({ syncs, deliveries, jobs, ...ops }, null, 2)}\n`);
+      return;
+    }
+    const out = [...syncLines(syncs), '', ...deliveryLines(deliveries), ...opsHistoryLines(ops)];
+    process.stdout.write(`${out.join('\n')}\n`);
+  } finally {
+    await store.close();
+  }
+}
+
+function syncLines(syncs: readonly ReturnType<typeof syncView>[]): string[] {
+  const out: string[] = ['Sync passes (newest first)'];
+  if (syncs.length === 0) out.push('  none yet');
+  for (const s of syncs) {
+    out.push(
+      `  ${s.started_at}  ${s.outcome.padEnd(10)} ${String(s.snapshots_completed).padStart(3)} snapshots  ` +
+        `${String(s.requests).padStart(5)} requests${s.error ? `  ${shown(s.error)}` : ''}`,
+    );
+  }
+  return out;
+}
+
+function deliveryLines(deliveries: readonly ReturnType<typeof deliveryView>[]): string[] {
+  const out: string[] = ['Deliveries (most recently changed first)'];
+  if (deliveries.length === 0) out.push('  none yet');
+  for (const d of deliveries) {
+    const again = d.generation > 0 ? ` (resend ${d.generation})` : '';
+    if (d.notice) {
+      // A notice's set and run columns hold its incident and event: named as such, not as a run.
+      out.push(
+        `  ${d.updatedAt}  ${d.state.padEnd(9)} ${shown(d.notice)}${again}  attempts ${d.attempts}${d.lastError ? `  ${shown(d.lastError)}` : ''}`,
+      );
+      continue;
+    }
+    out.push(
+      `  ${d.updatedAt}  ${d.state.padEnd(9)} ${shown(d.report)}${d.destination === 'email' ? '' : ` → ${shown(d.destination)}`}  ${d.covers ? `digest ${d.covers.map((c) => `${c.querySetId}:${c.runId}`).join(',')}` : `set ${d.querySetId}  run ${d.runId}`}${again}  ` +
+        `attempts ${d.attempts}${d.lastError ? `  ${shown(d.lastError)}` : ''}`,
+    );
+    // Who got it and who did not, one line per delivery (the reply only for those who did not).
+    if (d.recipients.length) {
+      const each = d.recipients.map((r) =>
+        r.state === 'accepted'
+          ? `${shown(r.recipient)} got it`
+          : `${shown(r.recipient)} ${r.state}${r.reply ? ` (${shown(r.reply)})` : ''}`,
+      );
+      out.push(`      ${each.join(', ')}`);
+    }
+  }
+  return out;
 }
 
 const MAX_LIMIT = 10_000;

@@ -1,19 +1,16 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import Handlebars from 'handlebars';
-import type { Config } from '../config/index.js';
-import { PACKAGED_TEMPLATES_DIR } from '../report/templates.js';
-import { lifecycleState, nextSlot } from '../schedule/lifecycle.js';
+import type { Config, ReportConfig } from '../config/index.js';
+import { type LifecycleState, lifecycleState, nextSlot } from '../schedule/lifecycle.js';
 import { formatInZone } from '../schedule/listing.js';
 import { scrubOrNull } from '../secrets.js';
 import type { Store } from '../store/db.js';
-import { listDeliveries } from '../store/deliveries.js';
+import { type Delivery, listDeliveries } from '../store/deliveries.js';
 import { coverLabel } from '../store/digest-deliveries.js';
 import { listOpenIncidents, noticeLabel } from '../store/incidents.js';
-import { getJobState } from '../store/job-state.js';
+import { getJobState, type JobState } from '../store/job-state.js';
 import { conflictLines } from './cluster.js';
-import { collectStatus } from './collect.js';
+import { type AccountStatus, collectStatus, type StatusReport } from './collect.js';
 import { latestFiles } from './downloads.js';
+import { packagedPage } from './packaged-page.js';
 
 /**
  * The status page (`GET /` of the daemon): what is configured, what the store holds, what went out.
@@ -36,7 +33,33 @@ export async function statusView({ config, store, now, deliveries = 15 }: Status
   const status = await collectStatus(store, config, now);
   const incidents = await listOpenIncidents(store);
   const refused = new Set(incidents.filter((i) => i.kind === 'credential_refused').map((i) => i.key));
-  const accounts = status.accounts.map((account) => ({
+  const recent = await listDeliveries(store, 200);
+  // The job states are read first (one per report), so the rest stays a plain map.
+  const jobs = await Promise.all(config.reports.map((report) => getJobState(store, `report:${report.name}`)));
+  const shown = await listDeliveries(store, deliveries);
+  return {
+    generatedAt: shortUtc(now),
+    lastSync: status.lastSync,
+    incidents: incidents.map((i) => ({
+      kind: i.kind.replace('_', ' '),
+      detail: scrubOrNull(i.detail),
+      since: shortUtc(i.openedAt),
+    })),
+    accounts: status.accounts.map((account) => accountRow(account, refused)),
+    reports: config.reports.map((report, index) =>
+      reportRow({ config, report, index, job: jobs[index], recent, now }),
+    ),
+    // The daemons on this store (src/status/cluster.ts): every value below is escaped by the template.
+    instances: status.cluster.instances.map(instanceRow),
+    otherHolders: status.cluster.others.map((o) => `${o.holder} holds ${o.kind} ${o.what}`),
+    definitionConflicts: conflictLines(status.cluster),
+    deliveries: shown.map(deliveryRow),
+  };
+}
+
+/** An account with its credential's state (refused wins over its last sync) and its sets' snapshots. */
+function accountRow(account: AccountStatus, refused: ReadonlySet<string>) {
+  return {
     ...account,
     credential: refused.has(`credential:${account.name}`)
       ? 'refused'
@@ -49,93 +72,85 @@ export async function statusView({ config, store, now, deliveries = 15 }: Status
       ...set,
       snapshots: `${set.complete} complete, ${set.partial} partial, ${set.missing} missing`,
     })),
-  }));
-  const recent = await listDeliveries(store, 200);
-  // The job states are read first (one per report), so the rest stays a plain map.
-  const jobs = await Promise.all(config.reports.map((report) => getJobState(store, `report:${report.name}`)));
-  const shown = await listDeliveries(store, deliveries);
-  const reports = config.reports.map((report, index) => {
-    const timezone = report.schedule?.timezone ?? 'UTC';
-    const state = lifecycleState(report, timezone, now);
-    const job = jobs[index];
-    const lastDelivery = recent.find((d) => d.report === report.name);
-    const lastFire = report.schedule ? job?.last_started_at : lastDelivery?.createdAt;
-    const next = report.schedule ? nextSlot(report.schedule.cron, timezone, report, now) : undefined;
-    return {
-      name: report.name,
-      state,
-      paused: state === 'paused',
-      schedule: report.schedule ? `${report.schedule.cron} (${timezone})` : 'on each new run',
-      lastFire: lastFire == null ? 'never' : shortUtc(lastFire),
-      nextFire:
-        state === 'paused'
-          ? 'paused'
-          : !report.schedule
-            ? 'on the next new run'
-            : next === undefined
-              ? 'none (past active_until)'
-              : timezone === 'UTC'
-                ? shortUtc(next)
-                : `${formatInZone(next, timezone)} (${shortUtc(next)})`,
-      downloads: latestFiles(config.output.dir, report).map((file) => ({
-        format: file.format.toUpperCase(),
-        href: `/download/${index}/${file.format}`,
-        name: file.name,
-        at: shortUtc(file.modifiedAt),
-      })),
-    };
-  });
+  };
+}
+
+interface ReportRowInput {
+  config: Config;
+  report: ReportConfig;
+  /** Its place in the config: the download links name it. */
+  index: number;
+  job: JobState | undefined;
+  /** The latest deliveries, newest first: an unscheduled report's last fire is its last delivery. */
+  recent: readonly Delivery[];
+  now: number;
+}
+
+/** A report's schedule, its last and next fire, and the files it last wrote. */
+function reportRow({ config, report, index, job, recent, now }: ReportRowInput) {
+  const timezone = report.schedule?.timezone ?? 'UTC';
+  const state = lifecycleState(report, timezone, now);
+  const lastDelivery = recent.find((d) => d.report === report.name);
+  const lastFire = report.schedule ? job?.last_started_at : lastDelivery?.createdAt;
   return {
-    generatedAt: shortUtc(now),
-    lastSync: status.lastSync,
-    incidents: incidents.map((i) => ({
-      kind: i.kind.replace('_', ' '),
-      detail: scrubOrNull(i.detail),
-      since: shortUtc(i.openedAt),
+    name: report.name,
+    state,
+    paused: state === 'paused',
+    schedule: report.schedule ? `${report.schedule.cron} (${timezone})` : 'on each new run',
+    lastFire: lastFire == null ? 'never' : shortUtc(lastFire),
+    nextFire: nextFire(report, state, timezone, now),
+    downloads: latestFiles(config.output.dir, report).map((file) => ({
+      format: file.format.toUpperCase(),
+      href: `/download/${index}/${file.format}`,
+      name: file.name,
+      at: shortUtc(file.modifiedAt),
     })),
-    accounts,
-    reports,
-    // The daemons on this store (src/status/cluster.ts): every value below is escaped by the template.
-    instances: status.cluster.instances.map((i) => ({
-      id: i.id,
-      state: i.state,
-      version: i.version,
-      roles: i.roles.join(', '),
-      heartbeat: `${shortUtc(Date.parse(i.heartbeatAt))} (${i.heartbeatAgeSeconds} s ago)${i.clockNote ? `; ${i.clockNote}` : ''}`,
-      slots: i.slots.map((slot) => `${slot.job} ${slot.slot.slice(0, 16).replace('T', ' ')} ${slot.outcome}`),
-      holds: [
-        ...i.holds.accounts.map((a) => `account ${a}`),
-        ...i.holds.deliveries.map((d) => `delivery ${d}`),
-        ...i.holds.notices.map((n) => `notice ${n}`),
-      ],
-    })),
-    otherHolders: status.cluster.others.map((o) => `${o.holder} holds ${o.kind} ${o.what}`),
-    definitionConflicts: conflictLines(status.cluster),
-    deliveries: shown.map((d) => ({
-      report: d.kind === 'notice' ? noticeLabel(d) : d.report,
-      /** A notice's set and run fields hold its incident and event: shown in its report cell instead. */
-      notice: d.kind === 'notice',
-      querySetId: d.querySetId,
-      runId: d.runId,
-      /** A digest's (set:run) list; absent for a per-set delivery. */
-      covers: d.covers === null ? undefined : coverLabel(d),
-      state: d.state,
-      attempts: d.attempts,
-      error: scrubOrNull(d.lastError),
-      updatedAt: iso(d.updatedAt),
-    })),
+  };
+}
+
+/** When a report fires next, in its own zone (and UTC beside it when that differs). */
+function nextFire(report: ReportConfig, state: LifecycleState, timezone: string, now: number): string {
+  if (state === 'paused') return 'paused';
+  if (!report.schedule) return 'on the next new run';
+  const next = nextSlot(report.schedule.cron, timezone, report, now);
+  if (next === undefined) return 'none (past active_until)';
+  return timezone === 'UTC' ? shortUtc(next) : `${formatInZone(next, timezone)} (${shortUtc(next)})`;
+}
+
+/** A daemon on this store: its roles, heartbeat, the slots it ran and what it holds. */
+function instanceRow(i: StatusReport['cluster']['instances'][number]) {
+  return {
+    id: i.id,
+    state: i.state,
+    version: i.version,
+    roles: i.roles.join(', '),
+    heartbeat: `${shortUtc(Date.parse(i.heartbeatAt))} (${i.heartbeatAgeSeconds} s ago)${i.clockNote ? `; ${i.clockNote}` : ''}`,
+    slots: i.slots.map((slot) => `${slot.job} ${slot.slot.slice(0, 16).replace('T', ' ')} ${slot.outcome}`),
+    holds: [
+      ...i.holds.accounts.map((a) => `account ${a}`),
+      ...i.holds.deliveries.map((d) => `delivery ${d}`),
+      ...i.holds.notices.map((n) => `notice ${n}`),
+    ],
+  };
+}
+
+function deliveryRow(d: Delivery) {
+  return {
+    report: d.kind === 'notice' ? noticeLabel(d) : d.report,
+    /** A notice's set and run fields hold its incident and event: shown in its report cell instead. */
+    notice: d.kind === 'notice',
+    querySetId: d.querySetId,
+    runId: d.runId,
+    /** A digest's (set:run) list; absent for a per-set delivery. */
+    covers: d.covers === null ? undefined : coverLabel(d),
+    state: d.state,
+    attempts: d.attempts,
+    error: scrubOrNull(d.lastError),
+    updatedAt: iso(d.updatedAt),
   };
 }
 
 export type StatusView = Awaited<ReturnType<typeof statusView>>;
 
-let compiled: Handlebars.TemplateDelegate<StatusView> | undefined;
-
-/** The page's HTML. The template is compiled once per process (it ships with reportd). */
-export function renderStatusPage(view: StatusView): string {
-  compiled ??= Handlebars.create().compile<StatusView>(
-    readFileSync(join(PACKAGED_TEMPLATES_DIR, 'status', 'page.hbs'), 'utf8'),
-    { strict: false },
-  );
-  return compiled(view);
-}
+/** The page's HTML, from templates/status/page.hbs (compiled once per process: it ships with reportd). */
+export const renderStatusPage = packagedPage<StatusView>('status', 'page.hbs');
