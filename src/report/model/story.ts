@@ -86,6 +86,16 @@ type ErrorItem = Extract<StorySections['gravity']['errors'], { available: true }
 export const claimKeys = (item: ErrorItem): string[] =>
   item.wrong.map((claim) => `${item.id}\u0000${claim.engine.id}\u0000${claim.text}`);
 
+/** A judged change as the story says it: the metric, its member, the change and its interval. */
+const judgedSentence = (key: 'story.likelyChange' | 'story.unclearChange', c: Candidate) =>
+  t(key, {
+    metric: c.metric,
+    dimension: c.dimension,
+    delta: c.delta.text,
+    interval: c.delta.interval ?? '',
+    value: c.value,
+  });
+
 export function buildStory(
   model: Pick<StorySections, 'presence' | 'gravity' | 'overview'>,
   before: StoryBefore = { shares: [] },
@@ -111,16 +121,7 @@ export function buildStory(
   const all = candidates(model).filter((c) => c.delta.available && c.delta.direction !== 'flat');
   // Only changes the report judged likely count: one it could not judge is never called likely.
   const likely = all.filter((c) => c.delta.verdict === 'likely').sort(bySize);
-  for (const c of likely.slice(0, MAX_LIKELY))
-    sentences.push(
-      t('story.likelyChange', {
-        metric: c.metric,
-        dimension: c.dimension,
-        delta: c.delta.text,
-        interval: c.delta.interval ?? '',
-        value: c.value,
-      }),
-    );
+  for (const c of likely.slice(0, MAX_LIKELY)) sentences.push(judgedSentence('story.likelyChange', c));
   if (likely.length === 0) sentences.push(t('story.noLikelyChange'));
 
   const errors = model.gravity.errors;
@@ -156,15 +157,7 @@ export function buildStory(
   if (passed) sentences.push(passed);
 
   const unclear = all.filter((c) => c.delta.verdict === 'unclear').sort(bySize)[0];
-  if (unclear)
-    sentences.push(
-      t('story.unclearChange', {
-        metric: unclear.metric,
-        dimension: unclear.dimension,
-        delta: unclear.delta.text,
-        interval: unclear.delta.interval ?? '',
-      }),
-    );
+  if (unclear) sentences.push(judgedSentence('story.unclearChange', unclear));
 
   // Too little to say: the second headline card keeps the story at its three sentences.
   if (sentences.length < 3) headline(model.gravity.plus);
