@@ -3,6 +3,7 @@ import { awaitOtherAttempt } from '../delivery/await-outcome.js';
 import { enqueueDue, latestRuns } from '../delivery/due.js';
 import type { Outbox } from '../delivery/outbox.js';
 import { DeliveryFailedError, InterruptedError, UsageError } from '../errors/index.js';
+import { printable } from '../printable.js';
 import { scrub } from '../secrets.js';
 import type { Store } from '../store/db.js';
 import {
@@ -41,7 +42,14 @@ export async function deliverNow(
   flags: { force?: boolean; wait: number },
   signal: AbortSignal,
 ): Promise<void> {
-  const results = await enqueueDue(outbox, store, report, config.accounts, { force: flags.force });
+  const skipped: string[] = [];
+  const results = await enqueueDue(outbox, store, report, config.accounts, { force: flags.force, skipped });
+  // `require_likely_change`: a quiet run is left unsent on purpose, and `history` says so too.
+  for (const line of skipped)
+    process.stdout.write(
+      `skipped: report ${report.name}, ${printable(line)}; use --force to send it anyway\n`,
+    );
+  if (results.length === 0 && skipped.length > 0) return;
   if (results.length === 0 && (await latestRuns(store, report, config.accounts)).length > 0) {
     // A digest with nothing new whose exact runs were never one message (they went out per set).
     process.stdout.write(

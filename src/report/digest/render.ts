@@ -63,6 +63,7 @@ export async function renderDigest(store: Store, options: RenderDigestOptions): 
     locale: options.locale,
     timeZone: options.timeZone,
     compareWith: options.compareWith,
+    alpha: options.alpha,
   };
   const loaded = await loadRuns(store, options.runs);
   const sets: DigestSet[] = loaded.map((l) => ({
