@@ -7,7 +7,7 @@ import {
   derivedSnapshots,
   metricValuesOf,
 } from '../store/metric-reads.js';
-import type { RunFacts } from './evaluate.js';
+import type { RunFacts } from './run-facts.js';
 
 /**
  * A set's stored runs as the facts the rules read: the tidy rows of the metrics layer, the error

@@ -7,8 +7,9 @@ import { getAlertCursor, saveFiring, setAlertCursor } from '../store/alerts.js';
 import { inTransaction, type Store } from '../store/db.js';
 import { EMAIL_DESTINATION, type EnqueueResult, enqueueDelivery } from '../store/deliveries.js';
 import { newestRunFirst } from '../store/query-sets.js';
-import { type Evaluation, evaluateRules, type RunFacts } from './evaluate.js';
+import { evaluateRules } from './evaluate.js';
 import { runFacts, type SetHistory, setHistories } from './facts.js';
+import type { Evaluation, RunFacts } from './run-facts.js';
 
 /**
  * What runs after every sync pass (daemon and `reportd sync`): each alert looks at the newest stored

@@ -1,31 +1,15 @@
 import { type Clock, systemClock } from '../clock.js';
-import { minimumDurationMs, nextStartTime, timesInWindow, timeToStartAll } from './retry-timing.js';
+import { decideStart, type StartDecision, type StartRecord } from './budget-start.js';
+import type { RequestHistory } from './request-history.js';
+import {
+  minimumDurationMs,
+  nextStartTime,
+  timesInWindow,
+  timeToStartAll,
+  type WindowState,
+} from './retry-timing.js';
 
-/**
- * Where request starts and ends are remembered across restarts (the store's request_log). Without it a
- * restarted process would believe the window empty and burst past what the server still counts.
- */
-export interface RequestHistory {
-  /**
-   * Times (ms) from which the requests of `budgetKey` still counted after `since` count: their end
-   * when `finish` recorded one, else their start (or later). Order does not matter. A time may be
-   * later than `now` (a request of another process that started or ended while this read waited).
-   */
-  recent(budgetKey: string, since: number, now: number): Promise<number[]>;
-  /** A request started; the value it resolves to is handed back to `finish`. */
-  record(budgetKey: string, at: number): Promise<unknown>;
-  /** The request `record` returned `row` for ended at `at`. Optional: without it, starts count. */
-  finish?(row: unknown, at: number): Promise<void>;
-  /**
-   * Optional, for a history several processes write (one store): the times, counted as `recent`
-   * counts them, of requests OTHER processes recorded since this history first answered `recent`
-   * (older ones the budget already loaded), and again, from its end, of one that was in flight when
-   * `recent` answered and has ended since. With `exclusive`, the budget reads them before each grant.
-   */
-  others?(budgetKey: string, since: number, now: number): Promise<number[]>;
-  /** Runs `fn` so that no other process reads or records for `budgetKey` between its reads and its record. */
-  exclusive?<T>(budgetKey: string, fn: () => Promise<T>): Promise<T>;
-}
+export type { RequestHistory } from './request-history.js';
 
 export interface RateBudgetOptions {
   /** Budget identity, normally the API key: the server counts per key. */
@@ -37,6 +21,12 @@ export interface RateBudgetOptions {
   concurrency?: number;
   clock?: Clock;
   history?: RequestHistory;
+}
+
+function checkLimits(key: string, options: Pick<RateBudgetOptions, 'requests' | 'windowMs'>): void {
+  if (!(options.requests >= 1) || !(options.windowMs > 0)) {
+    throw new RangeError(`rate budget ${key}: requests must be >= 1 and windowMs > 0`);
+  }
 }
 
 interface Waiter {
@@ -74,9 +64,7 @@ export class RateBudget {
   private loaded?: Promise<void>;
 
   constructor(options: RateBudgetOptions) {
-    if (!(options.requests >= 1) || !(options.windowMs > 0)) {
-      throw new RangeError(`rate budget ${options.key}: requests must be >= 1 and windowMs > 0`);
-    }
+    checkLimits(options.key, options);
     this.key = options.key;
     this.requests = Math.floor(options.requests);
     this.windowMs = options.windowMs;
@@ -92,9 +80,7 @@ export class RateBudget {
   reconfigure(options: Pick<RateBudgetOptions, 'requests' | 'windowMs' | 'concurrency'>): boolean {
     const requests = Math.floor(options.requests);
     const concurrency = Math.max(1, options.concurrency ?? Number.POSITIVE_INFINITY);
-    if (!(options.requests >= 1) || !(options.windowMs > 0)) {
-      throw new RangeError(`rate budget ${this.key}: requests must be >= 1 and windowMs > 0`);
-    }
+    checkLimits(this.key, options);
     if (
       requests === this.requests &&
       options.windowMs === this.windowMs &&
@@ -191,17 +177,7 @@ export class RateBudget {
 
   /** Least time from now until `count` more requests can all have started (a progress ETA). */
   timeToStartMs(count: number): number {
-    return timeToStartAll(
-      {
-        finished: this.finished,
-        inFlight: this.inFlight,
-        requests: this.requests,
-        windowMs: this.windowMs,
-        blockedUntil: this.blockedUntil,
-      },
-      count,
-      this.clock.now(),
-    );
+    return timeToStartAll(this.window(this.finished), count, this.clock.now());
   }
 
   /**
@@ -239,53 +215,19 @@ export class RateBudget {
     }
   }
 
-  /**
-   * When the head of the queue may start. With a history shared by several processes, the window is
-   * this process's requests plus what the others recorded, read under the store's write lock together
-   * with the record of this start, so two processes can never both take the last slot and any number
-   * of them stay within the key's limit. `logged` is set when the start was recorded here.
-   */
-  private async decide(): Promise<{
-    at: number;
-    now: number;
-    logged?: { row: unknown } | { error: unknown };
-  }> {
-    const history = this.history;
-    const startAt = (finished: number[], now: number) =>
-      nextStartTime(
-        {
-          finished,
-          inFlight: this.inFlight,
-          requests: this.requests,
-          windowMs: this.windowMs,
-          blockedUntil: this.blockedUntil,
-        },
-        now,
-      );
-    const step = async () => {
-      const now = this.clock.now();
-      const others = (await history?.others?.(this.key, now - this.windowMs, now)) ?? [];
-      const finished = others.length ? [...this.finished, ...others].sort((a, b) => a - b) : this.finished;
-      const at = startAt(finished, now);
-      if (at > now || !history?.exclusive) return { at, now };
-      return { at, now, logged: { row: await history.record(this.key, now) } };
-    };
-    if (!history?.others || !history.exclusive) return step();
-    // Other processes' requests only add to the window, so they can only move a start later: while
-    // this process's own requests already say wait, it waits without asking the store. One locked
-    // read per grant instead of one more per wake-up (on PostgreSQL, four round trips each).
-    const now = this.clock.now();
-    const ownAt = startAt(this.finished, now);
-    if (ownAt > now) return { at: ownAt, now };
-    try {
-      return await history.exclusive(this.key, step);
-    } catch (error) {
-      // The store refused (full disk, locked too long): the head fails; never start unrecorded.
-      return { at: this.clock.now(), now: this.clock.now(), logged: { error } };
-    }
+  /** When the head of the queue may start (see decideStart: other processes' requests count too). */
+  private decide(): Promise<StartDecision> {
+    return decideStart({
+      key: this.key,
+      clock: this.clock,
+      history: this.history,
+      windowMs: () => this.windowMs,
+      own: () => this.finished,
+      startAt: (finished, now) => nextStartTime(this.window(finished), now),
+    });
   }
 
-  private async grantHead(now: number, recorded?: { row: unknown } | { error: unknown }): Promise<void> {
+  private async grantHead(now: number, recorded?: StartRecord): Promise<void> {
     const waiter = this.queue[0];
     if (!waiter) {
       // Every waiter gave up (abort) while the store was asked: nothing starts; a start recorded for
@@ -330,34 +272,21 @@ export class RateBudget {
     });
   }
 
+  /** The window as the timing functions read it, with `finished` as the times that count. */
+  private window(finished: readonly number[]): WindowState {
+    return {
+      finished,
+      inFlight: this.inFlight,
+      requests: this.requests,
+      windowMs: this.windowMs,
+      blockedUntil: this.blockedUntil,
+    };
+  }
+
   /** Keeps only the times that can still matter: those in the window, and at most `requests`. */
   private trim(now: number): void {
     let finished = timesInWindow(this.finished, now, this.windowMs);
     if (finished.length > this.requests) finished = finished.slice(finished.length - this.requests);
     this.finished = finished;
   }
-}
-
-const shared = new Map<string, RateBudget>();
-
-/**
- * One budget per API key in this process: every client, sync and command using the same key draws
- * from the same window, as the server counts it. The budget follows the key's options as the latest
- * caller gives them (all callers build them with `accountBudget` from the config, which allows one set
- * per key), so a reloaded config takes effect; the clock and history stay those it was built with.
- */
-export function sharedBudget(key: string, options: Omit<RateBudgetOptions, 'key'>): RateBudget {
-  let budget = shared.get(key);
-  if (!budget) {
-    budget = new RateBudget({ ...options, key });
-    shared.set(key, budget);
-  } else {
-    budget.reconfigure(options);
-  }
-  return budget;
-}
-
-/** For tests: forget every shared budget. */
-export function clearSharedBudgets(): void {
-  shared.clear();
 }

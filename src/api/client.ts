@@ -6,16 +6,16 @@ import {
   RateLimitedError,
   ReportdError,
   type RequestContext,
-  ResponseValidationError,
   TransientApiError,
 } from '../errors/index.js';
 import type { Logger } from '../log.js';
 import { registerSecret, scrub } from '../secrets.js';
-import { DEFAULT_MAX_PAYLOAD_MB, jsonDepth, MAX_JSON_DEPTH, readCapped } from './bounded-json.js';
+import { DEFAULT_MAX_PAYLOAD_MB, readCapped } from './bounded-json.js';
 import type { RateBudget } from './budget.js';
 import type { EndpointDef } from './endpoints.js';
 import { errorCodeRow, type RequestOutcome } from './error-codes.js';
 import { type PathValues, type PreparedRequest, prepareRequest, type QueryParams } from './request.js';
+import { type AttemptReport, type AttemptResult, interpretResponse, validated } from './response.js';
 import { type BackoffOptions, backoffDelay } from './retry-timing.js';
 
 export type { RequestOutcome };
@@ -51,14 +51,6 @@ export interface ApiClientOptions {
   logger?: Logger;
   onRequest?: (event: RequestEvent) => void;
 }
-
-/** What one attempt produced, before the retry policy looks at it. */
-export type AttemptResult =
-  | { kind: 'ok'; payload: unknown }
-  | { kind: 'code'; code: number; serverMessage: string }
-  /** An answer no retry can fix (too large, nested too deep): the payload fails like a schema miss. */
-  | { kind: 'rejected'; reason: string }
-  | { kind: 'transient'; reason: string; cause: unknown };
 
 /**
  * The Integration API client: one keep-alive connection pool per base URL, every attempt through the
@@ -129,89 +121,102 @@ export class ApiClient {
       querySetId: prepared.querySetId,
     };
     const { signal } = options;
-    let transientFailures = 0;
-    let rateLimited = 0;
+    const tally = { transientFailures: 0, rateLimited: 0 };
     for (let attempt = 1; ; attempt++) {
       signal?.throwIfAborted();
       const log = this.logger?.child({ endpoint: endpoint.key, attempt });
-      const release = await this.budget.acquire(signal);
-      const started = this.clock.now();
-      let result: AttemptResult;
-      try {
-        result = await this.send(prepared, signal);
-        // Before release(): a waiter woken by it must already see the window as full.
-        if (result.kind === 'code' && errorCodeRow(result.code).action === 'waitWindow')
-          this.budget.penalize();
-      } finally {
-        release();
-      }
+      const { result, started } = await this.attemptOnce(prepared, signal);
       const report = (outcome: RequestOutcome) => {
         const durationMs = this.clock.now() - started;
         log?.debug({ target: prepared.target, outcome, durationMs }, 'api request');
         this.emit({ endpoint: endpoint.key, target: prepared.target, attempt, outcome, durationMs });
       };
-
-      if (result.kind === 'ok') {
-        const parsed = endpoint.schema.safeParse(result.payload);
-        if (parsed.success) {
-          report('ok');
-          return parsed.data;
-        }
-        report('invalid_payload');
-        throw new ResponseValidationError(
-          `${endpoint.key}: ${describeIssues(parsed.error.issues)}`,
-          context,
-          result.payload,
-        );
+      if (result.kind === 'ok' || result.kind === 'rejected') {
+        return validated(endpoint, result, { context, report });
       }
 
-      if (result.kind === 'rejected') {
-        report('invalid_payload');
-        throw new ResponseValidationError(`${endpoint.key}: ${result.reason}`, context, null);
-      }
-
-      let reason: string;
-      let cause: unknown;
+      let failure: RetryableFailure;
       if (result.kind === 'code') {
-        const row = errorCodeRow(result.code);
-        report(row.outcome);
-        const detail = `error_code ${result.code}${result.serverMessage ? ` "${result.serverMessage}"` : ''}`;
-        if (row.action === 'waitWindow') {
-          // penalize() above made the next acquire() wait out the window: no extra backoff.
-          if (++rateLimited >= this.maxRateLimited) {
-            throw new RateLimitedError(
-              `${endpoint.key}: still rate limited after ${rateLimited} windows (${detail})`,
-              context,
-              { errorCode: result.code },
-            );
-          }
-          log?.warn({ target: prepared.target }, 'rate limited; waiting out the window');
-          continue;
-        }
-        if (row.action !== 'retry') {
-          throw new row.errorClass(`${endpoint.key}: ${row.meaning} (${detail}): ${row.hint}`, context, {
-            errorCode: result.code,
-          });
-        }
-        reason = `${row.meaning} (${detail})`;
-        cause = new Error(reason);
+        const judged = this.judgeCode(
+          endpoint.key,
+          result,
+          { context, report, log, target: prepared.target },
+          tally,
+        );
+        if (judged === 'waitWindow') continue;
+        failure = judged;
       } else {
         report('transient');
-        reason = result.reason;
-        cause = result.cause;
+        failure = { reason: result.reason, cause: result.cause };
       }
 
-      if (++transientFailures >= this.maxAttempts) {
+      if (++tally.transientFailures >= this.maxAttempts) {
         throw new TransientApiError(
-          `${endpoint.key}: gave up after ${attempt} attempts: ${reason}`,
+          `${endpoint.key}: gave up after ${attempt} attempts: ${failure.reason}`,
           context,
-          { cause, errorCode: result.kind === 'code' ? result.code : undefined },
+          { cause: failure.cause, errorCode: result.kind === 'code' ? result.code : undefined },
         );
       }
-      const delay = backoffDelay(transientFailures - 1, this.backoff, this.random);
-      log?.warn({ target: prepared.target, reason, retryInMs: delay }, 'api request failed; retrying');
+      const delay = backoffDelay(tally.transientFailures - 1, this.backoff, this.random);
+      log?.warn(
+        { target: prepared.target, reason: failure.reason, retryInMs: delay },
+        'api request failed; retrying',
+      );
       await this.clock.sleep(delay, signal);
     }
+  }
+
+  /** One attempt within the rate budget; `started` is when the budget let it go. */
+  private async attemptOnce(
+    prepared: PreparedRequest,
+    signal: AbortSignal | undefined,
+  ): Promise<{ result: AttemptResult; started: number }> {
+    const release = await this.budget.acquire(signal);
+    const started = this.clock.now();
+    let result: AttemptResult;
+    try {
+      result = await this.send(prepared, signal);
+      // Before release(): a waiter woken by it must already see the window as full.
+      if (result.kind === 'code' && errorCodeRow(result.code).action === 'waitWindow') this.budget.penalize();
+    } finally {
+      release();
+    }
+    return { result, started };
+  }
+
+  /**
+   * What an `error_code` answer means for the request (error-codes.ts): wait out the window and ask
+   * again, a failure worth a retry, or (thrown) the end of the request.
+   */
+  private judgeCode(
+    endpointKey: string,
+    result: Extract<AttemptResult, { kind: 'code' }>,
+    request: AttemptReport & { log: Logger | undefined; target: string },
+    tally: { rateLimited: number },
+  ): RetryableFailure | 'waitWindow' {
+    const { context } = request;
+    const row = errorCodeRow(result.code);
+    request.report(row.outcome);
+    const detail = `error_code ${result.code}${result.serverMessage ? ` "${result.serverMessage}"` : ''}`;
+    if (row.action === 'waitWindow') {
+      // penalize() in attemptOnce made the next acquire() wait out the window: no extra backoff.
+      if (++tally.rateLimited >= this.maxRateLimited) {
+        throw new RateLimitedError(
+          `${endpointKey}: still rate limited after ${tally.rateLimited} windows (${detail})`,
+          context,
+          { errorCode: result.code },
+        );
+      }
+      request.log?.warn({ target: request.target }, 'rate limited; waiting out the window');
+      return 'waitWindow';
+    }
+    if (row.action !== 'retry') {
+      throw new row.errorClass(`${endpointKey}: ${row.meaning} (${detail}): ${row.hint}`, context, {
+        errorCode: result.code,
+      });
+    }
+    const reason = `${row.meaning} (${detail})`;
+    return { reason, cause: new Error(reason) };
   }
 
   /** Waits for requests in flight, then closes the connections. Safe to call twice. */
@@ -261,53 +266,8 @@ export class ApiClient {
   }
 }
 
-/**
- * Reads one answer. The `error_code` shape wins over any status (the API fails with 500, and a 200 in
- * that shape is still a failure); anything that is not JSON, or a non-2xx without a code (a proxy's
- * HTML 502), is transient.
- */
-export function interpretResponse(status: number, text: string): AttemptResult {
-  // The cause is built from the scrubbed snippet, never JSON.parse's SyntaxError: that one quotes the
-  // raw body.
-  const transient = (reason: string): AttemptResult => ({
-    kind: 'transient',
-    reason,
-    cause: new Error(reason),
-  });
-  // Checked before parsing: every walk after JSON.parse (the schema, storing, the report) recurses.
-  const depth = jsonDepth(text);
-  if (depth > MAX_JSON_DEPTH) {
-    return { kind: 'rejected', reason: `JSON nested ${depth} levels deep (at most ${MAX_JSON_DEPTH})` };
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return transient(`HTTP ${status} with a body that is not JSON: ${snippet(text)}`);
-  }
-  if (json !== null && typeof json === 'object' && !Array.isArray(json) && 'error_code' in json) {
-    const { error_code: code, error_message: message } = json as Record<string, unknown>;
-    if (typeof code === 'number' && Number.isInteger(code)) {
-      return { kind: 'code', code, serverMessage: typeof message === 'string' ? scrub(message) : '' };
-    }
-    return transient(`HTTP ${status} with a malformed error_code: ${snippet(text)}`);
-  }
-  if (status >= 200 && status < 300) return { kind: 'ok', payload: json };
-  return transient(`HTTP ${status} without an error_code: ${snippet(text)}`);
-}
-
-function snippet(text: string): string {
-  const flat = scrub(text).replace(/\s+/g, ' ').trim();
-  if (!flat) return '(empty body)';
-  return flat.length > 120 ? `${flat.slice(0, 120)}…` : flat;
-}
-
-/** `history.3: Invalid input: expected number, received string; delta: …` — paths from the payload root. */
-export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
-  const shown = issues.slice(0, 5).map((issue) => {
-    const where = issue.path.length ? issue.path.map(String).join('.') : '(root)';
-    return `${where}: ${issue.message}`;
-  });
-  if (issues.length > shown.length) shown.push(`and ${issues.length - shown.length} more`);
-  return shown.join('; ');
+/** A failed attempt that another may fix: why (for the log and the final error) and its cause. */
+interface RetryableFailure {
+  reason: string;
+  cause: unknown;
 }

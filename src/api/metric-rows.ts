@@ -74,6 +74,108 @@ function measurementOf(label: Json, context: RowContext): { id: string | null; l
   return { id: runId === undefined ? null : String(runId), label };
 }
 
+/** Adds a row when `value` is a finite number (anything else in a payload gives no row). */
+type AddRow = (
+  field: string,
+  value: Json,
+  group: string,
+  dimension?: Dimension,
+  id?: string | null,
+  label?: string | null,
+) => void;
+
+/** What a shape's reader is handed: the payload, the part's group (`g`) and where its rows go. */
+interface Reading {
+  data: Json;
+  g: string;
+  context: RowContext;
+  add: AddRow;
+}
+
+type PartOf<S extends MappingPart['shape']> = Extract<MappingPart, { shape: S }>;
+
+/** How each shape of mapping part (metric-mapping.ts) reads its rows out of a payload. */
+const READERS: { [S in MappingPart['shape']]: (part: PartOf<S>, reading: Reading) => void } = {
+  fields(part, { data, g, add }) {
+    const base = at(data, part.at);
+    for (const name of part.fields) {
+      add(part.as ? `${part.as}.${name}` : name, isRecord(base) ? base[name] : undefined, g);
+    }
+  },
+  history(part, { data, g, context, add }) {
+    const labels = asArray(at(data, part.labels));
+    asArray(at(data, part.values)).forEach((value, i) => {
+      const point = measurementOf(labels[i], context);
+      add(part.field, value, `${g}@${i}`, 'measurement', point.id, point.label);
+    });
+  },
+  series(part, { data, g, context, add }) {
+    const labels = asArray(at(data, part.labels));
+    const series = at(data, part.at);
+    if (!isRecord(series)) return;
+    for (const [key, values] of Object.entries(series)) {
+      asArray(values).forEach((value, i) => {
+        const point = measurementOf(labels[i], context);
+        // One whole per point in time: the parts of a mix at one measurement share a scale.
+        add(key, value, `${g}@${i}`, 'measurement', point.id, point.label);
+      });
+    }
+  },
+  parts(part, { data, g, add }) {
+    const base = at(data, part.at);
+    if (!isRecord(base)) return;
+    for (const key of part.keys) add(part.field, base[key], g, part.dimension, key, key);
+  },
+  list(part, { data, g, add }) {
+    asArray(at(data, part.at)).forEach((item, i) => {
+      if (!isRecord(item)) return;
+      const id = item[part.id] === undefined ? null : String(item[part.id]);
+      const label = item[part.label] === undefined ? id : String(item[part.label]);
+      for (const name of part.fields) add(name, item[name], `${g}#${i}`, part.dimension, id, label);
+    });
+  },
+  map(part, { data, g, add }) {
+    const map = at(data, part.at);
+    if (!isRecord(map)) return;
+    const labels = labelsOf(at(data, part.labels));
+    for (const [id, value] of Object.entries(map)) {
+      for (const [field, number] of leaves(value)) {
+        const parent = field.includes('.') ? field.slice(0, field.lastIndexOf('.')) : '';
+        add(field, number, `${g}#${id}:${parent}`, part.dimension, id, labels.get(id) ?? `#${id}`);
+      }
+    }
+  },
+  matrix(part, { data, g, add }) {
+    const matrix = at(data, part.at);
+    if (!isRecord(matrix)) return;
+    const outer = labelsOf(at(data, part.outerLabels));
+    const inner = labelsOf(at(data, part.innerLabels));
+    for (const [o, row] of Object.entries(matrix)) {
+      if (!isRecord(row)) continue;
+      for (const [i, value] of Object.entries(row)) {
+        const label = `${outer.get(o) ?? `#${o}`} | ${inner.get(i) ?? `#${i}`}`;
+        add(part.field, value, g, 'engine_intent', `${o}|${i}`, label);
+      }
+    }
+  },
+  grid(part, { data, g, add }) {
+    const series = at(data, part.at);
+    if (!isRecord(series)) return;
+    const categories = new Map<string, string>();
+    for (const item of asArray(at(data, part.categories))) {
+      if (isRecord(item)) categories.set(String(item.key), String(item.label ?? item.key));
+    }
+    const columns = asArray(at(data, part.columns)).map(String);
+    for (const [key, values] of Object.entries(series)) {
+      asArray(values).forEach((value, j) => {
+        const column = columns[j] ?? `#${j + 1}`;
+        const label = `${categories.get(key) ?? key} | ${column}`;
+        add(part.field, value, g, 'category', `${key}|${column}`, label);
+      });
+    }
+  },
+};
+
 function draftsOf(
   endpoint: string,
   part: MappingPart,
@@ -82,106 +184,13 @@ function draftsOf(
   context: RowContext,
 ): Draft[] {
   const out: Draft[] = [];
-  const add = (
-    field: string,
-    value: Json,
-    group: string,
-    dimension: Dimension = '',
-    id: string | null = null,
-    label: string | null = null,
-  ) => {
+  const add: AddRow = (field, value, group, dimension = '', id = null, label = null) => {
     if (isNumber(value))
       out.push({ endpoint, field, dimension, dimension_id: id, dimension_label: label, value, group });
   };
-  const g = `${index}`;
-  switch (part.shape) {
-    case 'fields': {
-      const base = at(data, part.at);
-      for (const name of part.fields) {
-        add(part.as ? `${part.as}.${name}` : name, isRecord(base) ? base[name] : undefined, g);
-      }
-      break;
-    }
-    case 'history': {
-      const labels = asArray(at(data, part.labels));
-      asArray(at(data, part.values)).forEach((value, i) => {
-        const point = measurementOf(labels[i], context);
-        add(part.field, value, `${g}@${i}`, 'measurement', point.id, point.label);
-      });
-      break;
-    }
-    case 'series': {
-      const labels = asArray(at(data, part.labels));
-      const series = at(data, part.at);
-      if (!isRecord(series)) break;
-      for (const [key, values] of Object.entries(series)) {
-        asArray(values).forEach((value, i) => {
-          const point = measurementOf(labels[i], context);
-          // One whole per point in time: the parts of a mix at one measurement share a scale.
-          add(key, value, `${g}@${i}`, 'measurement', point.id, point.label);
-        });
-      }
-      break;
-    }
-    case 'parts': {
-      const base = at(data, part.at);
-      if (!isRecord(base)) break;
-      for (const key of part.keys) add(part.field, base[key], g, part.dimension, key, key);
-      break;
-    }
-    case 'list': {
-      asArray(at(data, part.at)).forEach((item, i) => {
-        if (!isRecord(item)) return;
-        const id = item[part.id] === undefined ? null : String(item[part.id]);
-        const label = item[part.label] === undefined ? id : String(item[part.label]);
-        for (const name of part.fields) add(name, item[name], `${g}#${i}`, part.dimension, id, label);
-      });
-      break;
-    }
-    case 'map': {
-      const map = at(data, part.at);
-      if (!isRecord(map)) break;
-      const labels = labelsOf(at(data, part.labels));
-      for (const [id, value] of Object.entries(map)) {
-        for (const [field, number] of leaves(value)) {
-          const parent = field.includes('.') ? field.slice(0, field.lastIndexOf('.')) : '';
-          add(field, number, `${g}#${id}:${parent}`, part.dimension, id, labels.get(id) ?? `#${id}`);
-        }
-      }
-      break;
-    }
-    case 'matrix': {
-      const matrix = at(data, part.at);
-      if (!isRecord(matrix)) break;
-      const outer = labelsOf(at(data, part.outerLabels));
-      const inner = labelsOf(at(data, part.innerLabels));
-      for (const [o, row] of Object.entries(matrix)) {
-        if (!isRecord(row)) continue;
-        for (const [i, value] of Object.entries(row)) {
-          const label = `${outer.get(o) ?? `#${o}`} | ${inner.get(i) ?? `#${i}`}`;
-          add(part.field, value, g, 'engine_intent', `${o}|${i}`, label);
-        }
-      }
-      break;
-    }
-    case 'grid': {
-      const series = at(data, part.at);
-      if (!isRecord(series)) break;
-      const categories = new Map<string, string>();
-      for (const item of asArray(at(data, part.categories))) {
-        if (isRecord(item)) categories.set(String(item.key), String(item.label ?? item.key));
-      }
-      const columns = asArray(at(data, part.columns)).map(String);
-      for (const [key, values] of Object.entries(series)) {
-        asArray(values).forEach((value, j) => {
-          const column = columns[j] ?? `#${j + 1}`;
-          const label = `${categories.get(key) ?? key} | ${column}`;
-          add(part.field, value, g, 'category', `${key}|${column}`, label);
-        });
-      }
-      break;
-    }
-  }
+  // The table's type pairs each shape with its reader; indexing it by a union loses that pairing.
+  const read = READERS[part.shape] as (part: MappingPart, reading: Reading) => void;
+  read(part, { data, g: `${index}`, context, add });
   return out;
 }
 

@@ -70,7 +70,8 @@ export function opsHistoryLines(view: Awaited<ReturnType<typeof opsHistory>>): s
   for (const s of view.schedules) {
     out.push(`  ${s.state.padEnd(9)} ${printable(s.report)}  ${printable(s.schedule)}`);
   }
-  out.push('', 'Skipped slots (newest first)');
+  // Slots skipped for max_delay, and runs a report left unsent (require_likely_change), with why.
+  out.push('', 'Skipped slots and runs (newest first)');
   if (view.skipped.length === 0) out.push('  none');
   for (const s of view.skipped) {
     out.push(`  ${s.at}  ${printable(s.job)}  from ${s.firstSlot}  ${printable(s.detail ?? '')}`);

@@ -35,7 +35,7 @@ export function register(program: Command): void {
     .description(
       "Recent sync passes and deliveries, one per destination (`email` or the channel's name: state, " +
         "attempts, last error, and per recipient: got it, deferred or refused with the server's reply), each " +
-        "report's state (active, paused, scheduled, ended), slots skipped for `max_delay`, each slot claimed " +
+        "report's state (active, paused, scheduled, ended), slots skipped for `max_delay` and runs left unsent by `require_likely_change`, each slot claimed " +
         '(job, slot, reason, outcome, the instance that ran it), the instances, and failure incidents with ' +
         'their notices.',
     )

@@ -3,7 +3,7 @@ import type { Config } from '../config/index.js';
 import { DEFAULT_LOCALE, isReportLocale, isTimeZone, REPORT_LOCALES } from '../config/locale-tags.js';
 import { ReportdError, TemplateError, UsageError } from '../errors/index.js';
 import { printable } from '../printable.js';
-import type { BatchItem, BatchSelection } from '../report/batch.js';
+import type { BatchItem, BatchSelection, renderBatch } from '../report/batch.js';
 import { REPORT_FORMATS, type ReportFormat } from '../report/formats.js';
 import { type PageSetup, parsePageSize } from '../report/page.js';
 import type { PdfRenderer } from '../report/pdf.js';
@@ -104,102 +104,121 @@ export function register(program: Command): void {
     .option('--page <size>', 'paper of the PDF: a4, letter or legal', 'a4')
     .option('--landscape', 'print the PDF in landscape')
     .option('--timezone <zone>', 'IANA time zone the dates are printed in', 'UTC')
-    .action(async (flags: RenderFlags) => {
-      const selection: BatchSelection = {
-        sets: idList(flags.set, '--set', ['all']) as BatchSelection['sets'],
-        runs: idList(flags.run, '--run', ['all', 'latest']) as BatchSelection['runs'],
-        account: flags.account,
-      };
-      const formats = parseFormats(flags.format);
-      const document = documentFlags(flags);
-      // Modules are loaded in the order a cold start needs them: the config, then puppeteer and
-      // Chromium's launch (the longest step), and only then the store, the model, Handlebars and the
-      // catalogs, which load and run while Chromium starts in its own process.
-      const { loadConfig } = await import('../config/load.js');
-      const config = loadConfig(flags.config);
-      const starting = formats.includes('pdf') ? startRenderer(config) : undefined;
-      // Awaited again below, where a launch that cannot start is said (once, after the store's errors).
-      await starting?.catch(() => undefined);
-      const [{ openStore }, { renderBatch, selectSnapshots }] = await Promise.all([
-        import('../store/db.js'),
-        import('../report/batch.js'),
-      ]);
-      let store: Store;
-      try {
-        store = await openStore(config.store, { mustExist: true });
-      } catch (error) {
-        await starting?.then(
-          (started) => started.close(),
-          () => undefined,
-        );
-        throw error;
-      }
-      let renderer: PdfRenderer | undefined;
-      const onSignal = (signal: NodeJS.Signals) => {
-        // Through `starting`: a signal during the launch still closes the browser being launched.
-        const closing = starting?.then((started) => started.close()) ?? Promise.resolve();
-        void closing
-          .catch(() => undefined)
-          .finally(async () => {
-            await store.close().catch(() => undefined);
-            process.exit(signal === 'SIGINT' ? 130 : 143);
-          });
-      };
-      process.once('SIGINT', onSignal);
-      process.once('SIGTERM', onSignal);
-      try {
-        // Every snapshot is looked up before anything renders: a typo fails fast and writes nothing.
-        let items: BatchItem[];
-        try {
-          items = await selectSnapshots(store, selection);
-        } catch (error) {
-          // The selection's error is the one said; the browser launched meanwhile is closed below.
-          renderer = await starting?.catch(() => undefined);
-          throw error;
-        }
-        renderer = await starting;
-        // One browser was started before the selection was known; a batch gets the rest of its pool
-        // now, while the first snapshot's HTML is built (a single report does not pay for a second).
-        renderer?.warmUp(items.length);
-        let failed = 0;
-        let fatal: unknown;
-        await renderBatch(
-          items,
-          {
-            formats,
-            outDir: flags.out ?? config.output.dir,
-            templatesDir: config.templates.dir,
-            ...document,
-            renderer,
-            concurrency: renderConcurrency(config),
-          },
-          ({ item, paths, error }) => {
-            for (const path of paths ?? []) process.stdout.write(`${path}\n`);
-            if (error === undefined) return;
-            failed++;
-            // A template that does not compile fails every snapshot alike: said once, at the end.
-            if (error instanceof TemplateError) {
-              fatal ??= error;
-              return;
-            }
-            const message = error instanceof Error ? error.message : String(error);
-            const { querySet, run } = item.snapshot;
-            process.stderr.write(
-              `reportd: query set ${querySet.id} run ${run.id}: ${printable(scrub(message))}\n`,
-            );
-          },
-        );
-        if (fatal) throw fatal;
-        if (failed > 0) {
-          throw new ReportdError(`${failed} of ${items.length} snapshots could not be rendered (see above)`);
-        }
-      } finally {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
-        await renderer?.close();
-        await store.close();
-      }
+    .action((flags: RenderFlags) => renderCommand(flags));
+}
+
+/** `render` itself: checks its flags, launches the browser while it opens the store, renders, closes. */
+async function renderCommand(flags: RenderFlags): Promise<void> {
+  const selection: BatchSelection = {
+    sets: idList(flags.set, '--set', ['all']) as BatchSelection['sets'],
+    runs: idList(flags.run, '--run', ['all', 'latest']) as BatchSelection['runs'],
+    account: flags.account,
+  };
+  const formats = parseFormats(flags.format);
+  const document = documentFlags(flags);
+  // Modules are loaded in the order a cold start needs them: the config, then puppeteer and
+  // Chromium's launch (the longest step), and only then the store, the model, Handlebars and the
+  // catalogs, which load and run while Chromium starts in its own process.
+  const { loadConfig } = await import('../config/load.js');
+  const config = loadConfig(flags.config);
+  const starting = formats.includes('pdf') ? startRenderer(config) : undefined;
+  // Awaited again below, where a launch that cannot start is said (once, after the store's errors).
+  await starting?.catch(() => undefined);
+  const [{ openStore }, { renderBatch, selectSnapshots }] = await Promise.all([
+    import('../store/db.js'),
+    import('../report/batch.js'),
+  ]);
+  let store: Store;
+  try {
+    store = await openStore(config.store, { mustExist: true });
+  } catch (error) {
+    await starting?.then(
+      (started) => started.close(),
+      () => undefined,
+    );
+    throw error;
+  }
+  let renderer: PdfRenderer | undefined;
+  const stopListening = closeOnSignal(starting, store);
+  try {
+    // Every snapshot is looked up before anything renders: a typo fails fast and writes nothing.
+    let items: BatchItem[];
+    try {
+      items = await selectSnapshots(store, selection);
+    } catch (error) {
+      // The selection's error is the one said; the browser launched meanwhile is closed below.
+      renderer = await starting?.catch(() => undefined);
+      throw error;
+    }
+    renderer = await starting;
+    // One browser was started before the selection was known; a batch gets the rest of its pool
+    // now, while the first snapshot's HTML is built (a single report does not pay for a second).
+    renderer?.warmUp(items.length);
+    await renderEach(renderBatch, items, {
+      formats,
+      outDir: flags.out ?? config.output.dir,
+      templatesDir: config.templates.dir,
+      ...document,
+      renderer,
+      concurrency: renderConcurrency(config),
     });
+  } finally {
+    stopListening();
+    await renderer?.close();
+    await store.close();
+  }
+}
+
+/**
+ * On SIGINT or SIGTERM the browser (through `starting`: one still launching too) and the store are
+ * closed and the process exits 130 or 143. Returns what stops listening.
+ */
+function closeOnSignal(starting: Promise<PdfRenderer> | undefined, store: Store): () => void {
+  const onSignal = (signal: NodeJS.Signals) => {
+    const closing = starting?.then((started) => started.close()) ?? Promise.resolve();
+    void closing
+      .catch(() => undefined)
+      .finally(async () => {
+        await store.close().catch(() => undefined);
+        process.exit(signal === 'SIGINT' ? 130 : 143);
+      });
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  return () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+}
+
+/**
+ * Renders the batch, printing each path as it is written; a snapshot that fails is said on stderr
+ * and the others go on. Then throws when any failed: a template error once (it fails every snapshot
+ * alike), else how many failed.
+ */
+async function renderEach(
+  batch: typeof renderBatch,
+  items: readonly BatchItem[],
+  options: Parameters<typeof renderBatch>[1],
+): Promise<void> {
+  let failed = 0;
+  let fatal: unknown;
+  await batch(items, options, ({ item, paths, error }) => {
+    for (const path of paths ?? []) process.stdout.write(`${path}\n`);
+    if (error === undefined) return;
+    failed++;
+    if (error instanceof TemplateError) {
+      fatal ??= error;
+      return;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    const { querySet, run } = item.snapshot;
+    process.stderr.write(`reportd: query set ${querySet.id} run ${run.id}: ${printable(scrub(message))}\n`);
+  });
+  if (fatal) throw fatal;
+  if (failed > 0) {
+    throw new ReportdError(`${failed} of ${items.length} snapshots could not be rendered (see above)`);
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config/load.js';
-import { afterSyncPass } from '../daemon/after-pass.js';
+import { type AfterPassDeps, afterSyncPass } from '../daemon/after-pass.js';
 import { createOutbox } from '../delivery/runtime.js';
 import { ReportdError, SyncIncompleteError } from '../errors/index.js';
 import { createLogger } from '../log.js';
@@ -42,74 +42,86 @@ export function register(program: Command): void {
       '--no-progress',
       'only the final line; without it a progress bar on a terminal, one line per snapshot otherwise',
     )
-    .action(async (flags: SyncFlags) => {
-      const config = loadConfig(flags.config);
-      const store = await openStore(config.store);
-      const controller = new AbortController();
-      // Ctrl+C stops cleanly: in-flight requests are aborted, every stored payload stays stored.
-      const stop = () => controller.abort(new ReportdError('interrupted'));
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-      const logger = createLogger({ level: config.log.level });
-      const progress = flags.progress === false ? undefined : progressPrinter(process.stderr);
-      // Leases and the shared budget are timed by the database's clock, as the daemons time them.
-      const clock = await storeClock(store, { logger });
-      try {
-        const summary = await runSync({
-          store,
-          clock,
-          accounts: config.accounts,
-          settings: config.sync,
-          signal: controller.signal,
-          logger,
-          onProgress: progress?.update,
-          // Said even with --no-progress: otherwise a waiting sync looks hung.
-          onWait: (message) => process.stderr.write(`reportd: ${printable(message)}\n`),
-        });
-        progress?.finish();
-        // The progress and summary lines are numbers only; the failure line (API text) is filtered by
-        // main.ts's reportFailure.
-        for (const gone of summary.goneSets) {
-          process.stderr.write(
-            `reportd: account ${printable(gone.account)}: query set ${gone.querySetId} not found (-132); marked gone and skipped\n`,
-          );
-        }
-        process.stdout.write(`${summaryLine(summary)}\n`);
-        // What the daemon does after a pass, through the same function: incidents (and their failure
-        // notices), `trigger: new_run` reports and alerts are queued, so a cron-driven `reportd sync` +
-        // `reportd deliver --pending` behaves like the daemon. Only queued: sending is the outbox's job.
-        const after = await afterSyncPass(
-          {
-            config,
-            store,
-            clock,
-            logger,
-            // No renderer: it only queues (the Message-IDs are fixed there) and needs no SMTP.
-            outbox: createOutbox(config, { store, clock, logger }),
-            watch: new IncidentWatch({ config, store, clock, logger }),
-          },
-          summary,
-          controller.signal,
-        );
-        const sends = '`reportd deliver --pending` or the daemon sends them';
-        if (after.reports > 0)
-          process.stdout.write(`reports: ${after.reports} message(s) queued; ${sends}\n`);
-        if (after.alerts > 0) process.stdout.write(`alerts: ${after.alerts} message(s) queued; ${sends}\n`);
-        if (after.notices) process.stdout.write(`failure notices: an incident opened or cleared; ${sends}\n`);
-        const failure = failureReason(summary);
-        if (failure) {
-          const error = new SyncIncompleteError(failure);
-          // 130 is what shells expect of a command stopped by Ctrl+C.
-          if (summary.aborted) error.exitCode = 130;
-          throw error;
-        }
-      } finally {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-        clock.close();
-        await store.close();
-      }
+    .action((flags: SyncFlags) => syncCommand(flags));
+}
+
+/** `sync` itself: one pass, its lines, what follows it queued; exit 1 (130 when stopped) when not all is stored. */
+async function syncCommand(flags: SyncFlags): Promise<void> {
+  const config = loadConfig(flags.config);
+  const store = await openStore(config.store);
+  const controller = new AbortController();
+  // Ctrl+C stops cleanly: in-flight requests are aborted, every stored payload stays stored.
+  const stop = () => controller.abort(new ReportdError('interrupted'));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  const logger = createLogger({ level: config.log.level });
+  const progress = flags.progress === false ? undefined : progressPrinter(process.stderr);
+  // Leases and the shared budget are timed by the database's clock, as the daemons time them.
+  const clock = await storeClock(store, { logger });
+  try {
+    const summary = await runSync({
+      store,
+      clock,
+      accounts: config.accounts,
+      settings: config.sync,
+      signal: controller.signal,
+      logger,
+      onProgress: progress?.update,
+      // Said even with --no-progress: otherwise a waiting sync looks hung.
+      onWait: (message) => process.stderr.write(`reportd: ${printable(message)}\n`),
     });
+    progress?.finish();
+    // The progress and summary lines are numbers only; the failure line (API text) is filtered by
+    // main.ts's reportFailure.
+    for (const gone of summary.goneSets) {
+      process.stderr.write(
+        `reportd: account ${printable(gone.account)}: query set ${gone.querySetId} not found (-132); marked gone and skipped\n`,
+      );
+    }
+    process.stdout.write(`${summaryLine(summary)}\n`);
+    await queueWhatFollows({ config, store, clock, logger }, summary, controller.signal);
+    const failure = failureReason(summary);
+    if (failure) {
+      const error = new SyncIncompleteError(failure);
+      // 130 is what shells expect of a command stopped by Ctrl+C.
+      if (summary.aborted) error.exitCode = 130;
+      throw error;
+    }
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    clock.close();
+    await store.close();
+  }
+}
+
+/**
+ * What the daemon does after a pass, through the same function: incidents (and their failure
+ * notices), `trigger: new_run` reports and alerts are queued, so a cron-driven `reportd sync` +
+ * `reportd deliver --pending` behaves like the daemon. Only queued: sending is the outbox's job.
+ */
+async function queueWhatFollows(
+  { config, store, clock, logger }: Pick<AfterPassDeps, 'config' | 'store' | 'clock' | 'logger'>,
+  summary: SyncSummary,
+  signal: AbortSignal,
+): Promise<void> {
+  const after = await afterSyncPass(
+    {
+      config,
+      store,
+      clock,
+      logger,
+      // No renderer: it only queues (the Message-IDs are fixed there) and needs no SMTP.
+      outbox: createOutbox(config, { store, clock, logger }),
+      watch: new IncidentWatch({ config, store, clock, logger }),
+    },
+    summary,
+    signal,
+  );
+  const sends = '`reportd deliver --pending` or the daemon sends them';
+  if (after.reports > 0) process.stdout.write(`reports: ${after.reports} message(s) queued; ${sends}\n`);
+  if (after.alerts > 0) process.stdout.write(`alerts: ${after.alerts} message(s) queued; ${sends}\n`);
+  if (after.notices) process.stdout.write(`failure notices: an incident opened or cleared; ${sends}\n`);
 }
 
 export function summaryLine(summary: SyncSummary): string {

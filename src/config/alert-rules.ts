@@ -34,19 +34,31 @@ function ruleIssues(rule: Raw, path: string): ConfigIssue[] {
   if (hasMetric === hasEvent)
     return [{ path, message: 'set metric (with change or value) or event, one of them' }];
   if (hasEvent) {
-    const extra = ['change', 'value', 'per', 'baseline', 'significant', 'compare_with'].filter(
-      (key) => rule[key] !== undefined,
-    );
+    const extra = [
+      'change',
+      'value',
+      'per',
+      'baseline',
+      'significant',
+      'compare_with',
+      'false_alarm_rate',
+      'for_runs',
+    ].filter((key) => rule[key] !== undefined);
     return extra.map((key) => ({ path: `${path}.${key}`, message: 'only with metric, not with event' }));
   }
   const issues: ConfigIssue[] = [];
   if ((rule.change === undefined) === (rule.value === undefined)) {
     issues.push({ path, message: 'set change or value (one of them) with metric' });
   }
-  for (const key of ['baseline', 'significant', 'compare_with']) {
+  for (const key of ['baseline', 'significant', 'compare_with', 'false_alarm_rate', 'for_runs']) {
     if (rule[key] !== undefined && rule.change === undefined)
       issues.push({ path: `${path}.${key}`, message: 'only with change' });
   }
+  if (rule.false_alarm_rate !== undefined && rule.significant === false)
+    issues.push({
+      path: `${path}.false_alarm_rate`,
+      message: 'not with significant: false (a rule that fires on every change judges nothing)',
+    });
   if (rule.compare_with !== undefined && rule.baseline === 'mean_of_last_4')
     issues.push({
       path: `${path}.compare_with`,

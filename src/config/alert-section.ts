@@ -28,6 +28,13 @@ const condition = (what: string, percentAllowed: boolean) =>
     )
     .describe(what);
 
+/**
+ * The default `false_alarm_rate` of a change rule. Chosen by simulation (test/alerts/noise-simulation.test.ts):
+ * a weekly rule on 15 figures, with nothing changing, fires about 0.5 times a year at 0.02 and more
+ * than once a year at 0.05.
+ */
+export const DEFAULT_FALSE_ALARM_RATE = 0.02;
+
 export const alertRule = z
   .strictObject({
     metric: z
@@ -67,7 +74,26 @@ export const alertRule = z
       .boolean()
       .default(true)
       .describe(
-        "With `change`: fire only when the change is beyond sampling noise (its 95 % interval, Newcombe's hybrid score method, excludes zero). `false` fires on any change that meets the condition, as before; metrics without a noise model (Life, ratios, counts) fire only with `false`. Default true.",
+        "With `change`: fire only on a likely change — judged against sampling noise (Newcombe's hybrid score interval) together with the other figures the rule watches in the run (Holm's procedure at `false_alarm_rate`). `false` fires on any change that meets the condition; metrics without a noise model (Life, ratios, counts, and shares whose answers the data does not give, such as per intent) fire only with `false`. Default true.",
+      ),
+    false_alarm_rate: z
+      .number()
+      .gt(0, { error: 'expected a rate above 0, e.g. 0.02' })
+      .max(0.2, {
+        error: 'expected a rate of at most 0.2 (a rule that fires on every fifth quiet run is no alert)',
+      })
+      .default(DEFAULT_FALSE_ALARM_RATE)
+      .describe(
+        `With \`change\`: the chance, per run, that the rule fires on any of the figures it watches when nothing changed (its family-wise error rate; the figures of one run are judged together with Holm's procedure). Default ${DEFAULT_FALSE_ALARM_RATE}: a weekly rule on 15 figures then raises about one false alert in two years.`,
+      ),
+    for_runs: z
+      .number()
+      .refine(Number.isInteger, { error: 'expected a whole number of runs, e.g. 2' })
+      .refine((n) => n >= 1, { error: 'expected at least 1 run' })
+      .refine((n) => n <= 12, { error: 'expected at most 12 runs' })
+      .default(1)
+      .describe(
+        'With `change`: fire only when the change persists — each of the last N runs, measured against the run before the first of them, meets the condition and is a likely change. A step that stays fires once, on the Nth run after it; a blip that reverts never does. Default 1 (fire on the first run).',
       ),
     event: z
       .enum(['new_error', 'competitor_overtakes', 'classification_change'])

@@ -276,6 +276,20 @@ export const report = z
       .describe(
         'What the headline cards (PDF, email, digest) compare with: `previous` (the run before), `N runs` (e.g. `4 runs`: the run 4 stored runs back) or `N weeks` / `N days` (the stored run nearest that calendar offset, e.g. `52 weeks`; when none is stored that old the card says "no stored run that old" and shows no change). Default previous.',
       ),
+    false_discovery_rate: z
+      .number()
+      .gt(0, { error: 'expected a rate above 0, e.g. 0.05' })
+      .max(0.2, { error: 'expected a rate of at most 0.2' })
+      .default(0.05)
+      .describe(
+        'The false discovery rate a document holds its changes to: the PDF, workbook and email (each set of a digest apart) judge their changes together with Benjamini–Hochberg at this rate, half of it reserved for the headline presence figures, and call a change likely only then. Default 0.05.',
+      ),
+    require_likely_change: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Deliver only runs with at least one likely change in their report (a digest: in any of its sets); a run without one is not sent and `reportd history` lists it as skipped, with why. Default false: every run is sent.',
+      ),
     page: z
       .strictObject({
         size: z

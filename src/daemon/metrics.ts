@@ -1,4 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config/index.js';
 import type { Store } from '../store/db.js';
 import {
   countDeliveriesByDestination,
@@ -7,6 +9,7 @@ import {
 } from '../store/deliveries.js';
 import { driftedEndpoints } from '../store/payloads.js';
 import { countSnapshotsByState } from '../store/snapshot-counts.js';
+import { accountBudget } from '../sync/account-budget.js';
 
 /**
  * Prometheus metrics of one daemon, on its own Registry (never prom-client's global one, so two
@@ -35,6 +38,50 @@ const SNAPSHOT_STATES = ['pending', 'partial', 'settled', 'complete'] as const;
 export function createMetrics(sources: MetricsSources): DaemonMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  // Registered in the order /metrics lists them: the counters, then the gauges read at scrape time.
+  const counters = eventCounters(registry);
+  new Gauge({
+    name: 'reportd_channel_deliveries',
+    help: 'Outbox deliveries by destination (email or the channel name) and state.',
+    labelNames: ['channel', 'state'] as const,
+    registers: [registry],
+    async collect() {
+      const rows = await countDeliveriesByDestination(sources.store);
+      this.reset();
+      for (const row of rows) {
+        this.set({ channel: row.destination, state: row.state }, row.n);
+      }
+    },
+  });
+  const renderSeconds = new Histogram({
+    name: 'reportd_render_duration_seconds',
+    help: 'Time to render the files of one delivery (PDF and workbook), in seconds.',
+    buckets: [0.5, 1, 2, 5, 10, 20, 30, 60, 120],
+    registers: [registry],
+  });
+  budgetGauges(registry, sources.budgets);
+  storeGauges(registry, sources.store);
+  return { registry, ...counters, renderSeconds };
+}
+
+/**
+ * The daemon's metrics for a config: the budgets' gauges read each account's window as the sync
+ * sees it.
+ */
+export function configMetrics(config: Config, store: Store, clock: Clock): DaemonMetrics {
+  return createMetrics({
+    store,
+    budgets: () =>
+      config.accounts.map((account) => {
+        // The sync's own builder: the same options for the key, whichever of the two asks first.
+        const budget = accountBudget(account, { store, clock });
+        return { account: account.name, used: budget.usedInWindow(), limit: budget.requests };
+      }),
+  });
+}
+
+/** What this process counts as it happens: API requests, sync passes, delivery attempts. */
+function eventCounters(registry: Registry) {
   const apiRequests = new Counter({
     name: 'reportd_api_requests_total',
     help: 'Integration API requests by outcome (ok, rate_limited, transient, not_authorized, ...).',
@@ -59,25 +106,10 @@ export function createMetrics(sources: MetricsSources): DaemonMetrics {
     labelNames: ['channel', 'result'] as const,
     registers: [registry],
   });
-  new Gauge({
-    name: 'reportd_channel_deliveries',
-    help: 'Outbox deliveries by destination (email or the channel name) and state.',
-    labelNames: ['channel', 'state'] as const,
-    registers: [registry],
-    async collect() {
-      const rows = await countDeliveriesByDestination(sources.store);
-      this.reset();
-      for (const row of rows) {
-        this.set({ channel: row.destination, state: row.state }, row.n);
-      }
-    },
-  });
-  const renderSeconds = new Histogram({
-    name: 'reportd_render_duration_seconds',
-    help: 'Time to render the files of one delivery (PDF and workbook), in seconds.',
-    buckets: [0.5, 1, 2, 5, 10, 20, 30, 60, 120],
-    registers: [registry],
-  });
+  return { apiRequests, syncPasses, deliveryAttempts, channelAttempts };
+}
+
+function budgetGauges(registry: Registry, budgets: MetricsSources['budgets']): void {
   new Gauge({
     name: 'reportd_budget_in_use',
     help: 'API requests counted in the current rate-limit window, per account.',
@@ -85,7 +117,7 @@ export function createMetrics(sources: MetricsSources): DaemonMetrics {
     registers: [registry],
     collect() {
       this.reset();
-      for (const b of sources.budgets?.() ?? []) this.set({ account: b.account }, b.used);
+      for (const b of budgets?.() ?? []) this.set({ account: b.account }, b.used);
     },
   });
   new Gauge({
@@ -95,16 +127,20 @@ export function createMetrics(sources: MetricsSources): DaemonMetrics {
     registers: [registry],
     collect() {
       this.reset();
-      for (const b of sources.budgets?.() ?? []) this.set({ account: b.account }, b.limit);
+      for (const b of budgets?.() ?? []) this.set({ account: b.account }, b.limit);
     },
   });
+}
+
+/** Counts that live in the store, read at scrape time (see DaemonMetrics). */
+function storeGauges(registry: Registry, store: Store): void {
   new Gauge({
     name: 'reportd_snapshots',
     help: 'Stored snapshots by state.',
     labelNames: ['state'] as const,
     registers: [registry],
     async collect() {
-      const counts = await countSnapshotsByState(sources.store);
+      const counts = await countSnapshotsByState(store);
       for (const state of SNAPSHOT_STATES) this.set({ state }, counts.get(state) ?? 0);
     },
   });
@@ -114,7 +150,7 @@ export function createMetrics(sources: MetricsSources): DaemonMetrics {
     labelNames: ['endpoint'] as const,
     registers: [registry],
     async collect() {
-      const drifted = await driftedEndpoints(sources.store);
+      const drifted = await driftedEndpoints(store);
       this.reset();
       for (const d of drifted) this.set({ endpoint: d.endpoint }, d.snapshots);
     },
@@ -125,9 +161,8 @@ export function createMetrics(sources: MetricsSources): DaemonMetrics {
     labelNames: ['state'] as const,
     registers: [registry],
     async collect() {
-      const counts = await countDeliveriesByState(sources.store);
+      const counts = await countDeliveriesByState(store);
       for (const state of DELIVERY_STATES) this.set({ state }, counts[state]);
     },
   });
-  return { registry, apiRequests, syncPasses, deliveryAttempts, channelAttempts, renderSeconds };
 }

@@ -1,5 +1,5 @@
 import type { DueReport } from '../delivery/due.js';
-import { enqueueDigestOf, type LatestRun, latestRuns } from '../delivery/due.js';
+import { enqueueDigestOf, type LatestRun, latestRuns, worthSending } from '../delivery/due.js';
 import type { Outbox } from '../delivery/outbox.js';
 import type { Store } from '../store/db.js';
 import type { EnqueueResult } from '../store/deliveries.js';
@@ -44,7 +44,7 @@ export async function enqueueNewRuns(
       // of a "new run" report expect each one, not only the newest when two land between syncs. A
       // set that appears after the first evaluation is new data too: its newest run is sent.
       const runs = previous ? await reportableRunsSince(store, run, previous) : [run];
-      for (const each of runs) {
+      for (const each of await worthSending(store, report, runs, {})) {
         results.push(
           ...(await outbox.enqueueAll({
             report: report.name,
@@ -60,7 +60,8 @@ export async function enqueueNewRuns(
   // A digest is enqueued once per evaluation, after the sync pass: a pass that stored three new runs
   // sends one message covering them all, not three.
   if (seen && digest && anyNewer) {
-    results.push(...(await enqueueDigestOf(outbox, store, report.name, latest)));
+    const runs = await worthSending(store, report, latest, {});
+    if (runs.length > 0) results.push(...(await enqueueDigestOf(outbox, store, report.name, runs)));
   }
   await setJobCursor(store, job, next);
   return results;

@@ -4,11 +4,14 @@ import { type Logger, silentLogger } from '../log.js';
 import { holderName as workerName } from '../queue/holder.js';
 import { durationMs, type Lifecycle, latestSlot, nextSlot } from '../schedule/lifecycle.js';
 import type { Store } from '../store/db.js';
-import { getJobSlot, latestClaimedSlot, type SlotReason } from '../store/job-slots.js';
-import { getJobState, initJobSlot, recordJobEnd, recordJobStart } from '../store/job-state.js';
+import { getJobSlot, latestClaimedSlot } from '../store/job-slots.js';
+import { getJobState, initJobSlot } from '../store/job-state.js';
 import { recordSkippedSlots } from '../store/schedule-events.js';
+import { type JobContext, type JobDefinition, JobRuns, type JobSlot } from './job-runs.js';
 import { loopRetryMs, RoleHealth } from './role-health.js';
-import { SlotClaims as Claims, lostClaimMessage, type SlotClaims, type SlotHold } from './slot-claims.js';
+import { SlotClaims as Claims, lostClaimMessage, type SlotClaims } from './slot-claims.js';
+
+export type { JobContext, JobDefinition } from './job-runs.js';
 
 /**
  * Runs the daemon's jobs: the sync on `sync.schedule`, cron reports in their own timezones, and
@@ -43,43 +46,6 @@ import { SlotClaims as Claims, lostClaimMessage, type SlotClaims, type SlotHold 
  *   missed while the daemon was down. The start-up run (`runAtStart`) runs again then too.
  */
 
-export interface JobContext {
-  /** The slot this run is for (the cron instant), or the start time for catch-up and `runNow`. */
-  slot: number;
-  reason: 'schedule' | 'catch-up' | 'takeover' | 'start' | 'manual';
-  signal: AbortSignal;
-}
-
-export interface JobDefinition {
-  name: string;
-  /** Absent for trigger-only jobs. */
-  cron?: string;
-  /** IANA timezone the cron is read in (default UTC). */
-  timezone?: string;
-  /** Also run once at start-up (the sync: /readyz and the reports want fresh data). */
-  runAtStart?: boolean;
-  /** Active window and `max_delay` (config `lifecycleFields`); default always active, no limit. */
-  lifecycle?: Lifecycle;
-  /** The daemon role the job belongs to, as /readyz names it (default `scheduler`). */
-  role?: string;
-  /**
-   * A run that throws is not recorded as a failed slot but handed to the loop, which backs off and
-   * runs the slot again as a missed one (the report jobs: an enqueue fails only when the store does,
-   * and enqueueing twice is harmless).
-   */
-  retryOnError?: boolean;
-  run(context: JobContext): Promise<void>;
-}
-
-interface JobSlot {
-  def: JobDefinition;
-  cron?: string;
-  running?: Promise<boolean>;
-  again?: Promise<boolean>;
-  /** A slot a peer claimed and has not finished: taken over if its lease lapses. */
-  watch?: { slot: number; until: number };
-}
-
 // setTimeout cannot wait longer than ~24.8 days; monthly and yearly crons sleep in steps.
 const MAX_SLEEP_MS = 24 * 3_600_000;
 const ALWAYS: Lifecycle = { enabled: true };
@@ -92,6 +58,7 @@ export class Scheduler {
   private readonly logger: Logger;
   private readonly claims: SlotClaims;
   private readonly health: RoleHealth;
+  private readonly runs: JobRuns;
   private closing?: Promise<void>;
 
   constructor(
@@ -119,6 +86,13 @@ export class Scheduler {
     });
     // Every job's sleep and run listens on this one signal; more than 10 is expected, not a leak.
     setMaxListeners(0, this.abort.signal);
+    this.runs = new JobRuns({
+      store: options.store,
+      clock: this.clock,
+      logger: this.logger,
+      claims: this.claims,
+      signal: this.abort.signal,
+    });
   }
 
   add(def: JobDefinition): void {
@@ -140,7 +114,7 @@ export class Scheduler {
   runNow(name: string, reason: JobContext['reason'] = 'manual'): Promise<void> {
     const job = this.jobs.get(name);
     if (!job) throw new Error(`unknown job ${name}`);
-    return this.exclusive(job, this.clock.now(), reason, false).then(() => undefined);
+    return this.runs.exclusive(job, this.clock.now(), reason, false).then(() => undefined);
   }
 
   /** When each cron job fires next (for logs and tests). */
@@ -239,9 +213,9 @@ export class Scheduler {
             ? 'running once for slots missed while the store failed'
             : 'running once for slots missed while stopped',
         );
-        ran = (await this.exclusive(job, started, 'catch-up', true, newest)) !== false;
+        ran = (await this.runs.exclusive(job, started, 'catch-up', true, newest)) !== false;
       }
-      if (!ran && job.def.runAtStart) await this.exclusive(job, started, 'start', true);
+      if (!ran && job.def.runAtStart) await this.runs.exclusive(job, started, 'start', true);
       if (!job.cron) return;
       let cursor = this.clock.now();
       slots: while (!signal.aborted) {
@@ -266,7 +240,7 @@ export class Scheduler {
         }
         // The slot came: no deadline while it runs (a sync pass may rightly take many minutes).
         this.health.expect(name, role, undefined);
-        await this.exclusive(job, slot, 'schedule', true, slot);
+        await this.runs.exclusive(job, slot, 'schedule', true, slot);
         recovered();
         // Slots that passed during a long run are skipped, not queued.
         cursor = Math.max(slot, this.clock.now());
@@ -307,117 +281,7 @@ export class Scheduler {
     if (!row || row.finished_at !== null) return false;
     if (((await latestClaimedSlot(this.options.store, name)) ?? watch.slot) > watch.slot) return false;
     if (lifecycle.max_delay && this.clock.now() - watch.slot > durationMs(lifecycle.max_delay)) return false;
-    return this.exclusive(job, watch.slot, 'takeover', true, watch.slot);
-  }
-
-  /**
-   * Runs the job unless it runs here already. Resolves false when a peer has the slot (`claimKey`
-   * names the slot to claim first; without it nothing is claimed).
-   */
-  private exclusive(
-    job: JobSlot,
-    slot: number,
-    reason: JobContext['reason'],
-    recordSlot: boolean,
-    claimKey?: number,
-  ): Promise<boolean> {
-    if (job.running) {
-      if (reason === 'schedule' || reason === 'takeover') {
-        // Left unclaimed, so a daemon that is free can run it.
-        this.logger.warn({ job: job.def.name }, 'slot skipped: the previous run is still going');
-        return job.running;
-      }
-      job.again ??= job.running.then((): Promise<boolean> => {
-        job.again = undefined;
-        return this.exclusive(job, this.clock.now(), reason, recordSlot, claimKey);
-      });
-      return job.again;
-    }
-    const run = this.fire(job, slot, reason, recordSlot, claimKey).finally(() => {
-      job.running = undefined;
-    });
-    job.running = run;
-    return run;
-  }
-
-  private async fire(
-    job: JobSlot,
-    slot: number,
-    reason: JobContext['reason'],
-    recordSlot: boolean,
-    claimKey: number | undefined,
-  ): Promise<boolean> {
-    const { store } = this.options;
-    const { name } = job.def;
-    const signal = this.abort.signal;
-    if (signal.aborted) return true;
-    const log = this.logger.child({ job: name, reason, slot: new Date(slot).toISOString() });
-    let hold: SlotHold | undefined;
-    if (claimKey !== undefined) {
-      // Only the three slot reasons ever come with a key (start-up and manual runs claim nothing).
-      const claimReason: SlotReason = reason === 'catch-up' || reason === 'takeover' ? reason : 'schedule';
-      const claim = await this.claims.claim(name, claimKey, claimReason);
-      if (!claim.won) {
-        log.info({ instance: claim.held.instance }, lostClaimMessage(claim.held, claim.busy));
-        if (claim.held.finished_at === null && claim.held.slot_at === claimKey) {
-          job.watch = { slot: claimKey, until: claim.held.lease_until };
-        }
-        return false;
-      }
-      hold = claim.hold;
-    }
-    try {
-      await recordJobStart(store, name, this.clock.now());
-      log.info('job started');
-      await this.runAndRecord(job, slot, reason, recordSlot, hold, log);
-    } catch (error) {
-      // The store failed under the run's bookkeeping (or a `retryOnError` job): the slot is left
-      // unfinished for the loop's catch-up, and its lease stops being renewed (best effort: the
-      // store may not take even that write; the lease then lapses on its own).
-      await hold?.finish('interrupted').catch(() => {});
-      throw error;
-    }
-    return true;
-  }
-
-  private async runAndRecord(
-    job: JobSlot,
-    slot: number,
-    reason: JobContext['reason'],
-    recordSlot: boolean,
-    hold: SlotHold | undefined,
-    log: Logger,
-  ): Promise<void> {
-    const { store } = this.options;
-    const { name } = job.def;
-    const signal = this.abort.signal;
-    let failure: unknown;
-    try {
-      await job.def.run({ slot, reason, signal });
-    } catch (error) {
-      failure = error;
-    }
-    if (failure !== undefined && signal.aborted) {
-      await hold?.finish('interrupted').catch(() => {});
-      log.warn('job interrupted by shutdown; it runs again at the next start');
-      return;
-    }
-    // Thrown to the loop, which backs off and runs the slot again as a missed one.
-    if (failure !== undefined && job.def.retryOnError) throw failure;
-    const message = failure === undefined ? undefined : ((failure as Error).message ?? String(failure));
-    await recordJobEnd(store, name, {
-      at: this.clock.now(),
-      slot: recordSlot ? slot : undefined,
-      outcome: failure === undefined ? 'ok' : 'failed',
-      ...(message === undefined ? {} : { error: message }),
-    });
-    if (failure === undefined) {
-      await hold?.finish('ok');
-      log.info('job finished');
-    } else {
-      await hold?.finish('failed', message);
-      log.error({ err: failure }, 'job failed');
-    }
+    return this.runs.exclusive(job, watch.slot, 'takeover', true, watch.slot);
   }
 }
 

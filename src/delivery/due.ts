@@ -3,6 +3,7 @@ import { type EnqueueResult, findDelivery } from '../store/deliveries.js';
 import { coveredBefore, findDigest, pairKey } from '../store/digest-deliveries.js';
 import { listQuerySets } from '../store/query-sets.js';
 import { findSnapshot } from '../store/snapshots.js';
+import { withLikelyChange } from './likely-change.js';
 import type { Outbox } from './outbox.js';
 
 /**
@@ -17,6 +18,37 @@ export interface DueReport {
   query_sets: 'all' | readonly number[];
   /** `digest` (default): one message across the sets; `per_set`: one message per set and run. */
   mode?: 'digest' | 'per_set';
+  /** Send only runs with a likely change in their report (likely-change.ts); with what it compares. */
+  require_likely_change?: boolean;
+  compare_with?: string;
+  false_discovery_rate?: number;
+}
+
+/** How an enqueue may be asked: `force` sends again (and past `require_likely_change`); `skipped` collects why runs were left out. */
+export interface EnqueueOptions {
+  force?: boolean;
+  skipped?: string[];
+  /** When the decision is made (epoch ms), for the `history` row of a skip. */
+  now?: number;
+}
+
+/**
+ * The runs of `report` worth sending: all of them, unless `require_likely_change` leaves out those
+ * without a likely change (recorded in `history`; `force` sends them anyway).
+ */
+export async function worthSending(
+  store: Store,
+  report: DueReport,
+  runs: readonly LatestRun[],
+  options: EnqueueOptions,
+): Promise<LatestRun[]> {
+  if (options.force) return [...runs];
+  const filtered = await withLikelyChange(store, report, runs, {
+    digest: report.mode !== 'per_set',
+    now: options.now ?? Date.now(),
+  });
+  options.skipped?.push(...filtered.skipped);
+  return filtered.runs;
 }
 
 export interface LatestRun {
@@ -72,10 +104,10 @@ export async function enqueueDue(
   store: Store,
   report: DueReport,
   accounts: readonly { name: string }[],
-  options: { force?: boolean } = {},
+  options: EnqueueOptions = {},
 ): Promise<EnqueueResult[]> {
   if (report.mode === 'per_set') return enqueueLatest(outbox, store, report, accounts, options);
-  const runs = await latestRuns(store, report, accounts);
+  const runs = await worthSending(store, report, await latestRuns(store, report, accounts), options);
   if (runs.length === 0) return [];
   return enqueueDigestOf(outbox, store, report.name, runs, options);
 }
@@ -131,10 +163,10 @@ export async function enqueueLatest(
   store: Store,
   report: DueReport,
   accounts: readonly { name: string }[],
-  options: { force?: boolean } = {},
+  options: EnqueueOptions = {},
 ): Promise<EnqueueResult[]> {
   const results: EnqueueResult[] = [];
-  for (const run of await latestRuns(store, report, accounts)) {
+  for (const run of await worthSending(store, report, await latestRuns(store, report, accounts), options)) {
     results.push(
       ...(await outbox.enqueueAll(
         { report: report.name, querySetId: run.querySetId, runId: run.runId, account: run.account },

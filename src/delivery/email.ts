@@ -54,6 +54,10 @@ export interface HeadlineKpi {
   label: string;
   value: string;
   delta: string;
+  /** The judged change's interval as it is ("−12.5 to −4.6 pts"); absent when not judged. */
+  interval?: string;
+  /** `likely` or `unclear` (no clear change); absent when not judged. */
+  verdict?: 'likely' | 'unclear';
   arrow: string;
   good: boolean;
   bad: boolean;
@@ -72,6 +76,8 @@ export interface DigestEmailSet {
   kpis: HeadlineKpi[];
   /** The story of this set's run, as the digest's portfolio page prints it; none for a repeated run. */
   story?: string[];
+  /** The footnote on this set's judged changes (headline.ts `noiseNote`); none when nothing was judged. */
+  noiseNote?: string | undefined;
 }
 
 export interface EmailContent {
@@ -84,6 +90,8 @@ export interface EmailContent {
   /** The report's story of the run (3–5 sentences, report/model/story.ts); a digest has one per set. */
   story?: string[];
   summary?: string;
+  /** The footnote on the judged changes (headline.ts `noiseNote`); none when nothing was judged. */
+  noiseNote?: string | undefined;
   files: ReportFile[];
 }
 
@@ -142,6 +150,7 @@ export async function composeEmail(options: ComposeOptions): Promise<Mail.Option
     kpis: content.kpis,
     story: content.story ?? [],
     summary: content.summary,
+    noiseNote: content.noiseNote,
     digest: content.digest,
     setCount: content.digest?.sets.length ?? 1,
     attached,

@@ -1,7 +1,8 @@
-import { reportLocale } from '../locale/locale.js';
+import { reportLocale, t, withLocale } from '../locale/locale.js';
 import type { KpiView } from '../report/model/common.js';
 import type { ReportModel } from '../report/model/index.js';
 import type { Available } from '../report/model/payloads.js';
+import { familyLine } from '../report/noise-view.js';
 import type { StoredSnapshot } from '../store/snapshots.js';
 import type { DigestEmailSet, EmailContent, HeadlineKpi, ReportFile } from './email.js';
 
@@ -33,12 +34,26 @@ export function headlineKpis(model: ReportModel): HeadlineKpi[] {
         value,
         // Against an older run (`compare_with`) the email says which, or that none is stored that old.
         delta: versus ? (delta.available ? `${delta.text} ${versus}` : versus) : delta.text,
+        ...(delta.interval ? { interval: delta.interval } : {}),
+        ...(delta.verdict ? { verdict: delta.verdict } : {}),
         arrow: delta.arrow,
         good: delta.tone === 'good',
         bad: delta.tone === 'bad',
       },
     ];
   });
+}
+
+/**
+ * The email's footnote on its judged changes, as the PDF's: what an interval is, and once how many
+ * changes the report judged together. The email quotes the report's verdicts (the same model), so
+ * its headline and story never disagree with the PDF attached to it. None when nothing was judged.
+ */
+export function noiseNote(model: ReportModel): string | undefined {
+  if (model.judged.size === 0) return undefined;
+  return withLocale(reportLocale(model.cover.locale, model.cover.timeZone), () =>
+    `${t('delta.noiseFootnote')} ${familyLine(model.judged)}`.trim(),
+  );
 }
 
 /** The overview summary as one short paragraph (the PDF has the full text). */
@@ -67,6 +82,7 @@ export function emailContentFor(
     kpis: headlineKpis(model),
     story: model.story,
     summary: headlineSummary(model),
+    noiseNote: noiseNote(model),
     files,
   };
 }
@@ -95,10 +111,13 @@ export function digestEmailContent(
     kpis: headlineKpis(model),
     // Old news for a run an earlier message carried: its note says so instead.
     ...(repeated ? {} : { story: model.story }),
+    noiseNote: noiseNote(model),
   }));
   return {
     ...emailContentFor(first.snapshot, first.model, files),
     summary: undefined,
+    // Each set's section says its own (DigestEmailSet.noiseNote).
+    noiseNote: undefined,
     digest: { sets: digestSets, period },
   };
 }

@@ -10,6 +10,7 @@ import {
   typedCell,
   viewsSql,
 } from './load-target.js';
+import type { ExportTable } from './tables.js';
 
 /**
  * A schema of the analyst's PostgreSQL as a load target (`reportd export --to postgres://…`). One
@@ -39,7 +40,7 @@ export function postgresTarget(url: string, schema: string): LoadTarget {
   } catch {
     // Not a URL: the connection fails below and says so.
   }
-  const qualify = (n: string) => `${pg.escapeIdentifier(schema)}.${pg.escapeIdentifier(n)}`;
+  const qualify = qualifier(schema);
   let client: pg.Client | undefined;
   let open = false;
   const db = () => {
@@ -54,11 +55,7 @@ export function postgresTarget(url: string, schema: string): LoadTarget {
       await client.connect();
       await client.query('BEGIN');
       open = true;
-      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`reportd-load:${schema}`]);
-      await client.query(`CREATE SCHEMA IF NOT EXISTS ${pg.escapeIdentifier(schema)}`);
-      for (const table of tables) await client.query(createTableSql(table, qualify, 'TEXT'));
-      await client.query(createLoadsSql(qualify, 'TEXT'));
-      for (const view of viewsSql(qualify)) await client.query(view);
+      await prepareSchema(client, schema, tables);
     },
     async loadedRuns() {
       const found = await rows(`SELECT DISTINCT account, query_set_id, run_id FROM ${qualify('runs')}`);
@@ -76,24 +73,7 @@ export function postgresTarget(url: string, schema: string): LoadTarget {
       return found.length === 0 ? null : Number(found[0]![0]);
     },
     async insert(table) {
-      const width = table.columns.length;
-      const batch = Math.max(1, Math.floor(MAX_PARAMS / width));
-      const columns = table.columns.map((c) => pg.escapeIdentifier(c.name)).join(', ');
-      for (let start = 0; start < table.rows.length; start += batch) {
-        const chunk = table.rows.slice(start, start + batch);
-        const values: unknown[] = [];
-        const tuples = chunk.map((row) => {
-          const marks = table.columns.map((column, i) => {
-            values.push(typedCell(row[i], column.type));
-            return `$${values.length}`;
-          });
-          return `(${marks.join(', ')})`;
-        });
-        await db().query(
-          `INSERT INTO ${qualify(table.name)} (${columns}) VALUES ${tuples.join(', ')}`,
-          values,
-        );
-      }
+      await insertBatched(db, qualify(table.name), table);
     },
     async recordLoad(record) {
       const values = loadRow(record);
@@ -113,4 +93,45 @@ export function postgresTarget(url: string, schema: string): LoadTarget {
       client = undefined;
     },
   };
+}
+
+/** `"schema"."name"`: a table or view of the target's schema, quoted. */
+function qualifier(schema: string): (name: string) => string {
+  return (n) => `${pg.escapeIdentifier(schema)}.${pg.escapeIdentifier(n)}`;
+}
+
+/**
+ * Inside the load's transaction: takes the schema's advisory lock (a second load waits here), then
+ * creates the schema, its tables, `_loads` and the views where missing.
+ */
+async function prepareSchema(
+  client: pg.Client,
+  schema: string,
+  tables: readonly ExportTable[],
+): Promise<void> {
+  const qualify = qualifier(schema);
+  await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`reportd-load:${schema}`]);
+  await client.query(`CREATE SCHEMA IF NOT EXISTS ${pg.escapeIdentifier(schema)}`);
+  for (const table of tables) await client.query(createTableSql(table, qualify, 'TEXT'));
+  await client.query(createLoadsSql(qualify, 'TEXT'));
+  for (const view of viewsSql(qualify)) await client.query(view);
+}
+
+/** Appends a table's rows to `target` in as few INSERTs as the parameter cap allows. */
+async function insertBatched(db: () => pg.Client, target: string, table: ExportTable): Promise<void> {
+  const width = table.columns.length;
+  const batch = Math.max(1, Math.floor(MAX_PARAMS / width));
+  const columns = table.columns.map((c) => pg.escapeIdentifier(c.name)).join(', ');
+  for (let start = 0; start < table.rows.length; start += batch) {
+    const chunk = table.rows.slice(start, start + batch);
+    const values: unknown[] = [];
+    const tuples = chunk.map((row) => {
+      const marks = table.columns.map((column, i) => {
+        values.push(typedCell(row[i], column.type));
+        return `$${values.length}`;
+      });
+      return `(${marks.join(', ')})`;
+    });
+    await db().query(`INSERT INTO ${target} (${columns}) VALUES ${tuples.join(', ')}`, values);
+  }
 }

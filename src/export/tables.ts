@@ -94,9 +94,10 @@ async function querySetsTable(store: Store, snapshots: readonly DerivedSnapshot[
 }
 
 /**
- * Each run's changes against the run stored before it, with the noise model's verdict: the interval
- * of the change in points, the answers behind each side and where that n came from (README, "How
- * noise is judged"), and the metric's readable name in `label`.
+ * Each run's changes against the run stored before it, with the noise model's verdict: each run's
+ * changes judged as one family (its p, its adjusted q, the family's size), the interval of the change
+ * in points at the level that agrees with the verdict, the answers behind each side and where that n
+ * came from (docs/analysing-data.md, "How noise is judged"), and the metric's readable name in `label`.
  */
 export const METRIC_CHANGE_EXPORT: readonly ExportColumn[] = [
   col('account'),
@@ -118,9 +119,13 @@ export const METRIC_CHANGE_EXPORT: readonly ExportColumn[] = [
   col('change', 'double'),
   col('interval_low', 'double'),
   col('interval_high', 'double'),
+  col('interval_level', 'double'),
   col('n_before', 'integer'),
   col('n_after', 'integer'),
   col('n_source'),
+  col('p', 'double'),
+  col('q', 'double'),
+  col('family_size', 'integer'),
   col('significance'),
 ];
 
@@ -159,6 +164,8 @@ export async function exportTablesOf(
         ...c,
         interval_low: c.low,
         interval_high: c.high,
+        interval_level: c.level,
+        family_size: c.familySize,
         n_before: c.nBefore,
         n_after: c.nAfter,
         n_source: c.nSource,

@@ -1,13 +1,14 @@
 import type { Store } from '../store/db.js';
 import { type DerivedSnapshot, derivedSnapshots, metricValuesOf } from '../store/metric-reads.js';
-import { compareRuns, type MetricChange } from './changes.js';
+import type { MetricChange } from './changes.js';
 import { metricName } from './metric-names.js';
+import { compareRuns } from './row-changes.js';
 import type { SetDetails } from './sample-sizes.js';
 
 /**
  * The store side of the noise model: each selected run's changes against the run stored before it
- * (the previous run of its set, selected or not), as the export's `metric_changes` table and the
- * movers read them. Reads the store only.
+ * (the previous run of its set, selected or not), each run's changes judged as one family, as the
+ * export's `metric_changes` table reads them. Reads the store only.
  */
 
 export interface RunChange extends MetricChange {

@@ -4,7 +4,7 @@ import type { MetricUnit } from '../api/field-units.js';
  * How many answers stand behind each share of a run, read from the run's own rows (the metrics layer
  * copies every count the payloads carry). A share is only as certain as the number of answers it was
  * counted on, and the API does not send that number beside each share, so it is derived here — one
- * place, documented in the README's "How noise is judged" table:
+ * place, documented in docs/analysing-data.md ("Which figures are judged, on which n"):
  *
  * | base              | what it counts                         | where it comes from (first found)              |
  * |-------------------|----------------------------------------|------------------------------------------------|
@@ -12,16 +12,18 @@ import type { MetricUnit } from '../api/field-units.js';
  * |                   |                                        | `market.data` `totalResponses.current`;        |
  * |                   |                                        | set details `queries_count` × engines          |
  * | `brandAnswers`    | answers naming the brand               | `presence.position-distribution` `totalAnswers`|
- * | `brandedResponses`| answers naming any brand (share of voice)| `market.data` `responsesWithBrands.current`  |
- * | `citations`       | cited sources                          | sum of `scout.source-landscape` `citations`    |
  *
- * Per engine, `answers` is divided by the number of engines (every query is asked once per engine)
- * and `brandAnswers` is that engine's `timesCited` (`presence.position-distribution-by-engine`); per
- * intent both are divided by the number of intents (the API does not say how many queries each intent
- * has: an equal split is the stated assumption); per engine × intent by both counts.
+ * Per engine, `answers` is divided by the number of engines (every query is asked once per engine:
+ * the split is exact) and `brandAnswers` is that engine's `timesCited`
+ * (`presence.position-distribution-by-engine`).
+ *
+ * Judged only where the payloads give n: nothing per intent, per engine × intent or stance by intent
+ * (the API does not say how many queries an intent has, and an equal split calls a 10-query intent
+ * 40), no source share (citations cluster within answers: they are not independent trials), no share
+ * of voice (a share of brand mentions, not of answers). Those are `unknown`, never `likely`.
  */
 
-export type SampleBase = 'answers' | 'brandAnswers' | 'brandedResponses' | 'citations';
+export type SampleBase = 'answers' | 'brandAnswers';
 
 /** A row as the insight layer reads it (a `metric_values` row or an alert fact). */
 export interface InsightRow {
@@ -43,7 +45,7 @@ export interface SetDetails {
 const STANCE_FIELDS = ['stance.rec', 'stance.adv', 'stance.neu', 'stance.cau', 'stance.neg'];
 const POSITIONS = ['p1', 'p2', 'p3', 'p4plus'];
 
-/** `endpoint|field|dimension` → the base the share is counted on. Everything else is not a share. */
+/** `endpoint|field|dimension` → the base the share is counted on. Everything else is not judged. */
 const SHARES: ReadonlyMap<string, SampleBase> = new Map<string, SampleBase>([
   ['presence.gross|current|', 'answers'],
   ['presence.weighted|current|', 'answers'],
@@ -52,17 +54,11 @@ const SHARES: ReadonlyMap<string, SampleBase> = new Map<string, SampleBase>([
   ...POSITIONS.map((p) => [`presence.position-distribution-by-engine|totals.${p}|`, 'brandAnswers'] as const),
   ['presence.by-engine|gross|engine', 'answers'],
   ['presence.by-engine|weighted|engine', 'answers'],
-  ['presence.by-intent|gross|intent', 'answers'],
-  ['presence.by-intent|weighted|intent', 'answers'],
-  ['presence.engine-intent-matrix|presence|engine_intent', 'answers'],
   ['life.recommended-share|current|', 'brandAnswers'],
   ['life.neutral-share|current|', 'brandAnswers'],
   ['life.negative-share|current|', 'brandAnswers'],
   ['life.stance-mix|share|stance', 'brandAnswers'],
   ...STANCE_FIELDS.map((f) => [`life.by-engine|${f}|engine`, 'brandAnswers'] as const),
-  ...STANCE_FIELDS.map((f) => [`life.by-intent|${f}|intent`, 'brandAnswers'] as const),
-  ['life.by-intent|presence|intent', 'answers'],
-  ['life.scatter|weighted|intent', 'answers'],
   ['life.scatter|weightedPresenceCurrent|', 'answers'],
   ['gravity.gravity-plus|current|', 'answers'],
   ['gravity.gravity-minus|current|', 'answers'],
@@ -70,10 +66,48 @@ const SHARES: ReadonlyMap<string, SampleBase> = new Map<string, SampleBase>([
   ['gravity.by-engine|gravityMinus|engine', 'answers'],
   ['gravity.by-engine|gPlus|engine', 'answers'],
   ['gravity.by-engine|gMinus|engine', 'answers'],
-  ['gravity.source-distribution|share|category', 'citations'],
-  ['overview.competitive-context|share|competitor', 'brandedResponses'],
-  ['market.life-monitored-competitors|share|competitor', 'brandedResponses'],
 ]);
+
+/**
+ * Rows that repeat a figure another row already carries: judged once, under that row (changes.ts
+ * `judgeRows`), so a family never counts one figure twice. `endpoint|field|dimension` → the
+ * figure's own row; a stance of the mix → its share card.
+ */
+type FigureRow = readonly [endpoint: string, field: string, dimension: string, id: string | null];
+
+const SAME_FIGURE: ReadonlyMap<string, (id: string | null) => FigureRow | undefined> = new Map<
+  string,
+  (id: string | null) => FigureRow | undefined
+>([
+  ['life.scatter|weightedPresenceCurrent|', () => ['presence.weighted', 'current', '', null]],
+  ...POSITIONS.map((p): [string, () => FigureRow] => [
+    `presence.position-distribution-by-engine|totals.${p}|`,
+    () => ['presence.position-distribution', p, '', null],
+  ]),
+  ['gravity.by-engine|gPlus|engine', (id) => ['gravity.by-engine', 'gravityPlus', 'engine', id]],
+  ['gravity.by-engine|gMinus|engine', (id) => ['gravity.by-engine', 'gravityMinus', 'engine', id]],
+  [
+    'life.stance-mix|share|stance',
+    (id) => {
+      const card = STANCE_CARDS[id ?? ''];
+      return card ? [card, 'current', '', null] : undefined;
+    },
+  ],
+]);
+
+const STANCE_CARDS: Readonly<Record<string, string>> = {
+  recommended: 'life.recommended-share',
+  neutral: 'life.neutral-share',
+  negative: 'life.negative-share',
+};
+
+/** The figure a row shows, as a key (`endpoint, field, dimension, id` joined by NUL): rows of one figure share it. */
+export function figureOf(row: Pick<InsightRow, 'endpoint' | 'field' | 'dimension' | 'dimension_id'>): string {
+  const same = SAME_FIGURE.get(`${row.endpoint}|${row.field}|${row.dimension}`)?.(row.dimension_id);
+  return (same ?? [row.endpoint, row.field, row.dimension, row.dimension_id])
+    .map((part) => part ?? '')
+    .join('\u0000');
+}
 
 /** The base a row is a share of, or undefined for a number that is not a share of answers. */
 export function shareBase(row: Pick<InsightRow, 'endpoint' | 'field' | 'dimension'>): SampleBase | undefined {
@@ -96,28 +130,26 @@ const COUNTS = {
   totalAll: ['presence.position-distribution', 'totalAll'],
   totalResponses: ['market.data', 'totalResponses.current'],
   totalAnswers: ['presence.position-distribution', 'totalAnswers'],
-  responsesWithBrands: ['market.data', 'responsesWithBrands.current'],
-  citations: ['scout.source-landscape', 'citations'],
   timesCited: ['presence.position-distribution-by-engine', 'timesCited'],
   stanceEngineCount: ['life.stance-mix', 'engineCount'],
   sourceEngineCount: ['scout.source-landscape', 'engineCount'],
   engineMembers: ['presence.by-engine', 'gross'],
-  intentMembers: ['presence.by-intent', 'gross'],
-  lifeIntentMembers: ['life.by-intent', 'presence'],
 } as const satisfies Record<string, Pair>;
+
+/** The endpoints whose rows `runSamples` reads: a reader need derive no other payload's rows for n. */
+export const COUNT_ENDPOINTS: ReadonlySet<string> = new Set(
+  Object.values(COUNTS).map(([endpoint]) => endpoint),
+);
 
 const ENGINE_COUNT: readonly Pair[] = [
   COUNTS.engineMembers,
   COUNTS.stanceEngineCount,
   COUNTS.sourceEngineCount,
 ];
-const INTENT_COUNT: readonly Pair[] = [COUNTS.intentMembers, COUNTS.lifeIntentMembers];
 const TOTALS: Record<SampleBase, readonly Pair[]> = {
   // The last fallback, queries_count × engines, needs the engine count even for an overall share.
   answers: [COUNTS.totalAll, COUNTS.totalResponses, ...ENGINE_COUNT],
   brandAnswers: [COUNTS.totalAnswers],
-  brandedResponses: [COUNTS.responsesWithBrands],
-  citations: [COUNTS.citations],
 };
 
 /** The (endpoint, field) rows `runSamples` needs for the n of one metric; none for a metric that is not a share. */
@@ -125,9 +157,8 @@ export function sampleRowsNeeded(row: Pick<InsightRow, 'endpoint' | 'field' | 'd
   const base = shareBase(row);
   if (!base) return [];
   const pairs = [...TOTALS[base]];
-  if (row.dimension === 'engine' || row.dimension === 'engine_intent')
+  if (row.dimension === 'engine')
     pairs.push(...(base === 'brandAnswers' ? [COUNTS.timesCited] : ENGINE_COUNT));
-  if (row.dimension === 'intent' || row.dimension === 'engine_intent') pairs.push(...INTENT_COUNT);
   return pairs;
 }
 
@@ -157,7 +188,6 @@ export function runSamples(rows: readonly InsightRow[], details: SetDetails = {}
     one(COUNTS.sourceEngineCount) ||
     details.engineCount ||
     0;
-  const intents = members(COUNTS.intentMembers, 'intent') || members(COUNTS.lifeIntentMembers, 'intent');
   const totals: Record<SampleBase, Sample | undefined> = {
     answers:
       positive(one(COUNTS.totalAll), 'totalAll') ??
@@ -167,13 +197,6 @@ export function runSamples(rows: readonly InsightRow[], details: SetDetails = {}
         'queries_count × engines',
       ),
     brandAnswers: positive(one(COUNTS.totalAnswers), 'totalAnswers'),
-    brandedResponses: positive(one(COUNTS.responsesWithBrands), 'responsesWithBrands'),
-    citations: positive(
-      rows
-        .filter((r) => r.endpoint === COUNTS.citations[0] && r.field === COUNTS.citations[1])
-        .reduce((sum, r) => sum + r.value, 0),
-      'citations',
-    ),
   };
   const cited = new Map(
     rows
@@ -191,10 +214,6 @@ export function runSamples(rows: readonly InsightRow[], details: SetDetails = {}
         case 'engine':
           if (base === 'brandAnswers') return positive(cited.get(row.dimension_id), 'timesCited');
           return split(total, engines, 'engines');
-        case 'intent':
-          return split(total, intents, 'intents');
-        case 'engine_intent':
-          return split(split(total, engines, 'engines'), intents, 'intents');
         default:
           return total;
       }

@@ -56,19 +56,26 @@ export const de: Catalog = {
   'kpi.citedUrls': 'Zitierte URLs',
   'kpi.multiEngineDomains': 'Domänen in mehreren Maschinen',
   'delta.points': '{value} Pp.',
+  'delta.familyHeadline': 'Die {headline} Leitkennzahlen halten die Hälfte davon.',
+  'delta.family':
+    '{size, plural, one {# Änderung beurteilt} other {# Änderungen gemeinsam beurteilt}}; {likely} wahrscheinlich, bei einer Falscherkennungsrate von {alpha}.',
   'delta.noiseFootnote':
-    '„±“ gibt das 95-%-Intervall des Stichprobenrauschens an (Newcombe-Verfahren für die Differenz zweier Anteile, auf Basis der Antworten hinter jeder Zahl): graue Änderungen ohne Pfeil liegen innerhalb, Änderungen mit Pfeil und „±“ außerhalb. Änderungen ohne „±“ (Punktwerte, Verhältnisse, Anzahlen) werden nicht beurteilt.',
+    'Jede beurteilte Änderung zeigt ihr Intervall (z. B. „−12,5 bis −4,6 Pp.“): Newcombe-Verfahren für die Differenz zweier Anteile, auf Basis der Antworten hinter jeder Zahl, verbreitert, weil die Änderungen des Dokuments gemeinsam beurteilt werden (Benjamini–Hochberg). Eine Änderung mit Pfeil ist eine wahrscheinliche Änderung: Ihr Intervall schließt null aus; eine graue Änderung ohne Pfeil ist keine klare Änderung. Änderungen ohne Intervall (Punktwerte, Verhältnisse, Anzahlen oder Anteile, deren Antwortzahl die Daten nicht nennen, etwa je Absicht) werden nicht beurteilt.',
+  'delta.interval': '{low} bis {high} Pp.',
 
   'col.engine': 'Maschine',
   'col.intent': 'Absicht',
   'col.stage': 'Phase',
   'col.change': 'Veränderung',
-  'xlsx.interval': '± (95 %)',
   'xlsx.n': 'n',
-  'xlsx.significance': 'Signifikanz',
-  'significance.real': 'über dem Rauschen',
-  'significance.noise': 'im Rauschen',
-  'significance.unknown': 'unbekannt',
+  'verdict.unknown': 'nicht beurteilt',
+  'verdict.unclear': 'keine klare Änderung',
+  'verdict.likely': 'wahrscheinliche Änderung',
+  'xlsx.verdict': 'Urteil',
+  'xlsx.judged': 'Beurteilte Änderungen',
+  'xlsx.q': 'q',
+  'xlsx.p': 'p',
+  'xlsx.interval': 'Intervall (Pp.)',
   'col.weighted': 'Gewichtet',
   'col.gross': 'Brutto',
   'col.volume': 'Volumen',
@@ -96,17 +103,17 @@ export const de: Catalog = {
   'story.title': 'Die Geschichte dieses Laufs',
   'story.headline': '{metric} liegt bei {value} ({delta}).',
   'story.headlineAlone': '{metric} liegt bei {value}.',
-  'story.realChange':
-    '{metric} bei {dimension} veränderte sich um {delta} auf {value}, jenseits des Stichprobenrauschens.',
-  'story.noRealChange': 'Keine Veränderung nach Maschine oder Absicht übersteigt das Stichprobenrauschen.',
+  'story.overtake':
+    '{winner} hat {loser} beim Anteil an Markennennungen überholt: {winnerShare} gegenüber {loserShare} (ein Rangwechsel, nicht gegen das Stichprobenrauschen geprüft).',
+  'story.unclearChange': '{metric} bei {dimension} ({delta}, {interval}) zeigt keine klare Änderung.',
+  'story.noLikelyChange': 'Keine Veränderung nach Maschine ist eine wahrscheinliche Änderung.',
+  'story.likelyChange':
+    '{metric} bei {dimension} veränderte sich um {delta} auf {value} ({interval}): eine wahrscheinliche Änderung.',
   'story.newFalseClaims':
     'Neue Falschaussagen in diesem Lauf stammten von {engines}; insgesamt sind {count} offen.',
   'story.noNewFalseClaims':
     'Keine Maschine hat in diesem Lauf eine neue Falschaussage gemacht; {count} bleiben offen.',
   'story.falseClaims': 'Offene Falschaussagen: {count}; falsche Antworten stammten von {engines}.',
-  'story.overtake':
-    '{winner} hat {loser} beim Anteil an Markennennungen überholt: {winnerShare} gegenüber {loserShare}.',
-  'story.withinNoise': '{metric} bei {dimension} ({delta}) blieb innerhalb des Rauschens.',
   'overview.competitiveNote': 'Anteil an Markennennungen',
   'overview.competitiveFootnote':
     'Fairer Anteil {fairShare} · D* {dStar} · die Marke ist hervorgehoben; die gestrichelte Linie markiert den fairen Anteil.',

@@ -56,19 +56,26 @@ export const es: Catalog = {
   'kpi.citedUrls': 'Direcciones citadas',
   'kpi.multiEngineDomains': 'Dominios en varios motores',
   'delta.points': '{value} p. p.',
+  'delta.familyHeadline': 'Las {headline} cifras principales tienen la mitad.',
+  'delta.family':
+    '{size, plural, one {# cambio juzgado} other {# cambios juzgados juntos}}; {likely, plural, one {# probable} other {# probables}}, con una tasa de falsos descubrimientos de {alpha}.',
   'delta.noiseFootnote':
-    'El «±» indica el intervalo del 95 % del ruido de muestreo (método de Newcombe para la diferencia de dos proporciones, sobre las respuestas detrás de cada cifra): los cambios grises sin flecha están dentro; los que llevan flecha y «±» lo superan. Un cambio sin «±» (una puntuación, una proporción o un recuento) no se juzga.',
+    'Cada cambio juzgado muestra su intervalo (p. ej., «−12,5 a −4,6 p. p.»): método de Newcombe para la diferencia de dos proporciones, sobre las respuestas detrás de cada cifra, ampliado porque los cambios del documento se juzgan juntos (Benjamini–Hochberg). Un cambio con flecha es un cambio probable: su intervalo excluye el cero; un cambio gris sin flecha no es un cambio claro. Un cambio sin intervalo (una puntuación, una proporción, un recuento, o una cuota cuyas respuestas los datos no indican, como por intención) no se juzga.',
+  'delta.interval': '{low} a {high} p. p.',
 
   'col.engine': 'Motor',
   'col.intent': 'Intención',
   'col.stage': 'Etapa',
   'col.change': 'Variación',
-  'xlsx.interval': '± (95 %)',
   'xlsx.n': 'n',
-  'xlsx.significance': 'Significación',
-  'significance.real': 'más allá del ruido',
-  'significance.noise': 'dentro del ruido',
-  'significance.unknown': 'desconocido',
+  'verdict.unknown': 'no juzgado',
+  'verdict.unclear': 'sin cambio claro',
+  'verdict.likely': 'cambio probable',
+  'xlsx.verdict': 'Veredicto',
+  'xlsx.judged': 'Cambios juzgados',
+  'xlsx.q': 'q',
+  'xlsx.p': 'p',
+  'xlsx.interval': 'Intervalo (p. p.)',
   'col.weighted': 'Ponderada',
   'col.gross': 'Bruta',
   'col.volume': 'Volumen',
@@ -96,16 +103,17 @@ export const es: Catalog = {
   'story.title': 'La historia de esta medición',
   'story.headline': '{metric} se sitúa en {value} ({delta}).',
   'story.headlineAlone': '{metric} se sitúa en {value}.',
-  'story.realChange': '{metric} en {dimension} varió {delta} hasta {value}, más allá del ruido de muestreo.',
-  'story.noRealChange': 'Ningún cambio por motor o intención supera el ruido de muestreo.',
+  'story.overtake':
+    '{winner} superó a {loser} en cuota de menciones de marcas: {winnerShare} frente a {loserShare} (un cambio de posición, no juzgado frente al ruido de muestreo).',
+  'story.unclearChange': '{metric} en {dimension} ({delta}, {interval}): sin cambio claro.',
+  'story.noLikelyChange': 'Ningún cambio por motor es un cambio probable.',
+  'story.likelyChange':
+    '{metric} en {dimension} varió {delta} hasta {value} ({interval}): un cambio probable.',
   'story.newFalseClaims':
     'Nuevas afirmaciones falsas vinieron de {engines}; {count} siguen abiertas en total.',
   'story.noNewFalseClaims': 'Ningún motor hizo una nueva afirmación falsa; {count} siguen abiertas.',
   'story.falseClaims':
     'Afirmaciones falsas abiertas: {count}; las respuestas erróneas vinieron de {engines}.',
-  'story.overtake':
-    '{winner} superó a {loser} en cuota de menciones de marcas: {winnerShare} frente a {loserShare}.',
-  'story.withinNoise': '{metric} en {dimension} ({delta}) se mantuvo dentro del ruido.',
   'overview.competitiveNote': 'cuota de menciones de marcas',
   'overview.competitiveFootnote':
     'Cuota justa {fairShare} · D* {dStar} · la marca aparece destacada; la línea discontinua marca la cuota justa.',

@@ -56,19 +56,26 @@ export const fr: Catalog = {
   'kpi.citedUrls': 'Adresses citées',
   'kpi.multiEngineDomains': 'Domaines multi-moteurs',
   'delta.points': '{value} pts',
+  'delta.familyHeadline': 'Les {headline} indicateurs clés en détiennent la moitié.',
+  'delta.family':
+    '{size, plural, one {# variation jugée} other {# variations jugées ensemble}} ; {likely, plural, one {# probable} other {# probables}}, à un taux de fausses découvertes de {alpha}.',
   'delta.noiseFootnote':
-    'Le « ± » donne l’intervalle à 95 % du bruit d’échantillonnage (méthode de Newcombe pour la différence de deux proportions, sur les réponses derrière chaque chiffre) : les variations grises sans flèche restent dedans, celles avec une flèche et un « ± » le dépassent. Une variation sans « ± » (un score, un ratio, un nombre) n’est pas jugée.',
+    'Chaque variation jugée indique son intervalle (par ex. « de −12,5 à −4,6 pts ») : méthode de Newcombe pour la différence de deux proportions, sur les réponses derrière chaque chiffre, élargi parce que les variations du document sont jugées ensemble (Benjamini–Hochberg). Une variation avec une flèche est un changement probable : son intervalle exclut zéro ; une variation grise sans flèche n’est pas un changement net. Une variation sans intervalle (un score, un ratio, un nombre, ou une proportion dont les données ne donnent pas le nombre de réponses, comme par intention) n’est pas jugée.',
+  'delta.interval': 'de {low} à {high} pts',
 
   'col.engine': 'Moteur',
   'col.intent': 'Intention',
   'col.stage': 'Étape',
   'col.change': 'Évolution',
-  'xlsx.interval': '± (95 %)',
   'xlsx.n': 'n',
-  'xlsx.significance': 'Significativité',
-  'significance.real': 'au-delà du bruit',
-  'significance.noise': 'dans le bruit',
-  'significance.unknown': 'inconnu',
+  'verdict.unknown': 'non jugé',
+  'verdict.unclear': 'pas de changement net',
+  'verdict.likely': 'changement probable',
+  'xlsx.verdict': 'Verdict',
+  'xlsx.judged': 'Variations jugées',
+  'xlsx.q': 'q',
+  'xlsx.p': 'p',
+  'xlsx.interval': 'Intervalle (pts)',
   'col.weighted': 'Pondérée',
   'col.gross': 'Brute',
   'col.volume': 'Volume',
@@ -96,18 +103,18 @@ export const fr: Catalog = {
   'story.title': 'L’essentiel de ce relevé',
   'story.headline': '{metric} s’établit à {value} ({delta}).',
   'story.headlineAlone': '{metric} s’établit à {value}.',
-  'story.realChange':
-    '{metric} pour {dimension} a varié de {delta} pour atteindre {value}, au-delà du bruit d’échantillonnage.',
-  'story.noRealChange': 'Aucune variation par moteur ou par intention ne dépasse le bruit d’échantillonnage.',
+  'story.overtake':
+    '{winner} a dépassé {loser} en part des mentions de marques : {winnerShare} contre {loserShare} (un changement de rang, non jugé face au bruit d’échantillonnage).',
+  'story.unclearChange': '{metric} pour {dimension} ({delta}, {interval}) : pas de changement net.',
+  'story.noLikelyChange': 'Aucune variation par moteur n’est un changement probable.',
+  'story.likelyChange':
+    '{metric} pour {dimension} a varié de {delta} pour atteindre {value} ({interval}) : un changement probable.',
   'story.newFalseClaims':
     'De nouvelles affirmations erronées sont venues de {engines} ; {count} restent ouvertes au total.',
   'story.noNewFalseClaims':
     'Aucun moteur n’a fait de nouvelle affirmation erronée ; {count} restent ouvertes.',
   'story.falseClaims':
     'Affirmations erronées ouvertes : {count} ; les réponses fausses venaient de {engines}.',
-  'story.overtake':
-    '{winner} a dépassé {loser} en part des mentions de marques : {winnerShare} contre {loserShare}.',
-  'story.withinNoise': '{metric} pour {dimension} ({delta}) : variation dans les limites du bruit.',
   'overview.competitiveNote': 'part des mentions de marques',
   'overview.competitiveFootnote':
     'Part équitable {fairShare} · D* {dStar} · la marque est mise en évidence ; la ligne pointillée marque la part équitable.',

@@ -50,13 +50,14 @@ const cache = new Map<string, ReportLocale>();
 
 /** The locale for `tag` (one of `REPORT_LOCALES`) printing dates in `timeZone`; cached, immutable. */
 export function reportLocale(tag: string = DEFAULT_LOCALE, timeZone = 'UTC'): ReportLocale {
-  if (!isReportLocale(tag)) {
-    throw new UsageError(`locale "${tag}" is not supported; use one of ${REPORT_LOCALES.join(', ')}`);
-  }
-  if (!isTimeZone(timeZone)) throw new UsageError(`time zone "${timeZone}" is not an IANA time zone`);
   const id = `${tag}|${timeZone}`;
   let locale = cache.get(id);
   if (!locale) {
+    // Checked once per pair: building an Intl format to validate a zone costs more than a model.
+    if (!isReportLocale(tag)) {
+      throw new UsageError(`locale "${tag}" is not supported; use one of ${REPORT_LOCALES.join(', ')}`);
+    }
+    if (!isTimeZone(timeZone)) throw new UsageError(`time zone "${timeZone}" is not an IANA time zone`);
     locale = createLocale(tag, timeZone);
     cache.set(id, locale);
   }

@@ -1,11 +1,15 @@
 import { z } from 'zod';
-import { changeOf, type Judged, judgeChange } from '../insight/changes.js';
+import { DEFAULT_ALPHA, type Judged, judgeTogether, measureChange } from '../insight/changes.js';
+import { judgeRows, type MeasuredChange, measureRow } from '../insight/row-changes.js';
 import type { InsightRow, RunSamples } from '../insight/sample-sizes.js';
 
 /**
- * How the MCP tools say whether a change matters: the noise model's own judgement (`changeOf` of
- * src/insight, the one the reports, alerts and exports read), shaped for an assistant. A row the
- * model does not judge (a field that is itself a change, a breakdown missing in one run) is `unknown`.
+ * How the MCP tools say whether a change matters: the noise model's own judgement (src/insight, the
+ * one the reports, alerts and exports read), shaped for an assistant. Every answer is a document:
+ * the changes it judges in one run are judged together (Benjamini–Hochberg at q = 0.05, the headline
+ * presence figures holding half of it, as in every document), so an answer that lists 30 movers does
+ * not call one of them likely by chance alone. A row the model does not
+ * judge (a field that is itself a change, a count, a share without a known n) is `unknown`.
  */
 
 export const judgedOut = {
@@ -16,24 +20,50 @@ export const judgedOut = {
       'after − before: percentage points for shares (percent, or fraction × 100), else in `unit`; null when there is no earlier value',
     ),
   significance: z
-    .enum(['real', 'noise', 'unknown'])
+    .enum(['likely', 'unclear', 'unknown'])
     .nullable()
     .describe(
-      'real: the 95 % interval of the change excludes 0; noise: it contains 0; unknown: not a share of answers, or its n is not known (never called real); null when there is no earlier value',
+      'likely: a likely change (its adjusted q is at most 0.05 among the changes judged with it); unclear: no clear change; unknown: not a share of answers, or its n is not in the data (never likely); null when there is no earlier value',
     ),
-  interval_95: z
+  interval: z
     .object({ low: z.number(), high: z.number() })
     .nullable()
-    .describe("95 % interval of the change (Newcombe's hybrid score, method 10), in the scale of `change`"),
-  n_before: z.number().nullable().describe('Answers (or citations) the earlier value was counted on'),
-  n_after: z.number().nullable().describe('Answers (or citations) the later value was counted on'),
+    .describe(
+      "Interval of the change (Newcombe's hybrid score), in the scale of `change`, at `interval_level`: it excludes 0 exactly when the change is likely",
+    ),
+  interval_level: z
+    .number()
+    .nullable()
+    .describe(
+      'Confidence level of `interval`, e.g. 0.99 (higher than 0.95 when many changes are judged together)',
+    ),
+  p: z
+    .number()
+    .nullable()
+    .describe('p-value of the change on its own (the level at which its interval touches 0)'),
+  q: z
+    .number()
+    .nullable()
+    .describe('Adjusted p-value among the changes judged with it (Benjamini–Hochberg); likely when q ≤ 0.05'),
+  family_size: z
+    .number()
+    .nullable()
+    .describe(
+      'How many changes were judged together with this one: every judged change of this run in this answer',
+    ),
+  n_before: z.number().nullable().describe('Answers the earlier value was counted on'),
+  n_after: z.number().nullable().describe('Answers the later value was counted on'),
   n_source: z.string().nullable().describe('Where n comes from, e.g. totalAll ÷ 5 engines'),
 };
 
 export type JudgedFields = {
   change: number | null;
   significance: Judged['significance'] | null;
-  interval_95: { low: number; high: number } | null;
+  interval: { low: number; high: number } | null;
+  interval_level: number | null;
+  p: number | null;
+  q: number | null;
+  family_size: number | null;
   n_before: number | null;
   n_after: number | null;
   n_source: string | null;
@@ -42,7 +72,11 @@ export type JudgedFields = {
 export const NOT_COMPARED: JudgedFields = {
   change: null,
   significance: null,
-  interval_95: null,
+  interval: null,
+  interval_level: null,
+  p: null,
+  q: null,
+  family_size: null,
   n_before: null,
   n_after: null,
   n_source: null,
@@ -52,7 +86,11 @@ export function judgedFields(judged: Judged): JudgedFields {
   return {
     change: judged.change,
     significance: judged.significance,
-    interval_95: judged.low === null || judged.high === null ? null : { low: judged.low, high: judged.high },
+    interval: judged.low === null || judged.high === null ? null : { low: judged.low, high: judged.high },
+    interval_level: judged.level,
+    p: judged.p,
+    q: judged.q,
+    family_size: judged.familySize,
     n_before: judged.nBefore,
     n_after: judged.nAfter,
     n_source: judged.nSource,
@@ -63,14 +101,27 @@ type Keyed = Pick<InsightRow, 'endpoint' | 'field' | 'dimension' | 'dimension_id
 export const rowKey = (row: Keyed) =>
   `${row.endpoint}\u0000${row.field}\u0000${row.dimension}\u0000${row.dimension_id ?? ''}`;
 
-/** Judges a row of a run against the same row of an earlier run, as `compareRuns` would. */
-export function judgeRow(
-  row: InsightRow,
-  old: InsightRow | undefined,
+/**
+ * Judges rows of one run against the same rows of an earlier run, as one family (one answer's changes
+ * in that run). Same order out; a row without an earlier value is not compared.
+ */
+export function judgePairs(
+  pairs: readonly { row: InsightRow; old: InsightRow | undefined }[],
   samples: { before: RunSamples; after: RunSamples },
-): JudgedFields {
-  if (!old) return NOT_COMPARED;
-  const change = changeOf(old, row, samples.before, samples.after);
-  // A field the model leaves out (itself a change, a history point) is unknown, never real.
-  return judgedFields(change ?? judgeChange({ value: old.value }, { value: row.value }, row.unit, false));
+): JudgedFields[] {
+  const measured = pairs.map(({ row, old }) =>
+    old ? measureRow(old, row, samples.before, samples.after) : undefined,
+  );
+  const members = measured.filter((m): m is MeasuredChange => m !== undefined);
+  const judged = judgeRows(members, DEFAULT_ALPHA);
+  return pairs.map(({ row, old }, i) => {
+    const change = measured[i];
+    if (!old) return NOT_COMPARED;
+    // A field the model leaves out (itself a change, a history point) is unknown, never likely.
+    if (!change)
+      return judgedFields(
+        judgeTogether([measureChange({ value: old.value }, { value: row.value }, row.unit, false)])[0]!,
+      );
+    return judgedFields(judged[members.indexOf(change)]!);
+  });
 }

@@ -108,14 +108,17 @@ export interface DeltaView {
   direction: Direction;
   /** Whether this change is good news, given the metric's polarity. */
   tone: Tone;
-  /** ▲ or ▼; empty when flat, and for a change within noise. */
+  /** ▲ or ▼; empty when flat, and for a change the noise model finds no clear change in. */
   arrow: string;
   available: boolean;
   /**
-   * True when the noise model judged the change within its 95 % interval (shown grey, with ±), false
-   * when it judged it beyond; absent when it could not judge (no share, no n).
+   * The noise model's verdict, judged with the document's other changes (model/family.ts): `likely`
+   * (a likely change: arrow and colour kept) or `unclear` (no clear change: grey, no arrow); absent
+   * when it could not judge (not a share, no n).
    */
-  noise?: boolean;
+  verdict?: 'likely' | 'unclear';
+  /** The judged change's interval as it is, "−12.5 to −4.6 pts"; absent when not judged. */
+  interval?: string;
   /** Size of the change as printed (points or the number), for ranking the story's sentences. */
   size?: number;
 }

@@ -23,7 +23,7 @@ import { SOURCE_KINDS } from './model/gravity.js';
 import type { ReportModel } from './model/index.js';
 import { STANCES } from './model/life.js';
 import type { Available } from './model/payloads.js';
-import { showsNoise, sparkColor } from './noise-view.js';
+import { familyLine, showsNoise, sparkColor } from './noise-view.js';
 import { DEFAULT_PAGE, type PageSetup, pageView } from './page.js';
 import { loadReportTemplates, type ReportTemplates } from './templates.js';
 import { DEFAULT_THEME, type ThemeView, templateLogo } from './theme/theme.js';
@@ -64,7 +64,13 @@ function when<T extends { available: boolean }>(value: T, draw: (v: T & { availa
   return value.available ? svg(draw(value as T & { available: true })) : null;
 }
 
-export function reportView(model: ReportModel, css: string, page: PageSetup = DEFAULT_PAGE) {
+export function reportView(
+  model: ReportModel,
+  css: string,
+  page: PageSetup = DEFAULT_PAGE,
+  /** The pages printed, in order: the first that shows a judged change says the family's size. */
+  pages: readonly ReportSection[] = REPORT_SECTIONS,
+) {
   const { overview, presence, life, gravity, scout, market } = model;
   const stanceParts = (rows: readonly { value: number | null }[]) =>
     STANCES.map((stance, i) => ({
@@ -253,15 +259,16 @@ export function reportView(model: ReportModel, css: string, page: PageSetup = DE
       ),
     },
   };
-  // Which pages print the footnote on grey "±" changes: those that show one (noise-note.hbs).
-  const noiseNote = {
-    overview: showsNoise(view.overview),
-    presence: showsNoise(view.presence),
-    life: showsNoise(view.life),
-    gravity: showsNoise(view.gravity),
-    scout: showsNoise(view.scout),
-    market: showsNoise(view.market),
-  };
+  // Which pages print the footnote on judged changes: those that show one (noise-note.hbs). The
+  // first printed of them also says how many changes the document judged together, once.
+  const shows = (section: ReportSection) => showsNoise(view[section]);
+  const first = pages.find(shows);
+  const noiseNote = Object.fromEntries(
+    REPORT_SECTIONS.map((section) => [
+      section,
+      shows(section) ? { family: section === first ? familyLine(model.judged) : null } : false,
+    ]),
+  ) as Record<ReportSection, false | { family: string | null }>;
   return { ...view, noiseNote };
 }
 
@@ -299,9 +306,11 @@ export function setView(model: ReportModel, css: string, page: PageSetup, conten
     summary: contents.detail === 'summary',
     ...Object.fromEntries(REPORT_SECTIONS.map((s) => [s, chosen.has(s)])),
   };
+  // The brief prints the overview only.
+  const pages = show.summary ? (['overview'] as const) : REPORT_SECTIONS.filter((s) => chosen.has(s));
   const errors = model.gravity.errors.available ? model.gravity.errors.items.slice(0, 3) : [];
   return {
-    ...reportView(model, css, page),
+    ...reportView(model, css, page, pages),
     theme: themeForTemplates(contents.theme),
     show,
     brief: { movers: (contents.movers ?? []).map(moverView), errors },

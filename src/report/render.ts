@@ -32,6 +32,8 @@ export interface RenderSnapshotOptions {
   locale?: string;
   /** What the headline cards compare with (`reports[].compare_with`); the previous run when absent. */
   compareWith?: string;
+  /** The false discovery rate the documents judge their changes at (`reports[].false_discovery_rate`). */
+  alpha?: number;
   /** IANA zone for the dates printed in the documents; UTC by default. */
   timeZone?: string;
   /** Paper and orientation of the PDF; A4 portrait by default. */
@@ -67,13 +69,15 @@ export function documentSettings(report: {
   theme?: ThemeConfig;
   templates?: { dir?: string };
   compare_with?: string;
+  false_discovery_rate?: number;
 }): Pick<
   RenderSnapshotOptions,
-  'locale' | 'page' | 'timeZone' | 'theme' | 'themeWhere' | 'templatesDir' | 'compareWith'
+  'locale' | 'page' | 'timeZone' | 'theme' | 'themeWhere' | 'templatesDir' | 'compareWith' | 'alpha'
 > {
   return {
     locale: report.locale,
     ...(report.compare_with === undefined ? {} : { compareWith: report.compare_with }),
+    ...(report.false_discovery_rate === undefined ? {} : { alpha: report.false_discovery_rate }),
     page: report.page,
     timeZone: report.timezone ?? report.schedule?.timezone ?? 'UTC',
     ...(report.theme ? { theme: report.theme, themeWhere: `report "${report.name}" theme` } : {}),
@@ -169,6 +173,7 @@ export async function renderSnapshotDocuments(
     locale: options.locale,
     timeZone: options.timeZone,
     compareWith: options.compareWith,
+    alpha: options.alpha,
   };
   const outDir = resolve(options.outDir);
   // A model-only call (a Teams card) writes nothing, not even its folder.

@@ -49,108 +49,157 @@ export function deriveMetricRows(store: Store, snapshotId: number): Promise<numb
     await lockSnapshot(store, snapshotId);
     for (const table of DERIVED_TABLES)
       await store.run(`DELETE FROM ${table} WHERE snapshot_id = ?`, [snapshotId]);
-    const labels = await store.get<SnapshotLabels>(
-      `SELECT s.account, q.brand_id, b.name AS brand, s.query_set_id, q.name AS query_set, s.run_id,
-              r.display_name AS run, r.created_at AS run_created_at
-       FROM snapshots s
-       JOIN runs r ON r.account = s.account AND r.query_set_id = s.query_set_id AND r.id = s.run_id
-       JOIN query_sets q ON q.account = s.account AND q.id = s.query_set_id
-       LEFT JOIN brands b ON b.account = q.account AND b.id = q.brand_id
-       WHERE s.id = ?`,
-      [snapshotId],
-    );
+    const labels = await snapshotLabels(store, snapshotId);
     if (!labels) return 0;
-    const runIdByLabel = new Map<string, number>();
-    const runs = await store.all<{ id: number; display_name: string }>(
-      'SELECT id, display_name FROM runs WHERE account = ? AND query_set_id = ?',
-      [labels.account, labels.query_set_id],
-    );
-    for (const run of runs) {
-      // Two runs with one label cannot be told apart by label: leave such points without an id.
-      runIdByLabel.set(run.display_name, runIdByLabel.has(run.display_name) ? Number.NaN : run.id);
-    }
-    for (const [label, id] of runIdByLabel) if (Number.isNaN(id)) runIdByLabel.delete(label);
-    const stored = await store.all<{ endpoint_key: string; json: string }>(
-      'SELECT endpoint_key, json FROM payloads WHERE snapshot_id = ? AND validation_error IS NULL ORDER BY endpoint_key',
-      [snapshotId],
-    );
-    const payloads = stored.map((row) => ({
-      endpoint: row.endpoint_key,
-      data: JSON.parse(row.json) as unknown,
-    }));
-    const l = labels;
-    const context = [
-      l.account,
-      l.brand_id,
-      l.brand,
-      l.query_set_id,
-      l.query_set,
-      l.run_id,
-      l.run,
-      l.run_created_at,
-    ];
-    // Collected, then written a few dozen rows per statement (insert-rows.ts): a snapshot has ~700
-    // rows, and one statement per row was most of the statements of the payload that completed it.
-    const values: unknown[][] = [];
-    const claims: unknown[][] = [];
-    const summaries: unknown[][] = [];
-    const sources: unknown[][] = [];
-    for (const { endpoint, data } of payloads) {
-      for (const row of payloadRows(endpoint, data, { runIdByLabel })) {
-        values.push([
-          snapshotId,
-          ...context,
-          row.endpoint,
-          row.field,
-          row.dimension,
-          row.dimension_id,
-          row.dimension_label,
-          row.value,
-          row.unit,
-        ]);
-      }
-      if (endpoint === 'gravity.error-register') {
-        for (const c of errorClaimRows(data)) {
-          claims.push([snapshotId, c.error_id, c.title, c.correct, c.note, c.engine_id, c.engine, c.claim]);
-        }
-      } else if (endpoint === 'overview.summary') {
-        const content = summaryText(data);
-        if (content !== null) summaries.push([snapshotId, content]);
-      } else if (endpoint === 'scout.source-landscape') {
-        for (const src of sourceRows(data))
-          sources.push([snapshotId, src.source, src.control, src.source_type]);
-      }
-    }
-    const rows = await insertRows(store, INSERT_VALUES, values);
-    await insertRows(
-      store,
-      'INSERT INTO metric_error_register (snapshot_id, error_id, title, correct, note, engine_id, engine, claim) VALUES',
-      claims,
-    );
-    await insertRows(store, 'INSERT INTO metric_summaries (snapshot_id, content) VALUES', summaries);
-    await insertRows(
-      store,
-      'INSERT INTO metric_sources (snapshot_id, source, control, source_type) VALUES',
-      sources,
-    );
-    await insertRows(
-      store,
-      'INSERT INTO metric_dimensions (snapshot_id, dimension, dimension_id, dimension_label, stage) VALUES',
-      dimensionRows(payloads.map((p) => p.data)).map((d) => [
-        snapshotId,
-        d.dimension,
-        d.dimension_id,
-        d.dimension_label,
-        d.stage,
-      ]),
-      'ON CONFLICT DO NOTHING',
-    );
+    const runIdByLabel = await runIdsByLabel(store, labels);
+    const payloads = await validPayloads(store, snapshotId);
+    const rows = await insertDerivedRows(store, collectRows(snapshotId, labels, payloads, runIdByLabel));
     await store.run(
       'INSERT INTO metric_derivations (snapshot_id, mapping_version, rows, derived_at) VALUES (?, ?, ?, ?)',
       [snapshotId, MAPPING_VERSION, rows, new Date().toISOString()],
     );
     return rows;
   });
+}
+
+/** What every row of the snapshot repeats: its account, brand, set and run (undefined: no such snapshot). */
+function snapshotLabels(store: Store, snapshotId: number): Promise<SnapshotLabels | undefined> {
+  return store.get<SnapshotLabels>(
+    `SELECT s.account, q.brand_id, b.name AS brand, s.query_set_id, q.name AS query_set, s.run_id,
+            r.display_name AS run, r.created_at AS run_created_at
+     FROM snapshots s
+     JOIN runs r ON r.account = s.account AND r.query_set_id = s.query_set_id AND r.id = s.run_id
+     JOIN query_sets q ON q.account = s.account AND q.id = s.query_set_id
+     LEFT JOIN brands b ON b.account = q.account AND b.id = q.brand_id
+     WHERE s.id = ?`,
+    [snapshotId],
+  );
+}
+
+/** The set's runs by display label, so a trend point labelled with a run gets that run's id. */
+async function runIdsByLabel(store: Store, labels: SnapshotLabels): Promise<Map<string, number>> {
+  const runIdByLabel = new Map<string, number>();
+  const runs = await store.all<{ id: number; display_name: string }>(
+    'SELECT id, display_name FROM runs WHERE account = ? AND query_set_id = ?',
+    [labels.account, labels.query_set_id],
+  );
+  for (const run of runs) {
+    // Two runs with one label cannot be told apart by label: leave such points without an id.
+    runIdByLabel.set(run.display_name, runIdByLabel.has(run.display_name) ? Number.NaN : run.id);
+  }
+  for (const [label, id] of runIdByLabel) if (Number.isNaN(id)) runIdByLabel.delete(label);
+  return runIdByLabel;
+}
+
+interface StoredPayload {
+  endpoint: string;
+  data: unknown;
+}
+
+async function validPayloads(store: Store, snapshotId: number): Promise<StoredPayload[]> {
+  const stored = await store.all<{ endpoint_key: string; json: string }>(
+    'SELECT endpoint_key, json FROM payloads WHERE snapshot_id = ? AND validation_error IS NULL ORDER BY endpoint_key',
+    [snapshotId],
+  );
+  return stored.map((row) => ({
+    endpoint: row.endpoint_key,
+    data: JSON.parse(row.json) as unknown,
+  }));
+}
+
+/**
+ * A snapshot's rows, collected before any is written: the parameters of each derived table's INSERT in
+ * column order (metric_dimensions' are read from the payloads as they are written).
+ */
+interface DerivedRows {
+  snapshotId: number;
+  payloads: readonly StoredPayload[];
+  values: unknown[][];
+  claims: unknown[][];
+  summaries: unknown[][];
+  sources: unknown[][];
+}
+
+function collectRows(
+  snapshotId: number,
+  labels: SnapshotLabels,
+  payloads: readonly StoredPayload[],
+  runIdByLabel: Map<string, number>,
+): DerivedRows {
+  const l = labels;
+  const context = [
+    l.account,
+    l.brand_id,
+    l.brand,
+    l.query_set_id,
+    l.query_set,
+    l.run_id,
+    l.run,
+    l.run_created_at,
+  ];
+  const derived: DerivedRows = { snapshotId, payloads, values: [], claims: [], summaries: [], sources: [] };
+  const { values, claims, summaries, sources } = derived;
+  for (const { endpoint, data } of payloads) {
+    for (const row of payloadRows(endpoint, data, { runIdByLabel })) {
+      values.push([
+        snapshotId,
+        ...context,
+        row.endpoint,
+        row.field,
+        row.dimension,
+        row.dimension_id,
+        row.dimension_label,
+        row.value,
+        row.unit,
+      ]);
+    }
+    if (endpoint === 'gravity.error-register') {
+      for (const c of errorClaimRows(data)) {
+        claims.push([snapshotId, c.error_id, c.title, c.correct, c.note, c.engine_id, c.engine, c.claim]);
+      }
+    } else if (endpoint === 'overview.summary') {
+      const content = summaryText(data);
+      if (content !== null) summaries.push([snapshotId, content]);
+    } else if (endpoint === 'scout.source-landscape') {
+      for (const src of sourceRows(data))
+        sources.push([snapshotId, src.source, src.control, src.source_type]);
+    }
+  }
+  return derived;
+}
+
+/**
+ * Writes the collected rows a few dozen per statement (insert-rows.ts): a snapshot has ~700 rows,
+ * and one statement per row was most of the statements of the payload that completed it. Returns
+ * the number of metric_values rows.
+ */
+async function insertDerivedRows(store: Store, derived: DerivedRows): Promise<number> {
+  const { snapshotId } = derived;
+  const rows = await insertRows(store, INSERT_VALUES, derived.values);
+  await insertRows(
+    store,
+    'INSERT INTO metric_error_register (snapshot_id, error_id, title, correct, note, engine_id, engine, claim) VALUES',
+    derived.claims,
+  );
+  await insertRows(store, 'INSERT INTO metric_summaries (snapshot_id, content) VALUES', derived.summaries);
+  await insertRows(
+    store,
+    'INSERT INTO metric_sources (snapshot_id, source, control, source_type) VALUES',
+    derived.sources,
+  );
+  await insertRows(
+    store,
+    'INSERT INTO metric_dimensions (snapshot_id, dimension, dimension_id, dimension_label, stage) VALUES',
+    dimensionRows(derived.payloads.map((p) => p.data)).map((d) => [
+      snapshotId,
+      d.dimension,
+      d.dimension_id,
+      d.dimension_label,
+      d.stage,
+    ]),
+    'ON CONFLICT DO NOTHING',
+  );
+  return rows;
 }
 
 /** Snapshots that carry rows but were never derived (stored before the metrics layer) or by an older mapping. */

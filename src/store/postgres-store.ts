@@ -49,27 +49,19 @@ export function numberPlaceholders(sql: string): string {
 /** Deadlocks and serialization failures: PostgreSQL rolled the transaction back; running it again is safe. */
 const RETRYABLE = new Set(['40P01', '40001']);
 
+/** The client a transaction holds, found through the async context by the statements inside it. */
+interface Held {
+  client: pg.PoolClient;
+  savepoints: number;
+}
+
 /**
  * The `Store` of a PostgreSQL database through a `pg` pool. A transaction holds one pooled client for
  * its duration; statements issued inside it (found through the async context) run on that client.
  */
 export function postgresStore(pool: pg.Pool, location: string): Store {
-  const texts = new Map<string, string>();
-  const numbered = (sql: string): string => {
-    let text = texts.get(sql);
-    if (text === undefined) {
-      text = numberPlaceholders(sql);
-      texts.set(sql, text);
-    }
-    return text;
-  };
-  const inside = new AsyncLocalStorage<{ client: pg.PoolClient; savepoints: number }>();
-  // Every call to the driver: its failures are the store's, which an outage wait may outlast
-  // (store-unreachable.ts); an error thrown by a transaction's own work is left as it is.
-  const driver = <T>(call: Promise<T>): Promise<T> =>
-    call.catch((error: unknown) => {
-      throw fromStoreDriver(error);
-    });
+  const numbered = placeholderCache();
+  const inside = new AsyncLocalStorage<Held>();
   const query = (sql: string, params: SqlParams) => {
     const client = inside.getStore()?.client ?? pool;
     return driver(
@@ -79,17 +71,6 @@ export function postgresStore(pool: pg.Pool, location: string): Store {
       ),
     );
   };
-  // `opening` (BEGIN, a SAVEPOINT) and the lock go in one round trip: a simple query may hold several
-  // statements, but no parameters, so the lock's name is sent as an escaped literal. The rate budget
-  // opens a locked transaction for every request it grants.
-  const open = (client: pg.PoolClient, opening: string, lock: string | undefined) =>
-    driver(
-      client.query(
-        lock === undefined
-          ? opening
-          : `${opening}; SELECT pg_advisory_xact_lock(hashtextextended(${client.escapeLiteral(lock)}, 0))`,
-      ),
-    );
   let closed = false;
 
   return {
@@ -108,50 +89,10 @@ export function postgresStore(pool: pg.Pool, location: string): Store {
       const client = inside.getStore()?.client ?? pool;
       await driver(client.query(script));
     },
-    async transaction<T>(fn: () => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    transaction<T>(fn: () => Promise<T>, options: TransactionOptions = {}): Promise<T> {
       const current = inside.getStore();
-      if (current) {
-        const name = `reportd_${++current.savepoints}`;
-        await open(current.client, `SAVEPOINT ${name}`, options.lock || undefined);
-        try {
-          const result = await fn();
-          await driver(current.client.query(`RELEASE SAVEPOINT ${name}`));
-          return result;
-        } catch (error) {
-          await current.client.query(`ROLLBACK TO SAVEPOINT ${name}`);
-          throw error;
-        }
-      }
-      for (let attempt = 1; ; attempt++) {
-        const client = await driver(pool.connect());
-        let broken: Error | undefined;
-        // Checked out, the client has no listener of the pool's: a connection that dies between two
-        // statements of this transaction (a server restart) would be an unhandled 'error' event, i.e.
-        // the end of the process. Kept here instead, it fails the transaction's next statement.
-        const onError = (error: Error) => {
-          broken ??= error;
-        };
-        client.on('error', onError);
-        try {
-          await open(client, 'BEGIN', options.lock || undefined);
-          const result = await inside.run({ client, savepoints: 0 }, fn);
-          await driver(client.query('COMMIT'));
-          return result;
-        } catch (error) {
-          try {
-            await client.query('ROLLBACK');
-          } catch (rollbackError) {
-            // The connection itself failed: the pool must not hand it out again.
-            broken = rollbackError as Error;
-          }
-          const code = (error as { code?: string }).code;
-          if (!broken && code && RETRYABLE.has(code) && attempt < 5) continue;
-          throw error;
-        } finally {
-          client.off('error', onError);
-          client.release(broken);
-        }
-      }
+      const lock = options.lock || undefined;
+      return current ? inSavepoint(current, fn, lock) : inTransaction(pool, inside, fn, lock);
     },
     async close(): Promise<void> {
       if (closed) return;
@@ -159,6 +100,97 @@ export function postgresStore(pool: pg.Pool, location: string): Store {
       await pool.end();
     },
   };
+}
+
+/** `numberPlaceholders`, remembered per statement text: a store runs the same few hundred over and over. */
+function placeholderCache(): (sql: string) => string {
+  const texts = new Map<string, string>();
+  return (sql) => {
+    let text = texts.get(sql);
+    if (text === undefined) {
+      text = numberPlaceholders(sql);
+      texts.set(sql, text);
+    }
+    return text;
+  };
+}
+
+/**
+ * Every call to the driver: its failures are the store's, which an outage wait may outlast
+ * (store-unreachable.ts); an error thrown by a transaction's own work is left as it is.
+ */
+function driver<T>(call: Promise<T>): Promise<T> {
+  return call.catch((error: unknown) => {
+    throw fromStoreDriver(error);
+  });
+}
+
+/**
+ * `opening` (BEGIN, a SAVEPOINT) and the lock go in one round trip: a simple query may hold several
+ * statements, but no parameters, so the lock's name is sent as an escaped literal. The rate budget
+ * opens a locked transaction for every request it grants.
+ */
+function open(client: pg.PoolClient, opening: string, lock: string | undefined) {
+  return driver(
+    client.query(
+      lock === undefined
+        ? opening
+        : `${opening}; SELECT pg_advisory_xact_lock(hashtextextended(${client.escapeLiteral(lock)}, 0))`,
+    ),
+  );
+}
+
+/** A transaction inside a transaction: a savepoint on the client the outer one holds. */
+async function inSavepoint<T>(current: Held, fn: () => Promise<T>, lock: string | undefined): Promise<T> {
+  const name = `reportd_${++current.savepoints}`;
+  await open(current.client, `SAVEPOINT ${name}`, lock);
+  try {
+    const result = await fn();
+    await driver(current.client.query(`RELEASE SAVEPOINT ${name}`));
+    return result;
+  } catch (error) {
+    await current.client.query(`ROLLBACK TO SAVEPOINT ${name}`);
+    throw error;
+  }
+}
+
+/** A transaction on a client of its own, run again (up to five times) when PostgreSQL rolled it back. */
+async function inTransaction<T>(
+  pool: pg.Pool,
+  inside: AsyncLocalStorage<Held>,
+  fn: () => Promise<T>,
+  lock: string | undefined,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const client = await driver(pool.connect());
+    let broken: Error | undefined;
+    // Checked out, the client has no listener of the pool's: a connection that dies between two
+    // statements of this transaction (a server restart) would be an unhandled 'error' event, i.e.
+    // the end of the process. Kept here instead, it fails the transaction's next statement.
+    const onError = (error: Error) => {
+      broken ??= error;
+    };
+    client.on('error', onError);
+    try {
+      await open(client, 'BEGIN', lock);
+      const result = await inside.run({ client, savepoints: 0 }, fn);
+      await driver(client.query('COMMIT'));
+      return result;
+    } catch (error) {
+      try {
+        await client.query('ROLLBACK');
+      } catch (rollbackError) {
+        // The connection itself failed: the pool must not hand it out again.
+        broken = rollbackError as Error;
+      }
+      const code = (error as { code?: string }).code;
+      if (!broken && code && RETRYABLE.has(code) && attempt < 5) continue;
+      throw error;
+    } finally {
+      client.off('error', onError);
+      client.release(broken);
+    }
+  }
 }
 
 /**

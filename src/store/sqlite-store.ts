@@ -109,17 +109,7 @@ function bind(params: SqlParams): unknown[] {
  * unless a transaction of another async task holds the connection, then after its commit.
  */
 export function sqliteStore(db: Database.Database, file: string): Store {
-  // better-sqlite3 compiles a statement at every `prepare`: the hot ones (request log, payloads) run
-  // thousands of times per pass.
-  const statements = new Map<string, Statement>();
-  const prepare = (sql: string): Statement => {
-    let statement = statements.get(sql);
-    if (!statement) {
-      statement = db.prepare(sql);
-      statements.set(sql, statement);
-    }
-    return statement;
-  };
+  const prepare = statementCache(db);
   const inside = new AsyncLocalStorage<{ savepoints: number }>();
   const { turn, release: releaseTurn } = turnOf(file);
   let closed = false;
@@ -147,37 +137,9 @@ export function sqliteStore(db: Database.Database, file: string): Store {
       while (mustWait()) await turn.free();
       db.exec(script);
     },
-    async transaction<T>(fn: () => Promise<T>, _options?: TransactionOptions): Promise<T> {
+    transaction<T>(fn: () => Promise<T>, _options?: TransactionOptions): Promise<T> {
       const current = inside.getStore();
-      if (current) {
-        const name = `reportd_${++current.savepoints}`;
-        db.exec(`SAVEPOINT ${name}`);
-        try {
-          const result = await fn();
-          db.exec(`RELEASE ${name}`);
-          return result;
-        } catch (error) {
-          db.exec(`ROLLBACK TO ${name}`);
-          db.exec(`RELEASE ${name}`);
-          throw error;
-        }
-      }
-      const release = await turn.take();
-      try {
-        // IMMEDIATE: the write lock is taken now (waited for as `waitingForLock` says, holding this
-        // process's turn), so the transaction never fails half-way on a lock upgrade.
-        await waitingForLock(undefined, () => db.exec('BEGIN IMMEDIATE'));
-        try {
-          const result = await inside.run({ savepoints: 0 }, fn);
-          db.exec('COMMIT');
-          return result;
-        } catch (error) {
-          if (db.inTransaction) db.exec('ROLLBACK');
-          throw error;
-        }
-      } finally {
-        release();
-      }
+      return current ? inSavepoint(db, current, fn) : inTransaction(db, { turn, inside }, fn);
     },
     async close(): Promise<void> {
       if (closed) return;
@@ -188,4 +150,63 @@ export function sqliteStore(db: Database.Database, file: string): Store {
     },
   };
   return store;
+}
+
+/**
+ * better-sqlite3 compiles a statement at every `prepare`: the hot ones (request log, payloads) run
+ * thousands of times per pass, so each text is prepared once per connection.
+ */
+function statementCache(db: Database.Database): (sql: string) => Statement {
+  const statements = new Map<string, Statement>();
+  return (sql) => {
+    let statement = statements.get(sql);
+    if (!statement) {
+      statement = db.prepare(sql);
+      statements.set(sql, statement);
+    }
+    return statement;
+  };
+}
+
+/** A transaction inside a transaction: a savepoint, rolled back and released when `fn` throws. */
+async function inSavepoint<T>(
+  db: Database.Database,
+  current: { savepoints: number },
+  fn: () => Promise<T>,
+): Promise<T> {
+  const name = `reportd_${++current.savepoints}`;
+  db.exec(`SAVEPOINT ${name}`);
+  try {
+    const result = await fn();
+    db.exec(`RELEASE ${name}`);
+    return result;
+  } catch (error) {
+    db.exec(`ROLLBACK TO ${name}`);
+    db.exec(`RELEASE ${name}`);
+    throw error;
+  }
+}
+
+/** An outermost transaction: it holds this process's turn on the file from BEGIN to COMMIT. */
+async function inTransaction<T>(
+  db: Database.Database,
+  connection: { turn: Turn; inside: AsyncLocalStorage<{ savepoints: number }> },
+  fn: () => Promise<T>,
+): Promise<T> {
+  const release = await connection.turn.take();
+  try {
+    // IMMEDIATE: the write lock is taken now (waited for as `waitingForLock` says, holding this
+    // process's turn), so the transaction never fails half-way on a lock upgrade.
+    await waitingForLock(undefined, () => db.exec('BEGIN IMMEDIATE'));
+    try {
+      const result = await connection.inside.run({ savepoints: 0 }, fn);
+      db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      throw error;
+    }
+  } finally {
+    release();
+  }
 }

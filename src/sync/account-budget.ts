@@ -1,4 +1,5 @@
-import { type RateBudget, type RateBudgetOptions, sharedBudget } from '../api/budget.js';
+import type { RateBudget, RateBudgetOptions } from '../api/budget.js';
+import { sharedBudget } from '../api/shared-budget.js';
 import type { Clock } from '../clock.js';
 import { budgetKeyFor } from '../config/budget-key.js';
 import type { Store } from '../store/db.js';

@@ -6,7 +6,7 @@ import type { Store } from '../store/db.js';
 import { storeFaultHint } from '../store/store-fault.js';
 import type { SyncAccount, SyncIssue, SyncSettings } from './types.js';
 
-/** What every step of one account's pass needs; built once per account per pass by sync.ts. */
+/** What every step of one account's pass needs; built once per account per pass by sync-account.ts. */
 export interface AccountContext {
   store: Store;
   client: ApiClient;

@@ -31,7 +31,7 @@ export async function discover(ctx: AccountContext): Promise<DiscoveredSet[]> {
   const account = ctx.account.name;
   const ttlMs = ctx.settings.catalog_ttl_minutes * 60_000;
 
-  // sync.ts upserted the account before this pass; a missing row is simply never fetched.
+  // sync-account.ts upserted the account before this pass; a missing row is simply never fetched.
   const accountRow = await getAccount(store, account);
   if (isStale(accountRow?.brands_fetched_at ?? null, ttlMs, clock.now())) {
     const brands = await client.get(catalogEndpoints.brands, {}, {}, { signal });

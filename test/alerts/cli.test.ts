@@ -77,7 +77,7 @@ describe('alerts from the CLI', () => {
     expect(preview.code).toBe(0);
     expect(preview.stdout).toContain(`visibility-drop · set 101 (`);
     expect(preview.stdout).toMatch(
-      /FIRES {2}Gross presence changed −\d+\.\d pts against the previous run \(95 % interval −\d+\.\d to −\d+\.\d pts; n = [\d,]+ → [\d,]+ answers\)/,
+      /FIRES {2}Gross presence changed −\d+\.\d pts against the previous run \(likely change, p = [\d.e-]+; interval −\d+\.\d to −\d+\.\d pts at 98 %; n = [\d,]+ → [\d,]+ answers\)/,
     );
     expect(preview.stdout).toContain('FIRES  New error in the Gravity register: Store closures invented');
     const newest = await runCli(['alerts', '--config', config]);

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { composeAlertEmail } from '../../src/alerts/email.js';
-import { evaluateRules, type RunFacts } from '../../src/alerts/evaluate.js';
+import { evaluateRules } from '../../src/alerts/evaluate.js';
 import type { AlertContent } from '../../src/alerts/run-alerts.js';
+import type { RunFacts } from '../../src/alerts/run-facts.js';
 import { alert as alertSection } from '../../src/config/alert-section.js';
 import { createSlackSender } from '../../src/delivery/channels/slack.js';
 import { createTeamsSender } from '../../src/delivery/channels/teams.js';

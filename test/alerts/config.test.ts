@@ -92,6 +92,43 @@ describe('alerts config', () => {
     );
   });
 
+  it('checks false_alarm_rate and for_runs: a number in range, only with change, the rate only when judged', () => {
+    const config = load(
+      withRules([{ metric: 'presence.gross', change: '<= -5', false_alarm_rate: 0.01, for_runs: 2 }]),
+    );
+    expect(config.alerts[0]!.rules[0]).toMatchObject({ false_alarm_rate: 0.01, for_runs: 2 });
+    // The defaults: the rate chosen by simulation, and no persistence.
+    expect(
+      load(withRules([{ metric: 'presence.gross', change: '<= -5' }])).alerts[0]!.rules[0],
+    ).toMatchObject({
+      false_alarm_rate: 0.02,
+      for_runs: 1,
+    });
+    expect(
+      problems(() =>
+        load(
+          withRules([
+            { metric: 'presence.gross', change: '<= -5', for_runs: 0 },
+            { metric: 'presence.gross', change: '<= -5', for_runs: 1.5 },
+            { metric: 'presence.gross', change: '<= -5', false_alarm_rate: 0 },
+            { metric: 'presence.gross', change: '<= -5', false_alarm_rate: 0.5 },
+            { metric: 'presence.gross', value: '< 30', for_runs: 2 },
+            { event: 'new_error', false_alarm_rate: 0.01 },
+            { metric: 'presence.gross', change: '<= -5', significant: false, false_alarm_rate: 0.01 },
+          ]),
+        ),
+      ),
+    ).toEqual([
+      'alerts[0].rules[0].for_runs: expected at least 1 run',
+      'alerts[0].rules[1].for_runs: expected a whole number of runs, e.g. 2',
+      'alerts[0].rules[2].false_alarm_rate: expected a rate above 0, e.g. 0.02',
+      'alerts[0].rules[3].false_alarm_rate: expected a rate of at most 0.2 (a rule that fires on every fifth quiet run is no alert)',
+      'alerts[0].rules[4].for_runs: only with change',
+      'alerts[0].rules[5].false_alarm_rate: only with metric, not with event',
+      'alerts[0].rules[6].false_alarm_rate: not with significant: false (a rule that fires on every change judges nothing)',
+    ]);
+  });
+
   it('reportd check refuses a bad rule with its path, in one line, exit 2', async () => {
     const file = writeConfig(
       `${MINIMAL}smtp: { host: mail.example.com, from: r@example.com }

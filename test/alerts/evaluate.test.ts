@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateRules, type FactRow, type RunFacts } from '../../src/alerts/evaluate.js';
+import { evaluateRules } from '../../src/alerts/evaluate.js';
+import type { FactRow, RunFacts } from '../../src/alerts/run-facts.js';
 import { alert } from '../../src/config/alert-section.js';
 import { factRow } from './fact-rows.js';
 
@@ -42,11 +43,13 @@ describe('change rules', () => {
       change: '−5.5 pts',
     });
     expect(firing.headline).toContain(
-      'Gross presence changed −5.5 pts against the previous run (95 % interval −9.3 to −1.6 pts; n = 1,200 → 1,200 answers): 40.0% → 34.5%',
+      'Gross presence changed −5.5 pts against the previous run (likely change, p = 0.005; interval −10.1 to −0.9 pts at 98 %; n = 1,200 → 1,200 answers): 40.0% → 34.5%',
     );
     expect(firing).toMatchObject({
       metricName: 'Gross presence',
-      significance: 'real',
+      significance: 'likely',
+      familySize: 1,
+      level: 0.98,
       n: { before: 1200, after: 1200 },
     });
     expect(firing.headline).not.toContain('presence.gross');
@@ -126,8 +129,8 @@ describe('the noise fence', () => {
   const share = (id: number, v: number, n: number) =>
     run(id, [row('presence.gross', 'current', v, 'percent'), answers(n)]);
 
-  it('keeps a change within noise quiet by default, and lets significant: false fire on it', () => {
-    // −6 points on 200 answers a run: the 95 % interval (about ±9.5 points) contains zero.
+  it('keeps a change with no clear change quiet by default, and lets significant: false fire on it', () => {
+    // −6 points on 200 answers a run: the interval (about ±11 points at 98 %) contains zero.
     const history = [share(1, 40, 200), share(2, 34, 200)];
     expect(evaluateRules(rules([{ metric: 'presence.gross', change: '<= -5' }]), history).firings).toEqual(
       [],
@@ -137,15 +140,66 @@ describe('the noise fence', () => {
       history,
     ).firings;
     expect(loose).toHaveLength(1);
-    expect(loose[0]).toMatchObject({ significance: 'noise' });
-    // The same −6 points on 2,000 answers a run is real.
-    const real = [share(1, 40, 2000), share(2, 34, 2000)];
-    expect(evaluateRules(rules([{ metric: 'presence.gross', change: '<= -5' }]), real).firings).toHaveLength(
-      1,
+    expect(loose[0]).toMatchObject({ significance: 'unclear' });
+    expect(loose[0]!.headline).toContain('(no clear change, p = 0.214; interval −17.0 to +5.2 pts at 98 %');
+    // The same −6 points on 2,000 answers a run is a likely change.
+    const likely = [share(1, 40, 2000), share(2, 34, 2000)];
+    expect(
+      evaluateRules(rules([{ metric: 'presence.gross', change: '<= -5' }]), likely).firings,
+    ).toHaveLength(1);
+  });
+
+  it('judges the figures a rule watches in one run as one family (Holm)', () => {
+    // Ten engines of 400 answers; one falls 10 points (p ≈ 0.004): likely alone, not among ten.
+    const engines = (id: number, first: number) =>
+      run(id, [
+        answers(4000),
+        ...Array.from({ length: 10 }, (_, e) =>
+          row('presence.by-engine', 'gross', e === 0 ? first : 40, 'percent', ['engine', String(e), `E${e}`]),
+        ),
+      ]);
+    const history = [engines(1, 50), engines(2, 40)];
+    const perEngine = [{ metric: 'presence.by-engine.gross', per: 'engine', change: '<= -5' }];
+    expect(evaluateRules(rules(perEngine), history).firings).toEqual([]);
+    const loose = evaluateRules(rules([{ ...perEngine[0], false_alarm_rate: 0.05 }]), history).firings;
+    expect(loose).toHaveLength(1);
+    expect(loose[0]).toMatchObject({ member: 'E0', significance: 'likely', familySize: 10 });
+    // Holm: one likely of ten, so every interval is drawn at 1 − 0.05/9.
+    expect(loose[0]!.headline).toMatch(
+      /\(likely change, q = 0\.0\d\d among 10 figures; interval −\d+\.\d to −\d\.\d pts at 99\.44 %/,
+    );
+    // Alone, the same fall is a likely change at the default rate.
+    const alone = (id: number, v: number) =>
+      run(id, [answers(400), row('presence.by-engine', 'gross', v, 'percent', ['engine', '0', 'E0'])]);
+    expect(evaluateRules(rules(perEngine), [alone(1, 50), alone(2, 40)]).firings).toHaveLength(1);
+  });
+
+  it('with for_runs, fires once a step has held, never on a blip that reverts', () => {
+    const rule = rules([{ metric: 'presence.gross', change: '<= -5', for_runs: 2 }]);
+    const step = [share(1, 40, 2000), share(2, 40, 2000), share(3, 33, 2000), share(4, 33.5, 2000)];
+    // Run 3 fell: not yet (one run after the step); run 4 held it against run 2: fires.
+    expect(evaluateRules(rule, step.slice(0, 3)).firings).toEqual([]);
+    const fired = evaluateRules(rule, step).firings;
+    expect(fired).toHaveLength(1);
+    expect(fired[0]).toMatchObject({
+      before: '40.0%',
+      after: '33.5%',
+      forRuns: 2,
+      comparedWith: { label: 'Week 2' },
+    });
+    expect(fired[0]!.headline).toContain('against run Week 2 in each of the last 2 runs (likely change');
+    // It fires once: a run later the level held, but against run 3 nothing moved.
+    expect(evaluateRules(rule, [...step, share(5, 33, 2000)]).firings).toEqual([]);
+    // A blip that reverts never fires.
+    const blip = [share(1, 40, 2000), share(2, 40, 2000), share(3, 33, 2000), share(4, 40, 2000)];
+    expect(evaluateRules(rule, blip).firings).toEqual([]);
+    // Too few runs stored: skipped, saying why.
+    expect(evaluateRules(rule, step.slice(0, 2)).skipped[0]!.reason).toBe(
+      'presence.gross: for_runs: 2 needs 3 stored runs, 2 stored so far',
     );
   });
 
-  it('never calls a score real: a Life change fires only with significant: false, and says why it did not', () => {
+  it('never calls a score likely: a Life change fires only with significant: false, and says why it did not', () => {
     const life = (id: number, v: number) => run(id, [row('life.kpi', 'current', v, 'score'), answers(5000)]);
     const quiet = evaluateRules(rules([{ metric: 'life.kpi', change: '<= -5' }]), [life(1, 60), life(2, 40)]);
     expect(quiet.firings).toEqual([]);
@@ -199,7 +253,7 @@ describe('per: engine', () => {
       answers(2000),
     ]);
 
-  it('checks each engine alone and names the one that moved', () => {
+  it('checks each engine and names the one that moved, judged among the engines the rule watches', () => {
     const result = evaluateRules(
       rules([{ metric: 'presence.by-engine.weighted', per: 'engine', change: '<= -8' }]),
       [engines(1, 50, 40), engines(2, 41, 39)],
@@ -212,8 +266,9 @@ describe('per: engine', () => {
       change: '−9.0 pts',
     });
     expect(result.firings[0]!.headline).toContain(
-      'Weighted presence on ChatGPT changed −9.0 pts against the previous run (95 % interval',
+      'Weighted presence on ChatGPT changed −9.0 pts against the previous run (likely change, q = ',
     );
+    expect(result.firings[0]!.headline).toContain(' among 2 figures; interval −');
     expect(result.firings[0]!.headline).toContain('n = 1,000 → 1,000 answers');
   });
 });
@@ -302,7 +357,7 @@ describe('events', () => {
       run(2, [], { shares: shares(0.22, 0.24) }),
     ]);
     expect(result.firings.map((f) => f.headline)).toEqual([
-      'Acme overtook Northwind: share 24.0% vs 22.0% (was 20.0% vs 25.0%)',
+      'Acme overtook Northwind: share 24.0% vs 22.0% (was 20.0% vs 25.0%; a change of rank, not judged against sampling noise)',
     ]);
     // Already ahead last run: not news again.
     expect(

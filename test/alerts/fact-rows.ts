@@ -1,4 +1,4 @@
-import type { FactRow } from '../../src/alerts/evaluate.js';
+import type { FactRow } from '../../src/alerts/run-facts.js';
 
 /** A metric row of a hand-made run, as the alert evaluator reads it; `dim` is [dimension, id, label]. */
 export const factRow = (

@@ -8,11 +8,11 @@ import { startSmtp, type TestSmtp, tempDir } from '../delivery/smtp-helpers.js';
 import { runCli } from '../helpers/cli.js';
 
 /**
- * The issue's acceptance, end to end over HTTP: one set's gross presence moves 2 points on 600
- * answers, another's drops 12 points on 600 answers. The default change rule fires for the second
- * only, and its email names "Gross presence" with the interval and n; a rule with `significant: false`
- * fires for both (so it is the noise model that keeps the first quiet); the export marks the first
- * change noise and the second real.
+ * End to end over HTTP: one set's gross presence moves 2 points on 600 answers, another's drops 12
+ * points on 600 answers. The default change rule fires for the second only, and its email names
+ * "Gross presence" with the verdict, the interval and n; a rule with `significant: false` fires for
+ * both (so it is the noise model that keeps the first quiet); the export marks the first change no
+ * clear change and the second a likely one.
  */
 
 let tmp: ReturnType<typeof tempDir>;
@@ -70,8 +70,8 @@ function readCsv(file: string): { header: string[]; rows: string[][] } {
   return JSON.parse(execFileSync('python3', ['-c', script, file], { maxBuffer: 1 << 28 }).toString());
 }
 
-describe('changes within noise and beyond it', () => {
-  it('a 2-point move on 600 answers is noise and fires no default alert; a 12-point drop is real and fires', async () => {
+describe('changes with no clear change and likely ones', () => {
+  it('a 2-point move on 600 answers is no clear change and fires no default alert; a 12-point drop is likely and fires', async () => {
     expect((await runCli(['sync', '--config', config, '--no-progress'])).code).toBe(0);
     sandbox.publishRun(102, { grossChange: -2, answers: 600 });
     sandbox.publishRun(101, { grossChange: -12, answers: 600 });
@@ -89,17 +89,17 @@ describe('changes within noise and beyond it', () => {
     expect(cmo).toHaveLength(1);
     const text = cmo[0]!.text ?? '';
     expect(text).toMatch(
-      /Gross presence changed −12\.0 pts against the previous run \(95 % interval −\d+\.\d to −\d+\.\d pts; n = [\d,]+ → 600 answers\)/,
+      /Gross presence changed −12\.0 pts against the previous run \(likely change, p = [\d.e-]+; interval −\d+\.\d to −\d+\.\d pts at 98 %; n = [\d,]+ → 600 answers\)/,
     );
     for (const message of smtp.messages) {
       expect(message.text).not.toMatch(/presence\.gross|\.current\b/);
       expect(String(message.html)).not.toMatch(/presence\.gross|\.current\b/);
     }
-    // The loose rule fired on the 2-point move too, and says it is within the interval.
+    // The loose rule fired on the 2-point move too, and says it is no clear change.
     const loose = smtp.messages.find(
       (m) => JSON.stringify(m.to).includes('analyst@example.com') && (m.text ?? '').includes('−2.0 pts'),
     );
-    expect(loose?.text).toMatch(/95 % interval −\d+\.\d to \+\d+\.\d pts/);
+    expect(loose?.text).toMatch(/\(no clear change, p = [\d.]+; interval −\d+\.\d to \+\d+\.\d pts at 98 %/);
 
     const dir = join(tmp.dir, 'export');
     expect((await runCli(['export', '--config', config, '--format', 'csv', '--out', dir])).code).toBe(0);
@@ -109,10 +109,10 @@ describe('changes within noise and beyond it', () => {
       changes.rows.find(
         (r) => r[at('endpoint')] === 'presence.gross' && r[at('query_set_id')] === String(set),
       )!;
-    expect(gross(102)[at('significance')]).toBe('noise');
+    expect(gross(102)[at('significance')]).toBe('unclear');
     expect(Number(gross(102)[at('change')])).toBeCloseTo(-2, 6);
     expect(gross(102)[at('n_after')]).toBe('600');
-    expect(gross(101)[at('significance')]).toBe('real');
+    expect(gross(101)[at('significance')]).toBe('likely');
     expect(Number(gross(101)[at('interval_high')])).toBeLessThan(0);
   }, 240_000);
 });

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { clearSharedBudgets, RateBudget, type RequestHistory, sharedBudget } from '../../src/api/budget.js';
+import { RateBudget, type RequestHistory } from '../../src/api/budget.js';
 import { maxStartsInAnyWindow } from '../../src/api/retry-timing.js';
+import { clearSharedBudgets, sharedBudget } from '../../src/api/shared-budget.js';
 import { FakeClock } from '../../src/clock.js';
 
 const MINUTE = 60_000;

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { clearSharedBudgets, sharedBudget } from '../../src/api/budget.js';
+import { clearSharedBudgets, sharedBudget } from '../../src/api/shared-budget.js';
 import { FakeClock } from '../../src/clock.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from './fixtures.js';

@@ -88,6 +88,8 @@ reports:
       detail: 'full',
       schedule: { cron: '0 8 * * 1', timezone: 'UTC' },
       locale: 'en-US',
+      false_discovery_rate: 0.05,
+      require_likely_change: false,
       page: { size: 'A4', orientation: 'portrait' },
       // No subject: the locale's default subject is used when the email is composed.
       email: { to: ['cmo@example.com'], cc: [], bcc: [] },

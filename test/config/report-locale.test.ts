@@ -29,6 +29,7 @@ describe('reports[].locale, page and timezone', () => {
       locale: 'de-DE',
       page: { size: 'Letter', orientation: 'landscape' },
       timeZone: 'Europe/Berlin',
+      alpha: 0.05,
     });
     const defaults = loadConfig(
       writeConfig(withReport(`${TRIGGER}    page: { orientation: landscape }\n`)),

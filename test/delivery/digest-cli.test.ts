@@ -133,8 +133,12 @@ describe('digest delivery', () => {
     expect(next.code).toBe(0);
     expect(env.smtp.messages).toHaveLength(2);
     const second = textOf(pdfOf(1, 'second.pdf'));
-    // Two sets without a new run, each marked on the portfolio page and under its own heading.
-    expect(second.match(/No new run since Week \d+/g)).toHaveLength(4);
+    // Two sets without a new run, each marked on the portfolio page and under its own heading. On the
+    // portfolio page the mark wraps in its narrow column, and pdftotext reads it interleaved with the
+    // headline cell beside it (a judged change's interval makes that cell taller), so only its start
+    // is counted there.
+    expect(second.match(/No new run\b/g)).toHaveLength(4);
+    expect(second.match(/No new run since Week \d+/g)?.length).toBeGreaterThanOrEqual(2);
     expect((env.smtp.messages[1]!.text ?? '').match(/No new run since/g)).toHaveLength(2);
 
     const forced = await reportd('deliver', '--report', 'portfolio', '--force');
@@ -142,7 +146,7 @@ describe('digest delivery', () => {
     expect(env.smtp.messages).toHaveLength(3);
     expect(env.smtp.messages[2]!.messageId).not.toBe(env.smtp.messages[1]!.messageId);
     // A forced resend is the same message again: the set that had a new run is still not "no new run".
-    expect(textOf(pdfOf(2, 'forced.pdf')).match(/No new run since/g)).toHaveLength(4);
+    expect(textOf(pdfOf(2, 'forced.pdf')).match(/No new run\b/g)).toHaveLength(4);
 
     const history = JSON.parse((await reportd('history', '--json')).stdout);
     const digests = history.deliveries.filter((d: { report: string }) => d.report === 'portfolio');

@@ -113,6 +113,10 @@ alerts:
           metric_name: string | null;
           significance: string | null;
           interval: { low: number; high: number } | null;
+          interval_level: number | null;
+          p: number | null;
+          q: number | null;
+          family_size: number | null;
           n: { before: number | null; after: number | null } | null;
           errors: { claims: string[] }[];
         }[];
@@ -131,9 +135,12 @@ alerts:
     expect(drop).toMatchObject({
       metric: 'presence.gross.current',
       metric_name: 'Gross presence',
-      significance: 'real',
+      significance: 'likely',
+      family_size: 1,
+      interval_level: 0.98,
     });
     expect(drop?.interval?.high).toBeLessThan(0);
+    expect(drop?.q).toBeLessThanOrEqual(0.02);
     expect(drop?.n?.after).toBeGreaterThan(1000);
     const claim = event.data.firings.find((f) => f.kind === 'new_error');
     expect(claim?.errors[0]?.claims).toContain('Northwind Coffee is closing all of its shops this year.');

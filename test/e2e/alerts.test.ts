@@ -95,7 +95,7 @@ alerts:
     );
     const text = message!.text ?? '';
     expect(text).toMatch(
-      /Gross presence changed −\d+\.\d pts against the previous run \(95 % interval [^)]*\): \d+\.\d% → \d+\.\d%/,
+      /Gross presence changed −\d+\.\d pts against the previous run \(likely change, [^)]*interval −\d+\.\d to −\d+\.\d pts at [^)]*\): \d+\.\d% → \d+\.\d%/,
     );
     expect(text).toContain('Claim: "Northwind Coffee is closing all of its shops this year."');
     expect(text).toContain('Correct answer: Northwind Coffee keeps all its shops open');

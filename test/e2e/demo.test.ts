@@ -96,15 +96,21 @@ describe('reportd demo (the README quick start)', () => {
     const attached = join(mkdtempSync(join(tmpdir(), 'reportd-demo-mail-')), 'attached.pdf');
     writeFileSync(attached, pdf.content);
     const text = execFileSync('pdftotext', ['-layout', attached, '-'], { encoding: 'utf8' });
-    // "Weighted presence: 42.3% (▲ +2.1 pts)": label, value and change, one line per KPI.
-    const kpis = [...(mail.text ?? '').matchAll(/^(.+): (\S+) \((?:[▲▼] )?(\S+(?: \S+)?)\)$/gmu)];
+    // "Weighted presence: 42.3% (▲ +2.1 pts; −3.1 to +7.3 pts)": label, value, change and, for a
+    // judged change, its interval, one line per KPI.
+    const kpis = [
+      ...(mail.text ?? '').matchAll(/^(.+): (\S+) \((?:[▲▼] )?(\S+(?: \S+)?)(?:; ([^)]+))?\)$/gmu),
+    ];
     expect(kpis.length).toBeGreaterThanOrEqual(3);
-    for (const [, label, value, delta] of kpis) {
+    const flat = text.replace(/\s+/g, ' ');
+    for (const [, label, value, delta, interval] of kpis) {
       // The PDF's KPI cards print their labels in capitals (CSS), the email as written.
       expect(text.toLowerCase()).toContain(label!.toLowerCase());
       expect(text).toContain(value!);
       expect(text).toContain(delta!);
+      if (interval) expect(flat).toContain(interval);
     }
+    expect(kpis.some(([, , , , interval]) => interval)).toBe(true);
   });
 
   it('writes metric_values.csv with the numbers of every set, and points at export and the SQL view', () => {
@@ -127,7 +133,8 @@ describe('reportd demo (the README quick start)', () => {
 
   // Issue 26's sweep: what a person reads names metrics in words, never by the store's paths
   // ("presence.gross.current") nor by a field that is itself a change ("deltaTimesCited").
-  it('prints no machine metric path and no "delta" field in any PDF, email or alert', async () => {
+  /** Every PDF's text (pdftotext) and every email's subject, text and HTML without tags, by file. */
+  async function documentTexts(): Promise<[string, string][]> {
     const texts: [string, string][] = [];
     for (const file of readdirSync(out)) {
       if (file.endsWith('.pdf')) {
@@ -138,6 +145,11 @@ describe('reportd demo (the README quick start)', () => {
         texts.push([file, `${mail.subject}\n${mail.text}\n${html}`]);
       }
     }
+    return texts;
+  }
+
+  it('prints no machine metric path and no "delta" field in any PDF, email or alert', async () => {
+    const texts = await documentTexts();
     expect(texts.map(([file]) => file.slice(-4)).sort()).toEqual(
       [...Array(4).fill('.pdf'), '.eml', '.eml'].sort(),
     );
@@ -147,6 +159,31 @@ describe('reportd demo (the README quick start)', () => {
       expect(path.exec(text)?.[0], file).toBeUndefined();
       expect(/\bdelta\w*/i.exec(text)?.[0], file).toBeUndefined();
     }
+  });
+
+  // Issue 32: a judged change is printed with its interval as it is, never as "± half" beside an
+  // uneven interval; its verdict is "likely change" or "no clear change", never "real"; and each
+  // document says once how many changes it judged together (the digest once per set).
+  it('prints intervals as they are, no "real", and the family once per document, in every PDF and email', async () => {
+    const documents = await documentTexts();
+    expect(documents).toHaveLength(6);
+    for (const [file, raw] of documents) {
+      const text = raw.replace(/\s+/g, ' ');
+      expect(/± \d/.exec(text)?.[0], file).toBeUndefined();
+      expect(/\breal\b/i.exec(text)?.[0], file).toBeUndefined();
+      const families = text.match(/\d+ changes judged together; \d+ likely/g) ?? [];
+      if (file.endsWith('.pdf')) {
+        // A set's report (or the one-set digest): once; the digest of three sets: once per set.
+        expect(families.length, file).toBe(file.startsWith('weekly-executive') ? 3 : 1);
+        expect(text, file).toMatch(/[−+]?\d+\.\d to [−+]?\d+\.\d pts/);
+        expect(text, file).toMatch(/no clear change|likely change/);
+      }
+    }
+    // The report email carries the PDF's footnote: the digest's, once per set, in text and HTML.
+    const digest = documents.find(([file]) => file === 'weekly-executive.eml')![1];
+    expect((digest.match(/\d+ changes judged together; \d+ likely/g) ?? []).length).toBe(6);
+    // The alert says its verdict in the same words.
+    expect(documents.find(([file]) => file === 'visibility-drop.eml')![1]).toMatch(/\(likely change, /);
   });
 
   // Issue 35's acceptance, read from each PDF's own objects (qpdf, poppler), not from its HTML.

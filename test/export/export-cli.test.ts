@@ -117,12 +117,23 @@ describe('reportd export', () => {
     expect(claims.rows.length).toBe(await storeCount('SELECT COUNT(*) FROM metric_error_register'));
     expect(readCsv(join(dir, 'runs.csv')).rows).toHaveLength(6);
 
-    // Every change carries its verdict, interval and n beside a readable name; no change of a change.
+    // Every change carries its verdict, interval, p, q, family size and n beside a readable name; no
+    // change of a change.
     const changes = readCsv(join(dir, 'metric_changes.csv'));
     const at = (name: string) => changes.header.indexOf(name);
     expect(changes.rows.length).toBeGreaterThan(100);
     const verdicts = new Set(changes.rows.map((r) => r[at('significance')]));
-    expect([...verdicts].every((v) => ['real', 'noise', 'unknown'].includes(v!))).toBe(true);
+    expect([...verdicts].every((v) => ['likely', 'unclear', 'unknown'].includes(v!))).toBe(true);
+    // Each run's changes are judged together: the headline presence figures as one family, the rest as
+    // another, each holding half of q = 0.05 — so a change is likely exactly when its q is at most 0.025.
+    const sizes = new Map<string, Set<string>>();
+    for (const r of changes.rows.filter((row) => row[at('significance')] !== 'unknown')) {
+      sizes.set(r[at('run_id')]!, (sizes.get(r[at('run_id')]!) ?? new Set()).add(r[at('family_size')]!));
+      expect(Number(r[at('q')])).toBeGreaterThanOrEqual(Number(r[at('p')]));
+      expect(Number(r[at('q')]) <= 0.025).toBe(r[at('significance')] === 'likely');
+      expect(Number(r[at('interval_level')])).toBeGreaterThanOrEqual(0.95);
+    }
+    expect([...sizes.values()].every((set) => set.size === 2 && set.has('2'))).toBe(true);
     expect(changes.rows.some((r) => /delta/i.test(r[at('field')]!))).toBe(false);
     const grossChanges = changes.rows.filter((r) => r[at('endpoint')] === 'presence.gross');
     expect(grossChanges.length).toBeGreaterThan(0);
@@ -134,7 +145,9 @@ describe('reportd export', () => {
     }
     const life = changes.rows.find((r) => r[at('endpoint')] === 'life.kpi');
     expect(life?.[at('significance')]).toBe('unknown');
-    expect(life?.[at('interval_low')]).toBe('');
+    expect([life?.[at('interval_low')], life?.[at('p')], life?.[at('q')], life?.[at('family_size')]]).toEqual(
+      ['', '', '', ''],
+    );
     const engine = changes.rows.find((r) => r[at('endpoint')] === 'presence.by-engine');
     expect(engine?.[at('label')]).toMatch(/^(Gross|Weighted) presence on \S/);
   }, 60_000);

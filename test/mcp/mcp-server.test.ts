@@ -4,7 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compareRuns } from '../../src/insight/changes.js';
+import { judgeRows, type MeasuredChange, measureRuns } from '../../src/insight/row-changes.js';
 import { setDetailsOf } from '../../src/insight/run-changes.js';
 import type { InsightRow } from '../../src/insight/sample-sizes.js';
 import { HOSTILE } from '../../src/sandbox/dataset.js';
@@ -125,7 +125,7 @@ describe('reportd mcp over stdio, with the SDK client', () => {
       stored.map((r) => [r.run_id, r.value]),
     );
     // The set's oldest stored run has no change; every later one is judged (see the noise test below).
-    expect(series.points[0]).toMatchObject({ change: null, significance: null, interval_95: null });
+    expect(series.points[0]).toMatchObject({ change: null, significance: null, interval: null, q: null });
     expect(series.points.slice(1).every((p: Structured) => p.significance !== null)).toBe(true);
 
     const byEngine = await call('metric_series', {
@@ -199,13 +199,18 @@ describe('reportd mcp over stdio, with the SDK client', () => {
         'SELECT endpoint, field, dimension, dimension_id, dimension_label, value, unit FROM metric_values WHERE snapshot_id = ?',
         [snapshotId],
       );
-    /** What src/insight says of the change of one metric row between two stored runs, read whole. */
+    /**
+     * What src/insight says of the change of one metric row between two stored runs, read whole, judged
+     * in the family the answer judges it in: the rows `family` keeps (every compared row by default).
+     */
     const expected = async (
       from: number,
       to: number,
       row: { endpoint: string; field: string; dimension: string; label: string | null },
+      family: (change: MeasuredChange) => boolean = () => true,
     ) => {
-      const changes = compareRuns(await rowsOf(from), await rowsOf(to), { before: details, after: details });
+      const measured = measureRuns(await rowsOf(from), await rowsOf(to), { before: details, after: details });
+      const changes = judgeRows(measured.filter(family));
       const found = changes.find(
         (c) =>
           c.endpoint === row.endpoint &&
@@ -217,7 +222,11 @@ describe('reportd mcp over stdio, with the SDK client', () => {
       return {
         change: found.change,
         significance: found.significance,
-        interval_95: found.low === null ? null : { low: found.low, high: found.high },
+        interval: found.low === null ? null : { low: found.low, high: found.high },
+        interval_level: found.level,
+        p: found.p,
+        q: found.q,
+        family_size: found.familySize,
         n_before: found.nBefore,
         n_after: found.nAfter,
         n_source: found.nSource,
@@ -226,22 +235,35 @@ describe('reportd mcp over stdio, with the SDK client', () => {
     const judged = (p: Structured) => ({
       change: p.change,
       significance: p.significance,
-      interval_95: p.interval_95,
+      interval: p.interval,
+      interval_level: p.interval_level,
+      p: p.p,
+      q: p.q,
+      family_size: p.family_size,
       n_before: p.n_before,
       n_after: p.n_after,
       n_source: p.n_source,
     });
+    /** A series answer judges the points of one run together: the rows of its metric (and label). */
+    const seriesFamily =
+      (endpoint: string, field: string, dimension: string, label?: string) => (c: MeasuredChange) =>
+        c.endpoint === endpoint &&
+        c.field === field &&
+        c.dimension === dimension &&
+        (label === undefined || c.dimension_label === label);
 
     const gross = await call('metric_series', { query_set_id: 101, metric: 'presence.gross.current' });
     expect(gross.points).toHaveLength(runs.length);
     for (let i = 1; i < runs.length; i++) {
-      const want = await expected(runs[i - 1]!.snapshot_id, runs[i]!.snapshot_id, {
-        endpoint: 'presence.gross',
-        field: 'current',
-        dimension: '',
-        label: null,
-      });
-      expect(want?.significance).toMatch(/^(real|noise)$/);
+      const want = await expected(
+        runs[i - 1]!.snapshot_id,
+        runs[i]!.snapshot_id,
+        { endpoint: 'presence.gross', field: 'current', dimension: '', label: null },
+        seriesFamily('presence.gross', 'current', ''),
+      );
+      expect(want?.significance).toMatch(/^(likely|unclear)$/);
+      // Alone in its answer's run: a family of one, its interval the plain 95 % one.
+      expect(want).toMatchObject({ family_size: 1, interval_level: 0.95 });
       expect(want!.n_after).toBeGreaterThan(0);
       expect(judged(gross.points[i])).toEqual(want);
     }
@@ -255,40 +277,50 @@ describe('reportd mcp over stdio, with the SDK client', () => {
       last_runs: 1,
     });
     expect(judged(engine.points[0])).toEqual(
-      await expected(runs.at(-2)!.snapshot_id, runs.at(-1)!.snapshot_id, {
-        endpoint: 'presence.by-engine',
-        field: 'gross',
-        dimension: 'engine',
-        label: 'Perplexity',
-      }),
+      await expected(
+        runs.at(-2)!.snapshot_id,
+        runs.at(-1)!.snapshot_id,
+        { endpoint: 'presence.by-engine', field: 'gross', dimension: 'engine', label: 'Perplexity' },
+        seriesFamily('presence.by-engine', 'gross', 'engine', 'Perplexity'),
+      ),
     );
     expect(engine.points[0].n_source).toMatch(/engines/);
 
     const marks = new Set<string>();
-    const movers = [
-      ...(await call('compare_runs', { query_set_id: 101, limit: 30 })).movers,
-      ...(await call('compare_runs', { query_set_id: 101, metric_prefix: 'presence.by-engine', limit: 100 }))
-        .movers,
-    ];
-    for (const mover of movers) {
-      const [group, name, ...field] = mover.metric.split('.');
-      const want = await expected(runs.at(-2)!.snapshot_id, runs.at(-1)!.snapshot_id, {
-        endpoint: `${group}.${name}`,
-        field: field.join('.'),
-        dimension: mover.breakdown ?? '',
-        label: mover.label,
-      });
-      // Fields the model does not judge (themselves changes) are unknown, never real.
-      if (want) expect(judged(mover)).toEqual(want);
-      else expect(mover).toMatchObject({ significance: 'unknown', interval_95: null });
-      marks.add(mover.significance);
+    // compare_runs judges every metric it compared as one family: all of them, or those of the prefix.
+    for (const [args, family] of [
+      [{ query_set_id: 101, limit: 30 }, () => true],
+      [
+        { query_set_id: 101, metric_prefix: 'presence.by-engine', limit: 100 },
+        (c: MeasuredChange) => c.endpoint === 'presence.by-engine',
+      ],
+    ] as const) {
+      const { movers } = await call('compare_runs', args);
+      for (const mover of movers) {
+        const [group, name, ...field] = mover.metric.split('.');
+        const want = await expected(
+          runs.at(-2)!.snapshot_id,
+          runs.at(-1)!.snapshot_id,
+          {
+            endpoint: `${group}.${name}`,
+            field: field.join('.'),
+            dimension: mover.breakdown ?? '',
+            label: mover.label,
+          },
+          family,
+        );
+        // Fields the model does not judge (themselves changes) are unknown, never likely.
+        if (want) expect(judged(mover)).toEqual(want);
+        else expect(mover).toMatchObject({ significance: 'unknown', interval: null });
+        marks.add(mover.significance);
+      }
     }
-    expect([...marks]).toEqual(expect.arrayContaining(['noise', 'unknown']));
+    expect([...marks]).toEqual(expect.arrayContaining(['unclear', 'unknown']));
 
     // Life is a score, not a share of answers: its change has no interval and is unknown.
     const life = await call('metric_series', { query_set_id: 101, metric: 'life.kpi.current' });
     for (const point of life.points.slice(1))
-      expect(point).toMatchObject({ significance: 'unknown', interval_95: null });
+      expect(point).toMatchObject({ significance: 'unknown', interval: null, p: null, q: null });
     expect(life.points[1].change).toBeCloseTo(life.points[1].value - life.points[0].value, 9);
   });
 

@@ -25,8 +25,9 @@ const en = CATALOGS.en as Readonly<Record<string, string>>;
  */
 const SAME_AS_ENGLISH: Readonly<Record<string, readonly string[]>> = {
   de: [
-    'xlsx.interval', // symbols: the interval's ± and the sample size's n
-    'xlsx.n',
+    'xlsx.n', // symbols: the sample size's n, the p-value's p and the adjusted value's q
+    'xlsx.p',
+    'xlsx.q',
     'group.life',
     'group.gravity',
     'group.scout',
@@ -41,8 +42,9 @@ const SAME_AS_ENGLISH: Readonly<Record<string, readonly string[]>> = {
     'alt.values', // punctuation and placeholders only
   ],
   fr: [
-    'xlsx.interval', // symbols: the interval's ± and the sample size's n
-    'xlsx.n',
+    'xlsx.n', // symbols: the sample size's n, the p-value's p and the adjusted value's q
+    'xlsx.p',
+    'xlsx.q',
     'group.life',
     'group.gravity',
     'group.scout',
@@ -51,6 +53,7 @@ const SAME_AS_ENGLISH: Readonly<Record<string, readonly string[]>> = {
     'endpoint.gravity.gravity-minus',
     'market.dStar',
     'delta.points',
+    'xlsx.verdict', // the same word in French
     'report.page',
     'col.rec',
     'col.source',
@@ -60,8 +63,9 @@ const SAME_AS_ENGLISH: Readonly<Record<string, readonly string[]>> = {
     'alt.logo',
   ],
   es: [
-    'xlsx.interval', // symbols: the interval's ± and the sample size's n
-    'xlsx.n',
+    'xlsx.n', // symbols: the sample size's n, the p-value's p and the adjusted value's q
+    'xlsx.p',
+    'xlsx.q',
     'group.life',
     'group.gravity',
     'group.scout',

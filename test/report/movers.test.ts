@@ -5,8 +5,9 @@ import { biggestMoves } from '../../src/report/digest/movers.js';
 import type { MetricValueRow } from '../../src/store/metric-reads.js';
 
 /**
- * "Biggest changes": level metrics only (never a field that is itself a change), real changes before
- * changes within noise, then by size, each named in words with what moved.
+ * "Biggest changes": level metrics only (never a field that is itself a change), likely changes
+ * before the rest (each set's run judged as one family), then by size, each named in words with
+ * what moved.
  */
 
 const base = {
@@ -71,16 +72,17 @@ const runRows = (run: number, gross: number, claude: number, cited: number, delt
 ];
 
 describe('biggest changes', () => {
-  it('rank level metrics only, real changes first, and name what moved', () => {
-    // Gross presence −5 pts on 1,200 answers is real; Claude +6 pts on 240 answers is within noise,
-    // though larger; deltaTimesCited 1 → −11 and a source's delta move most but are changes of changes.
-    const moves = biggestMoves(runRows(1, 45, 30, 100, 1), runRows(2, 40, 36, 95, -11), 10);
+  it('rank level metrics only, likely changes first, and name what moved', () => {
+    // Gross presence −7 pts on 1,200 answers is a likely change, even among the run's 6 judged
+    // changes; Claude +6 pts on 240 answers is no clear change, though larger; deltaTimesCited 1 → −11
+    // and a source's delta move most but are changes of changes.
+    const moves = biggestMoves(runRows(1, 45, 30, 100, 1), runRows(2, 38, 36, 95, -11), 10);
     expect(moves.some((m) => /delta/i.test(m.field))).toBe(false);
-    expect(moves[0]).toMatchObject({ endpoint: 'presence.gross', significance: 'real' });
+    expect(moves[0]).toMatchObject({ endpoint: 'presence.gross', significance: 'likely' });
     expect(moves[1]).toMatchObject({
       endpoint: 'presence.by-engine',
       dimensionLabel: 'Claude',
-      significance: 'noise',
+      significance: 'unclear',
     });
     const en = withLocale(reportLocale('en-US'), () => moves.map(moverView));
     expect(en.map((m) => m.metric)).toEqual([
@@ -88,7 +90,8 @@ describe('biggest changes', () => {
       'Gross presence on Claude',
       'Times cited on Claude',
     ]);
-    expect(en[1]).toMatchObject({ noise: true, from: '30.0%', to: '36.0%' });
+    expect(en[0]).toMatchObject({ likely: true });
+    expect(en[1]).toMatchObject({ likely: false, from: '30.0%', to: '36.0%' });
     const de = withLocale(reportLocale('de-DE'), () => moves.map(moverView));
     expect(de[1]!.metric).toBe('Bruttopräsenz bei Claude');
   });

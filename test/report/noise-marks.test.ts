@@ -11,9 +11,9 @@ import { fixtureSnapshot } from './fixtures.js';
 import { everySandboxSet } from './sandbox-snapshot.js';
 
 /**
- * What a change judged within noise does to the rest of the page: its sparkline is grey, not green
- * or red, and every page (report section, digest portfolio) that prints a grey "±" change carries the
- * footnote saying what the interval is — and a page with none does not.
+ * What a change judged as no clear change does to the rest of the page: its sparkline is grey, not
+ * green or red, and every page (report section, digest portfolio) that prints a judged change with
+ * its interval carries the footnote saying what the interval is — and a page with none does not.
  */
 
 const meta = (locale = 'en-US') => ({
@@ -36,11 +36,13 @@ function sparkStrokes(html: string): Map<string, string> {
   return out;
 }
 
-/** A delta printed within noise: grey, no arrow, "+0.8 ± 4.2 pts" (not a flat "±0"). */
-const NOISE_DELTA = /<span class="delta neutral"><span class="arrow"><\/span> [^<]*\d ± \d/;
+/** A delta with no clear change: grey, no arrow, "+0.8 pts (−3.4 to +5.1 pts)" (not a flat "±0"). */
+const NOISE_DELTA =
+  /<span class="delta neutral"><span class="arrow"><\/span> [^<]*\d[^<]* <span class="interval">\([^<]*\d[^<]*\)<\/span>/;
 
-/** A delta the model judged either way: it prints "±" (real ones keep their arrow and colour). */
-const JUDGED_DELTA = /<span class="delta \w+"><span class="arrow">[▲▼]?<\/span> [^<]*\d ± \d/;
+/** A delta the model judged either way: it prints its interval (likely ones keep their arrow and colour). */
+const JUDGED_DELTA =
+  /<span class="delta \w+"><span class="arrow">[▲▼]?<\/span> [^<]*\d [^<]*<span class="interval">/;
 
 /** The footnote as the template escapes it. */
 const footnote = (locale: string) => reportLocale(locale).t('delta.noiseFootnote').replace(/'/g, '&#x27;');
@@ -54,18 +56,18 @@ function sections(html: string): { name: string; html: string }[] {
 }
 
 describe('sparklines follow the noise rule', () => {
-  it('are grey when the last change is within noise, coloured when it is not', () => {
+  it('are grey when the last change is no clear change, coloured when it is likely', () => {
     const html = renderReportHtml(buildReportModel(fixtureSnapshot(), [], meta())).html;
     const strokes = sparkStrokes(html);
-    // The fixture's weighted presence moves −0.8 ± 4.2 pts: noise, so grey.
+    // The fixture's weighted presence moves −0.8 pts (an interval around zero): no clear change, so grey.
     expect(html).toMatch(
-      /Weighted presence<\/div>\s*<div class="kpi-value">[^<]*<\/div>\s*<div class="kpi-delta"><span class="delta neutral"><span class="arrow"><\/span> −0\.8 ± /,
+      /Weighted presence<\/div>\s*<div class="kpi-value">[^<]*<\/div>\s*<div class="kpi-delta"><span class="delta neutral"><span class="arrow"><\/span> −0\.8 pts <span class="interval">\(−\d+\.\d to \+\d+\.\d pts\)/,
     );
     expect(strokes.get('Weighted presence')).toBe(THEME.neutral);
     // Open errors fell by one (a count the model does not judge): good news keeps its green.
     expect(strokes.get('Open errors')).toBe(THEME.good);
 
-    // The same move on 100,000 answers is real: the line is coloured like its arrow again.
+    // The same move on 100,000 answers is a likely change: the line is coloured like its arrow again.
     const big = fixtureSnapshot();
     const positions = big.payloads['presence.position-distribution']!.data as { totalAll: number };
     big.payloads['presence.position-distribution'] = {
@@ -80,7 +82,7 @@ describe('sparklines follow the noise rule', () => {
   });
 });
 
-describe('the noise footnote on every page that shows a ± change', () => {
+describe('the noise footnote on every page that shows a judged change', () => {
   let sandbox: Sandbox;
   let snapshots: ReportSnapshot[] = [];
   beforeAll(async () => {

@@ -75,8 +75,9 @@ describe('PDF report', () => {
       expect(text).toMatch(new RegExp(`\\d ${section} `));
     }
     expect(text).not.toContain('Data unavailable');
-    // A change is written with its unit, and with its interval when it is within noise.
-    expect(text).toMatch(/\+2\.1( ± \d+\.\d)? pts/);
+    // A change is written with its unit; a judged one with its interval as it is, never "± half".
+    expect(text).toMatch(/\+2\.1 pts/);
+    expect(text).not.toMatch(/± \d/);
   });
 
   it('makes no network request and shows hostile API strings as text', async () => {

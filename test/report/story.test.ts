@@ -91,10 +91,12 @@ describe('the story of a run (every sandbox set, every locale)', () => {
       }
   });
 
-  it('says a real change or that there is none, and names the false claims by engine', () => {
+  it('says a likely change or that there is none, and names the false claims by engine', () => {
     for (const { model } of models.get('en-US') ?? []) {
       const text = model.story.join(' ');
-      expect(text).toMatch(/beyond sampling noise/);
+      expect(text).toMatch(/: a likely change\.|No change by engine is a likely change\./);
+      // Never "real", never a "±" beside an uneven interval.
+      expect(text).not.toMatch(/\breal\b|± /);
       if (model.gravity.errors.available && model.gravity.errors.items.some((i) => i.wrong.length > 0))
         expect(text).toMatch(/false claims are open; wrong answers came from |false claim/);
     }
@@ -105,15 +107,16 @@ describe('the story of a run (every sandbox set, every locale)', () => {
       for (const { model } of models.get(locale) ?? []) {
         const card = model.presence.weighted;
         if (!card.available || !card.kpi.delta.available) continue;
-        const vs = reportLocale(locale).t('kpi.vsPrevious');
+        const words = reportLocale(locale);
+        const verdict = card.kpi.delta.verdict ? `, ${words.t(`verdict.${card.kpi.delta.verdict}`)}` : '';
         expect(model.story[0], `${locale} set ${model.cover.querySetId}`).toContain(
-          `${card.kpi.delta.text} ${vs}`,
+          `${card.kpi.delta.text} ${words.t('kpi.vsPrevious')}${verdict}`,
         );
       }
   });
 
-  it('quotes a real change with its interval, as the presence table prints it', () => {
-    // The fixture's per-engine moves on 100,000 answers a run: beyond noise, so real.
+  it('quotes a likely change with its interval, as the presence table prints it', () => {
+    // The fixture's per-engine moves on 100,000 answers a run: likely changes.
     const big = fixtureSnapshot();
     const positions = big.payloads['presence.position-distribution']!.data as { totalAll: number };
     big.payloads['presence.position-distribution'] = {
@@ -123,13 +126,14 @@ describe('the story of a run (every sandbox set, every locale)', () => {
     for (const locale of REPORT_LOCALES) {
       const model = buildReportModel(big, [], meta(locale));
       if (!model.presence.byEngine.available) throw new Error('fixture lacks presence by engine');
-      const real = model.presence.byEngine.rows
-        .filter((row) => row.delta.noise === false)
+      const likely = model.presence.byEngine.rows
+        .filter((row) => row.delta.verdict === 'likely')
         .sort((a, b) => (b.delta.size ?? 0) - (a.delta.size ?? 0))[0];
-      expect(real, locale).toBeDefined();
-      expect(real!.delta.text, locale).toMatch(/\d ± \d/);
+      expect(likely, locale).toBeDefined();
+      expect(likely!.delta.interval, locale).toMatch(/\d.* \S+ .*\d/);
       const story = model.story.join(' ');
-      expect(story, locale).toContain(real!.delta.text);
+      expect(story, locale).toContain(likely!.delta.text);
+      expect(story, locale).toContain(likely!.delta.interval!);
       const rest = outsideStory(renderReportHtml(model).html);
       for (const number of numbersIn(story.replace(/[\u00a0\u202f]/g, ' ')))
         expect(rest, `${locale}: "${number}" of "${story}"`).toContain(number);
@@ -249,6 +253,9 @@ describe('the story of a run (every sandbox set, every locale)', () => {
       const model = buildReportModel(snapshot, [before], meta(locale));
       const sentence = model.story.find((line) => line.includes(rival.name) && line.includes(own.name));
       expect(sentence, `${locale}: ${model.story.join(' ')}`).toBeDefined();
+      // A change of rank in share of voice is not judged against noise, and says so.
+      const message = (CATALOGS[locale.slice(0, 2)] as Readonly<Record<string, string>>)['story.overtake']!;
+      expect(sentence).toContain(message.slice(message.lastIndexOf('(')));
       expect(model.story.length).toBeLessThanOrEqual(5);
       const rest = outsideStory(renderReportHtml(model).html);
       for (const number of numbersIn((sentence ?? '').replace(/[\u00a0\u202f]/g, ' ')))

@@ -2,9 +2,9 @@ import ExcelJS from 'exceljs';
 import JSZip from 'jszip';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payloadRows } from '../../src/api/metric-rows.js';
-import { judgeChange } from '../../src/insight/changes.js';
 import { metricName } from '../../src/insight/metric-names.js';
 import { runSamples } from '../../src/insight/sample-sizes.js';
+import type { DeltaView } from '../../src/report/format.js';
 import { buildReportModel } from '../../src/report/model/index.js';
 import { renderWorkbook } from '../../src/report/xlsx.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
@@ -12,9 +12,10 @@ import type { StoredSnapshot } from '../../src/store/snapshots.js';
 import { everySandboxSet } from './sandbox-snapshot.js';
 
 /**
- * The workbook says whether a change matters, and names what people read: each headline change has
- * its 95 % interval and n beside it, as the noise model (src/insight) computes them, and the Data
- * sheet has the readable name of every row, in the workbook's locale. Read back with exceljs.
+ * The workbook says whether a change matters, and names what people read: each judged change has its
+ * interval (as it is, at the level its family asks for), n, p, q and verdict beside it — the verdicts
+ * of the run's PDF, whose family it shares — and the Data sheet has the readable name of every row,
+ * in the workbook's locale. Read back with exceljs.
  */
 
 const meta = { generatedAt: new Date('2026-11-22T03:00:00Z'), version: '9.9.9', account: 'acme' };
@@ -66,10 +67,20 @@ afterAll(async () => {
 });
 
 describe('the workbook and the noise model', () => {
-  it('puts the interval and n beside each headline change, as src/insight computes them', async () => {
-    const ws = (await workbook()).getWorksheet('Presence')!;
+  it('puts the interval, n, p, q and verdict beside each judged change, as the PDF judges it', async () => {
+    const book = await workbook();
+    const ws = book.getWorksheet('Presence')!;
     const header = row(ws, 'Metric');
-    expect(header.slice(0, 6)).toEqual(['Metric', 'Value', 'Change', '± (95 %)', 'n', 'Significance']);
+    expect(header.slice(0, 8)).toEqual([
+      'Metric',
+      'Value',
+      'Change',
+      'Interval (pts)',
+      'n',
+      'p',
+      'q',
+      'Verdict',
+    ]);
     const samples = runSamples(
       Object.entries(current.payloads).flatMap(([key, p]) =>
         p.error === null && p.data != null ? payloadRows(key, p.data) : [],
@@ -82,21 +93,25 @@ describe('the workbook and the noise model', () => {
       dimension: '',
       dimension_id: null,
     })!.n;
-    const judged = judgeChange(
-      { value: gross.current - gross.delta, n },
-      { value: gross.current, n },
-      'percent',
-      true,
-    );
-    const [, value, change, half, count, verdict] = row(ws, 'Gross presence');
+    const pdf = buildReportModel(current, [], { ...meta, locale: 'en-US' }).presence.gross;
+    if (!pdf.available) throw new Error('no gross presence');
+    const [, value, change, interval, count, p, q, verdict] = row(ws, 'Gross presence');
     expect([value, change]).toEqual([gross.current, gross.delta]);
-    expect(half).toBe(Math.round(((judged.high! - judged.low!) / 2) * 10) / 10);
+    expect(interval).toBe(pdf.kpi.delta.interval);
+    expect(interval).not.toMatch(/±/);
     expect(count).toBe(n);
-    expect(verdict).toBe(judged.significance === 'real' ? 'beyond noise' : 'within noise');
+    expect(verdict).toBe(pdf.kpi.delta.verdict === 'likely' ? 'likely change' : 'no clear change');
+    // q is p adjusted among the report's 2 headline figures: at least p, likely only at q ≤ 2.5 %.
+    expect(q as number).toBeGreaterThanOrEqual(p as number);
+    expect((q as number) <= 0.025).toBe(verdict === 'likely change');
 
-    // Life is a score, not a share of answers: no interval, no n, and never called real.
-    const life = row((await workbook()).getWorksheet('Life')!, 'Life');
-    expect([life[3] ?? null, life[4] ?? null, life[5]]).toEqual([null, null, 'unknown']);
+    // Life is a score, not a share of answers: no interval, no n, and never called likely.
+    const life = row(book.getWorksheet('Life')!, 'Life');
+    expect([3, 4, 5, 6].map((i) => life[i] ?? null)).toEqual([null, null, null, null]);
+    expect(life[7]).toBe('not judged');
+    // The workbook says once how many changes it judged together, as the PDF does.
+    const about = row(book.getWorksheet('About')!, 'Changes judged');
+    expect(about[1]).toMatch(/^12 changes judged together; \d+ likely, at a false discovery rate of 5%\./);
   });
 
   it('names every row of the Data sheet as people read it, per locale, beside its ids', async () => {
@@ -124,19 +139,19 @@ describe('the workbook and the noise model', () => {
 });
 
 /**
- * Every table with a change column, on every sheet, in every sandbox set: the three cells beside the
- * change are what the noise model gives (half-width and n for a share of answers; blank and "unknown"
- * for Life, counts and the like), and the verdict is the one the PDF's model shows for the same number.
+ * Every table with a change column, on every sheet, in every sandbox set: the five cells beside the
+ * change are the PDF's verdict for the same number (interval, n, p, q and the verdict for a judged
+ * share of answers; blanks and "not judged" for Life, counts, per-intent shares and the like).
  */
 /** Every headline card of a PDF model (anything with an endpoint key and a judged delta), once per key. */
-function headlineCards(model: unknown): { key: string; delta: { noise?: boolean } }[] {
-  const found = new Map<string, { key: string; delta: { noise?: boolean } }>();
+function headlineCards(model: unknown): { key: string; delta: DeltaView }[] {
+  const found = new Map<string, { key: string; delta: DeltaView }>();
   const walk = (node: unknown): void => {
     if (Array.isArray(node)) node.forEach(walk);
     else if (node && typeof node === 'object') {
       const o = node as { key?: unknown; delta?: unknown };
       if (typeof o.key === 'string' && o.delta && typeof o.delta === 'object' && 'text' in o.delta)
-        found.set(o.key, { key: o.key, delta: o.delta as { noise?: boolean } });
+        found.set(o.key, { key: o.key, delta: o.delta as DeltaView });
       Object.values(node).forEach(walk);
     }
   };
@@ -145,17 +160,16 @@ function headlineCards(model: unknown): { key: string; delta: { noise?: boolean 
 }
 
 describe('the interval and n beside every change, in every sandbox set', () => {
-  const WORD = { real: 'beyond noise', noise: 'within noise', unknown: 'unknown' } as const;
-  /** The PDF's mark on a delta (format.ts `DeltaView.noise`) as the workbook's verdict word. */
-  const pdfWord = (delta: { noise?: boolean }) =>
-    delta.noise === true ? WORD.noise : delta.noise === false ? WORD.real : WORD.unknown;
+  const WORD = { likely: 'likely change', unclear: 'no clear change', unknown: 'not judged' } as const;
+  /** The PDF's verdict on a delta (format.ts `DeltaView.verdict`) as the workbook's word. */
+  const pdfWord = (delta: DeltaView) => WORD[delta.verdict ?? 'unknown'];
   // exceljs leaves empty cells as holes, which `map` would skip: read each index.
-  const cells = (row: unknown[], from: number) => [0, 1, 2].map((i) => row[from + i] ?? null);
-  const NOT_JUDGED = [null, null, WORD.unknown];
+  const cells = (row: unknown[], from: number) => [0, 1, 2, 3, 4].map((i) => row[from + i] ?? null);
+  const NOT_JUDGED = [null, null, null, null, WORD.unknown];
 
-  it('judges each change as the noise model does, and as the PDF shows it', async () => {
+  it('judges each change as the PDF shows it', async () => {
     expect(sets.length).toBeGreaterThan(1);
-    const seen = { noiseShares: 0, unknownScores: 0, rows: 0 };
+    const seen = { judged: 0, unknownScores: 0, rows: 0 };
     for (const snapshot of sets) {
       const set = `set ${snapshot.querySet.id}`;
       const book = await workbook(undefined, snapshot);
@@ -165,27 +179,23 @@ describe('the interval and n beside every change, in every sandbox set', () => {
           p.error === null && p.data != null ? payloadRows(key, p.data) : [],
         ),
       );
-      /** A share's three cells from src/insight: half-width (1 decimal), n, verdict. */
-      const share = (
-        endpoint: string,
-        field: string,
-        dimension: string,
-        id: number,
-        value: number,
-        delta: number,
-      ) => {
-        const n = samples.of({ endpoint, field, dimension, dimension_id: String(id) })!.n;
-        const judged = judgeChange({ value: value - delta, n }, { value, n }, 'percent', true);
-        return [Math.round(((judged.high! - judged.low!) / 2) * 10) / 10, n, WORD[judged.significance]];
+      /** A judged share's cells as the PDF's delta has them: its interval, n and verdict (p, q numbers). */
+      const share = (endpoint: string, field: string, dimension: string, id: number, delta: DeltaView) => {
+        const n = samples.of({ endpoint, field, dimension, dimension_id: String(id) })?.n ?? null;
+        return delta.interval ? [delta.interval, n, 'p', 'q', pdfWord(delta)] : NOT_JUDGED;
       };
       const payload = <T>(key: string) => snapshot.payloads[key]!.data as T;
-      const check = (where: string, got: unknown[], want: unknown[], pdfDelta: { noise?: boolean }) => {
-        expect(got, `${set} ${where}`).toEqual(want);
-        expect(got[2], `${set} ${where}: the PDF's verdict`).toBe(pdfWord(pdfDelta));
+      const check = (where: string, got: unknown[], want: unknown[], pdfDelta: DeltaView) => {
+        const [interval, n, p, q, verdict] = got;
+        expect([interval, n, verdict], `${set} ${where}`).toEqual([want[0], want[1], want[4]]);
+        expect(verdict, `${set} ${where}: the PDF's verdict`).toBe(pdfWord(pdfDelta));
         seen.rows += 1;
-        if (got[2] === WORD.noise && typeof got[0] === 'number' && typeof got[1] === 'number')
-          seen.noiseShares += 1;
-        if (got[2] === WORD.unknown && got[0] === null && got[1] === null) seen.unknownScores += 1;
+        if (typeof interval === 'string') {
+          expect(interval, where).not.toMatch(/±/);
+          expect(q as number, where).toBeGreaterThanOrEqual(p as number);
+          seen.judged += 1;
+        } else expect([p, q], where).toEqual([null, null]);
+        if (verdict === WORD.unknown && interval === null && n === null) seen.unknownScores += 1;
       };
 
       // Presence: the weighted share by engine; weighted and gross by intent.
@@ -201,7 +211,8 @@ describe('the interval and n beside every change, in every sandbox set', () => {
         const engine = byEngine.engines.find((e) => e.label === row.engine.label)!;
         const v = byEngine.presenceByEngine[String(engine.id)]!;
         const got = cells(engineRows.find((r) => r[0] === engine.label)!, 4);
-        const want = share('presence.by-engine', 'weighted', 'engine', engine.id, v.weighted, v.delta);
+        expect(v.delta, set).toBeTypeOf('number');
+        const want = share('presence.by-engine', 'weighted', 'engine', engine.id, row.delta);
         check(`presence by engine ${engine.label}`, got, want, row.delta);
       }
       const byIntent = payload<{
@@ -219,12 +230,10 @@ describe('the interval and n beside every change, in every sandbox set', () => {
       if (!pdf.presence.byIntent.available) throw new Error(`${set}: no PDF presence by intent`);
       for (const row of pdf.presence.byIntent.rows) {
         const intent = byIntent.intents.find((i) => i.label === row.label)!;
-        const v = byIntent.presenceByIntent[String(intent.id)]!;
         const cellsOf = intentRows.find((r) => r[0] === intent.label)!;
-        const weighted = share('presence.by-intent', 'weighted', 'intent', intent.id, v.weighted, v.deltaW);
-        const gross = share('presence.by-intent', 'gross', 'intent', intent.id, v.gross, v.deltaG);
-        check(`presence by intent ${intent.label} (weighted)`, cells(cellsOf, 6), weighted, row.deltaW);
-        check(`presence by intent ${intent.label} (gross)`, cells(cellsOf, 10), gross, row.deltaG);
+        // The payloads give no answers per intent: never judged, in the workbook or the PDF.
+        check(`presence by intent ${intent.label} (weighted)`, cells(cellsOf, 6), NOT_JUDGED, row.deltaW);
+        check(`presence by intent ${intent.label} (gross)`, cells(cellsOf, 12), NOT_JUDGED, row.deltaG);
       }
 
       // Times cited is a count: its change is not judged, in the workbook or the PDF.
@@ -244,7 +253,7 @@ describe('the interval and n beside every change, in every sandbox set', () => {
         pdf.presence.positionsByEngine.totals.deltaTimesCited,
       );
 
-      // Life is a score, not a share of answers: no interval, never "beyond noise".
+      // Life is a score, not a share of answers: no interval, never "likely change".
       const life = book.getWorksheet('Life')!;
       for (const [what, header, at, model] of [
         ['life by engine', ['Engine', 'Life', 'Change'], 3, pdf.life.byEngine],
@@ -278,7 +287,7 @@ describe('the interval and n beside every change, in every sandbox set', () => {
 
       // Key figures: each headline card of the PDF against the one row of its endpoint with a change.
       const figures = ['Overview', 'Presence', 'Life', 'Gravity', 'Scout', 'Market'].flatMap((name) =>
-        tableRows(book.getWorksheet(name)!, ['Metric', 'Value', 'Change', '± (95 %)']).filter(
+        tableRows(book.getWorksheet(name)!, ['Metric', 'Value', 'Change', 'Interval (pts)']).filter(
           (r) => r[2] != null,
         ),
       );
@@ -286,7 +295,7 @@ describe('the interval and n beside every change, in every sandbox set', () => {
       for (const card of headlineCards(pdf)) {
         const rows = figures.filter((r) => r.at(-1) === card.key);
         if (rows.length !== 1) continue;
-        expect(cells(rows[0]!, 3)[2], `${set} key figure ${card.key}: the PDF's verdict`).toBe(
+        expect(cells(rows[0]!, 3)[4], `${set} key figure ${card.key}: the PDF's verdict`).toBe(
           pdfWord(card.delta),
         );
         cards += 1;
@@ -294,12 +303,12 @@ describe('the interval and n beside every change, in every sandbox set', () => {
       expect(cards, set).toBeGreaterThanOrEqual(8);
     }
     expect(seen.rows).toBeGreaterThan(50);
-    // A share change within noise shows its half-width and n; a score shows blanks and "unknown".
-    expect(seen.noiseShares).toBeGreaterThan(0);
+    // A judged share shows its interval and n; a score or a per-intent share blanks and "not judged".
+    expect(seen.judged).toBeGreaterThan(0);
     expect(seen.unknownScores).toBeGreaterThan(0);
   });
 
-  it('follows every change column with the three cells, on every sheet, with unique headers per table', async () => {
+  it('follows every change column with the five cells, on every sheet, with unique headers per table', async () => {
     const CHANGE = /^Change/;
     for (const snapshot of sets) {
       const buffer = await renderWorkbook(snapshot, [], meta);
@@ -317,11 +326,10 @@ describe('the interval and n beside every change, in every sandbox set', () => {
           // The long Data sheet holds delta fields as rows, not a change column.
           if (!CHANGE.test(header)) return;
           withChange.add(name ?? file);
-          const [interval, n, verdict] = headers.slice(i + 1, i + 4);
           expect(
-            [interval, n, verdict].map((h) => h?.split(' · ')[0]),
+            headers.slice(i + 1, i + 6).map((h) => h?.split(' · ')[0]),
             `${name}: ${header}`,
-          ).toEqual(['± (95 %)', 'n', 'Significance']);
+          ).toEqual(['Interval (pts)', 'n', 'p', 'q', 'Verdict']);
         });
       }
       expect([...withChange].sort(), `set ${snapshot.querySet.id}`).toEqual([

@@ -30,9 +30,10 @@ export async function channelFiles(report: string, content: EmailContent): Promi
   return out;
 }
 
-/** One line per KPI, e.g. "Weighted presence: 42.1% ▲ +1.2 pts". */
+/** One line per KPI, e.g. "42.1% ▲ +1.2 pts (−3.1 to +5.5 pts)": a judged change with its interval. */
 export function kpiLine(kpi: EmailContent['kpis'][number]): string {
-  return `${kpi.value}${kpi.delta ? ` ${kpi.arrow} ${kpi.delta}`.replace(/\s+/g, ' ') : ''}`;
+  const interval = kpi.interval ? ` (${kpi.interval})` : '';
+  return `${kpi.value}${kpi.delta ? ` ${kpi.arrow} ${kpi.delta}${interval}`.replace(/\s+/g, ' ') : ''}`;
 }
 
 /** The headline every channel leads with; a digest's names its brands and the period it covers. */

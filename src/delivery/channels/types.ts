@@ -107,8 +107,15 @@ export interface ChannelAlert {
     member?: string;
     /** The run the change was measured against (`id` null: a mean of runs); absent on events. */
     comparedWith?: { id: number | null; label: string };
-    significance?: 'real' | 'noise' | 'unknown';
+    /** The verdict, judged with the other figures the rule watches (`likely` for a fenced rule's firing). */
+    significance?: 'likely' | 'unclear' | 'unknown';
+    /** In points, at `level` (the level Holm's procedure asks for, so it agrees with the verdict). */
     interval?: { low: number; high: number } | null;
+    level?: number | null;
+    p?: number | null;
+    q?: number | null;
+    familySize?: number | null;
+    forRuns?: number;
     n?: { before: number | null; after: number | null } | null;
     before?: string;
     after?: string;

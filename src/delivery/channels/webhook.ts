@@ -94,7 +94,7 @@ export function webhookBody(
       brand: content.brand,
       query_set: { id: content.querySet.id, name: content.querySet.name },
       run: { id: content.run.id, label: content.run.display_name },
-      kpis: content.kpis.map((k) => ({ label: k.label, value: k.value, delta: k.delta || null })),
+      kpis: content.kpis.map(kpiOut),
       summary: content.summary ?? null,
       // A digest: every (set, run) it covers with its headline; null for a single set's delivery.
       digest: content.digest
@@ -104,7 +104,7 @@ export function webhookBody(
               brand: set.brand,
               query_set: { id: set.querySetId, name: set.querySet },
               run: { id: set.runId, label: set.run },
-              kpis: set.kpis.map((k) => ({ label: k.label, value: k.value, delta: k.delta || null })),
+              kpis: set.kpis.map(kpiOut),
               no_new_run: set.noNewRun !== undefined,
             })),
           }
@@ -121,6 +121,17 @@ export function webhookBody(
 }
 
 /** `incident.opened` / `incident.cleared`, in the same `{type, timestamp, data}` shape. */
+/** A headline KPI as webhook JSON: the judged change's interval and verdict beside it, when it has them. */
+function kpiOut(kpi: EmailContent['kpis'][number]) {
+  return {
+    label: kpi.label,
+    value: kpi.value,
+    delta: kpi.delta || null,
+    interval: kpi.interval ?? null,
+    verdict: kpi.verdict ?? null,
+  };
+}
+
 export function webhookNoticeBody(notice: ChannelNotice) {
   const iso = (at: number | null) => (at === null ? null : new Date(at).toISOString());
   const { incident } = notice;
@@ -170,6 +181,11 @@ export function webhookAlertBody(delivery: ChannelDelivery, alert: ChannelAlert)
         compared_with: f.comparedWith ?? null,
         significance: f.significance ?? null,
         interval: f.interval ?? null,
+        interval_level: f.level ?? null,
+        p: f.p ?? null,
+        q: f.q ?? null,
+        family_size: f.familySize ?? null,
+        for_runs: f.forRuns ?? null,
         n: f.n ?? null,
         before: f.before ?? null,
         after: f.after ?? null,

@@ -3,7 +3,7 @@ import { ToolInputError } from '../../errors/index.js';
 import { metricName as readableName } from '../../insight/metric-names.js';
 import { setDetailsOf } from '../../insight/run-changes.js';
 import { runSamples } from '../../insight/sample-sizes.js';
-import { judgedOut, judgeRow, rowKey } from '../judged.js';
+import { judgedOut, judgePairs, rowKey } from '../judged.js';
 import { findRun, findSet, type MetricRow, metricName, setRuns, snapshotRows } from '../reads.js';
 import { answer, defineTool, runOut, setInput } from '../tool-parts.js';
 
@@ -76,22 +76,27 @@ export const compareRunsTool = defineTool({
     const details = await setDetailsOf(store, set.account, set.query_set_id);
     const samples = { before: runSamples(baseRows, details), after: runSamples(runRows, details) };
     const before = new Map(baseRows.filter(keep).map((r) => [rowKey(r), r]));
-    const moved: { row: MetricRow; old: MetricRow; weight: number }[] = [];
-    let compared = 0;
-    for (const row of runRows.filter(keep)) {
+    const pairs = runRows.filter(keep).flatMap((row) => {
       const old = before.get(rowKey(row));
-      if (!old) continue;
-      compared++;
-      if (old.value !== row.value) moved.push({ row, old, weight: weight(row, old.value, row.value) });
-    }
-    moved.sort((a, b) => b.weight - a.weight);
+      return old ? [{ row, old }] : [];
+    });
+    // Every compared metric is one family: the movers shown are judged among all of them.
+    const judged = judgePairs(pairs, samples);
+    const moved = pairs
+      .map((pair, i) => ({
+        ...pair,
+        judged: judged[i]!,
+        weight: weight(pair.row, pair.old.value, pair.row.value),
+      }))
+      .filter(({ row, old }) => old.value !== row.value)
+      .sort((a, b) => b.weight - a.weight);
     const out = (r: typeof run) => ({ run_id: r.run_id, run: r.run, run_created_at: r.run_created_at });
     return answer({
       query_set_id: set.query_set_id,
       base: out(base),
       run: out(run),
-      compared,
-      movers: moved.slice(0, args.limit).map(({ row, old }) => ({
+      compared: pairs.length,
+      movers: moved.slice(0, args.limit).map(({ row, old, judged }) => ({
         metric: metricName(row),
         title: readableName(row),
         breakdown: row.dimension || null,
@@ -99,9 +104,9 @@ export const compareRunsTool = defineTool({
         unit: row.unit,
         before: old.value,
         after: row.value,
-        ...judgeRow(row, old, samples),
+        ...judged,
       })),
-      unchanged: compared - moved.length,
+      unchanged: pairs.length - moved.length,
     });
   },
 });

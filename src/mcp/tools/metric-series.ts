@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { ToolInputError } from '../../errors/index.js';
 import { setDetailsOf } from '../../insight/run-changes.js';
 import { sampleRowsOf } from '../../insight/sample-rows.js';
-import { runSamples } from '../../insight/sample-sizes.js';
-import { judgedOut, judgeRow, NOT_COMPARED, rowKey } from '../judged.js';
+import { type InsightRow, runSamples } from '../../insight/sample-sizes.js';
+import { judgedOut, judgePairs, NOT_COMPARED, rowKey } from '../judged.js';
 import { findSet, metricRowsOf, metricTitle, runRange, type StoredSet } from '../reads.js';
 import { answer, defineTool, runOut, setInput, unitOut } from '../tool-parts.js';
 
@@ -89,12 +89,23 @@ export const metricSeriesTool = defineTool({
       const current = runOf(run.snapshot_id);
       const earlier = previous;
       previous = current;
+      const shown: InsightRow[] = [];
       for (const row of current.rows.values()) {
         seen = true;
         breakdowns.add(row.dimension);
         unitOf = row.unit;
         if (row.dimension !== dimension) continue;
         if (args.label !== undefined && row.dimension_label !== args.label) continue;
+        shown.push(row);
+      }
+      // The points of one run are one family: an answer on five engines judges five changes at once.
+      const judged = earlier
+        ? judgePairs(
+            shown.map((row) => ({ row, old: earlier.rows.get(rowKey(row)) })),
+            { before: earlier.samples, after: current.samples },
+          )
+        : shown.map(() => NOT_COMPARED);
+      for (const [i, row] of shown.entries()) {
         if (points.length >= MAX_POINTS) break;
         points.push({
           run_id: run.run_id,
@@ -102,12 +113,7 @@ export const metricSeriesTool = defineTool({
           run_created_at: run.run_created_at,
           label: dimension === '' ? null : row.dimension_label,
           value: row.value,
-          ...(earlier
-            ? judgeRow(row, earlier.rows.get(rowKey(row)), {
-                before: earlier.samples,
-                after: current.samples,
-              })
-            : NOT_COMPARED),
+          ...judged[i]!,
         });
       }
     }

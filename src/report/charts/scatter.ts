@@ -1,5 +1,5 @@
 import { currentLocale, t } from '../../locale/locale.js';
-import { clip, n, open, THEME, text, textWidth } from './svg.js';
+import { clip, type Grid, n, open, THEME, text, textWidth } from './svg.js';
 
 /**
  * Life vs presence per intent drawn by hand as SVG, in the look the ECharts scatter had (grid on both
@@ -41,6 +41,27 @@ const collides = (a: Box, b: Box) => a.x < b.x + b.w && b.x < a.x + a.w && Math.
 const overBubble = (a: Box, c: { cx: number; cy: number; r: number }) =>
   a.x < c.cx + c.r && c.cx - c.r < a.x + a.w && Math.abs(a.y - c.cy) < c.r + LINE / 2;
 
+/** The plot area and its scales: where a presence (x) and a life (y) value are drawn. */
+interface Frame {
+  width: number;
+  grid: Grid;
+  x0: number;
+  x1: number;
+  y0: number;
+  y1: number;
+  right: number;
+  bottom: number;
+  x: (v: number) => number;
+  y: (v: number) => number;
+}
+
+interface Bubble {
+  name: string;
+  cx: number;
+  cy: number;
+  r: number;
+}
+
 /** Life vs presence per intent, bubble size by query volume, with the set's averages as guides. */
 export function lifeScatter(
   points: readonly Point[],
@@ -49,8 +70,29 @@ export function lifeScatter(
 ): string {
   const width = options.width ?? 680;
   const height = options.height ?? 260;
-  const grid = { left: 48, right: 20, top: 16, bottom: 40 };
   const shown = points.filter((p) => Number.isFinite(p.presence) && Number.isFinite(p.life));
+  const frame = frameOf(shown, current, width, height);
+  const bubbles = bubblesOf(shown, frame);
+  const circles = bubbles.map(
+    (b) =>
+      `<circle cx="${n(b.cx)}" cy="${n(b.cy)}" r="${n(b.r)}" fill="${THEME.secondary}" fill-opacity="0.8"/>`,
+  );
+  const alt = t('alt.scatter', {
+    title: options.title,
+    count: shown.length,
+    presence: currentLocale().percent(current.presence, 1),
+    life: currentLocale().number(current.life, 1),
+  });
+  return `${open(width, height, alt)}${axes(frame)}${guides(frame, current)}${circles.join('')}${nameLabels(bubbles, frame).join('')}</svg>`;
+}
+
+function frameOf(
+  shown: readonly Point[],
+  current: { presence: number; life: number },
+  width: number,
+  height: number,
+): Frame {
+  const grid = { left: 48, right: 20, top: 16, bottom: 40 };
   const xs = shown.length ? shown.map((p) => p.presence) : [current.presence];
   const ys = shown.length ? shown.map((p) => p.life) : [current.life];
   const [xMin, xMax, yMin, yMax] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
@@ -63,6 +105,11 @@ export function lifeScatter(
   const bottom = height - grid.bottom;
   const x = (v: number) => grid.left + ((v - x0) / (x1 - x0)) * (right - grid.left);
   const y = (v: number) => bottom - ((v - y0) / (y1 - y0)) * (bottom - grid.top);
+  return { width, grid, x0, x1, y0, y1, right, bottom, x, y };
+}
+
+/** Grid lines with their tick values on both axes, and the axes' names. */
+function axes({ grid, x0, x1, y0, y1, right, bottom, x, y }: Frame): string {
   const gridLine = (a: number, b: number, c: number, d: number) =>
     `<line x1="${n(a)}" x2="${n(b)}" y1="${n(c)}" y2="${n(d)}" stroke="${THEME.grid}"/>`;
   const xAxis = ticksWithin(x0, x1).map(
@@ -89,18 +136,31 @@ export function lifeScatter(
       anchor: 'middle',
       rotate: -90,
     });
+  return `${xAxis.join('')}${yAxis.join('')}${names}`;
+}
+
+/** Dashed guides at the set's averages (held inside the plot), each named. */
+function guides(
+  { grid, x0, x1, y0, y1, right, bottom, x, y }: Frame,
+  current: { presence: number; life: number },
+): string {
   const average = t('chart.setAverage');
   const guideX = x(Math.min(x1, Math.max(x0, current.presence)));
   const guideY = y(Math.min(y1, Math.max(y0, current.life)));
   const dashed = `stroke="${THEME.neutral}" stroke-dasharray="5 3"`;
-  const guides =
+  return (
     `<line x1="${n(guideX)}" x2="${n(guideX)}" y1="${grid.top}" y2="${bottom}" ${dashed}/>` +
     `<line x1="${grid.left}" x2="${right}" y1="${n(guideY)}" y2="${n(guideY)}" ${dashed}/>` +
     text(guideX, grid.top - 8, average, { size: 9, anchor: 'middle' }) +
-    text(right - 2, guideY - 7, average, { size: 9, anchor: 'end' });
+    text(right - 2, guideY - 7, average, { size: 9, anchor: 'end' })
+  );
+}
+
+/** One bubble per point, its area by query volume; biggest first. */
+function bubblesOf(shown: readonly Point[], { x, y }: Frame): Bubble[] {
   const maxIcv = Math.max(1, ...shown.map((p) => (Number.isFinite(p.icv) ? p.icv : 0)));
   // Biggest first: small bubbles are drawn on top, and the most-asked intents get their names first.
-  const bubbles = [...shown]
+  return [...shown]
     .sort((a, b) => b.icv - a.icv)
     .map((p) => ({
       name: clip(p.label, 22),
@@ -108,6 +168,10 @@ export function lifeScatter(
       cy: y(p.life),
       r: (8 + 16 * Math.sqrt(Math.max(0, Number.isFinite(p.icv) ? p.icv : 0) / maxIcv)) / 2,
     }));
+}
+
+/** Each bubble's name in the first free place around it; none where no place is free. */
+function nameLabels(bubbles: readonly Bubble[], { width, grid, bottom }: Frame): string[] {
   const placed: Box[] = [];
   const labels: string[] = [];
   for (const b of bubbles) {
@@ -134,15 +198,5 @@ export function lifeScatter(
     placed.push(free);
     labels.push(text(free.x, free.y, b.name, { size: 9 }));
   }
-  const circles = bubbles.map(
-    (b) =>
-      `<circle cx="${n(b.cx)}" cy="${n(b.cy)}" r="${n(b.r)}" fill="${THEME.secondary}" fill-opacity="0.8"/>`,
-  );
-  const alt = t('alt.scatter', {
-    title: options.title,
-    count: shown.length,
-    presence: currentLocale().percent(current.presence, 1),
-    life: currentLocale().number(current.life, 1),
-  });
-  return `${open(width, height, alt)}${xAxis.join('')}${yAxis.join('')}${names}${guides}${circles.join('')}${labels.join('')}</svg>`;
+  return labels;
 }

@@ -9,6 +9,14 @@ const kpi = z.strictObject({
   label: z.string().describe('The KPI\'s name ("Weighted presence").'),
   value: z.string().describe('Its value, formatted in the locale.'),
   delta: z.string().describe('The change since the previous run, formatted.'),
+  interval: z
+    .string()
+    .optional()
+    .describe('A judged change\'s interval as it is ("−12.5 to −4.6 pts"); absent when not judged.'),
+  verdict: z
+    .enum(['likely', 'unclear'])
+    .optional()
+    .describe('`likely` (a likely change) or `unclear` (no clear change); absent when not judged.'),
   arrow: z.string().describe('▲, ▼ or ±.'),
   good: z.boolean().describe('The change is good news.'),
   bad: z.boolean().describe('The change is bad news.'),
@@ -28,6 +36,12 @@ export const emailViewSchema = z.strictObject({
   kpis: z.array(kpi).describe('The headline KPIs (one set).'),
   story: z.array(z.string()).describe('The story of the run: 3–5 sentences (one set; empty in a digest).'),
   summary: z.string().optional().describe("The overview's summary sentence."),
+  noiseNote: z
+    .string()
+    .optional()
+    .describe(
+      'The footnote on the judged changes: what an interval is, and how many changes the report judged together (one set; in a digest each set has its own).',
+    ),
   digest: z
     .strictObject({
       sets: z.array(
@@ -43,6 +57,7 @@ export const emailViewSchema = z.strictObject({
             .array(z.string())
             .optional()
             .describe("The story of this set's run; absent when the run was in an earlier message."),
+          noiseNote: z.string().optional().describe("The footnote on this set's judged changes."),
         }),
       ),
       period: z.string(),

@@ -81,7 +81,8 @@ export const reportViewSchema = z.strictObject({
               arrow: z.string(),
               available: z.boolean(),
               size: z.number().optional(),
-              noise: z.boolean().optional(),
+              interval: z.string().optional(),
+              verdict: z.string().optional(),
             }),
             history: z.array(z.number()),
             historyLabels: z.array(z.string()),
@@ -116,7 +117,8 @@ export const reportViewSchema = z.strictObject({
             arrow: z.string(),
             available: z.boolean(),
             size: z.number().optional(),
-            noise: z.boolean().optional(),
+            interval: z.string().optional(),
+            verdict: z.string().optional(),
           }),
           history: z.array(z.number()),
           historyLabels: z.array(z.string()),
@@ -142,7 +144,8 @@ export const reportViewSchema = z.strictObject({
             arrow: z.string(),
             available: z.boolean(),
             size: z.number().optional(),
-            noise: z.boolean().optional(),
+            interval: z.string().optional(),
+            verdict: z.string().optional(),
           }),
           history: z.array(z.number()),
           historyLabels: z.array(z.string()),
@@ -255,7 +258,8 @@ export const reportViewSchema = z.strictObject({
               arrow: z.string(),
               available: z.boolean(),
               size: z.number(),
-              noise: z.boolean(),
+              interval: z.string(),
+              verdict: z.string(),
             }),
           }),
         )
@@ -286,7 +290,6 @@ export const reportViewSchema = z.strictObject({
               arrow: z.string(),
               available: z.boolean(),
               size: z.number(),
-              noise: z.boolean(),
             }),
             deltaG: z.strictObject({
               text: z.string(),
@@ -295,7 +298,6 @@ export const reportViewSchema = z.strictObject({
               arrow: z.string(),
               available: z.boolean(),
               size: z.number(),
-              noise: z.boolean(),
             }),
           }),
         )
@@ -346,7 +348,8 @@ export const reportViewSchema = z.strictObject({
               arrow: z.string(),
               available: z.boolean(),
               size: z.number().optional(),
-              noise: z.boolean().optional(),
+              interval: z.string().optional(),
+              verdict: z.string().optional(),
             }),
             history: z.array(z.number()),
             historyLabels: z.array(z.string()),
@@ -504,7 +507,8 @@ export const reportViewSchema = z.strictObject({
             arrow: z.string(),
             available: z.boolean(),
             size: z.number().optional(),
-            noise: z.boolean().optional(),
+            interval: z.string().optional(),
+            verdict: z.string().optional(),
           }),
           history: z.array(z.number()),
           historyLabels: z.array(z.string()),
@@ -529,7 +533,8 @@ export const reportViewSchema = z.strictObject({
             arrow: z.string(),
             available: z.boolean(),
             size: z.number().optional(),
-            noise: z.boolean().optional(),
+            interval: z.string().optional(),
+            verdict: z.string().optional(),
           }),
           history: z.array(z.number()),
           historyLabels: z.array(z.string()),
@@ -671,7 +676,8 @@ export const reportViewSchema = z.strictObject({
               arrow: z.string(),
               available: z.boolean(),
               size: z.number().optional(),
-              noise: z.boolean().optional(),
+              interval: z.string().optional(),
+              verdict: z.string().optional(),
             }),
             history: z.array(z.number()),
             historyLabels: z.array(z.string()),
@@ -896,17 +902,39 @@ export const reportViewSchema = z.strictObject({
   }),
   noiseNote: z.strictObject({
     overview: z
-      .boolean()
+      .union([
+        z.strictObject({
+          family: z.string(),
+        }),
+        z.boolean(),
+      ])
       .describe('The overview section: headline KPI cards, the summary, the competitive bar.'),
     presence: z
-      .boolean()
+      .union([
+        z.strictObject({
+          family: z.string().nullable(),
+        }),
+        z.boolean(),
+      ])
       .describe(
         'The presence section: gross and weighted presence, trend, positions, engine × intent matrix.',
       ),
     life: z
-      .boolean()
+      .union([
+        z.strictObject({
+          family: z.unknown(),
+        }),
+        z.boolean(),
+      ])
       .describe('The life (sentiment) section: KPIs, stance mix and history, by engine and by intent.'),
-    gravity: z.boolean().describe('The gravity (sources) section: KPIs, trend, source mix, error register.'),
+    gravity: z
+      .union([
+        z.strictObject({
+          family: z.unknown(),
+        }),
+        z.boolean(),
+      ])
+      .describe('The gravity (sources) section: KPIs, trend, source mix, error register.'),
     scout: z.boolean().describe('The scout (citations) section: cited domains and URLs, by engine.'),
     market: z.boolean().describe('The market section: market metrics, fair share, competitors.'),
   }),
@@ -917,15 +945,15 @@ export const reportViewSchema = z.strictObject({
     negative: z.string(),
     fontFamily: z.string(),
     css: html.describe('The stylesheet (report.css of the template folder), for <style>.'),
+    coverTitle: z.string().optional(),
+    footer: z.string().optional(),
+    logoAlt: z.string().optional(),
     logo: z
       .strictObject({
         type: z.string(),
         dataUrl: z.string(),
       })
       .optional(),
-    coverTitle: z.string().optional(),
-    footer: z.string().optional(),
-    logoAlt: z.string().optional(),
   }),
   show: z.strictObject({
     summary: z.boolean(),
@@ -954,7 +982,7 @@ export const reportViewSchema = z.strictObject({
           dimension: z.string(),
           from: z.string(),
           to: z.string(),
-          noise: z.boolean(),
+          likely: z.boolean(),
         }),
       )
       .describe("The digest's biggest moves across its sets."),
@@ -982,10 +1010,6 @@ export const reportViewSchema = z.strictObject({
 export const digestViewSchema = z.strictObject({
   css: html,
   theme: z.strictObject({
-    logo: z.strictObject({
-      type: z.string(),
-      dataUrl: z.string(),
-    }),
     primary: z.string(),
     accent: z.string(),
     positive: z.string(),
@@ -995,6 +1019,10 @@ export const digestViewSchema = z.strictObject({
     footer: z.string(),
     logoAlt: z.string(),
     css: html.describe('The stylesheet (report.css of the template folder), for <style>.'),
+    logo: z.strictObject({
+      type: z.string(),
+      dataUrl: z.string(),
+    }),
   }),
   lang: z.string(),
   page: z.strictObject({
@@ -1028,7 +1056,8 @@ export const digestViewSchema = z.strictObject({
             arrow: z.string(),
             available: z.boolean(),
             size: z.number(),
-            noise: z.boolean().optional(),
+            interval: z.string().optional(),
+            verdict: z.string().optional(),
           }),
           spark: html,
         }),
@@ -1045,7 +1074,7 @@ export const digestViewSchema = z.strictObject({
       dimension: z.string(),
       from: z.string(),
       to: z.string(),
-      noise: z.boolean(),
+      likely: z.boolean(),
     }),
   ),
   frontOnly: z.boolean(),
@@ -1124,7 +1153,8 @@ export const digestViewSchema = z.strictObject({
                     arrow: z.string(),
                     available: z.boolean(),
                     size: z.number(),
-                    noise: z.boolean().optional(),
+                    interval: z.string().optional(),
+                    verdict: z.string().optional(),
                   }),
                   history: z.array(z.number()),
                   historyLabels: z.array(z.string()),
@@ -1158,7 +1188,8 @@ export const digestViewSchema = z.strictObject({
                   arrow: z.string(),
                   available: z.boolean(),
                   size: z.number(),
-                  noise: z.boolean(),
+                  interval: z.string(),
+                  verdict: z.string(),
                 }),
                 history: z.array(z.number()),
                 historyLabels: z.array(z.string()),
@@ -1183,7 +1214,8 @@ export const digestViewSchema = z.strictObject({
                   arrow: z.string(),
                   available: z.boolean(),
                   size: z.number(),
-                  noise: z.boolean(),
+                  interval: z.string(),
+                  verdict: z.string(),
                 }),
                 history: z.array(z.number()),
                 historyLabels: z.array(z.string()),
@@ -1295,7 +1327,8 @@ export const digestViewSchema = z.strictObject({
                     arrow: z.string(),
                     available: z.boolean(),
                     size: z.number(),
-                    noise: z.boolean(),
+                    interval: z.string(),
+                    verdict: z.string(),
                   }),
                 }),
               )
@@ -1326,7 +1359,6 @@ export const digestViewSchema = z.strictObject({
                     arrow: z.string(),
                     available: z.boolean(),
                     size: z.number(),
-                    noise: z.boolean(),
                   }),
                   deltaG: z.strictObject({
                     text: z.string(),
@@ -1335,7 +1367,6 @@ export const digestViewSchema = z.strictObject({
                     arrow: z.string(),
                     available: z.boolean(),
                     size: z.number(),
-                    noise: z.boolean(),
                   }),
                 }),
               )
@@ -1386,7 +1417,8 @@ export const digestViewSchema = z.strictObject({
                     arrow: z.string(),
                     available: z.boolean(),
                     size: z.number(),
-                    noise: z.boolean().optional(),
+                    interval: z.string().optional(),
+                    verdict: z.string().optional(),
                   }),
                   history: z.array(z.number()),
                   historyLabels: z.array(z.string()),
@@ -1543,7 +1575,8 @@ export const digestViewSchema = z.strictObject({
                   arrow: z.string(),
                   available: z.boolean(),
                   size: z.number(),
-                  noise: z.boolean(),
+                  interval: z.string(),
+                  verdict: z.string(),
                 }),
                 history: z.array(z.number()),
                 historyLabels: z.array(z.string()),
@@ -1567,7 +1600,8 @@ export const digestViewSchema = z.strictObject({
                   arrow: z.string(),
                   available: z.boolean(),
                   size: z.number(),
-                  noise: z.boolean(),
+                  interval: z.string(),
+                  verdict: z.string(),
                 }),
                 history: z.array(z.number()),
                 historyLabels: z.array(z.string()),
@@ -1707,7 +1741,8 @@ export const digestViewSchema = z.strictObject({
                     arrow: z.string(),
                     available: z.boolean(),
                     size: z.number(),
-                    noise: z.boolean().optional(),
+                    interval: z.string().optional(),
+                    verdict: z.string().optional(),
                   }),
                   history: z.array(z.number()),
                   historyLabels: z.array(z.string()),
@@ -1930,18 +1965,34 @@ export const digestViewSchema = z.strictObject({
           competitorsChart: html.nullable(),
         }),
         noiseNote: z.strictObject({
-          overview: z.boolean(),
-          presence: z.boolean(),
-          life: z.boolean(),
-          gravity: z.boolean(),
+          overview: z.union([
+            z.strictObject({
+              family: z.string(),
+            }),
+            z.boolean(),
+          ]),
+          presence: z.union([
+            z.strictObject({
+              family: z.unknown(),
+            }),
+            z.boolean(),
+          ]),
+          life: z.union([
+            z.strictObject({
+              family: z.unknown(),
+            }),
+            z.boolean(),
+          ]),
+          gravity: z.union([
+            z.strictObject({
+              family: z.unknown(),
+            }),
+            z.boolean(),
+          ]),
           scout: z.boolean(),
           market: z.boolean(),
         }),
         theme: z.strictObject({
-          logo: z.strictObject({
-            type: z.string(),
-            dataUrl: z.string(),
-          }),
           primary: z.string(),
           accent: z.string(),
           positive: z.string(),
@@ -1951,6 +2002,10 @@ export const digestViewSchema = z.strictObject({
           footer: z.string(),
           logoAlt: z.string(),
           css: html,
+          logo: z.strictObject({
+            type: z.string(),
+            dataUrl: z.string(),
+          }),
         }),
         show: z.strictObject({
           summary: z.boolean(),
@@ -1970,7 +2025,7 @@ export const digestViewSchema = z.strictObject({
               dimension: z.string(),
               from: z.string(),
               to: z.string(),
-              noise: z.boolean(),
+              likely: z.boolean(),
             }),
           ),
           errors: z.array(
@@ -2071,7 +2126,8 @@ export const marginViewSchema = z.strictObject({
                 arrow: z.string(),
                 available: z.boolean(),
                 size: z.number().optional(),
-                noise: z.boolean().optional(),
+                interval: z.string().optional(),
+                verdict: z.string().optional(),
               }),
               history: z.array(z.number()),
               historyLabels: z.array(z.string()),
@@ -2108,7 +2164,8 @@ export const marginViewSchema = z.strictObject({
               arrow: z.string(),
               available: z.boolean(),
               size: z.number().optional(),
-              noise: z.boolean().optional(),
+              interval: z.string().optional(),
+              verdict: z.string().optional(),
             }),
             history: z.array(z.number()),
             historyLabels: z.array(z.string()),
@@ -2134,7 +2191,8 @@ export const marginViewSchema = z.strictObject({
               arrow: z.string(),
               available: z.boolean(),
               size: z.number().optional(),
-              noise: z.boolean().optional(),
+              interval: z.string().optional(),
+              verdict: z.string().optional(),
             }),
             history: z.array(z.number()),
             historyLabels: z.array(z.string()),
@@ -2247,7 +2305,8 @@ export const marginViewSchema = z.strictObject({
                 arrow: z.string(),
                 available: z.boolean(),
                 size: z.number(),
-                noise: z.boolean(),
+                interval: z.string(),
+                verdict: z.string(),
               }),
             }),
           )
@@ -2278,7 +2337,6 @@ export const marginViewSchema = z.strictObject({
                 arrow: z.string(),
                 available: z.boolean(),
                 size: z.number(),
-                noise: z.boolean(),
               }),
               deltaG: z.strictObject({
                 text: z.string(),
@@ -2287,7 +2345,6 @@ export const marginViewSchema = z.strictObject({
                 arrow: z.string(),
                 available: z.boolean(),
                 size: z.number(),
-                noise: z.boolean(),
               }),
             }),
           )
@@ -2340,7 +2397,8 @@ export const marginViewSchema = z.strictObject({
                 arrow: z.string(),
                 available: z.boolean(),
                 size: z.number().optional(),
-                noise: z.boolean().optional(),
+                interval: z.string().optional(),
+                verdict: z.string().optional(),
               }),
               history: z.array(z.number()),
               historyLabels: z.array(z.string()),
@@ -2500,7 +2558,8 @@ export const marginViewSchema = z.strictObject({
               arrow: z.string(),
               available: z.boolean(),
               size: z.number().optional(),
-              noise: z.boolean().optional(),
+              interval: z.string().optional(),
+              verdict: z.string().optional(),
             }),
             history: z.array(z.number()),
             historyLabels: z.array(z.string()),
@@ -2525,7 +2584,8 @@ export const marginViewSchema = z.strictObject({
               arrow: z.string(),
               available: z.boolean(),
               size: z.number().optional(),
-              noise: z.boolean().optional(),
+              interval: z.string().optional(),
+              verdict: z.string().optional(),
             }),
             history: z.array(z.number()),
             historyLabels: z.array(z.string()),
@@ -2667,7 +2727,8 @@ export const marginViewSchema = z.strictObject({
                 arrow: z.string(),
                 available: z.boolean(),
                 size: z.number().optional(),
-                noise: z.boolean().optional(),
+                interval: z.string().optional(),
+                verdict: z.string().optional(),
               }),
               history: z.array(z.number()),
               historyLabels: z.array(z.string()),
@@ -2898,18 +2959,38 @@ export const marginViewSchema = z.strictObject({
   noiseNote: z
     .strictObject({
       overview: z
-        .boolean()
+        .union([
+          z.strictObject({
+            family: z.string(),
+          }),
+          z.boolean(),
+        ])
         .describe('The overview section: headline KPI cards, the summary, the competitive bar.'),
       presence: z
-        .boolean()
+        .union([
+          z.strictObject({
+            family: z.string().nullable(),
+          }),
+          z.boolean(),
+        ])
         .describe(
           'The presence section: gross and weighted presence, trend, positions, engine × intent matrix.',
         ),
       life: z
-        .boolean()
+        .union([
+          z.strictObject({
+            family: z.unknown(),
+          }),
+          z.boolean(),
+        ])
         .describe('The life (sentiment) section: KPIs, stance mix and history, by engine and by intent.'),
       gravity: z
-        .boolean()
+        .union([
+          z.strictObject({
+            family: z.unknown(),
+          }),
+          z.boolean(),
+        ])
         .describe('The gravity (sources) section: KPIs, trend, source mix, error register.'),
       scout: z.boolean().describe('The scout (citations) section: cited domains and URLs, by engine.'),
       market: z.boolean().describe('The market section: market metrics, fair share, competitors.'),
@@ -2922,15 +3003,15 @@ export const marginViewSchema = z.strictObject({
     negative: z.string(),
     fontFamily: z.string(),
     css: html.describe('The stylesheet (report.css of the template folder), for <style>.'),
+    coverTitle: z.string().optional(),
+    footer: z.string().optional(),
+    logoAlt: z.string().optional(),
     logo: z
       .strictObject({
         type: z.string(),
         dataUrl: z.string(),
       })
       .optional(),
-    coverTitle: z.string().optional(),
-    footer: z.string().optional(),
-    logoAlt: z.string().optional(),
   }),
   show: z
     .strictObject({
@@ -2964,7 +3045,7 @@ export const marginViewSchema = z.strictObject({
             dimension: z.string(),
             from: z.string(),
             to: z.string(),
-            noise: z.boolean(),
+            likely: z.boolean(),
           }),
         )
         .describe("The digest's biggest moves across its sets."),

@@ -5,7 +5,7 @@ import type { PortfolioMove } from './movers.js';
 /**
  * A move as the templates print it (templates/report/partials/movers.hbs), in the current locale. The
  * metric is named in words with what moved ("Gross presence on ChatGPT", "Share of voice of Acme"),
- * from the one table of metric names; a change within noise is marked so the row can be greyed.
+ * from the one table of metric names; a likely change is marked so a template can stress it.
  */
 export interface MoverView {
   brand: string;
@@ -15,8 +15,8 @@ export interface MoverView {
   dimension: string;
   from: string;
   to: string;
-  /** Within noise (or not judged): the template greys it. */
-  noise: boolean;
+  /** A likely change, judged with the other changes of its run (src/insight/changes.ts). */
+  likely: boolean;
 }
 
 function valueText(value: number, unit: PortfolioMove['unit']): string {
@@ -44,6 +44,6 @@ export function moverView(move: PortfolioMove): MoverView {
     dimension: '',
     from: valueText(move.from, move.unit),
     to: valueText(move.to, move.unit),
-    noise: move.significance !== 'real',
+    likely: move.significance === 'likely',
   };
 }

@@ -1,4 +1,5 @@
-import { compareRuns, type Significance } from '../../insight/changes.js';
+import type { Significance } from '../../insight/changes.js';
+import { compareRuns } from '../../insight/row-changes.js';
 import type { Store } from '../../store/db.js';
 import { derivedSnapshots, type MetricValueRow, metricValuesOf } from '../../store/metric-reads.js';
 import type { StoredSnapshot } from '../../store/snapshots.js';
@@ -6,8 +7,9 @@ import type { StoredSnapshot } from '../../store/snapshots.js';
 /**
  * "Biggest changes across the portfolio": each set's covered run against its previous run, through
  * the noise model (src/insight/changes.ts), so only level metrics take part — never a field that is
- * itself a change (`delta`, `deltaTimesCited`) or a previous value. Real changes come first, then the
- * rest; within each, the larger move first. Units differ (a share in percent, a count of errors), so
+ * itself a change (`delta`, `deltaTimesCited`) or a previous value. Each set's changes are judged as
+ * that run's family, as its export judges them. Likely changes come first, then the rest; within
+ * each, the larger move first. Units differ (a share in percent, a count of errors), so
  * size is scored on one scale: shares by their change in points, everything else relative to its
  * earlier value.
  */
@@ -26,7 +28,7 @@ export interface PortfolioMove {
   unit: MetricValueRow['unit'];
   score: number;
   significance: Significance;
-  /** The 95 % interval of the change in points; null when there is none. */
+  /** The interval of the change in points, at the level its family asks for; null when there is none. */
   low: number | null;
   high: number | null;
   nAfter: number | null;
@@ -74,7 +76,7 @@ export function biggestMoves(
       });
     }
   }
-  const rank = (move: PortfolioMove) => (move.significance === 'real' ? 0 : 1);
+  const rank = (move: PortfolioMove) => (move.significance === 'likely' ? 0 : 1);
   return moves.sort((a, b) => rank(a) - rank(b) || b.score - a.score).slice(0, limit);
 }
 

@@ -12,6 +12,7 @@ import type { PageSetup } from '../page.js';
 import type { PdfRenderer } from '../pdf.js';
 import { type RenderSnapshotOptions, reportBaseName, themedContents } from '../render.js';
 import { reportTemplatesFor } from '../templates.js';
+import type { WorkbookMeta } from '../xlsx/context.js';
 import { type DigestPages, type DigestSet, periodOf, renderDigestHtml } from './html.js';
 import { biggestMoves, movesOf } from './movers.js';
 
@@ -62,23 +63,9 @@ export async function renderDigest(store: Store, options: RenderDigestOptions): 
     locale: options.locale,
     timeZone: options.timeZone,
     compareWith: options.compareWith,
+    alpha: options.alpha,
   };
-  const loaded = [];
-  for (const run of options.runs) {
-    const snapshot = await findSnapshot(store, {
-      querySetId: run.querySetId,
-      runId: run.runId,
-      account: run.account ?? undefined,
-    });
-    if (!snapshot || !isReportable(snapshot.state)) {
-      throw new Error(`run ${run.runId} of query set ${run.querySetId} is not stored complete`);
-    }
-    const history = await listSnapshots(store, {
-      querySetId: snapshot.querySet.id,
-      account: snapshot.account,
-    });
-    loaded.push({ run, snapshot, history, ...(await movesOf(store, snapshot)) });
-  }
+  const loaded = await loadRuns(store, options.runs);
   const sets: DigestSet[] = loaded.map((l) => ({
     model: buildReportModel(l.snapshot, l.history, meta),
     repeated: l.run.repeated,
@@ -123,36 +110,8 @@ export async function renderDigest(store: Store, options: RenderDigestOptions): 
   for (const format of formats) {
     const file = `${base}.${format}`;
     if (format === 'html') writeAtomically(file, digestHtml().html);
-    else if (format === 'pdf') {
-      // Loaded on first use, as for one set: a daemon that has not rendered yet never loads puppeteer.
-      const renderer = options.renderer ?? new (await import('../pdf.js')).PdfRenderer(options.chromium);
-      try {
-        writeAtomically(
-          file,
-          await printDigestPdf(renderer, digestHtml, loaded.length, !single, options.page),
-        );
-      } finally {
-        if (!options.renderer) await renderer.close();
-      }
-    } else if (format === 'xlsx') {
-      // One workbook, the same sets and sections as the PDF (exceljs loaded only when asked for).
-      if (single) {
-        const { renderWorkbook } = await import('../xlsx.js');
-        const { snapshot, history } = single;
-        writeAtomically(
-          file,
-          await renderWorkbook(snapshot, history, { ...meta, account: snapshot.account }, contents),
-        );
-      } else {
-        const { renderDigestWorkbook } = await import('./workbook.js');
-        const books = loaded.map((l) => ({
-          snapshot: l.snapshot,
-          history: l.history,
-          repeated: l.run.repeated,
-        }));
-        writeAtomically(file, await renderDigestWorkbook(options.report, books, meta, contents));
-      }
-    }
+    else if (format === 'pdf') await writePdf(file, options, digestHtml, loaded.length, !single);
+    else if (format === 'xlsx') await writeWorkbook(file, options.report, loaded, meta, contents);
     written.push(file);
   }
   return {
@@ -160,6 +119,74 @@ export async function renderDigest(store: Store, options: RenderDigestOptions): 
     sets: loaded.map((l, i) => ({ snapshot: l.snapshot, model: sets[i]!.model, repeated: l.run.repeated })),
     period,
   };
+}
+
+/** A covered run as read from the store: its snapshot, its set's history and the moves since the run before. */
+type LoadedRun = { run: DigestRun; snapshot: StoredSnapshot; history: StoredSnapshot[] } & Awaited<
+  ReturnType<typeof movesOf>
+>;
+
+async function loadRuns(store: Store, runs: readonly DigestRun[]): Promise<LoadedRun[]> {
+  const loaded = [];
+  for (const run of runs) {
+    const snapshot = await findSnapshot(store, {
+      querySetId: run.querySetId,
+      runId: run.runId,
+      account: run.account ?? undefined,
+    });
+    if (!snapshot || !isReportable(snapshot.state)) {
+      throw new Error(`run ${run.runId} of query set ${run.querySetId} is not stored complete`);
+    }
+    const history = await listSnapshots(store, {
+      querySetId: snapshot.querySet.id,
+      account: snapshot.account,
+    });
+    loaded.push({ run, snapshot, history, ...(await movesOf(store, snapshot)) });
+  }
+  return loaded;
+}
+
+async function writePdf(
+  file: string,
+  options: RenderDigestOptions,
+  digestHtml: DigestHtml,
+  setCount: number,
+  withContents: boolean,
+): Promise<void> {
+  // Loaded on first use, as for one set: a daemon that has not rendered yet never loads puppeteer.
+  const renderer = options.renderer ?? new (await import('../pdf.js')).PdfRenderer(options.chromium);
+  try {
+    writeAtomically(file, await printDigestPdf(renderer, digestHtml, setCount, withContents, options.page));
+  } finally {
+    if (!options.renderer) await renderer.close();
+  }
+}
+
+/** One workbook, the same sets and sections as the PDF (exceljs loaded only when asked for). */
+async function writeWorkbook(
+  file: string,
+  report: string,
+  loaded: readonly LoadedRun[],
+  meta: Omit<WorkbookMeta, 'account'>,
+  contents: ReportContents,
+): Promise<void> {
+  const single = loaded.length === 1 ? loaded[0] : undefined;
+  if (single) {
+    const { renderWorkbook } = await import('../xlsx.js');
+    const { snapshot, history } = single;
+    writeAtomically(
+      file,
+      await renderWorkbook(snapshot, history, { ...meta, account: snapshot.account }, contents),
+    );
+  } else {
+    const { renderDigestWorkbook } = await import('./workbook.js');
+    const books = loaded.map((l) => ({
+      snapshot: l.snapshot,
+      history: l.history,
+      repeated: l.run.repeated,
+    }));
+    writeAtomically(file, await renderDigestWorkbook(report, books, meta, contents));
+  }
 }
 
 /** How the digest's HTML is built for each pass of the PDF (renderDigestHtml with pages and part). */

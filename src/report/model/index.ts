@@ -3,6 +3,7 @@ import { querySetDetails } from '../../api/schemas/catalog.js';
 import { engineWithImage } from '../../api/schemas/common.js';
 import { type Baseline, PREVIOUS, parseComparison, resolveBaseline } from '../../config/compare-with.js';
 import { currentLocale, reportLocale, t, withLocale } from '../../locale/locale.js';
+import type { FamilySummary, ReportFamily } from './family.js';
 import { buildGravity, type GravityModel } from './gravity.js';
 import { buildLife, type LifeModel } from './life.js';
 import { buildMarket, type MarketModel } from './market.js';
@@ -54,6 +55,8 @@ export interface ReportModel {
   market: MarketModel;
   /** Three to five sentences on the run, from the rows above (see story.ts). */
   story: string[];
+  /** The document's judged changes: how many, how many likely, at which α (family.ts). */
+  judged: FamilySummary;
   /** Endpoint keys the model read, for the completeness test. */
   consumed: string[];
 }
@@ -64,14 +67,34 @@ export function buildReportModel(
   history: readonly ReportSnapshot[],
   meta: ReportMeta,
 ): ReportModel {
+  return buildWithFamily(snapshot, history, meta).model;
+}
+
+/**
+ * The judged changes of the report these inputs make, with their verdicts: the workbook of a run
+ * shows the same figures and reads its verdicts from here, so the two never disagree.
+ */
+export function reportFamily(
+  snapshot: ReportSnapshot,
+  history: readonly ReportSnapshot[],
+  meta: ReportMeta,
+): ReportFamily {
+  return buildWithFamily(snapshot, history, meta).family;
+}
+
+function buildWithFamily(
+  snapshot: ReportSnapshot,
+  history: readonly ReportSnapshot[],
+  meta: ReportMeta,
+): { model: ReportModel; family: ReportFamily } {
   const locale = reportLocale(meta.locale, meta.timeZone);
   // Every label and number of the model is written in the reader's locale (see withLocale).
   return withLocale(locale, () => {
     // History is the set's other snapshots, newest first. Only runs older than this one count: a
     // report of run 101 rendered (or retried) after run 102 was synced must not compare with 102.
     const earlier = history.filter((past) => past.id !== snapshot.id && olderRun(past, snapshot));
-    const reader = new PayloadReader(snapshot, baselineOf(snapshot, earlier, meta.compareWith));
-    const model: Omit<ReportModel, 'consumed' | 'cover' | 'story'> = {
+    const reader = new PayloadReader(snapshot, baselineOf(snapshot, earlier, meta.compareWith), meta.alpha);
+    const model: Omit<ReportModel, 'consumed' | 'cover' | 'story' | 'judged'> = {
       overview: buildOverview(reader),
       presence: buildPresence(reader, earlier),
       life: buildLife(reader, earlier),
@@ -79,11 +102,17 @@ export function buildReportModel(
       scout: buildScout(reader),
       market: buildMarket(reader),
     };
+    // Every delta has joined the document's family: judge it before anything reads a verdict.
+    const judged = reader.family.settle();
     return {
-      cover: buildCover(snapshot, earlier, meta),
-      ...model,
-      story: buildStory(model, storyBefore(reader.baseline, earlier)),
-      consumed: [...reader.consumed].sort(),
+      family: reader.family,
+      model: {
+        cover: buildCover(snapshot, earlier, meta),
+        ...model,
+        story: buildStory(model, storyBefore(reader.baseline, earlier)),
+        judged,
+        consumed: [...reader.consumed].sort(),
+      },
     };
   });
 }

@@ -1,16 +1,17 @@
-import { judgeChange } from '../../insight/changes.js';
+import { type Judged, measureChange } from '../../insight/changes.js';
 import type { InsightRow } from '../../insight/sample-sizes.js';
 import { currentLocale, t } from '../../locale/locale.js';
 import type { DeltaView, NumberRule } from '../format.js';
 import type { PayloadReader } from './payloads.js';
 
 /**
- * A delta as the report shows it once the noise model has judged it: every judged change carries the
- * half-width of its 95 % interval ("+2.6 ± 9.1 pts"); a change within noise loses its arrow and
- * colour, a real one keeps them and is marked `noise: false`, so it is told apart from one the model
- * could not judge (no counts, a unit it does not model), which stays unmarked and has no "±". The
- * run before is `current − delta` on the same number of answers (the payload holds only this run's
- * counts; README, "How noise is judged").
+ * A delta as the report shows it once the noise model has judged it. The change joins the report's
+ * family (family.ts); when the family is settled, the view gets its verdict and its interval,
+ * printed as it is ("−12.5 to −4.6 pts": Newcombe's interval is uneven, so never "± half"). A likely
+ * change keeps its arrow and colour; one with no clear change loses them (grey); one the model could
+ * not judge (no counts, a unit it does not model) stays as it was, without an interval. The run
+ * before is `current − delta` on the same number of answers (the payload holds only this run's
+ * counts; docs/analysing-data.md, "How noise is judged").
  */
 export function judgedDelta(
   reader: PayloadReader,
@@ -25,21 +26,35 @@ export function judgedDelta(
   if (!unit) return view;
   const sample = reader.samples().of(ref);
   if (!sample) return view;
-  const judged = judgeChange(
+  const measured = measureChange(
     { value: current - delta, n: sample.n },
     { value: current, n: sample.n },
     unit,
     true,
   );
-  if (judged.significance === 'unknown' || judged.low === null || judged.high === null) return view;
+  if (measured.p === null) return view;
+  // Completed in place when the family is settled (buildReportModel does it before anything reads it).
+  const judged: DeltaView = { ...view };
+  reader.family.add(ref, measured, (verdict) => Object.assign(judged, verdictView(verdict)));
+  return judged;
+}
+
+/** What a verdict changes in a delta's view. */
+function verdictView(judged: Judged): Partial<DeltaView> {
+  if (judged.low === null || judged.high === null || judged.significance === 'unknown') return {};
+  const interval = intervalText(judged.low, judged.high);
+  if (judged.significance === 'likely') return { interval, verdict: 'likely' };
+  return { interval, verdict: 'unclear', tone: 'neutral', arrow: '' };
+}
+
+/** "−12.5 to −4.6 pts", in the document's locale: an interval of a change in points, as it is. */
+export function intervalText(low: number, high: number): string {
   const locale = currentLocale();
-  const half = locale.number((judged.high - judged.low) / 2, 1);
-  const sign = view.direction === 'up' ? '+' : view.direction === 'down' ? '−' : '';
-  const number = `${sign}${locale.number(Math.abs(judged.change), 1)}`;
-  // Both verdicts print their interval, so the story can quote a real change with it and the reader
-  // finds the same text in the table; only the arrow and colour tell real from noise.
-  const text = t('delta.points', { value: `${number} ± ${half}` });
-  // Marked so the story can tell a judged real change from one nobody could judge.
-  if (judged.significance === 'real') return { ...view, text, noise: false };
-  return { ...view, text, tone: 'neutral', arrow: '', noise: true };
+  const signed = (value: number) => {
+    const text = locale.number(Math.abs(value), 1);
+    // A bound that rounds to zero is printed unsigned, as the delta itself would be.
+    if (Number(Math.abs(value).toFixed(1)) === 0) return text;
+    return `${value < 0 ? '−' : '+'}${text}`;
+  };
+  return t('delta.interval', { low: signed(low), high: signed(high) });
 }

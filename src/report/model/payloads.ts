@@ -2,8 +2,9 @@ import type { z } from 'zod';
 import { metricEndpoint } from '../../api/endpoints.js';
 import { payloadRows } from '../../api/metric-rows.js';
 import type { Baseline } from '../../config/compare-with.js';
-import { type RunSamples, runSamples } from '../../insight/sample-sizes.js';
+import { COUNT_ENDPOINTS, type RunSamples, runSamples } from '../../insight/sample-sizes.js';
 import { type MessageKey, t } from '../../locale/locale.js';
+import { ReportFamily } from './family.js';
 import type { ReportSnapshot } from './snapshot.js';
 
 /** A card's data, or why it cannot be shown. Templates print `note` in place of the card. */
@@ -25,20 +26,30 @@ export class PayloadReader {
   readonly consumed = new Set<string>();
   private sampleSizes: RunSamples | undefined;
 
+  /** The changes the document judges, judged together once the model is built (family.ts). */
+  readonly family: ReportFamily;
+
   /**
    * @param baseline what the headline cards compare with (`compare_with`, src/config/compare-with.ts):
    *   the previous run keeps the API's deltas.
+   * @param alpha the false discovery rate the document's changes are judged at.
    */
   constructor(
     private readonly snapshot: ReportSnapshot,
     readonly baseline: Baseline<ReportSnapshot> = { kind: 'previous' },
-  ) {}
+    alpha?: number,
+  ) {
+    this.family = new ReportFamily(alpha);
+  }
 
   /** The answers behind each share of this run, by the noise model (src/insight/sample-sizes.ts). */
   samples(): RunSamples {
     if (!this.sampleSizes) {
+      // Only the payloads that carry counts: deriving every payload's rows cost more than the model.
       const rows = Object.entries(this.snapshot.payloads).flatMap(([key, stored]) =>
-        stored.error === null && stored.data != null ? payloadRows(key, stored.data) : [],
+        COUNT_ENDPOINTS.has(key) && stored.error === null && stored.data != null
+          ? payloadRows(key, stored.data)
+          : [],
       );
       this.sampleSizes = runSamples(rows);
     }

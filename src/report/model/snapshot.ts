@@ -23,4 +23,6 @@ export interface ReportMeta {
   timeZone?: string;
   /** What the headline cards compare with (`compare_with`: previous, "4 runs", "52 weeks"); previous when absent. */
   compareWith?: string;
+  /** The false discovery rate the report's changes are judged at (`false_discovery_rate`); 0.05 when absent. */
+  alpha?: number;
 }

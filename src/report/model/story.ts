@@ -12,13 +12,14 @@ type StorySections = { presence: PresenceModel; gravity: GravityModel; overview:
  * The story of a run: three to five sentences built from the model's own rows, never from a
  * language model. Every number in them is a text the document's cards and tables already print
  * (values and deltas are copied, not reformatted), so a reader finds each one again below.
- * Order: where the brand stands, the largest real changes (or that there are none), open false
- * claims by engine, a share-of-voice overtake involving the brand, and the largest change that
- * stayed within noise.
+ * Order: where the brand stands, the largest likely changes (or that there are none), open false
+ * claims by engine, a share-of-voice overtake involving the brand (a ranking, said to be unjudged),
+ * and the largest change that is no clear change. Verdicts are the report's own (family.ts): the
+ * story judges nothing itself, so it never calls likely what the tables below call unclear.
  */
 
 const MAX_SENTENCES = 5;
-const MAX_REAL = 2;
+const MAX_LIKELY = 2;
 
 interface Candidate {
   metric: string;
@@ -27,7 +28,10 @@ interface Candidate {
   delta: DeltaView;
 }
 
-/** Weighted presence by engine and by intent: the shares whose changes the noise model judges. */
+/**
+ * Weighted presence by engine and by intent. Only the engines' changes are judged (the payloads give
+ * no answers per intent), so an intent's change is never quoted as likely or unclear.
+ */
 function candidates(model: Pick<StorySections, 'presence'>): Candidate[] {
   const metric = t('endpoint.presence.weighted');
   const out: Candidate[] = [];
@@ -82,6 +86,16 @@ type ErrorItem = Extract<StorySections['gravity']['errors'], { available: true }
 export const claimKeys = (item: ErrorItem): string[] =>
   item.wrong.map((claim) => `${item.id}\u0000${claim.engine.id}\u0000${claim.text}`);
 
+/** A judged change as the story says it: the metric, its member, the change and its interval. */
+const judgedSentence = (key: 'story.likelyChange' | 'story.unclearChange', c: Candidate) =>
+  t(key, {
+    metric: c.metric,
+    dimension: c.dimension,
+    delta: c.delta.text,
+    interval: c.delta.interval ?? '',
+    value: c.value,
+  });
+
 export function buildStory(
   model: Pick<StorySections, 'presence' | 'gravity' | 'overview'>,
   before: StoryBefore = { shares: [] },
@@ -94,7 +108,8 @@ export function buildStory(
     // The change says what it is measured against, as the card does: a reader of a report that
     // compares with 4 weeks back must not take it for the change since the previous run.
     // Without a change it still says why when the card does ("no stored run that old").
-    const change = delta.available ? `${delta.text} ${versus ?? t('kpi.vsPrevious')}` : versus;
+    const verdict = delta.verdict ? `, ${t(`verdict.${delta.verdict}`)}` : '';
+    const change = delta.available ? `${delta.text} ${versus ?? t('kpi.vsPrevious')}${verdict}` : versus;
     sentences.push(
       change
         ? t('story.headline', { metric: label, value, delta: change })
@@ -104,18 +119,10 @@ export function buildStory(
   headline(model.presence.weighted);
 
   const all = candidates(model).filter((c) => c.delta.available && c.delta.direction !== 'flat');
-  // Only changes the noise model judged real count: one it could not judge is never called real.
-  const real = all.filter((c) => c.delta.noise === false).sort(bySize);
-  for (const c of real.slice(0, MAX_REAL))
-    sentences.push(
-      t('story.realChange', {
-        metric: c.metric,
-        dimension: c.dimension,
-        delta: c.delta.text,
-        value: c.value,
-      }),
-    );
-  if (real.length === 0) sentences.push(t('story.noRealChange'));
+  // Only changes the report judged likely count: one it could not judge is never called likely.
+  const likely = all.filter((c) => c.delta.verdict === 'likely').sort(bySize);
+  for (const c of likely.slice(0, MAX_LIKELY)) sentences.push(judgedSentence('story.likelyChange', c));
+  if (likely.length === 0) sentences.push(t('story.noLikelyChange'));
 
   const errors = model.gravity.errors;
   const open = model.gravity.openErrors;
@@ -149,11 +156,8 @@ export function buildStory(
   const passed = competitive.available ? overtake(competitive.rows, sharesBefore) : undefined;
   if (passed) sentences.push(passed);
 
-  const noise = all.filter((c) => c.delta.noise === true).sort(bySize)[0];
-  if (noise)
-    sentences.push(
-      t('story.withinNoise', { metric: noise.metric, dimension: noise.dimension, delta: noise.delta.text }),
-    );
+  const unclear = all.filter((c) => c.delta.verdict === 'unclear').sort(bySize)[0];
+  if (unclear) sentences.push(judgedSentence('story.unclearChange', unclear));
 
   // Too little to say: the second headline card keeps the story at its three sentences.
   if (sentences.length < 3) headline(model.gravity.plus);

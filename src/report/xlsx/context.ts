@@ -2,6 +2,8 @@ import type { z } from 'zod';
 import { metricEndpoint } from '../../api/endpoints.js';
 import { type MessageKey, t } from '../../locale/locale.js';
 import { excelFormat, mixScale, ruleFor } from '../format.js';
+import type { ReportFamily } from '../model/family.js';
+import { reportFamily } from '../model/index.js';
 import { PayloadReader } from '../model/payloads.js';
 import type { ReportSnapshot } from '../model/snapshot.js';
 import type { NumberCell, SheetWriter } from './sheet-writer.js';
@@ -13,14 +15,20 @@ export interface WorkbookMeta {
   /** Language of sheet titles, headers and notes (`REPORT_LOCALES`); en-US when absent. Numbers and
    * dates stay native cells: Excel shows them the reader's way. */
   locale?: string;
+  /** The false discovery rate its changes are judged at (`false_discovery_rate`); 0.05 when absent. */
+  alpha?: number;
 }
 
-/** What every sheet writer gets: the snapshot, its payload reader, the set's history and the meta. */
+/**
+ * What every sheet writer gets: the snapshot, its payload reader, the set's history, the meta, and
+ * the verdicts on its changes (the same family the run's PDF judges, against the previous run).
+ */
 export interface SheetContext {
   readonly snapshot: ReportSnapshot;
   readonly reader: PayloadReader;
   readonly history: readonly ReportSnapshot[];
   readonly meta: WorkbookMeta;
+  readonly family: ReportFamily;
 }
 
 export function createContext(
@@ -28,7 +36,13 @@ export function createContext(
   history: readonly ReportSnapshot[],
   meta: WorkbookMeta,
 ): SheetContext {
-  return { snapshot, reader: new PayloadReader(snapshot), history, meta };
+  const family = reportFamily(snapshot, history, {
+    generatedAt: meta.generatedAt,
+    version: meta.version,
+    ...(meta.locale ? { locale: meta.locale } : {}),
+    ...(meta.alpha === undefined ? {} : { alpha: meta.alpha }),
+  });
+  return { snapshot, reader: new PayloadReader(snapshot), history, meta, family };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { clearSharedBudgets } from '../../../src/api/budget.js';
 import { catalogEndpoints } from '../../../src/api/endpoints.js';
+import { clearSharedBudgets } from '../../../src/api/shared-budget.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../../src/sandbox/server.js';
 import type { Store } from '../../../src/store/db.js';
 import { runSync, type SyncOptions } from '../../../src/sync/sync.js';

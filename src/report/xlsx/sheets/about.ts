@@ -1,6 +1,7 @@
 import { metricEndpoints } from '../../../api/endpoints.js';
 import { querySetDetails } from '../../../api/schemas/catalog.js';
 import { type MessageKey, t } from '../../../locale/locale.js';
+import { familyLine } from '../../noise-view.js';
 import type { SheetContext } from '../context.js';
 import type { CellInput, SheetWriter } from '../sheet-writer.js';
 
@@ -39,6 +40,8 @@ export function writeAbout(w: SheetWriter, ctx: SheetContext, sheetOf: ReadonlyM
     [t('xlsx.generatedAtUtc'), meta.generatedAt],
     [t('xlsx.version'), meta.version],
     [t('xlsx.payloadsUnavailable'), unavailable.length === 0 ? t('xlsx.none') : unavailable.join(', ')],
+    // Said once for the workbook, as the PDF says it once: how many changes were judged together.
+    [t('xlsx.judged'), familyLine(ctx.family.settle()) || t('xlsx.none')],
   ];
   w.ws.views = [{ state: 'frozen', xSplit: 0, ySplit: 1, topLeftCell: 'A2' }];
   w.table({

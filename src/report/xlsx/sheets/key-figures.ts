@@ -18,7 +18,7 @@ export function keyFigures(w: SheetWriter, ctx: SheetContext, group: MetricGroup
     const result = ctx.reader.read(source.key, source.schema);
     if (!result.ok) {
       const { title, note } = ctx.reader.unavailable(source.key, result.reason);
-      rows.push([title, null, null, null, null, null, note, source.key]);
+      rows.push([title, null, null, null, null, null, null, null, note, source.key]);
       continue;
     }
     for (const figure of source.figures(result.data as never)) {

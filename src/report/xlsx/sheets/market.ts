@@ -1,6 +1,8 @@
 import * as market from '../../../api/schemas/market.js';
 import { type MessageKey, t } from '../../../locale/locale.js';
-import { block, num } from '../context.js';
+import { num } from '../context.js';
+import { tableBlock, writeBlocks } from '../table-block.js';
+import { brandSharesTable } from '../tables.js';
 import { keyFigures } from './key-figures.js';
 import type { SheetDef } from './sheet-def.js';
 
@@ -21,46 +23,38 @@ const HEADERS: Record<(typeof CARDS)[number], MessageKey> = {
   uniqueBrands: 'market.uniqueBrands',
 };
 
+const history = tableBlock('market.data', market.data, (d, key) => {
+  const fair = d.weightedPresence.fairShareMetric;
+  // MetricCard histories line up with `measurements` (oldest first), one row per run.
+  return {
+    name: 'History',
+    columns: [
+      { header: t('cover.runId') },
+      { header: t('xlsx.measurement') },
+      ...CARDS.map((field) => ({ header: t(HEADERS[field]) })),
+      { header: t('xlsx.weightedVsFairShare') },
+    ],
+    rows: d.measurements.map((m, i) => [
+      m.id,
+      m.label,
+      ...CARDS.map((field) => num(d.market[field].history[i], key, field)),
+      num(fair.history[i], key, 'fairShareMetric'),
+    ]),
+  };
+});
+
+const competitors = tableBlock(
+  'market.life-monitored-competitors',
+  market.lifeMonitoredCompetitors,
+  (d, key) => brandSharesTable('Competitors', key, d.shares),
+);
+
 export const marketSheet: SheetDef = {
   name: 'Market',
   titleKey: 'group.market',
   endpoints: ['market.data', 'market.life-monitored-competitors'],
   write(w, ctx) {
     keyFigures(w, ctx, 'market');
-
-    block(w, ctx, 'market.data', market.data, (d) => {
-      const key = 'market.data';
-      const fair = d.weightedPresence.fairShareMetric;
-      // MetricCard histories line up with `measurements` (oldest first), one row per run.
-      w.table({
-        name: 'History',
-        columns: [
-          { header: t('cover.runId') },
-          { header: t('xlsx.measurement') },
-          ...CARDS.map((field) => ({ header: t(HEADERS[field]) })),
-          { header: t('xlsx.weightedVsFairShare') },
-        ],
-        rows: d.measurements.map((m, i) => [
-          m.id,
-          m.label,
-          ...CARDS.map((field) => num(d.market[field].history[i], key, field)),
-          num(fair.history[i], key, 'fairShareMetric'),
-        ]),
-      });
-    });
-
-    block(w, ctx, 'market.life-monitored-competitors', market.lifeMonitoredCompetitors, (d) => {
-      const key = 'market.life-monitored-competitors';
-      w.table({
-        name: 'Competitors',
-        columns: [
-          { header: t('xlsx.name') },
-          { header: t('col.share'), bar: true },
-          { header: t('xlsx.brand') },
-          { header: t('col.targeted') },
-        ],
-        rows: d.shares.map((s) => [s.name, num(s.share, key, 'share'), s.isBrand, s.isTargeted]),
-      });
-    });
+    writeBlocks(w, ctx, [history, competitors]);
   },
 };

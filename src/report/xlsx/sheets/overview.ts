@@ -1,8 +1,20 @@
 import * as overview from '../../../api/schemas/overview.js';
 import { t } from '../../../locale/locale.js';
-import { block, num } from '../context.js';
+import { tableBlock, writeBlocks } from '../table-block.js';
+import { brandSharesTable } from '../tables.js';
 import { keyFigures } from './key-figures.js';
 import type { SheetDef } from './sheet-def.js';
+
+// The summary is untrusted prose: one wrapped text cell, never parsed or linked.
+const summary = tableBlock('overview.summary', overview.summary, (d) => ({
+  name: 'Summary',
+  columns: [{ header: t('endpoint.overview.summary'), wrap: true }],
+  rows: [[d.content]],
+}));
+
+const shares = tableBlock('overview.competitive-context', overview.competitiveContext, (d, key) =>
+  brandSharesTable('Shares', key, d.shares),
+);
 
 export const overviewSheet: SheetDef = {
   name: 'Overview',
@@ -10,26 +22,6 @@ export const overviewSheet: SheetDef = {
   endpoints: ['overview.summary', 'overview.competitive-context'],
   write(w, ctx) {
     keyFigures(w, ctx, 'overview');
-    block(w, ctx, 'overview.summary', overview.summary, (d) => {
-      // The summary is untrusted prose: one wrapped text cell, never parsed or linked.
-      w.table({
-        name: 'Summary',
-        columns: [{ header: t('endpoint.overview.summary'), wrap: true }],
-        rows: [[d.content]],
-      });
-    });
-    block(w, ctx, 'overview.competitive-context', overview.competitiveContext, (d) => {
-      const key = 'overview.competitive-context';
-      w.table({
-        name: 'Shares',
-        columns: [
-          { header: t('xlsx.name') },
-          { header: t('col.share'), bar: true },
-          { header: t('xlsx.brand') },
-          { header: t('col.targeted') },
-        ],
-        rows: d.shares.map((s) => [s.name, num(s.share, key, 'share'), s.isBrand, s.isTargeted]),
-      });
-    });
+    writeBlocks(w, ctx, [summary, shares]);
   },
 };

@@ -1,0 +1,126 @@
+import {
+  DELIVERY_STATES,
+  type Delivery,
+  type DeliveryKey,
+  type DeliveryKind,
+  type DeliveryRow,
+  type DeliveryState,
+  EMAIL_DESTINATION,
+  maybeDelivery,
+  toDelivery,
+} from './delivery-row.js';
+import { type ClaimScope, scopeFilter } from './delivery-scope.js';
+import type { Store } from './sql.js';
+
+/**
+ * What the outbox holds, read: one row, the next due time (the worker's sleep), and the rows and
+ * counts `status`, `history`, `/metrics` and the incidents' notices show.
+ */
+
+export async function getDelivery(store: Store, id: number): Promise<Delivery | undefined> {
+  return maybeDelivery(await store.get<DeliveryRow>('SELECT * FROM deliveries WHERE id = ?', [id]));
+}
+
+/** The newest generation for a key (its destination `email` unless said), if any. */
+export async function findDelivery(store: Store, key: DeliveryKey): Promise<Delivery | undefined> {
+  return maybeDelivery(
+    await store.get<DeliveryRow>(
+      `SELECT * FROM deliveries WHERE report = ? AND destination = ? AND query_set_id = ? AND run_id = ?
+       ORDER BY generation DESC LIMIT 1`,
+      [key.report, key.destination ?? EMAIL_DESTINATION, key.querySetId, key.runId],
+    ),
+  );
+}
+
+/**
+ * Earliest time something in `scope` becomes claimable (a retry time or a lease end), for the
+ * worker's sleep. Scoped, or a due row only another shard can take would wake this worker in a loop.
+ */
+export async function nextDeliveryDue(store: Store, scope?: ClaimScope): Promise<number | undefined> {
+  const filter = scopeFilter(scope);
+  const row = await store.get<{ at: number | null }>(
+    `SELECT MIN(CASE WHEN state = 'pending' THEN next_attempt_at ELSE lease_until END) AS at
+     FROM deliveries WHERE state IN ('pending', 'rendering', 'sending') AND ${filter.sql}`,
+    filter.params,
+  );
+  return row?.at ?? undefined;
+}
+
+export interface UnclaimedGroup {
+  kind: DeliveryKind;
+  report: string;
+  destination: string;
+  /** Rows due now that this scope never claims. */
+  count: number;
+  /** Epoch ms: the longest-waiting row's due time. */
+  dueSince: number;
+}
+
+/**
+ * Due pending rows outside `scope`, per (kind, report, destination): work this config cannot do.
+ * On a store shared by shards, another daemon's config may know them; when they stay due long
+ * after their time, none running does (`reportd status` prints them).
+ */
+export async function unclaimedDeliveries(
+  store: Store,
+  scope: ClaimScope,
+  now: number,
+): Promise<UnclaimedGroup[]> {
+  const filter = scopeFilter(scope, true);
+  const rows = await store.all<{
+    kind: DeliveryKind;
+    report: string;
+    destination: string;
+    n: number;
+    since: number;
+  }>(
+    `SELECT kind, report, destination, COUNT(*) AS n, MIN(next_attempt_at) AS since FROM deliveries
+     WHERE state = 'pending' AND next_attempt_at <= ? AND ${filter.sql}
+     GROUP BY kind, report, destination ORDER BY MIN(next_attempt_at), report, destination`,
+    [now, ...filter.params],
+  );
+  return rows.map((r) => ({
+    kind: r.kind,
+    report: r.report,
+    destination: r.destination,
+    count: Number(r.n),
+    dueSince: Number(r.since),
+  }));
+}
+
+export async function countDeliveriesByState(store: Store): Promise<Record<DeliveryState, number>> {
+  const counts = Object.fromEntries(DELIVERY_STATES.map((s) => [s, 0])) as Record<DeliveryState, number>;
+  const rows = await store.all<{ state: DeliveryState; n: number }>(
+    'SELECT state, COUNT(*) AS n FROM deliveries GROUP BY state',
+  );
+  for (const row of rows) counts[row.state] = row.n;
+  return counts;
+}
+
+/** Rows per (destination, state), for `/metrics`. */
+export function countDeliveriesByDestination(
+  store: Store,
+): Promise<{ destination: string; state: DeliveryState; n: number }[]> {
+  return store.all('SELECT destination, state, COUNT(*) AS n FROM deliveries GROUP BY destination, state');
+}
+
+/** Every row of `kind` (and of `querySetId` when given), oldest first: notices by incident. */
+export async function listDeliveriesOfKind(
+  store: Store,
+  kind: DeliveryKind,
+  querySetId?: number,
+): Promise<Delivery[]> {
+  const rows = await store.all<DeliveryRow>(
+    `SELECT * FROM deliveries WHERE kind = ? AND (CAST(? AS INTEGER) IS NULL OR query_set_id = ?) ORDER BY id`,
+    [kind, querySetId ?? null, querySetId ?? null],
+  );
+  return rows.map(toDelivery);
+}
+
+export async function listDeliveries(store: Store, limit = 20): Promise<Delivery[]> {
+  const rows = await store.all<DeliveryRow>(
+    'SELECT * FROM deliveries ORDER BY updated_at DESC, id DESC LIMIT ?',
+    [limit],
+  );
+  return rows.map(toDelivery);
+}
