@@ -3,7 +3,7 @@ import { MAX_TIMER_SECONDS } from '../config/sections.js';
 import { UsageError } from '../errors/index.js';
 import { SET_ID_STRIDE } from '../sandbox/dataset/companies.js';
 import { MOVEMENT_DROP_POINTS, SANDBOX_IDS } from '../sandbox/dataset.js';
-import { startSandbox } from '../sandbox/server.js';
+import { type Sandbox, type SandboxOptions, startSandbox } from '../sandbox/server.js';
 
 /**
  * `reportd sandbox`: runs the simulated Integration API in the foreground, so people can point a
@@ -74,68 +74,93 @@ export function register(program: Command): void {
       'publish a new run of sets 101, 102 and 201 this often, each with a presence drop and a new error ' +
         'register entry (`kill -USR2 <pid>` publishes one at once)',
     )
-    .action(async (flags: SandboxFlags) => {
-      // Checked before listening: a refused flag must not leave a server running.
-      const everyMs =
-        flags.publishEvery === undefined
-          ? undefined
-          : parseNumber('--publish-every', flags.publishEvery, 1, MAX_TIMER_SECONDS) * 1000;
-      const companies = parseNumber('--companies', flags.companies, 1, 10_000);
-      if (!Number.isInteger(companies)) {
-        throw new UsageError(`--companies must be a whole number (got "${flags.companies}")`);
-      }
-      const sandbox = await startSandbox({
-        companies,
-        port: parseNumber('--port', flags.port, 0, 65_535),
-        host: flags.host,
-        rate: parseRate(flags.rate),
-        faults: parseNumber('--faults', flags.faults, 0, 1),
-        faultStallMs: parseNumber('--stall-ms', flags.stallMs, 0, 600_000),
-        apiKey: flags.key,
-        apiSecret: flags.secret,
-        hostile: flags.hostile ?? false,
-      });
-      const out = process.stdout;
-      out.write(`reportd sandbox listening\n`);
-      out.write(`  base URL:   ${sandbox.baseUrl}\n`);
-      out.write(`  api key:    ${sandbox.apiKey}\n`);
-      out.write(`  api secret: ${sandbox.apiSecret}\n`);
-      if (companies > 1) {
-        const last = sandbox.credentials(companies);
+    .action(runSandbox);
+}
+
+async function runSandbox(flags: SandboxFlags): Promise<void> {
+  // Checked before listening: a refused flag must not leave a server running.
+  const { everyMs, options } = sandboxOptions(flags);
+  const sandbox = await startSandbox(options);
+  const out = process.stdout;
+  printListening(out, sandbox);
+  await publishUntilStopped(out, sandbox, everyMs);
+  await sandbox.close();
+  out.write(`sandbox stopped (${sandbox.stats.total} requests served)\n`);
+}
+
+/** The flags as sandbox options, each refused flag a UsageError naming it. */
+function sandboxOptions(flags: SandboxFlags): { everyMs: number | undefined; options: SandboxOptions } {
+  const everyMs =
+    flags.publishEvery === undefined
+      ? undefined
+      : parseNumber('--publish-every', flags.publishEvery, 1, MAX_TIMER_SECONDS) * 1000;
+  const companies = parseNumber('--companies', flags.companies, 1, 10_000);
+  if (!Number.isInteger(companies)) {
+    throw new UsageError(`--companies must be a whole number (got "${flags.companies}")`);
+  }
+  const options: SandboxOptions = {
+    companies,
+    port: parseNumber('--port', flags.port, 0, 65_535),
+    host: flags.host,
+    rate: parseRate(flags.rate),
+    faults: parseNumber('--faults', flags.faults, 0, 1),
+    faultStallMs: parseNumber('--stall-ms', flags.stallMs, 0, 600_000),
+    apiKey: flags.key,
+    apiSecret: flags.secret,
+    hostile: flags.hostile ?? false,
+  };
+  return { everyMs, options };
+}
+
+function printListening(out: NodeJS.WritableStream, sandbox: Sandbox): void {
+  out.write(`reportd sandbox listening\n`);
+  out.write(`  base URL:   ${sandbox.baseUrl}\n`);
+  out.write(`  api key:    ${sandbox.apiKey}\n`);
+  out.write(`  api secret: ${sandbox.apiSecret}\n`);
+  const { companies } = sandbox;
+  if (companies > 1) {
+    const last = sandbox.credentials(companies);
+    out.write(
+      `  companies:  ${companies} (company c > 1: key ${sandbox.apiKey}-c, secret ${sandbox.apiSecret}-c, sets ${SANDBOX_IDS.sets.main}+(c-1)*${SET_ID_STRIDE}…; e.g. ${last.apiKey} / ${last.apiSecret})\n`,
+    );
+  }
+  out.write(
+    `  try:        curl -s -H 'X-Api-Key: ${sandbox.apiKey}' -H 'X-Api-Secret: ${sandbox.apiSecret}' ${sandbox.baseUrl}/brands/list\n`,
+  );
+}
+
+/**
+ * New runs that trip the example alert rules, on a timer (`everyMs`) and/or on `kill -USR2 <pid>`,
+ * until SIGINT or SIGTERM. The line saying so is written once SIGUSR2 is listened to.
+ */
+async function publishUntilStopped(
+  out: NodeJS.WritableStream,
+  sandbox: Sandbox,
+  everyMs: number | undefined,
+): Promise<void> {
+  const publish = () => {
+    for (let company = 1; company <= sandbox.companies; company++) {
+      for (const demoId of PUBLISHING_SETS) {
+        const id = demoId + (company - 1) * SET_ID_STRIDE;
+        const run = sandbox.publishRun(id, { movement: true });
         out.write(
-          `  companies:  ${companies} (company c > 1: key ${sandbox.apiKey}-c, secret ${sandbox.apiSecret}-c, sets ${SANDBOX_IDS.sets.main}+(c-1)*${SET_ID_STRIDE}…; e.g. ${last.apiKey} / ${last.apiSecret})\n`,
+          `published run ${run.id} (${run.display_name}) of query set ${id}: presence −${MOVEMENT_DROP_POINTS} pts, a new error register entry\n`,
         );
       }
-      out.write(
-        `  try:        curl -s -H 'X-Api-Key: ${sandbox.apiKey}' -H 'X-Api-Secret: ${sandbox.apiSecret}' ${sandbox.baseUrl}/brands/list\n`,
-      );
-      // New runs that trip the example alert rules, on a timer and/or on `kill -USR2 <pid>`.
-      const publish = () => {
-        for (let company = 1; company <= companies; company++) {
-          for (const demoId of PUBLISHING_SETS) {
-            const id = demoId + (company - 1) * SET_ID_STRIDE;
-            const run = sandbox.publishRun(id, { movement: true });
-            out.write(
-              `published run ${run.id} (${run.display_name}) of query set ${id}: presence −${MOVEMENT_DROP_POINTS} pts, a new error register entry\n`,
-            );
-          }
-        }
-      };
-      const timer = everyMs === undefined ? undefined : setInterval(publish, everyMs);
-      process.on('SIGUSR2', publish);
-      out.write(`Press Ctrl+C to stop; kill -USR2 ${process.pid} publishes new runs now.\n`);
-      await new Promise<void>((resolve) => {
-        const stop = () => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          process.off('SIGUSR2', publish);
-          if (timer) clearInterval(timer);
-          resolve();
-        };
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
-      await sandbox.close();
-      out.write(`sandbox stopped (${sandbox.stats.total} requests served)\n`);
-    });
+    }
+  };
+  const timer = everyMs === undefined ? undefined : setInterval(publish, everyMs);
+  process.on('SIGUSR2', publish);
+  out.write(`Press Ctrl+C to stop; kill -USR2 ${process.pid} publishes new runs now.\n`);
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      process.off('SIGUSR2', publish);
+      if (timer) clearInterval(timer);
+      resolve();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
 }

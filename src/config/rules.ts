@@ -1,6 +1,7 @@
 import type { ConfigIssue } from '../errors/index.js';
 import { alertIssues } from './alert-rules.js';
 import { CHANNEL_SECRETS, type ChannelType, webhookKey } from './channels.js';
+import { smtpFieldIssues } from './smtp-rules.js';
 
 /**
  * Rules that span several fields. They run on the raw (interpolated) document even when the schema
@@ -18,85 +19,117 @@ export function crossFieldIssues(raw: unknown): ConfigIssue[] {
   const accountNames = names(accounts, 'accounts', issues, 'account');
   const reportNames = names(reports, 'reports', issues, 'report');
   const channelNames = names(channels, 'channels', issues, 'channel');
+  const known: KnownNames = { accountNames, channelNames };
   names(alerts, 'alerts', issues, 'alert');
   issues.push(...alertIssues(alerts, reportNames));
   alerts.forEach((alert, index) => {
-    if (!isRecord(alert)) return;
-    const path = `alerts[${index}]`;
-    issues.push(...accountReferenceIssues(alert.account, `${path}.account`, accountNames));
-    if (alert.email === undefined && alert.channels === undefined) {
-      issues.push({ path, message: 'needs email, channels, or both (nothing would receive it)' });
-    }
-    issues.push(...channelReferenceIssues(alert.channels, `${path}.channels`, channelNames));
+    issues.push(...alertEntryIssues(alert, `alerts[${index}]`, known));
   });
   channels.forEach((entry, index) => {
     issues.push(...channelSecretIssues(entry, `channels[${index}]`));
   });
   issues.push(...storeIssues(raw.store));
-
   accounts.forEach((account, index) => {
-    if (!isRecord(account)) return;
-    const path = `accounts[${index}]`;
-    if (account.api_secret !== undefined && account.api_secret_file !== undefined) {
-      issues.push({
-        path: `${path}.api_secret_file`,
-        message: 'set api_secret or api_secret_file, not both',
-      });
-    } else if (account.api_secret === undefined && account.api_secret_file === undefined) {
-      issues.push({ path: `${path}.api_secret`, message: 'required (or api_secret_file)' });
-    }
+    issues.push(...accountSecretIssues(account, `accounts[${index}]`));
   });
-
   reports.forEach((report, index) => {
-    if (!isRecord(report)) return;
-    const path = `reports[${index}]`;
-    if (report.schedule !== undefined && report.trigger !== undefined) {
-      issues.push({ path: `${path}.trigger`, message: 'set schedule or trigger: new_run, not both' });
-    } else if (report.schedule === undefined && report.trigger === undefined) {
-      issues.push({ path, message: 'needs a schedule (cron) or trigger: new_run' });
-    }
-    if (
-      typeof report.active_from === 'string' &&
-      typeof report.active_until === 'string' &&
-      report.active_from > report.active_until
-    ) {
-      issues.push({
-        path: `${path}.active_until`,
-        message: `${report.active_until} is before active_from ${report.active_from}: it would never fire`,
-      });
-    }
-    issues.push(...accountReferenceIssues(report.account, `${path}.account`, accountNames));
-    if (report.email === undefined && report.channels === undefined) {
-      issues.push({ path, message: 'needs email, channels, or both (nothing would receive it)' });
-    }
-    issues.push(...channelReferenceIssues(report.channels, `${path}.channels`, channelNames));
-    if (isRecord(report.notify_on_failure)) {
-      issues.push(
-        ...channelReferenceIssues(
-          report.notify_on_failure.channels,
-          `${path}.notify_on_failure.channels`,
-          channelNames,
-        ),
-      );
-    }
-    if (Array.isArray(report.formats)) {
-      const twice = report.formats.filter((format, i, all) => all.indexOf(format) !== i);
-      if (twice.length > 0)
-        issues.push({ path: `${path}.formats`, message: `lists ${twice.join(', ')} twice` });
-    }
+    issues.push(...reportIssues(report, `reports[${index}]`, known));
   });
 
   // smtp is needed when a report or an alert emails; channel-only ones do without it.
   const emails = [...reports, ...alerts].filter((r) => isRecord(r) && r.email !== undefined).length;
   issues.push(...smtpIssues(raw.smtp, emails));
-  const notify = raw.notify_on_failure;
-  if (isRecord(notify)) {
-    issues.push(...channelReferenceIssues(notify.channels, 'notify_on_failure.channels', channelNames));
+  issues.push(...notifyIssues(raw.notify_on_failure, raw.smtp, channelNames));
+  issues.push(...httpAuthIssues(isRecord(raw.http) ? raw.http.auth : undefined));
+  return issues;
+}
+
+/** The names an entry may refer to. */
+interface KnownNames {
+  accountNames: string[];
+  channelNames: string[];
+}
+
+/** An alert's account and channels, and somewhere for it to go. */
+function alertEntryIssues(alert: unknown, path: string, known: KnownNames): ConfigIssue[] {
+  if (!isRecord(alert)) return [];
+  return [
+    ...accountReferenceIssues(alert.account, `${path}.account`, known.accountNames),
+    ...recipientIssues(alert, path),
+    ...channelReferenceIssues(alert.channels, `${path}.channels`, known.channelNames),
+  ];
+}
+
+/** A report or an alert without email and channels would reach no one. */
+function recipientIssues(entry: Record<string, unknown>, path: string): ConfigIssue[] {
+  if (entry.email !== undefined || entry.channels !== undefined) return [];
+  return [{ path, message: 'needs email, channels, or both (nothing would receive it)' }];
+}
+
+/** Exactly one of an account's secret and its file. */
+function accountSecretIssues(account: unknown, path: string): ConfigIssue[] {
+  if (!isRecord(account)) return [];
+  if (account.api_secret !== undefined && account.api_secret_file !== undefined) {
+    return [{ path: `${path}.api_secret_file`, message: 'set api_secret or api_secret_file, not both' }];
   }
-  if (isRecord(notify) && Array.isArray(notify.email) && notify.email.length > 0 && raw.smtp == null) {
+  if (account.api_secret === undefined && account.api_secret_file === undefined) {
+    return [{ path: `${path}.api_secret`, message: 'required (or api_secret_file)' }];
+  }
+  return [];
+}
+
+/** A report's timing, account, recipients and formats. */
+function reportIssues(report: unknown, path: string, known: KnownNames): ConfigIssue[] {
+  if (!isRecord(report)) return [];
+  const issues = reportTimingIssues(report, path);
+  issues.push(...accountReferenceIssues(report.account, `${path}.account`, known.accountNames));
+  issues.push(...recipientIssues(report, path));
+  issues.push(...channelReferenceIssues(report.channels, `${path}.channels`, known.channelNames));
+  if (isRecord(report.notify_on_failure)) {
+    issues.push(
+      ...channelReferenceIssues(
+        report.notify_on_failure.channels,
+        `${path}.notify_on_failure.channels`,
+        known.channelNames,
+      ),
+    );
+  }
+  if (Array.isArray(report.formats)) {
+    const twice = report.formats.filter((format, i, all) => all.indexOf(format) !== i);
+    if (twice.length > 0)
+      issues.push({ path: `${path}.formats`, message: `lists ${twice.join(', ')} twice` });
+  }
+  return issues;
+}
+
+/** A schedule or a trigger (one of them), and an active window that can ever be open. */
+function reportTimingIssues(report: Record<string, unknown>, path: string): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  if (report.schedule !== undefined && report.trigger !== undefined) {
+    issues.push({ path: `${path}.trigger`, message: 'set schedule or trigger: new_run, not both' });
+  } else if (report.schedule === undefined && report.trigger === undefined) {
+    issues.push({ path, message: 'needs a schedule (cron) or trigger: new_run' });
+  }
+  if (
+    typeof report.active_from === 'string' &&
+    typeof report.active_until === 'string' &&
+    report.active_from > report.active_until
+  ) {
+    issues.push({
+      path: `${path}.active_until`,
+      message: `${report.active_until} is before active_from ${report.active_from}: it would never fire`,
+    });
+  }
+  return issues;
+}
+
+/** The top-level `notify_on_failure`: its channels exist, and its email has an smtp to go by. */
+function notifyIssues(notify: unknown, smtp: unknown, channelNames: string[]): ConfigIssue[] {
+  if (!isRecord(notify)) return [];
+  const issues = channelReferenceIssues(notify.channels, 'notify_on_failure.channels', channelNames);
+  if (Array.isArray(notify.email) && notify.email.length > 0 && smtp == null) {
     issues.push({ path: 'smtp', message: 'required: notify_on_failure.email sends notices by email' });
   }
-  issues.push(...httpAuthIssues(isRecord(raw.http) ? raw.http.auth : undefined));
   return issues;
 }
 
@@ -225,61 +258,7 @@ function smtpIssues(smtp: unknown, reportCount: number): ConfigIssue[] {
       ? [{ path: 'smtp', message: 'required: some reports are delivered by email' }]
       : [];
   }
-  if (!isRecord(smtp)) return [];
-  const issues: ConfigIssue[] = [];
-  const passwordInUrl = typeof smtp.url === 'string' && urlHasPassword(smtp.url);
-  if (smtp.url !== undefined) {
-    for (const key of ['host', 'port', 'secure', 'user'] as const) {
-      if (smtp[key] !== undefined)
-        issues.push({ path: `smtp.${key}`, message: 'not allowed with smtp.url (put it in the URL)' });
-    }
-  } else if (smtp.host === undefined) {
-    issues.push({ path: 'smtp.host', message: 'required (or smtp.url)' });
-  }
-  const hasPassword = smtp.password !== undefined || smtp.password_file !== undefined;
-  if (smtp.url === undefined && hasPassword && smtp.user === undefined) {
-    issues.push({ path: 'smtp.user', message: 'required when a password is set' });
-  }
-  if (smtp.password !== undefined && smtp.password_file !== undefined) {
-    issues.push({ path: 'smtp.password_file', message: 'set password or password_file, not both' });
-  }
-  if (passwordInUrl && hasPassword) {
-    const key = smtp.password !== undefined ? 'password' : 'password_file';
-    issues.push({ path: `smtp.${key}`, message: 'smtp.url already holds a password' });
-  }
-  if (typeof smtp.url === 'string' && !credentialsDecode(smtp.url)) {
-    // Said without the URL: it holds the password.
-    issues.push({
-      path: 'smtp.url',
-      message: 'the user or password has a malformed percent-escape (write a literal % as %25)',
-    });
-  }
-  return issues;
-}
-
-/** Whether the URL's user and password percent-decode (false only for a malformed escape). */
-function credentialsDecode(url: string): boolean {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return true; // not a URL at all: the schema says so
-  }
-  try {
-    decodeURIComponent(parsed.username);
-    decodeURIComponent(parsed.password);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function urlHasPassword(url: string): boolean {
-  try {
-    return new URL(url).password !== '';
-  } catch {
-    return false;
-  }
+  return isRecord(smtp) ? smtpFieldIssues(smtp) : [];
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {

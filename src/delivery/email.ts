@@ -8,7 +8,7 @@ import type Mail from 'nodemailer/lib/mailer/index.js';
 import type { SubjectVariables } from '../config/subject-template.js';
 import { catalogStamp, readCatalogOverrides } from '../locale/catalog-files.js';
 import { registerLocaleHelpers } from '../locale/helpers.js';
-import { reportLocale, withLocale } from '../locale/locale.js';
+import { type ReportLocale, reportLocale, withLocale } from '../locale/locale.js';
 import { readUnder } from '../locale/template-file.js';
 import { headerText } from '../printable.js';
 import { type ThemeConfig, templateLogo, themeView } from '../report/theme/theme.js';
@@ -120,52 +120,9 @@ export async function composeEmail(options: ComposeOptions): Promise<Mail.Option
   const locale = reportLocale(report.locale);
   const email = report.email;
   if (!email) throw new Error(`report "${report.name}" has no email section`);
-  const vars: SubjectVariables = {
-    brand: content.brand,
-    query_set: content.querySet.name,
-    run: content.run.display_name,
-    report: report.name,
-    sets: String(content.digest?.sets.length ?? 1),
-    period: content.digest?.period ?? content.run.display_name,
-  };
-  // Handlebars without HTML escaping (a subject is not HTML); headerText drops what would break or
-  // disguise the header (line breaks, NUL, bidi overrides).
-  const subject = headerText(
-    email.subject === undefined
-      ? content.digest
-        ? locale.t('digest.subject', { report: report.name, period: vars.period })
-        : locale.t('email.subject', { brand: vars.brand, run: vars.run })
-      : Handlebars.compile(email.subject, { noEscape: true })(vars),
-  );
-
-  const capBytes = (report.max_attachment_mb ?? 10) * 1024 * 1024;
-  const attachments: Mail.Attachment[] = [];
-  const attached: string[] = [];
-  const notes: string[] = [];
-  let total = 0;
-  for (const file of content.files) {
-    const mime = MIME[file.format];
-    if (!mime) continue;
-    // A digest's files (one PDF, one workbook) are about every set: named by the report and period.
-    const filename = content.digest
-      ? attachmentName(report.name, '', content.digest.period, file.format)
-      : attachmentName(report.name, content.brand, content.run.display_name, file.format);
-    const size = (await stat(file.path)).size;
-    // The cap is on the sum: mail servers limit whole messages, and base64 adds a third on top.
-    if (total + size > capBytes) {
-      notes.push(
-        locale.t('email.leftOut', {
-          file: filename,
-          size: `${locale.number(size / 1024 / 1024, 1)} MB`,
-          limit: report.max_attachment_mb ?? 10,
-        }),
-      );
-      continue;
-    }
-    total += size;
-    attachments.push({ filename, path: file.path, contentType: mime });
-    attached.push(filename);
-  }
+  const vars = subjectVariables(report, content);
+  const subject = emailSubject(email.subject, report.name, content, vars, locale);
+  const { attachments, attached, notes } = await fileAttachments(report, content, locale);
 
   const { logo, ...theme } = await themeView(report.theme, `report "${report.name}" theme`);
   // The logo travels as an inline PNG part (cid:), which mail clients show; most refuse data: URLs
@@ -215,6 +172,77 @@ export async function composeEmail(options: ComposeOptions): Promise<Mail.Option
     text: withLocale(locale, () => templates.text({ ...view, lang: locale.tag })),
     attachments,
   };
+}
+
+/** What a subject template may use (`{{brand}}`, `{{period}}`…), also spread into the body's view. */
+function subjectVariables(report: ReportEmailConfig, content: EmailContent): SubjectVariables {
+  return {
+    brand: content.brand,
+    query_set: content.querySet.name,
+    run: content.run.display_name,
+    report: report.name,
+    sets: String(content.digest?.sets.length ?? 1),
+    period: content.digest?.period ?? content.run.display_name,
+  };
+}
+
+/** The configured subject template, or the locale's default for a report or a digest. */
+function emailSubject(
+  template: string | undefined,
+  reportName: string,
+  content: EmailContent,
+  vars: SubjectVariables,
+  locale: ReportLocale,
+): string {
+  // Handlebars without HTML escaping (a subject is not HTML); headerText drops what would break or
+  // disguise the header (line breaks, NUL, bidi overrides).
+  return headerText(
+    template === undefined
+      ? content.digest
+        ? locale.t('digest.subject', { report: reportName, period: vars.period })
+        : locale.t('email.subject', { brand: vars.brand, run: vars.run })
+      : Handlebars.compile(template, { noEscape: true })(vars),
+  );
+}
+
+/**
+ * The PDF and XLSX files as attachments while their sum stays within the report's cap; each file
+ * left out gets a note in the body instead.
+ */
+async function fileAttachments(
+  report: ReportEmailConfig,
+  content: EmailContent,
+  locale: ReportLocale,
+): Promise<{ attachments: Mail.Attachment[]; attached: string[]; notes: string[] }> {
+  const capBytes = (report.max_attachment_mb ?? 10) * 1024 * 1024;
+  const attachments: Mail.Attachment[] = [];
+  const attached: string[] = [];
+  const notes: string[] = [];
+  let total = 0;
+  for (const file of content.files) {
+    const mime = MIME[file.format];
+    if (!mime) continue;
+    // A digest's files (one PDF, one workbook) are about every set: named by the report and period.
+    const filename = content.digest
+      ? attachmentName(report.name, '', content.digest.period, file.format)
+      : attachmentName(report.name, content.brand, content.run.display_name, file.format);
+    const size = (await stat(file.path)).size;
+    // The cap is on the sum: mail servers limit whole messages, and base64 adds a third on top.
+    if (total + size > capBytes) {
+      notes.push(
+        locale.t('email.leftOut', {
+          file: filename,
+          size: `${locale.number(size / 1024 / 1024, 1)} MB`,
+          limit: report.max_attachment_mb ?? 10,
+        }),
+      );
+      continue;
+    }
+    total += size;
+    attachments.push({ filename, path: file.path, contentType: mime });
+    attached.push(filename);
+  }
+  return { attachments, attached, notes };
 }
 
 /** `weekly-executive-northwind-coffee-2026-w14.pdf`: ASCII only, no path parts, bounded length. */

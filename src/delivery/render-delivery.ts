@@ -12,7 +12,7 @@ import type { Delivery } from '../store/deliveries.js';
 import { coveredBefore, coveredRuns, pairKey } from '../store/digest-deliveries.js';
 import { isReportable } from '../store/snapshot-state.js';
 import { findSnapshot, listSnapshots } from '../store/snapshots.js';
-import { formatOf, type ReportFile } from './email.js';
+import { type EmailContent, formatOf, type ReportFile } from './email.js';
 import { digestEmailContent, emailContentFor } from './headline.js';
 import type { DeliveryRenderer } from './outbox.js';
 
@@ -56,101 +56,128 @@ export function createReportRenderer(options: {
           : config.reports.find((r) => r.name === delivery.report);
       if (!report) throw new Error(`report "${delivery.report}" is no longer in the config`);
       const digestRuns = coveredRuns(delivery);
-      if (digestRuns) {
-        // Marked "no new run since …": runs an earlier message of this report already carried.
-        const before = await coveredBefore(store, report.name, delivery);
-        const runs = digestRuns.map((run) => ({ ...run, repeated: before.has(pairKey(run)) }));
-        // Teams carries no files (as below for a set): the digest builds its models only.
-        const teams = isTeams(delivery);
-        const pdf = teams ? undefined : browser.acquire();
-        let rendered: RenderedDigest;
-        try {
-          rendered = await untilAborted(
-            renderDigest(store, {
-              report: report.name,
-              runs,
-              formats: teams ? [] : report.formats,
-              // One folder per digest and destination, for the reasons given below for per-set rows.
-              outDir: join(
-                config.output.dir,
-                safeFileName([report.name]),
-                `digest-${delivery.runId}${destinationSuffix(delivery)}`,
-              ),
-              templatesDir: config.templates.dir,
-              ...documentSettings(report),
-              contents: { sections: report.sections, detail: report.detail },
-              renderer: pdf ? await untilAborted(pdf, signal) : undefined,
-              generatedAt: new Date(clock.now()),
-            }),
-            signal,
-          );
-        } finally {
-          if (pdf) browser.release();
-        }
-        // The headline of every set comes from the model its section was drawn from.
-        return digestEmailContent(rendered.sets, reportFiles(rendered.paths), rendered.period);
-      }
-      const account = delivery.account ?? undefined;
-      const snapshot = await findSnapshot(store, {
-        querySetId: delivery.querySetId,
-        runId: delivery.runId,
-        account,
-      });
-      if (!snapshot || !isReportable(snapshot.state)) {
-        throw new Error(`run ${delivery.runId} of query set ${delivery.querySetId} is not stored complete`);
-      }
-      // The snapshot read above is the one rendered, and the model the render builds gives the email
-      // its headline: one read of the payloads per delivery, one source for the numbers.
-      const history = await listSnapshots(store, {
-        querySetId: snapshot.querySet.id,
-        account: snapshot.account,
-      });
-      let rendered: Awaited<ReturnType<typeof renderSnapshotDocuments>>;
-      // Teams webhooks carry no files: the card needs only the headline, so no browser is started and
-      // no document written for it (the model alone is built).
       const teams = isTeams(delivery);
-      const pdf = teams ? undefined : browser.acquire();
-      try {
-        // Shutdown must not wait for a render (up to render_timeout_seconds): the outbox hands the row
-        // back on abort, and closing the renderer right after kills the page still printing.
-        rendered = await untilAborted(
-          renderSnapshotDocuments(
-            snapshot,
-            history,
-            await withBriefMovers(store, snapshot, {
-              formats: teams ? [] : report.formats,
-              // One folder per report and (set, run): file names come from API labels, which need not
-              // be unique, and nodemailer reads attachments at send time, so a shared folder could let
-              // a concurrent delivery (a second daemon, `reportd deliver`) swap another run's file in.
-              outDir: join(
-                config.output.dir,
-                safeFileName([report.name]),
-                `set-${delivery.querySetId}-run-${delivery.runId}${destinationSuffix(delivery)}`,
-              ),
-              templatesDir: config.templates.dir,
-              ...documentSettings(report),
-              contents: { sections: report.sections, detail: report.detail },
-              // The launch is waited for under the same abort as the render: shutdown cuts either.
-              renderer: pdf ? await untilAborted(pdf, signal) : undefined,
-              generatedAt: new Date(clock.now()),
-            }),
-          ),
-          signal,
-        );
-      } finally {
-        if (pdf) browser.release();
-      }
-      return emailContentFor(snapshot, rendered.model, reportFiles(rendered.paths));
+      const attempt: RenderAttempt = { config, store, clock, browser, delivery, report, teams, signal };
+      return digestRuns ? renderDigestDelivery(attempt, digestRuns) : renderSetDelivery(attempt);
     },
     close: () => browser.close(),
   };
 }
 
+/** What one render of one delivery works with. */
+interface RenderAttempt {
+  config: Config;
+  store: Store;
+  clock: Clock;
+  browser: IdleBrowser;
+  delivery: Delivery;
+  report: ReportSettings;
+  /** A Teams card: no browser is started and no document written for it (the models alone are built). */
+  teams: boolean;
+  signal: AbortSignal | undefined;
+}
+
+type ReportSettings = Pick<Config['reports'][number], 'name' | 'formats'> &
+  Partial<Config['reports'][number]>;
+
+/** A digest's documents, its runs marked when an earlier message of this report carried them. */
+async function renderDigestDelivery(
+  attempt: RenderAttempt,
+  digestRuns: NonNullable<ReturnType<typeof coveredRuns>>,
+): Promise<EmailContent> {
+  const { store, report, delivery, teams, signal } = attempt;
+  // Marked "no new run since …": runs an earlier message of this report already carried.
+  const before = await coveredBefore(store, report.name, delivery);
+  const runs = digestRuns.map((run) => ({ ...run, repeated: before.has(pairKey(run)) }));
+  // Teams carries no files (as below for a set): the digest builds its models only.
+  const rendered: RenderedDigest = await withRenderer(attempt, (renderer) =>
+    untilAborted(
+      renderDigest(store, {
+        report: report.name,
+        runs,
+        formats: teams ? [] : report.formats,
+        // One folder per digest and destination, for the reasons given below for per-set rows.
+        ...documentOptions(attempt, `digest-${delivery.runId}`),
+        renderer,
+        generatedAt: new Date(attempt.clock.now()),
+      }),
+      signal,
+    ),
+  );
+  // The headline of every set comes from the model its section was drawn from.
+  return digestEmailContent(rendered.sets, reportFiles(rendered.paths), rendered.period);
+}
+
+/** One run of one set: its documents, and the model they were drawn from as the email's headline. */
+async function renderSetDelivery(attempt: RenderAttempt): Promise<EmailContent> {
+  const { store, report, delivery, teams, signal } = attempt;
+  const account = delivery.account ?? undefined;
+  const snapshot = await findSnapshot(store, {
+    querySetId: delivery.querySetId,
+    runId: delivery.runId,
+    account,
+  });
+  if (!snapshot || !isReportable(snapshot.state)) {
+    throw new Error(`run ${delivery.runId} of query set ${delivery.querySetId} is not stored complete`);
+  }
+  // The snapshot read above is the one rendered, and the model the render builds gives the email
+  // its headline: one read of the payloads per delivery, one source for the numbers.
+  const history = await listSnapshots(store, {
+    querySetId: snapshot.querySet.id,
+    account: snapshot.account,
+  });
+  // Shutdown must not wait for a render (up to render_timeout_seconds): the outbox hands the row
+  // back on abort, and closing the renderer right after kills the page still printing.
+  const rendered = await withRenderer(attempt, async (renderer) =>
+    untilAborted(
+      renderSnapshotDocuments(
+        snapshot,
+        history,
+        await withBriefMovers(store, snapshot, {
+          formats: teams ? [] : report.formats,
+          // One folder per report and (set, run): file names come from API labels, which need not
+          // be unique, and nodemailer reads attachments at send time, so a shared folder could let
+          // a concurrent delivery (a second daemon, `reportd deliver`) swap another run's file in.
+          ...documentOptions(attempt, `set-${delivery.querySetId}-run-${delivery.runId}`),
+          renderer,
+          generatedAt: new Date(attempt.clock.now()),
+        }),
+      ),
+      signal,
+    ),
+  );
+  return emailContentFor(snapshot, rendered.model, reportFiles(rendered.paths));
+}
+
+/**
+ * Runs `work` with the warm browser (none for Teams), held until `work` settles. The launch is
+ * waited for under the same abort as the render: shutdown cuts either.
+ */
+async function withRenderer<T>(
+  attempt: RenderAttempt,
+  work: (renderer: PdfRenderer | undefined) => Promise<T>,
+): Promise<T> {
+  const pdf = attempt.teams ? undefined : attempt.browser.acquire();
+  try {
+    return await work(pdf ? await untilAborted(pdf, attempt.signal) : undefined);
+  } finally {
+    if (pdf) attempt.browser.release();
+  }
+}
+
+/** Where a delivery's files go (`folder` under the report's, per destination) and how they look. */
+function documentOptions(attempt: RenderAttempt, folder: string) {
+  const { config, report, delivery } = attempt;
+  return {
+    outDir: join(config.output.dir, safeFileName([report.name]), `${folder}${destinationSuffix(delivery)}`),
+    templatesDir: config.templates.dir,
+    ...documentSettings(report),
+    contents: { sections: report.sections, detail: report.detail },
+  };
+}
+
 /** An alert's `attach: [pdf]` as the report-shaped settings the renderer takes (default paper and locale). */
-function alertAttachments(
-  config: Config,
-  name: string,
-): (Pick<Config['reports'][number], 'name' | 'formats'> & Partial<Config['reports'][number]>) | undefined {
+function alertAttachments(config: Config, name: string): ReportSettings | undefined {
   const alert = config.alerts.find((a) => a.name === name);
   return alert && alert.attach.length > 0 ? { name: alert.name, formats: alert.attach } : undefined;
 }

@@ -1,8 +1,8 @@
-import type { KnownBlock, Logger as SlackLogger, WebClient } from '@slack/web-api';
+import type { KnownBlock, WebClient } from '@slack/web-api';
 import type { EmailContent } from '../email.js';
-import { alertContext, alertTitle, firingLines } from './alert-text.js';
-import { channelFiles, clip, headlineSets, kpiLine, title } from './files.js';
-import { retryAfter } from './http-answer.js';
+import { alertTitle } from './alert-text.js';
+import { type ChannelFile, channelFiles, title } from './files.js';
+import { mrkdwnEscape, slackAlertBlocks, slackBlocks, slackNoticeBlocks } from './slack-blocks.js';
 import {
   deliveryMetadata,
   findPosted,
@@ -12,7 +12,9 @@ import {
   threadHasFiles,
   uploadFile,
 } from './slack-checkpoint.js';
-import type { ChannelAlert, ChannelDelivery, ChannelNotice, ChannelResult, ChannelSender } from './types.js';
+import { slackClients } from './slack-client.js';
+import { slackFailure } from './slack-failure.js';
+import type { ChannelDelivery, ChannelNotice, ChannelResult, ChannelSender } from './types.js';
 
 export interface SlackChannelConfig {
   name: string;
@@ -39,118 +41,26 @@ export interface SlackChannelConfig {
  *   a retry that finds them checks (files.info) whether the completion went through before completing.
  */
 export function createSlackSender(config: SlackChannelConfig): ChannelSender {
-  // The client (and axios under it, ~12 MB) is loaded on the first message: an idle daemon with a
-  // Slack channel configured holds none of it.
-  let loading: Promise<typeof import('@slack/web-api')> | undefined;
   const timeoutMs = (config.timeout_seconds ?? 30) * 1000;
-  // A client per attempt, carrying its signal (a lost lease) into every request: one not yet sent is
-  // then not sent. The client takes no signal per call, so an interceptor sets axios's own.
-  const slack = async (signal?: AbortSignal): Promise<WebClient> => {
-    loading ??= import('@slack/web-api');
-    const { LogLevel, WebClient } = await loading;
-    return new WebClient(config.token, {
-      slackApiUrl: config.api_url.endsWith('/') ? config.api_url : `${config.api_url}/`,
-      retryConfig: { retries: 0 },
-      rejectRateLimitedCalls: true,
-      timeout: timeoutMs,
-      logger: silent(LogLevel.ERROR),
-      ...(signal
-        ? {
-            requestInterceptor: (request) => {
-              request.signal = signal;
-              return request;
-            },
-          }
-        : {}),
-    });
+  const slack: SlackLink = {
+    connect: slackClients({ ...config, timeoutMs }),
+    channel: config.channel,
+    timeoutMs,
   };
   return {
     type: 'slack',
-    async send(delivery, content, signal) {
-      let done: SlackCheckpoint = readCheckpoint(delivery.resume);
-      const save = async (next: SlackCheckpoint) => {
-        done = next;
-        await delivery.checkpoint?.(JSON.stringify(next));
-      };
-      try {
-        const client = await slack(signal);
-        const files = await channelFiles(delivery.report, content);
-        if (!done.ts) {
-          const posted = await postOnce(client, config.channel, delivery, {
-            text: mrkdwnEscape(title(content)),
-            blocks: slackBlocks(delivery, content),
-          });
-          if (!posted.ts)
-            return { state: 'deferred', reply: 'chat.postMessage answered without a message ts' };
-          // Found, not posted: the attempt that posted it (since taken over) may have finished the upload.
-          const finished =
-            posted.found &&
-            files.length > 0 &&
-            (await threadHasFiles(
-              client,
-              config.channel,
-              posted.ts,
-              files.map((f) => f.name),
-            ));
-          await save({ ts: posted.ts, ...(finished ? { completed: true } : {}) });
-        }
-        const ts = done.ts!;
-        if (files.length > 0 && !done.completed) {
-          // Uploaded by an earlier attempt and completed there, its answer lost: do not complete again.
-          const already = done.files?.length
-            ? (await Promise.all(done.files.map((f) => isShared(client, f.id, config.channel)))).every(
-                Boolean,
-              )
-            : false;
-          if (!already) {
-            if (!done.files?.length) {
-              const uploaded: { id: string; title: string }[] = [];
-              for (const file of files) {
-                uploaded.push({ id: await uploadFile(client, file, timeoutMs, signal), title: file.name });
-              }
-              await save({ ...done, files: uploaded });
-            }
-            await client.files.completeUploadExternal({
-              files: done.files as [{ id: string; title: string }],
-              channel_id: config.channel,
-              thread_ts: ts,
-            });
-          }
-          await save({ ...done, completed: true });
-        }
-        return {
-          state: 'accepted',
-          reply: `posted ${ts} in ${config.channel}${files.length ? `; uploaded ${files.map((f) => f.name).join(', ')}` : ''}`,
-        };
-      } catch (error) {
-        return slackFailure(error, delivery.at, done.ts);
-      }
-    },
-    async notice(notice, signal) {
-      try {
-        const client = await slack(signal);
-        const { ts } = await postOnce(client, config.channel, notice, {
-          text: mrkdwnEscape(notice.title),
-          blocks: slackNoticeBlocks(notice),
-        });
-        return { state: 'accepted', reply: `posted ${ts ?? '(no ts)'} in ${config.channel}` };
-      } catch (error) {
-        return slackFailure(error, notice.at, undefined);
-      }
-    },
-    async alert(delivery, alert, signal) {
-      // One message and no files: the metadata lookup is all a retry needs.
-      try {
-        const client = await slack(signal);
-        const { ts } = await postOnce(client, config.channel, delivery, {
-          text: mrkdwnEscape(alertTitle(alert)),
-          blocks: slackAlertBlocks(alert),
-        });
-        return { state: 'accepted', reply: `posted ${ts ?? '(no ts)'} in ${config.channel}` };
-      } catch (error) {
-        return slackFailure(error, delivery.at, undefined);
-      }
-    },
+    send: (delivery, content, signal) => sendReport(slack, delivery, content, signal),
+    notice: (notice, signal) =>
+      postAlone(slack, notice, signal, () => ({
+        text: mrkdwnEscape(notice.title),
+        blocks: slackNoticeBlocks(notice),
+      })),
+    // One message and no files: the metadata lookup is all a retry needs.
+    alert: (delivery, alert, signal) =>
+      postAlone(slack, delivery, signal, () => ({
+        text: mrkdwnEscape(alertTitle(alert)),
+        blocks: slackAlertBlocks(alert),
+      })),
     async preview(delivery, content) {
       const files = await channelFiles(delivery.report, content);
       return {
@@ -169,6 +79,135 @@ export function createSlackSender(config: SlackChannelConfig): ChannelSender {
   };
 }
 
+/** The channel a sender posts to, and how it gets a client for one attempt. */
+interface SlackLink {
+  connect: (signal?: AbortSignal) => Promise<WebClient>;
+  channel: string;
+  timeoutMs: number;
+}
+
+type SlackMessage = { text: string; blocks: KnownBlock[] };
+
+/** A report: its message (posted once), then its files into the message's thread (shared once). */
+async function sendReport(
+  slack: SlackLink,
+  delivery: ChannelDelivery,
+  content: EmailContent,
+  signal: AbortSignal | undefined,
+): Promise<ChannelResult> {
+  const progress = checkpoints(delivery);
+  try {
+    const client = await slack.connect(signal);
+    const files = await channelFiles(delivery.report, content);
+    if (!progress.done.ts) {
+      const posted = await postReport(client, slack.channel, delivery, content, files);
+      if (!posted) return { state: 'deferred', reply: 'chat.postMessage answered without a message ts' };
+      await progress.save(posted);
+    }
+    const ts = progress.done.ts!;
+    if (files.length > 0 && !progress.done.completed) {
+      await shareFiles({ ...slack, client, signal }, ts, files, progress);
+    }
+    return {
+      state: 'accepted',
+      reply: `posted ${ts} in ${slack.channel}${files.length ? `; uploaded ${files.map((f) => f.name).join(', ')}` : ''}`,
+    };
+  } catch (error) {
+    return slackFailure(error, delivery.at, progress.done.ts);
+  }
+}
+
+/** A notice or an alert: one message, no files. `message` is built once a client is at hand. */
+async function postAlone(
+  slack: SlackLink,
+  target: ChannelDelivery | ChannelNotice,
+  signal: AbortSignal | undefined,
+  message: () => SlackMessage,
+): Promise<ChannelResult> {
+  try {
+    const client = await slack.connect(signal);
+    const { ts } = await postOnce(client, slack.channel, target, message());
+    return { state: 'accepted', reply: `posted ${ts ?? '(no ts)'} in ${slack.channel}` };
+  } catch (error) {
+    return slackFailure(error, target.at, undefined);
+  }
+}
+
+/** What this delivery already holds in Slack, saved on its queue row at every step. */
+interface Progress {
+  done: SlackCheckpoint;
+  save(next: SlackCheckpoint): Promise<void>;
+}
+
+function checkpoints(delivery: ChannelDelivery): Progress {
+  const progress: Progress = {
+    done: readCheckpoint(delivery.resume),
+    async save(next) {
+      progress.done = next;
+      await delivery.checkpoint?.(JSON.stringify(next));
+    },
+  };
+  return progress;
+}
+
+/** The report's message, posted once: its checkpoint, or undefined when Slack gave no `ts`. */
+async function postReport(
+  client: WebClient,
+  channel: string,
+  delivery: ChannelDelivery,
+  content: EmailContent,
+  files: readonly ChannelFile[],
+): Promise<SlackCheckpoint | undefined> {
+  const posted = await postOnce(client, channel, delivery, {
+    text: mrkdwnEscape(title(content)),
+    blocks: slackBlocks(delivery, content),
+  });
+  if (!posted.ts) return undefined;
+  // Found, not posted: the attempt that posted it (since taken over) may have finished the upload.
+  const finished =
+    posted.found &&
+    files.length > 0 &&
+    (await threadHasFiles(
+      client,
+      channel,
+      posted.ts,
+      files.map((f) => f.name),
+    ));
+  return { ts: posted.ts, ...(finished ? { completed: true } : {}) };
+}
+
+/** Uploads the files (unless an earlier attempt did) and completes them into the thread of `ts`, once. */
+async function shareFiles(
+  attempt: SlackLink & { client: WebClient; signal: AbortSignal | undefined },
+  ts: string,
+  files: readonly ChannelFile[],
+  progress: Progress,
+): Promise<void> {
+  const { client, channel } = attempt;
+  // Uploaded by an earlier attempt and completed there, its answer lost: do not complete again.
+  const already = progress.done.files?.length
+    ? (await Promise.all(progress.done.files.map((f) => isShared(client, f.id, channel)))).every(Boolean)
+    : false;
+  if (!already) {
+    if (!progress.done.files?.length) {
+      const uploaded: { id: string; title: string }[] = [];
+      for (const file of files) {
+        uploaded.push({
+          id: await uploadFile(client, file, attempt.timeoutMs, attempt.signal),
+          title: file.name,
+        });
+      }
+      await progress.save({ ...progress.done, files: uploaded });
+    }
+    await client.files.completeUploadExternal({
+      files: progress.done.files as [{ id: string; title: string }],
+      channel_id: channel,
+      thread_ts: ts,
+    });
+  }
+  await progress.save({ ...progress.done, completed: true });
+}
+
 /**
  * Posts one message carrying the delivery id as metadata, unless an earlier attempt whose outcome is
  * unknown already posted it (found by that metadata): the `ts` either way.
@@ -177,7 +216,7 @@ async function postOnce(
   client: WebClient,
   channel: string,
   delivery: Pick<ChannelDelivery, 'id' | 'lookFirst' | 'since' | 'at' | 'confirm'>,
-  message: { text: string; blocks: KnownBlock[] },
+  message: SlackMessage,
 ): Promise<{ ts: string | undefined; found: boolean }> {
   if (delivery.lookFirst) {
     const found = await findPosted(client, channel, delivery.id, delivery.since ?? delivery.at - 86_400_000);
@@ -195,123 +234,3 @@ async function postOnce(
   });
   return { ts: posted.ts, found: false };
 }
-
-/**
- * Block Kit: a header, the set and run, the KPIs as fields. Every API string goes into `plain_text`
- * objects, which Slack never reads as markup, so a brand name cannot mention @channel or link out.
- */
-export function slackBlocks(_delivery: ChannelDelivery, content: EmailContent): KnownBlock[] {
-  const blocks: KnownBlock[] = [
-    { type: 'header', text: { type: 'plain_text', text: clip(title(content), 150) } },
-  ];
-  // A digest shows every set's headline; Slack takes at most 50 blocks per message.
-  for (const set of headlineSets(content)) {
-    blocks.push({ type: 'context', elements: [{ type: 'plain_text', text: clip(set.line, 2000) }] });
-    if (set.note) {
-      blocks.push({ type: 'section', text: { type: 'plain_text', text: clip(set.note, 3000) } });
-    }
-    // A section holds at most 10 fields.
-    for (let i = 0; i < set.kpis.length; i += 10) {
-      blocks.push({
-        type: 'section',
-        fields: set.kpis
-          .slice(i, i + 10)
-          .map((k) => ({ type: 'plain_text', text: clip(`${k.label}: ${kpiLine(k)}`, 2000) })),
-      });
-    }
-  }
-  if (content.summary) {
-    blocks.push({ type: 'section', text: { type: 'plain_text', text: clip(content.summary, 3000) } });
-  }
-  return blocks.slice(0, 50);
-}
-
-/** A failure notice: a header and the text, both `plain_text` (the text quotes API replies). */
-export function slackNoticeBlocks(notice: ChannelNotice): KnownBlock[] {
-  return [
-    { type: 'header', text: { type: 'plain_text', text: clip(notice.title, 150) } },
-    { type: 'section', text: { type: 'plain_text', text: clip(notice.text, 3000) } },
-  ];
-}
-
-/** An alert: a header, the set and runs, one section per firing; all `plain_text` (API strings). */
-export function slackAlertBlocks(alert: ChannelAlert): KnownBlock[] {
-  const blocks: KnownBlock[] = [
-    { type: 'header', text: { type: 'plain_text', text: clip(alertTitle(alert), 150) } },
-    { type: 'context', elements: [{ type: 'plain_text', text: clip(alertContext(alert), 2000) }] },
-  ];
-  // Slack takes at most 50 blocks; the email and webhook carry every firing.
-  for (const firing of alert.firings.slice(0, 45)) {
-    const text = [firing.headline, ...firingLines(firing)].join('\n');
-    blocks.push({ type: 'section', text: { type: 'plain_text', text: clip(text, 3000) } });
-  }
-  return blocks;
-}
-
-/** The client's error codes, as the outbox's states. */
-function slackFailure(error: unknown, now: number, ts: string | undefined): ChannelResult {
-  const err = error as {
-    code?: string;
-    message?: string;
-    statusCode?: number;
-    retryAfter?: number;
-    headers?: Record<string, string>;
-    data?: { error?: string; response_metadata?: { retryAfter?: number } };
-  };
-  const where = ts ? `message ${ts} posted, file upload: ` : '';
-  switch (err.code) {
-    case 'slack_webapi_rate_limited_error':
-      return {
-        state: 'deferred',
-        reply: `${where}rate limited`,
-        retryAfterMs: (err.retryAfter ?? 0) * 1000,
-      };
-    case 'slack_webapi_http_error': {
-      const status = err.statusCode ?? 0;
-      const reply = `${where}HTTP ${status}`;
-      if (status === 429 || status === 408 || status >= 500) {
-        const after = retryAfter(err.headers?.['retry-after'] ?? null, now);
-        return { state: 'deferred', reply, ...(after === undefined ? {} : { retryAfterMs: after }) };
-      }
-      return { state: 'refused', reply };
-    }
-    case 'slack_webapi_platform_error': {
-      const code = err.data?.error ?? 'unknown_error';
-      const reply = `${where}${code}`;
-      if (!TRANSIENT_PLATFORM.has(code)) return { state: 'refused', reply };
-      // An `ok: false` answer can carry Retry-After too (the client puts it in response_metadata):
-      // a floor under the outbox's backoff, as for a 429.
-      const seconds = err.data?.response_metadata?.retryAfter;
-      const after = typeof seconds === 'number' ? retryAfter(String(seconds), now) : undefined;
-      return { state: 'deferred', reply, ...(after === undefined ? {} : { retryAfterMs: after }) };
-    }
-    default:
-      // Network faults, timeouts, the upload URL failing: worth another attempt.
-      return { state: 'deferred', reply: `${where}${err.message ?? String(error)}` };
-  }
-}
-
-const TRANSIENT_PLATFORM = new Set([
-  'ratelimited',
-  'internal_error',
-  'fatal_error',
-  'service_unavailable',
-  'request_timeout',
-]);
-
-/** `text` is mrkdwn (the notification fallback): `&`, `<` and `>` are Slack's control characters. */
-function mrkdwnEscape(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
-const noop = () => {};
-/** The client logs to the console by default; reportd's own log says what matters. */
-const silent = (level: ReturnType<SlackLogger['getLevel']>): SlackLogger => ({
-  debug: noop,
-  info: noop,
-  warn: noop,
-  error: noop,
-  setLevel: noop,
-  getLevel: () => level,
-  setName: noop,
-});
