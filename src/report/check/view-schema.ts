@@ -49,99 +49,111 @@ export const reportViewSchema = z.strictObject({
     }),
     competitive: z.strictObject({
       available: z.boolean(),
-      rows: z.array(z.strictObject({
-        name: z.string(),
-        value: z.number(),
-        text: z.string(),
-        isBrand: z.boolean(),
-        isTargeted: z.boolean(),
-      })).optional(),
+      rows: z
+        .array(
+          z.strictObject({
+            name: z.string(),
+            value: z.number(),
+            text: z.string(),
+            isBrand: z.boolean(),
+            isTargeted: z.boolean(),
+          }),
+        )
+        .optional(),
       fairShare: z.number().optional(),
       fairShareText: z.string().optional(),
       dStar: z.string().optional(),
       title: z.string().optional(),
       note: z.string().optional(),
     }),
-    headline: z.array(z.strictObject({
-      available: z.boolean(),
-      kpi: z.strictObject({
-        key: z.string(),
-        label: z.string(),
-        value: z.string(),
-        delta: z.strictObject({
-          text: z.string(),
-          direction: z.string(),
-          tone: z.string(),
-          arrow: z.string(),
-          available: z.boolean(),
-          size: z.number().optional(),
-          interval: z.string().optional(),
-          verdict: z.string().optional(),
-        }),
-        history: z.array(z.number()),
-        historyLabels: z.array(z.string()),
-        polarity: z.string(),
-        caption: z.string().optional(),
-        versus: z.string().optional(),
-      }).optional(),
-      fairShare: z.string().optional(),
-      dStar: z.string().optional(),
-      classification: z.string().optional(),
-      spark: html.optional(),
-      resolved: z.string().optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    })),
+    headline: z.array(
+      z.strictObject({
+        available: z.boolean(),
+        kpi: z
+          .strictObject({
+            key: z.string(),
+            label: z.string(),
+            value: z.string(),
+            delta: z.strictObject({
+              text: z.string(),
+              direction: z.string(),
+              tone: z.string(),
+              arrow: z.string(),
+              available: z.boolean(),
+              size: z.number().optional(),
+              interval: z.string().optional(),
+              verdict: z.string().optional(),
+            }),
+            history: z.array(z.number()),
+            historyLabels: z.array(z.string()),
+            polarity: z.string(),
+            caption: z.string().optional(),
+            versus: z.string().optional(),
+          })
+          .optional(),
+        fairShare: z.string().optional(),
+        dStar: z.string().optional(),
+        classification: z.string().optional(),
+        spark: html.optional(),
+        resolved: z.string().optional(),
+        title: z.string().optional(),
+        note: z.string().optional(),
+      }),
+    ),
     sharesChart: html.nullable(),
   }),
   presence: z.strictObject({
     gross: z.strictObject({
       available: z.boolean(),
-      kpi: z.strictObject({
-        key: z.string(),
-        label: z.string(),
-        value: z.string(),
-        delta: z.strictObject({
-          text: z.string(),
-          direction: z.string(),
-          tone: z.string(),
-          arrow: z.string(),
-          available: z.boolean(),
-          size: z.number().optional(),
-          interval: z.string().optional(),
-          verdict: z.string().optional(),
-        }),
-        history: z.array(z.number()),
-        historyLabels: z.array(z.string()),
-        polarity: z.string(),
-        versus: z.string().optional(),
-      }).optional(),
+      kpi: z
+        .strictObject({
+          key: z.string(),
+          label: z.string(),
+          value: z.string(),
+          delta: z.strictObject({
+            text: z.string(),
+            direction: z.string(),
+            tone: z.string(),
+            arrow: z.string(),
+            available: z.boolean(),
+            size: z.number().optional(),
+            interval: z.string().optional(),
+            verdict: z.string().optional(),
+          }),
+          history: z.array(z.number()),
+          historyLabels: z.array(z.string()),
+          polarity: z.string(),
+          versus: z.string().optional(),
+        })
+        .optional(),
       spark: html.optional(),
       title: z.string().optional(),
       note: z.string().optional(),
     }),
     weighted: z.strictObject({
       available: z.boolean(),
-      kpi: z.strictObject({
-        key: z.string(),
-        label: z.string(),
-        value: z.string(),
-        delta: z.strictObject({
-          text: z.string(),
-          direction: z.string(),
-          tone: z.string(),
-          arrow: z.string(),
-          available: z.boolean(),
-          size: z.number().optional(),
-          interval: z.string().optional(),
-          verdict: z.string().optional(),
-        }),
-        history: z.array(z.number()),
-        historyLabels: z.array(z.string()),
-        polarity: z.string(),
-        caption: z.string(),
-        versus: z.string().optional(),
-      }).optional(),
+      kpi: z
+        .strictObject({
+          key: z.string(),
+          label: z.string(),
+          value: z.string(),
+          delta: z.strictObject({
+            text: z.string(),
+            direction: z.string(),
+            tone: z.string(),
+            arrow: z.string(),
+            available: z.boolean(),
+            size: z.number().optional(),
+            interval: z.string().optional(),
+            verdict: z.string().optional(),
+          }),
+          history: z.array(z.number()),
+          historyLabels: z.array(z.string()),
+          polarity: z.string(),
+          caption: z.string(),
+          versus: z.string().optional(),
+        })
+        .optional(),
       fairShare: z.string().optional(),
       dStar: z.string().optional(),
       classification: z.string().optional(),
@@ -151,897 +163,9 @@ export const reportViewSchema = z.strictObject({
     }),
     positions: z.strictObject({
       available: z.boolean(),
-      parts: z.array(z.strictObject({
-        label: z.string(),
-        current: z.strictObject({
-          text: z.string(),
-          value: z.number(),
-        }),
-        previous: z.strictObject({
-          text: z.string(),
-          value: z.number(),
-        }),
-      })).optional(),
-      totalAnswers: z.string().optional(),
-      totalAll: z.string().optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    positionsByEngine: z.strictObject({
-      available: z.boolean(),
-      rows: z.array(z.strictObject({
-        engine: z.strictObject({
-          id: z.number(),
-          label: z.string(),
-          color: z.string(),
-        }),
-        timesCited: z.string(),
-        deltaTimesCited: z.strictObject({
-          text: z.string(),
-          direction: z.string(),
-          tone: z.string(),
-          arrow: z.string(),
-          available: z.boolean(),
-          size: z.number(),
-        }),
-        parts: z.array(z.strictObject({
-          text: z.string(),
-          value: z.number(),
-        })),
-      })).optional(),
-      totals: z.strictObject({
-        timesCited: z.string(),
-        deltaTimesCited: z.strictObject({
-          text: z.string(),
-          direction: z.string(),
-          tone: z.string(),
-          arrow: z.string(),
-          available: z.boolean(),
-          size: z.number(),
-        }),
-        parts: z.array(z.strictObject({
-          text: z.string(),
-          value: z.number(),
-        })),
-      }).optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    byEngine: z.strictObject({
-      available: z.boolean(),
-      rows: z.array(z.strictObject({
-        engine: z.strictObject({
-          id: z.number(),
-          label: z.string(),
-          color: z.string(),
-        }),
-        weighted: z.strictObject({
-          text: z.string(),
-          value: z.number(),
-        }),
-        gross: z.strictObject({
-          text: z.string(),
-          value: z.number(),
-        }),
-        delta: z.strictObject({
-          text: z.string(),
-          direction: z.string(),
-          tone: z.string(),
-          arrow: z.string(),
-          available: z.boolean(),
-          size: z.number(),
-          interval: z.string(),
-          verdict: z.string(),
-        }),
-      })).optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    byIntent: z.strictObject({
-      available: z.boolean(),
-      rows: z.array(z.strictObject({
-        label: z.string(),
-        stage: z.string(),
-        icv: z.string(),
-        weighted: z.strictObject({
-          text: z.string(),
-          value: z.number(),
-        }),
-        gross: z.strictObject({
-          text: z.string(),
-          value: z.number(),
-        }),
-        deltaW: z.strictObject({
-          text: z.string(),
-          direction: z.string(),
-          tone: z.string(),
-          arrow: z.string(),
-          available: z.boolean(),
-          size: z.number(),
-        }),
-        deltaG: z.strictObject({
-          text: z.string(),
-          direction: z.string(),
-          tone: z.string(),
-          arrow: z.string(),
-          available: z.boolean(),
-          size: z.number(),
-        }),
-      })).optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    matrix: z.strictObject({
-      available: z.boolean(),
-      engines: z.array(z.strictObject({
-        id: z.number(),
-        label: z.string(),
-        color: z.string(),
-      })).optional(),
-      intents: z.array(z.strictObject({
-        id: z.number(),
-        label: z.string(),
-      })).optional(),
-      values: z.array(z.array(z.number())).optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    trendChart: html.nullable(),
-    positionsChart: html.nullable(),
-    matrixChart: html.nullable(),
-  }),
-  life: z.strictObject({
-    kpis: z.array(z.strictObject({
-      available: z.boolean(),
-      kpi: z.strictObject({
-        key: z.string(),
-        label: z.string(),
-        value: z.string(),
-        delta: z.strictObject({
-          text: z.string(),
-          direction: z.string(),
-          tone: z.string(),
-          arrow: z.string(),
-          available: z.boolean(),
-          size: z.number().optional(),
-          interval: z.string().optional(),
-          verdict: z.string().optional(),
-        }),
-        history: z.array(z.number()),
-        historyLabels: z.array(z.string()),
-        polarity: z.string(),
-        versus: z.string().optional(),
-      }).optional(),
-      spark: html.optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    })),
-    stanceMix: z.strictObject({
-      available: z.boolean(),
-      current: z.array(z.strictObject({
-        text: z.string(),
-        value: z.number(),
-      })).optional(),
-      previous: z.array(z.strictObject({
-        text: z.string(),
-        value: z.number(),
-      })).optional(),
-      engineCount: z.string().optional(),
-      engines: z.number().optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    stanceHistory: z.strictObject({
-      available: z.boolean(),
-      measurements: z.array(z.string()).optional(),
-      series: z.array(z.array(z.number())).optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    scatter: z.strictObject({
-      available: z.boolean(),
-      points: z.array(z.strictObject({
-        label: z.string(),
-        stage: z.string(),
-        icv: z.number(),
-        presence: z.number(),
-        life: z.number(),
-      })).optional(),
-      presenceCurrent: z.number().optional(),
-      lifeCurrent: z.number().optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    byEngine: z.strictObject({
-      available: z.boolean(),
-      rows: z.array(z.strictObject({
-        label: z.string(),
-        engine: z.strictObject({
-          id: z.number(),
-          label: z.string(),
-          color: z.string(),
-        }),
-        life: z.strictObject({
-          text: z.string(),
-          value: z.number(),
-        }),
-        delta: z.strictObject({
-          text: z.string(),
-          direction: z.string(),
-          tone: z.string(),
-          arrow: z.string(),
-          available: z.boolean(),
-          size: z.number(),
-        }),
-        stance: z.array(z.strictObject({
-          text: z.string(),
-          value: z.number(),
-        })),
-        stanceBar: html,
-      })).optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    byIntent: z.strictObject({
-      available: z.boolean(),
-      rows: z.array(z.strictObject({
-        label: z.string(),
-        stage: z.string(),
-        life: z.strictObject({
-          text: z.string(),
-          value: z.number(),
-        }),
-        delta: z.strictObject({
-          text: z.string(),
-          direction: z.string(),
-          tone: z.string(),
-          arrow: z.string(),
-          available: z.boolean(),
-          size: z.number(),
-        }),
-        presence: z.strictObject({
-          text: z.string(),
-          value: z.number(),
-        }),
-        stance: z.array(z.strictObject({
-          text: z.string(),
-          value: z.number(),
-        })),
-        stanceBar: html,
-      })).optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    mixChart: html.nullable(),
-    historyChart: html.nullable(),
-    scatterChart: html.nullable(),
-    stanceLegend: z.array(z.strictObject({
-      label: z.string(),
-      color: z.string(),
-    })),
-  }),
-  gravity: z.strictObject({
-    plus: z.strictObject({
-      available: z.boolean(),
-      kpi: z.strictObject({
-        key: z.string(),
-        label: z.string(),
-        value: z.string(),
-        delta: z.strictObject({
-          text: z.string(),
-          direction: z.string(),
-          tone: z.string(),
-          arrow: z.string(),
-          available: z.boolean(),
-          size: z.number().optional(),
-          interval: z.string().optional(),
-          verdict: z.string().optional(),
-        }),
-        history: z.array(z.number()),
-        historyLabels: z.array(z.string()),
-        polarity: z.string(),
-        versus: z.string().optional(),
-      }).optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    minus: z.strictObject({
-      available: z.boolean(),
-      kpi: z.strictObject({
-        key: z.string(),
-        label: z.string(),
-        value: z.string(),
-        delta: z.strictObject({
-          text: z.string(),
-          direction: z.string(),
-          tone: z.string(),
-          arrow: z.string(),
-          available: z.boolean(),
-          size: z.number().optional(),
-          interval: z.string().optional(),
-          verdict: z.string().optional(),
-        }),
-        history: z.array(z.number()),
-        historyLabels: z.array(z.string()),
-        polarity: z.string(),
-        versus: z.string().optional(),
-      }).optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    openErrors: z.strictObject({
-      available: z.boolean(),
-      resolved: z.string().optional(),
-      kpi: z.strictObject({
-        key: z.string(),
-        label: z.string(),
-        value: z.string(),
-        delta: z.strictObject({
-          text: z.string(),
-          direction: z.string(),
-          tone: z.string(),
-          arrow: z.string(),
-          available: z.boolean(),
-          size: z.number().optional(),
-        }),
-        history: z.array(z.number()),
-        historyLabels: z.array(z.string()),
-        polarity: z.string(),
-        caption: z.string(),
-        versus: z.string().optional(),
-      }).optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    sources: z.strictObject({
-      available: z.boolean(),
-      parts: z.array(z.strictObject({
-        label: z.string(),
-        color: z.string(),
-        text: z.string(),
-        value: z.number(),
-      })).optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    sourcesHistory: z.strictObject({
-      available: z.boolean(),
-      measurements: z.array(z.string()).optional(),
-      series: z.array(z.array(z.number())).optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    byEngine: z.strictObject({
-      available: z.boolean(),
-      rows: z.array(z.strictObject({
-        engine: z.strictObject({
-          id: z.number(),
-          label: z.string(),
-          color: z.string(),
-        }),
-        gPlus: z.string(),
-        gMinus: z.string(),
-        gravityPlus: z.strictObject({
-          text: z.string(),
-          value: z.number(),
-        }),
-        gravityMinus: z.strictObject({
-          text: z.string(),
-          value: z.number(),
-        }),
-      })).optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    errors: z.strictObject({
-      available: z.boolean(),
-      engines: z.array(z.strictObject({
-        id: z.number(),
-        label: z.string(),
-        color: z.string(),
-      })).optional(),
-      items: z.array(z.strictObject({
-        id: z.string(),
-        title: z.string(),
-        correct: z.string(),
-        note: z.string().nullable(),
-        wrong: z.array(z.strictObject({
-          engine: z.strictObject({
-            id: z.number(),
-            label: z.string(),
-            color: z.string(),
-          }),
-          text: z.string(),
-        })),
-      })).optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    trend: z.strictObject({
-      available: z.boolean(),
-      labels: z.array(z.string()).optional(),
-      plus: z.array(z.number()).optional(),
-      minus: z.array(z.number()).optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    kpis: z.array(z.strictObject({
-      available: z.boolean(),
-      kpi: z.strictObject({
-        key: z.string(),
-        label: z.string(),
-        value: z.string(),
-        delta: z.strictObject({
-          text: z.string(),
-          direction: z.string(),
-          tone: z.string(),
-          arrow: z.string(),
-          available: z.boolean(),
-          size: z.number().optional(),
-          interval: z.string().optional(),
-          verdict: z.string().optional(),
-        }),
-        history: z.array(z.number()),
-        historyLabels: z.array(z.string()),
-        polarity: z.string(),
-        caption: z.string().optional(),
-        versus: z.string().optional(),
-      }).optional(),
-      spark: html.optional(),
-      resolved: z.string().optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    })),
-    trendChart: html.nullable(),
-    sourcesChart: html.nullable(),
-    sourcesHistoryChart: html.nullable(),
-  }),
-  scout: z.strictObject({
-    stats: z.strictObject({
-      available: z.boolean(),
-      kpis: z.array(z.strictObject({
-        available: z.boolean(),
-        kpi: z.strictObject({
-          key: z.string(),
-          label: z.string(),
-          value: z.string(),
-          delta: z.strictObject({
-            text: z.string(),
-            direction: z.string(),
-            tone: z.string(),
-            arrow: z.string(),
-            available: z.boolean(),
-            size: z.number(),
-          }),
-          history: z.array(z.number()),
-          historyLabels: z.array(z.string()),
-          polarity: z.string(),
-        }),
-        spark: html,
-      })).optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    sources: z.strictObject({
-      available: z.boolean(),
-      rows: z.array(z.strictObject({
-        name: z.string(),
-        citations: z.string(),
-        engines: z.string(),
-        control: z.string(),
-        sourceType: z.string(),
-        delta: z.strictObject({
-          text: z.string(),
-          direction: z.string(),
-          tone: z.string(),
-          arrow: z.string(),
-          available: z.boolean(),
-          size: z.number(),
-        }),
-      })).optional(),
-      totalCount: z.string().optional(),
-      engineCount: z.string().optional(),
-      engines: z.number().optional(),
-      total: z.number().optional(),
-      shown: z.number().optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    byEngine: z.strictObject({
-      available: z.boolean(),
-      rows: z.array(z.strictObject({
-        engine: z.strictObject({
-          id: z.number(),
-          label: z.string(),
-          color: z.string(),
-        }),
-        weighted: z.strictObject({
-          text: z.string(),
-          value: z.number(),
-        }),
-      })).optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    byIntent: z.strictObject({
-      available: z.boolean(),
-      rows: z.array(z.strictObject({
-        label: z.string(),
-        stage: z.string(),
-        weighted: z.strictObject({
-          text: z.string(),
-          value: z.number(),
-        }),
-      })).optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    citations: z.strictObject({
-      available: z.boolean(),
-      engines: z.array(z.string()).optional(),
-      categories: z.array(z.strictObject({
-        key: z.string(),
-        label: z.string(),
-        color: z.string(),
-        values: z.array(z.number()),
-        isBrand: z.boolean(),
-      })).optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    byEngineChart: html.nullable(),
-    citationsChart: html.nullable(),
-  }),
-  market: z.strictObject({
-    metrics: z.strictObject({
-      available: z.boolean(),
-      rows: z.array(z.strictObject({
-        key: z.string(),
-        label: z.string(),
-        value: z.string(),
-        delta: z.strictObject({
-          text: z.string(),
-          direction: z.string(),
-          tone: z.string(),
-          arrow: z.string(),
-          available: z.boolean(),
-          size: z.number(),
-        }),
-        history: z.array(z.number()),
-        historyLabels: z.array(z.string()),
-        polarity: z.string(),
-        spark: html,
-      })).optional(),
-      fairShare: z.strictObject({
-        key: z.string(),
-        label: z.string(),
-        value: z.string(),
-        delta: z.strictObject({
-          text: z.string(),
-          direction: z.string(),
-          tone: z.string(),
-          arrow: z.string(),
-          available: z.boolean(),
-          size: z.number(),
-        }),
-        history: z.array(z.number()),
-        historyLabels: z.array(z.string()),
-        polarity: z.string(),
-      }).optional(),
-      fairShareValue: z.string().optional(),
-      fairShareCard: z.strictObject({
-        available: z.boolean(),
-        kpi: z.strictObject({
-          key: z.string(),
-          label: z.string(),
-          value: z.string(),
-          delta: z.strictObject({
-            text: z.string(),
-            direction: z.string(),
-            tone: z.string(),
-            arrow: z.string(),
-            available: z.boolean(),
-            size: z.number(),
-          }),
-          history: z.array(z.number()),
-          historyLabels: z.array(z.string()),
-          polarity: z.string(),
-        }),
-        spark: html,
-      }).optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    competitors: z.strictObject({
-      available: z.boolean(),
-      rows: z.array(z.strictObject({
-        name: z.string(),
-        value: z.number(),
-        text: z.string(),
-        isBrand: z.boolean(),
-        isTargeted: z.boolean(),
-      })).optional(),
-      fairShare: z.unknown().optional(),
-      fairShareText: z.string().optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    competitorsChart: html.nullable(),
-  }),
-  noiseNote: z.strictObject({
-    overview: z.union([z.strictObject({
-      family: z.string(),
-    }), z.boolean()]).describe("The overview section: headline KPI cards, the summary, the competitive bar."),
-    presence: z.union([z.strictObject({
-      family: z.string().nullable(),
-    }), z.boolean()]).describe("The presence section: gross and weighted presence, trend, positions, engine × intent matrix."),
-    life: z.union([z.strictObject({
-      family: z.unknown(),
-    }), z.boolean()]).describe("The life (sentiment) section: KPIs, stance mix and history, by engine and by intent."),
-    gravity: z.union([z.strictObject({
-      family: z.unknown(),
-    }), z.boolean()]).describe("The gravity (sources) section: KPIs, trend, source mix, error register."),
-    scout: z.boolean().describe("The scout (citations) section: cited domains and URLs, by engine."),
-    market: z.boolean().describe("The market section: market metrics, fair share, competitors."),
-  }),
-  theme: z.strictObject({
-    primary: z.string(),
-    accent: z.string(),
-    positive: z.string(),
-    negative: z.string(),
-    fontFamily: z.string(),
-    css: html.describe("The stylesheet (report.css of the template folder), for <style>."),
-    coverTitle: z.string().optional(),
-    footer: z.string().optional(),
-    logoAlt: z.string().optional(),
-    logo: z.strictObject({
-      type: z.string(),
-      dataUrl: z.string(),
-    }).optional(),
-  }),
-  show: z.strictObject({
-    summary: z.boolean(),
-    overview: z.boolean().describe("The overview section: headline KPI cards, the summary, the competitive bar."),
-    presence: z.boolean().describe("The presence section: gross and weighted presence, trend, positions, engine × intent matrix."),
-    life: z.boolean().describe("The life (sentiment) section: KPIs, stance mix and history, by engine and by intent."),
-    gravity: z.boolean().describe("The gravity (sources) section: KPIs, trend, source mix, error register."),
-    scout: z.boolean().describe("The scout (citations) section: cited domains and URLs, by engine."),
-    market: z.boolean().describe("The market section: market metrics, fair share, competitors."),
-  }),
-  brief: z.strictObject({
-    movers: z.array(z.strictObject({
-      brand: z.string(),
-      querySet: z.string(),
-      metric: z.string(),
-      dimension: z.string(),
-      from: z.string(),
-      to: z.string(),
-      likely: z.boolean(),
-    })).describe("The digest's biggest moves across its sets."),
-    errors: z.array(z.strictObject({
-      id: z.string(),
-      title: z.string(),
-      correct: z.string(),
-      note: z.string().nullable(),
-      wrong: z.array(z.strictObject({
-        engine: z.strictObject({
-          id: z.number(),
-          label: z.string(),
-          color: z.string(),
-        }),
-        text: z.string(),
-      })),
-    })),
-  }),
-});
-
-export const digestViewSchema = z.strictObject({
-  css: html,
-  theme: z.strictObject({
-    primary: z.string(),
-    accent: z.string(),
-    positive: z.string(),
-    negative: z.string(),
-    fontFamily: z.string(),
-    coverTitle: z.string(),
-    footer: z.string(),
-    logoAlt: z.string(),
-    css: html.describe("The stylesheet (report.css of the template folder), for <style>."),
-    logo: z.strictObject({
-      type: z.string(),
-      dataUrl: z.string(),
-    }),
-  }),
-  lang: z.string(),
-  page: z.strictObject({
-    size: z.string(),
-    orientation: z.string(),
-    className: z.string(),
-    contentHeightMm: z.number(),
-  }),
-  cover: z.strictObject({
-    title: z.string(),
-    querySet: z.string(),
-    run: z.string(),
-    generatedAt: z.string(),
-    version: z.string(),
-    generatedLine: z.string(),
-  }),
-  portfolio: z.array(z.strictObject({
-    brand: z.string(),
-    querySet: z.string(),
-    run: z.string(),
-    story: z.string(),
-    kpis: z.array(z.strictObject({
-      label: z.string(),
-      value: z.string(),
-      delta: z.strictObject({
-        text: z.string(),
-        direction: z.string(),
-        tone: z.string(),
-        arrow: z.string(),
-        available: z.boolean(),
-        size: z.number(),
-        interval: z.string().optional(),
-        verdict: z.string().optional(),
-      }),
-      spark: html,
-    })),
-    noNewRun: z.string().optional(),
-  })),
-  portfolioNoise: z.boolean(),
-  movers: z.array(z.strictObject({
-    brand: z.string(),
-    querySet: z.string(),
-    metric: z.string(),
-    dimension: z.string(),
-    from: z.string(),
-    to: z.string(),
-    likely: z.boolean(),
-  })),
-  frontOnly: z.boolean(),
-  tocPending: z.boolean(),
-  portfolioPage: z.string(),
-  sets: z.array(z.strictObject({
-    heading: z.string(),
-    tocPage: z.string(),
-    view: z.strictObject({
-      css: html,
-      lang: z.string(),
-      page: z.strictObject({
-        size: z.string(),
-        orientation: z.string(),
-        className: z.string(),
-        contentHeightMm: z.number(),
-      }),
-      cover: z.strictObject({
-        title: z.string(),
-        brand: z.string(),
-        querySet: z.string(),
-        querySetId: z.number(),
-        run: z.string(),
-        runId: z.number(),
-        runDate: z.string(),
-        engines: z.array(z.string()),
-        queriesCount: z.number(),
-        account: z.string(),
-        generatedAt: z.string(),
-        version: z.string(),
-        runsStored: z.number(),
-        incomplete: z.unknown(),
-        locale: z.string(),
-        timeZone: z.string(),
-      }),
-      story: z.array(z.string()),
-      overview: z.strictObject({
-        summary: z.strictObject({
-          available: z.boolean(),
-          paragraphs: z.array(z.array(z.string())).optional(),
-          title: z.string().optional(),
-          note: z.string().optional(),
-        }),
-        competitive: z.strictObject({
-          available: z.boolean(),
-          rows: z.array(z.strictObject({
-            name: z.string(),
-            value: z.number(),
-            text: z.string(),
-            isBrand: z.boolean(),
-            isTargeted: z.boolean(),
-          })).optional(),
-          fairShare: z.number().optional(),
-          fairShareText: z.string().optional(),
-          dStar: z.string().optional(),
-          title: z.string().optional(),
-          note: z.string().optional(),
-        }),
-        headline: z.array(z.strictObject({
-          available: z.boolean(),
-          kpi: z.strictObject({
-            key: z.string(),
-            label: z.string(),
-            value: z.string(),
-            delta: z.strictObject({
-              text: z.string(),
-              direction: z.string(),
-              tone: z.string(),
-              arrow: z.string(),
-              available: z.boolean(),
-              size: z.number(),
-              interval: z.string().optional(),
-              verdict: z.string().optional(),
-            }),
-            history: z.array(z.number()),
-            historyLabels: z.array(z.string()),
-            polarity: z.string(),
-            caption: z.string().optional(),
-          }).optional(),
-          fairShare: z.string().optional(),
-          dStar: z.string().optional(),
-          classification: z.string().optional(),
-          spark: html.optional(),
-          resolved: z.string().optional(),
-          title: z.string().optional(),
-          note: z.string().optional(),
-        })),
-        sharesChart: html.nullable(),
-      }),
-      presence: z.strictObject({
-        gross: z.strictObject({
-          available: z.boolean(),
-          kpi: z.strictObject({
-            key: z.string(),
-            label: z.string(),
-            value: z.string(),
-            delta: z.strictObject({
-              text: z.string(),
-              direction: z.string(),
-              tone: z.string(),
-              arrow: z.string(),
-              available: z.boolean(),
-              size: z.number(),
-              interval: z.string(),
-              verdict: z.string(),
-            }),
-            history: z.array(z.number()),
-            historyLabels: z.array(z.string()),
-            polarity: z.string(),
-          }).optional(),
-          spark: html.optional(),
-          title: z.string().optional(),
-          note: z.string().optional(),
-        }),
-        weighted: z.strictObject({
-          available: z.boolean(),
-          kpi: z.strictObject({
-            key: z.string(),
-            label: z.string(),
-            value: z.string(),
-            delta: z.strictObject({
-              text: z.string(),
-              direction: z.string(),
-              tone: z.string(),
-              arrow: z.string(),
-              available: z.boolean(),
-              size: z.number(),
-              interval: z.string(),
-              verdict: z.string(),
-            }),
-            history: z.array(z.number()),
-            historyLabels: z.array(z.string()),
-            polarity: z.string(),
-            caption: z.string(),
-          }).optional(),
-          fairShare: z.string().optional(),
-          dStar: z.string().optional(),
-          classification: z.string().optional(),
-          spark: html.optional(),
-          title: z.string().optional(),
-          note: z.string().optional(),
-        }),
-        positions: z.strictObject({
-          available: z.boolean(),
-          parts: z.array(z.strictObject({
+      parts: z
+        .array(
+          z.strictObject({
             label: z.string(),
             current: z.strictObject({
               text: z.string(),
@@ -1051,15 +175,19 @@ export const digestViewSchema = z.strictObject({
               text: z.string(),
               value: z.number(),
             }),
-          })).optional(),
-          totalAnswers: z.string().optional(),
-          totalAll: z.string().optional(),
-          title: z.string().optional(),
-          note: z.string().optional(),
-        }),
-        positionsByEngine: z.strictObject({
-          available: z.boolean(),
-          rows: z.array(z.strictObject({
+          }),
+        )
+        .optional(),
+      totalAnswers: z.string().optional(),
+      totalAll: z.string().optional(),
+      title: z.string().optional(),
+      note: z.string().optional(),
+    }),
+    positionsByEngine: z.strictObject({
+      available: z.boolean(),
+      rows: z
+        .array(
+          z.strictObject({
             engine: z.strictObject({
               id: z.number(),
               label: z.string(),
@@ -1074,32 +202,42 @@ export const digestViewSchema = z.strictObject({
               available: z.boolean(),
               size: z.number(),
             }),
-            parts: z.array(z.strictObject({
+            parts: z.array(
+              z.strictObject({
+                text: z.string(),
+                value: z.number(),
+              }),
+            ),
+          }),
+        )
+        .optional(),
+      totals: z
+        .strictObject({
+          timesCited: z.string(),
+          deltaTimesCited: z.strictObject({
+            text: z.string(),
+            direction: z.string(),
+            tone: z.string(),
+            arrow: z.string(),
+            available: z.boolean(),
+            size: z.number(),
+          }),
+          parts: z.array(
+            z.strictObject({
               text: z.string(),
               value: z.number(),
-            })),
-          })).optional(),
-          totals: z.strictObject({
-            timesCited: z.string(),
-            deltaTimesCited: z.strictObject({
-              text: z.string(),
-              direction: z.string(),
-              tone: z.string(),
-              arrow: z.string(),
-              available: z.boolean(),
-              size: z.number(),
             }),
-            parts: z.array(z.strictObject({
-              text: z.string(),
-              value: z.number(),
-            })),
-          }).optional(),
-          title: z.string().optional(),
-          note: z.string().optional(),
-        }),
-        byEngine: z.strictObject({
-          available: z.boolean(),
-          rows: z.array(z.strictObject({
+          ),
+        })
+        .optional(),
+      title: z.string().optional(),
+      note: z.string().optional(),
+    }),
+    byEngine: z.strictObject({
+      available: z.boolean(),
+      rows: z
+        .array(
+          z.strictObject({
             engine: z.strictObject({
               id: z.number(),
               label: z.string(),
@@ -1123,13 +261,17 @@ export const digestViewSchema = z.strictObject({
               interval: z.string(),
               verdict: z.string(),
             }),
-          })).optional(),
-          title: z.string().optional(),
-          note: z.string().optional(),
-        }),
-        byIntent: z.strictObject({
-          available: z.boolean(),
-          rows: z.array(z.strictObject({
+          }),
+        )
+        .optional(),
+      title: z.string().optional(),
+      note: z.string().optional(),
+    }),
+    byIntent: z.strictObject({
+      available: z.boolean(),
+      rows: z
+        .array(
+          z.strictObject({
             label: z.string(),
             stage: z.string(),
             icv: z.string(),
@@ -1157,33 +299,45 @@ export const digestViewSchema = z.strictObject({
               available: z.boolean(),
               size: z.number(),
             }),
-          })).optional(),
-          title: z.string().optional(),
-          note: z.string().optional(),
-        }),
-        matrix: z.strictObject({
-          available: z.boolean(),
-          engines: z.array(z.strictObject({
+          }),
+        )
+        .optional(),
+      title: z.string().optional(),
+      note: z.string().optional(),
+    }),
+    matrix: z.strictObject({
+      available: z.boolean(),
+      engines: z
+        .array(
+          z.strictObject({
             id: z.number(),
             label: z.string(),
             color: z.string(),
-          })).optional(),
-          intents: z.array(z.strictObject({
+          }),
+        )
+        .optional(),
+      intents: z
+        .array(
+          z.strictObject({
             id: z.number(),
             label: z.string(),
-          })).optional(),
-          values: z.array(z.array(z.number())).optional(),
-          title: z.string().optional(),
-          note: z.string().optional(),
-        }),
-        trendChart: html.nullable(),
-        positionsChart: html.nullable(),
-        matrixChart: html.nullable(),
-      }),
-      life: z.strictObject({
-        kpis: z.array(z.strictObject({
-          available: z.boolean(),
-          kpi: z.strictObject({
+          }),
+        )
+        .optional(),
+      values: z.array(z.array(z.number())).optional(),
+      title: z.string().optional(),
+      note: z.string().optional(),
+    }),
+    trendChart: html.nullable(),
+    positionsChart: html.nullable(),
+    matrixChart: html.nullable(),
+  }),
+  life: z.strictObject({
+    kpis: z.array(
+      z.strictObject({
+        available: z.boolean(),
+        kpi: z
+          .strictObject({
             key: z.string(),
             label: z.string(),
             value: z.string(),
@@ -1193,57 +347,74 @@ export const digestViewSchema = z.strictObject({
               tone: z.string(),
               arrow: z.string(),
               available: z.boolean(),
-              size: z.number(),
+              size: z.number().optional(),
               interval: z.string().optional(),
               verdict: z.string().optional(),
             }),
             history: z.array(z.number()),
             historyLabels: z.array(z.string()),
             polarity: z.string(),
-          }).optional(),
-          spark: html.optional(),
-          title: z.string().optional(),
-          note: z.string().optional(),
-        })),
-        stanceMix: z.strictObject({
-          available: z.boolean(),
-          current: z.array(z.strictObject({
+            versus: z.string().optional(),
+          })
+          .optional(),
+        spark: html.optional(),
+        title: z.string().optional(),
+        note: z.string().optional(),
+      }),
+    ),
+    stanceMix: z.strictObject({
+      available: z.boolean(),
+      current: z
+        .array(
+          z.strictObject({
             text: z.string(),
             value: z.number(),
-          })).optional(),
-          previous: z.array(z.strictObject({
+          }),
+        )
+        .optional(),
+      previous: z
+        .array(
+          z.strictObject({
             text: z.string(),
             value: z.number(),
-          })).optional(),
-          engineCount: z.string().optional(),
-          engines: z.number().optional(),
-          title: z.string().optional(),
-          note: z.string().optional(),
-        }),
-        stanceHistory: z.strictObject({
-          available: z.boolean(),
-          measurements: z.array(z.string()).optional(),
-          series: z.array(z.array(z.number())).optional(),
-          title: z.string().optional(),
-          note: z.string().optional(),
-        }),
-        scatter: z.strictObject({
-          available: z.boolean(),
-          points: z.array(z.strictObject({
+          }),
+        )
+        .optional(),
+      engineCount: z.string().optional(),
+      engines: z.number().optional(),
+      title: z.string().optional(),
+      note: z.string().optional(),
+    }),
+    stanceHistory: z.strictObject({
+      available: z.boolean(),
+      measurements: z.array(z.string()).optional(),
+      series: z.array(z.array(z.number())).optional(),
+      title: z.string().optional(),
+      note: z.string().optional(),
+    }),
+    scatter: z.strictObject({
+      available: z.boolean(),
+      points: z
+        .array(
+          z.strictObject({
             label: z.string(),
             stage: z.string(),
             icv: z.number(),
             presence: z.number(),
             life: z.number(),
-          })).optional(),
-          presenceCurrent: z.number().optional(),
-          lifeCurrent: z.number().optional(),
-          title: z.string().optional(),
-          note: z.string().optional(),
-        }),
-        byEngine: z.strictObject({
-          available: z.boolean(),
-          rows: z.array(z.strictObject({
+          }),
+        )
+        .optional(),
+      presenceCurrent: z.number().optional(),
+      lifeCurrent: z.number().optional(),
+      title: z.string().optional(),
+      note: z.string().optional(),
+    }),
+    byEngine: z.strictObject({
+      available: z.boolean(),
+      rows: z
+        .array(
+          z.strictObject({
             label: z.string(),
             engine: z.strictObject({
               id: z.number(),
@@ -1262,18 +433,24 @@ export const digestViewSchema = z.strictObject({
               available: z.boolean(),
               size: z.number(),
             }),
-            stance: z.array(z.strictObject({
-              text: z.string(),
-              value: z.number(),
-            })),
+            stance: z.array(
+              z.strictObject({
+                text: z.string(),
+                value: z.number(),
+              }),
+            ),
             stanceBar: html,
-          })).optional(),
-          title: z.string().optional(),
-          note: z.string().optional(),
-        }),
-        byIntent: z.strictObject({
-          available: z.boolean(),
-          rows: z.array(z.strictObject({
+          }),
+        )
+        .optional(),
+      title: z.string().optional(),
+      note: z.string().optional(),
+    }),
+    byIntent: z.strictObject({
+      available: z.boolean(),
+      rows: z
+        .array(
+          z.strictObject({
             label: z.string(),
             stage: z.string(),
             life: z.strictObject({
@@ -1292,114 +469,135 @@ export const digestViewSchema = z.strictObject({
               text: z.string(),
               value: z.number(),
             }),
-            stance: z.array(z.strictObject({
-              text: z.string(),
-              value: z.number(),
-            })),
+            stance: z.array(
+              z.strictObject({
+                text: z.string(),
+                value: z.number(),
+              }),
+            ),
             stanceBar: html,
-          })).optional(),
-          title: z.string().optional(),
-          note: z.string().optional(),
-        }),
-        mixChart: html.nullable(),
-        historyChart: html.nullable(),
-        scatterChart: html.nullable(),
-        stanceLegend: z.array(z.strictObject({
-          label: z.string(),
-          color: z.string(),
-        })),
+          }),
+        )
+        .optional(),
+      title: z.string().optional(),
+      note: z.string().optional(),
+    }),
+    mixChart: html.nullable(),
+    historyChart: html.nullable(),
+    scatterChart: html.nullable(),
+    stanceLegend: z.array(
+      z.strictObject({
+        label: z.string(),
+        color: z.string(),
       }),
-      gravity: z.strictObject({
-        plus: z.strictObject({
-          available: z.boolean(),
-          kpi: z.strictObject({
-            key: z.string(),
-            label: z.string(),
-            value: z.string(),
-            delta: z.strictObject({
-              text: z.string(),
-              direction: z.string(),
-              tone: z.string(),
-              arrow: z.string(),
-              available: z.boolean(),
-              size: z.number(),
-              interval: z.string(),
-              verdict: z.string(),
-            }),
-            history: z.array(z.number()),
-            historyLabels: z.array(z.string()),
-            polarity: z.string(),
-          }).optional(),
-          title: z.string().optional(),
-          note: z.string().optional(),
-        }),
-        minus: z.strictObject({
-          available: z.boolean(),
-          kpi: z.strictObject({
-            key: z.string(),
-            label: z.string(),
-            value: z.string(),
-            delta: z.strictObject({
-              text: z.string(),
-              direction: z.string(),
-              tone: z.string(),
-              arrow: z.string(),
-              available: z.boolean(),
-              size: z.number(),
-              interval: z.string(),
-              verdict: z.string(),
-            }),
-            history: z.array(z.number()),
-            historyLabels: z.array(z.string()),
-            polarity: z.string(),
-          }).optional(),
-          title: z.string().optional(),
-          note: z.string().optional(),
-        }),
-        openErrors: z.strictObject({
-          available: z.boolean(),
-          resolved: z.string().optional(),
-          kpi: z.strictObject({
-            key: z.string(),
-            label: z.string(),
-            value: z.string(),
-            delta: z.strictObject({
-              text: z.string(),
-              direction: z.string(),
-              tone: z.string(),
-              arrow: z.string(),
-              available: z.boolean(),
-              size: z.number(),
-            }),
-            history: z.array(z.number()),
-            historyLabels: z.array(z.string()),
-            polarity: z.string(),
-            caption: z.string(),
-          }).optional(),
-          title: z.string().optional(),
-          note: z.string().optional(),
-        }),
-        sources: z.strictObject({
-          available: z.boolean(),
-          parts: z.array(z.strictObject({
+    ),
+  }),
+  gravity: z.strictObject({
+    plus: z.strictObject({
+      available: z.boolean(),
+      kpi: z
+        .strictObject({
+          key: z.string(),
+          label: z.string(),
+          value: z.string(),
+          delta: z.strictObject({
+            text: z.string(),
+            direction: z.string(),
+            tone: z.string(),
+            arrow: z.string(),
+            available: z.boolean(),
+            size: z.number().optional(),
+            interval: z.string().optional(),
+            verdict: z.string().optional(),
+          }),
+          history: z.array(z.number()),
+          historyLabels: z.array(z.string()),
+          polarity: z.string(),
+          versus: z.string().optional(),
+        })
+        .optional(),
+      title: z.string().optional(),
+      note: z.string().optional(),
+    }),
+    minus: z.strictObject({
+      available: z.boolean(),
+      kpi: z
+        .strictObject({
+          key: z.string(),
+          label: z.string(),
+          value: z.string(),
+          delta: z.strictObject({
+            text: z.string(),
+            direction: z.string(),
+            tone: z.string(),
+            arrow: z.string(),
+            available: z.boolean(),
+            size: z.number().optional(),
+            interval: z.string().optional(),
+            verdict: z.string().optional(),
+          }),
+          history: z.array(z.number()),
+          historyLabels: z.array(z.string()),
+          polarity: z.string(),
+          versus: z.string().optional(),
+        })
+        .optional(),
+      title: z.string().optional(),
+      note: z.string().optional(),
+    }),
+    openErrors: z.strictObject({
+      available: z.boolean(),
+      resolved: z.string().optional(),
+      kpi: z
+        .strictObject({
+          key: z.string(),
+          label: z.string(),
+          value: z.string(),
+          delta: z.strictObject({
+            text: z.string(),
+            direction: z.string(),
+            tone: z.string(),
+            arrow: z.string(),
+            available: z.boolean(),
+            size: z.number().optional(),
+          }),
+          history: z.array(z.number()),
+          historyLabels: z.array(z.string()),
+          polarity: z.string(),
+          caption: z.string(),
+          versus: z.string().optional(),
+        })
+        .optional(),
+      title: z.string().optional(),
+      note: z.string().optional(),
+    }),
+    sources: z.strictObject({
+      available: z.boolean(),
+      parts: z
+        .array(
+          z.strictObject({
             label: z.string(),
             color: z.string(),
             text: z.string(),
             value: z.number(),
-          })).optional(),
-          title: z.string().optional(),
-          note: z.string().optional(),
-        }),
-        sourcesHistory: z.strictObject({
-          available: z.boolean(),
-          measurements: z.array(z.string()).optional(),
-          series: z.array(z.array(z.number())).optional(),
-          title: z.string().optional(),
-          note: z.string().optional(),
-        }),
-        byEngine: z.strictObject({
-          available: z.boolean(),
-          rows: z.array(z.strictObject({
+          }),
+        )
+        .optional(),
+      title: z.string().optional(),
+      note: z.string().optional(),
+    }),
+    sourcesHistory: z.strictObject({
+      available: z.boolean(),
+      measurements: z.array(z.string()).optional(),
+      series: z.array(z.array(z.number())).optional(),
+      title: z.string().optional(),
+      note: z.string().optional(),
+    }),
+    byEngine: z.strictObject({
+      available: z.boolean(),
+      rows: z
+        .array(
+          z.strictObject({
             engine: z.strictObject({
               id: z.number(),
               label: z.string(),
@@ -1415,45 +613,59 @@ export const digestViewSchema = z.strictObject({
               text: z.string(),
               value: z.number(),
             }),
-          })).optional(),
-          title: z.string().optional(),
-          note: z.string().optional(),
-        }),
-        errors: z.strictObject({
-          available: z.boolean(),
-          engines: z.array(z.strictObject({
+          }),
+        )
+        .optional(),
+      title: z.string().optional(),
+      note: z.string().optional(),
+    }),
+    errors: z.strictObject({
+      available: z.boolean(),
+      engines: z
+        .array(
+          z.strictObject({
             id: z.number(),
             label: z.string(),
             color: z.string(),
-          })).optional(),
-          items: z.array(z.strictObject({
+          }),
+        )
+        .optional(),
+      items: z
+        .array(
+          z.strictObject({
             id: z.string(),
             title: z.string(),
             correct: z.string(),
             note: z.string().nullable(),
-            wrong: z.array(z.strictObject({
-              engine: z.strictObject({
-                id: z.number(),
-                label: z.string(),
-                color: z.string(),
+            wrong: z.array(
+              z.strictObject({
+                engine: z.strictObject({
+                  id: z.number(),
+                  label: z.string(),
+                  color: z.string(),
+                }),
+                text: z.string(),
               }),
-              text: z.string(),
-            })),
-          })).optional(),
-          title: z.string().optional(),
-          note: z.string().optional(),
-        }),
-        trend: z.strictObject({
-          available: z.boolean(),
-          labels: z.array(z.string()).optional(),
-          plus: z.array(z.number()).optional(),
-          minus: z.array(z.number()).optional(),
-          title: z.string().optional(),
-          note: z.string().optional(),
-        }),
-        kpis: z.array(z.strictObject({
-          available: z.boolean(),
-          kpi: z.strictObject({
+            ),
+          }),
+        )
+        .optional(),
+      title: z.string().optional(),
+      note: z.string().optional(),
+    }),
+    trend: z.strictObject({
+      available: z.boolean(),
+      labels: z.array(z.string()).optional(),
+      plus: z.array(z.number()).optional(),
+      minus: z.array(z.number()).optional(),
+      title: z.string().optional(),
+      note: z.string().optional(),
+    }),
+    kpis: z.array(
+      z.strictObject({
+        available: z.boolean(),
+        kpi: z
+          .strictObject({
             key: z.string(),
             label: z.string(),
             value: z.string(),
@@ -1463,7 +675,7 @@ export const digestViewSchema = z.strictObject({
               tone: z.string(),
               arrow: z.string(),
               available: z.boolean(),
-              size: z.number(),
+              size: z.number().optional(),
               interval: z.string().optional(),
               verdict: z.string().optional(),
             }),
@@ -1471,20 +683,25 @@ export const digestViewSchema = z.strictObject({
             historyLabels: z.array(z.string()),
             polarity: z.string(),
             caption: z.string().optional(),
-          }).optional(),
-          spark: html.optional(),
-          resolved: z.string().optional(),
-          title: z.string().optional(),
-          note: z.string().optional(),
-        })),
-        trendChart: html.nullable(),
-        sourcesChart: html.nullable(),
-        sourcesHistoryChart: html.nullable(),
+            versus: z.string().optional(),
+          })
+          .optional(),
+        spark: html.optional(),
+        resolved: z.string().optional(),
+        title: z.string().optional(),
+        note: z.string().optional(),
       }),
-      scout: z.strictObject({
-        stats: z.strictObject({
-          available: z.boolean(),
-          kpis: z.array(z.strictObject({
+    ),
+    trendChart: html.nullable(),
+    sourcesChart: html.nullable(),
+    sourcesHistoryChart: html.nullable(),
+  }),
+  scout: z.strictObject({
+    stats: z.strictObject({
+      available: z.boolean(),
+      kpis: z
+        .array(
+          z.strictObject({
             available: z.boolean(),
             kpi: z.strictObject({
               key: z.string(),
@@ -1503,13 +720,17 @@ export const digestViewSchema = z.strictObject({
               polarity: z.string(),
             }),
             spark: html,
-          })).optional(),
-          title: z.string().optional(),
-          note: z.string().optional(),
-        }),
-        sources: z.strictObject({
-          available: z.boolean(),
-          rows: z.array(z.strictObject({
+          }),
+        )
+        .optional(),
+      title: z.string().optional(),
+      note: z.string().optional(),
+    }),
+    sources: z.strictObject({
+      available: z.boolean(),
+      rows: z
+        .array(
+          z.strictObject({
             name: z.string(),
             citations: z.string(),
             engines: z.string(),
@@ -1523,18 +744,22 @@ export const digestViewSchema = z.strictObject({
               available: z.boolean(),
               size: z.number(),
             }),
-          })).optional(),
-          totalCount: z.string().optional(),
-          engineCount: z.string().optional(),
-          engines: z.number().optional(),
-          total: z.number().optional(),
-          shown: z.number().optional(),
-          title: z.string().optional(),
-          note: z.string().optional(),
-        }),
-        byEngine: z.strictObject({
-          available: z.boolean(),
-          rows: z.array(z.strictObject({
+          }),
+        )
+        .optional(),
+      totalCount: z.string().optional(),
+      engineCount: z.string().optional(),
+      engines: z.number().optional(),
+      total: z.number().optional(),
+      shown: z.number().optional(),
+      title: z.string().optional(),
+      note: z.string().optional(),
+    }),
+    byEngine: z.strictObject({
+      available: z.boolean(),
+      rows: z
+        .array(
+          z.strictObject({
             engine: z.strictObject({
               id: z.number(),
               label: z.string(),
@@ -1544,43 +769,55 @@ export const digestViewSchema = z.strictObject({
               text: z.string(),
               value: z.number(),
             }),
-          })).optional(),
-          title: z.string().optional(),
-          note: z.string().optional(),
-        }),
-        byIntent: z.strictObject({
-          available: z.boolean(),
-          rows: z.array(z.strictObject({
+          }),
+        )
+        .optional(),
+      title: z.string().optional(),
+      note: z.string().optional(),
+    }),
+    byIntent: z.strictObject({
+      available: z.boolean(),
+      rows: z
+        .array(
+          z.strictObject({
             label: z.string(),
             stage: z.string(),
             weighted: z.strictObject({
               text: z.string(),
               value: z.number(),
             }),
-          })).optional(),
-          title: z.string().optional(),
-          note: z.string().optional(),
-        }),
-        citations: z.strictObject({
-          available: z.boolean(),
-          engines: z.array(z.string()).optional(),
-          categories: z.array(z.strictObject({
+          }),
+        )
+        .optional(),
+      title: z.string().optional(),
+      note: z.string().optional(),
+    }),
+    citations: z.strictObject({
+      available: z.boolean(),
+      engines: z.array(z.string()).optional(),
+      categories: z
+        .array(
+          z.strictObject({
             key: z.string(),
             label: z.string(),
             color: z.string(),
             values: z.array(z.number()),
             isBrand: z.boolean(),
-          })).optional(),
-          title: z.string().optional(),
-          note: z.string().optional(),
-        }),
-        byEngineChart: html.nullable(),
-        citationsChart: html.nullable(),
-      }),
-      market: z.strictObject({
-        metrics: z.strictObject({
-          available: z.boolean(),
-          rows: z.array(z.strictObject({
+          }),
+        )
+        .optional(),
+      title: z.string().optional(),
+      note: z.string().optional(),
+    }),
+    byEngineChart: html.nullable(),
+    citationsChart: html.nullable(),
+  }),
+  market: z.strictObject({
+    metrics: z.strictObject({
+      available: z.boolean(),
+      rows: z
+        .array(
+          z.strictObject({
             key: z.string(),
             label: z.string(),
             value: z.string(),
@@ -1596,105 +833,149 @@ export const digestViewSchema = z.strictObject({
             historyLabels: z.array(z.string()),
             polarity: z.string(),
             spark: html,
-          })).optional(),
-          fairShare: z.strictObject({
-            key: z.string(),
-            label: z.string(),
-            value: z.string(),
-            delta: z.strictObject({
-              text: z.string(),
-              direction: z.string(),
-              tone: z.string(),
-              arrow: z.string(),
-              available: z.boolean(),
-              size: z.number(),
-            }),
-            history: z.array(z.number()),
-            historyLabels: z.array(z.string()),
-            polarity: z.string(),
-          }).optional(),
-          fairShareValue: z.string().optional(),
-          fairShareCard: z.strictObject({
+          }),
+        )
+        .optional(),
+      fairShare: z
+        .strictObject({
+          key: z.string(),
+          label: z.string(),
+          value: z.string(),
+          delta: z.strictObject({
+            text: z.string(),
+            direction: z.string(),
+            tone: z.string(),
+            arrow: z.string(),
             available: z.boolean(),
-            kpi: z.strictObject({
-              key: z.string(),
-              label: z.string(),
-              value: z.string(),
-              delta: z.strictObject({
-                text: z.string(),
-                direction: z.string(),
-                tone: z.string(),
-                arrow: z.string(),
-                available: z.boolean(),
-                size: z.number(),
-              }),
-              history: z.array(z.number()),
-              historyLabels: z.array(z.string()),
-              polarity: z.string(),
-            }),
-            spark: html,
-          }).optional(),
-          title: z.string().optional(),
-          note: z.string().optional(),
-        }),
-        competitors: z.strictObject({
+            size: z.number(),
+          }),
+          history: z.array(z.number()),
+          historyLabels: z.array(z.string()),
+          polarity: z.string(),
+        })
+        .optional(),
+      fairShareValue: z.string().optional(),
+      fairShareCard: z
+        .strictObject({
           available: z.boolean(),
-          rows: z.array(z.strictObject({
+          kpi: z.strictObject({
+            key: z.string(),
+            label: z.string(),
+            value: z.string(),
+            delta: z.strictObject({
+              text: z.string(),
+              direction: z.string(),
+              tone: z.string(),
+              arrow: z.string(),
+              available: z.boolean(),
+              size: z.number(),
+            }),
+            history: z.array(z.number()),
+            historyLabels: z.array(z.string()),
+            polarity: z.string(),
+          }),
+          spark: html,
+        })
+        .optional(),
+      title: z.string().optional(),
+      note: z.string().optional(),
+    }),
+    competitors: z.strictObject({
+      available: z.boolean(),
+      rows: z
+        .array(
+          z.strictObject({
             name: z.string(),
             value: z.number(),
             text: z.string(),
             isBrand: z.boolean(),
             isTargeted: z.boolean(),
-          })).optional(),
-          fairShare: z.unknown().optional(),
-          fairShareText: z.string().optional(),
-          title: z.string().optional(),
-          note: z.string().optional(),
-        }),
-        competitorsChart: html.nullable(),
-      }),
-      noiseNote: z.strictObject({
-        overview: z.union([z.strictObject({
+          }),
+        )
+        .optional(),
+      fairShare: z.unknown().optional(),
+      fairShareText: z.string().optional(),
+      title: z.string().optional(),
+      note: z.string().optional(),
+    }),
+    competitorsChart: html.nullable(),
+  }),
+  noiseNote: z.strictObject({
+    overview: z
+      .union([
+        z.strictObject({
           family: z.string(),
-        }), z.boolean()]),
-        presence: z.union([z.strictObject({
-          family: z.unknown(),
-        }), z.boolean()]),
-        life: z.union([z.strictObject({
-          family: z.unknown(),
-        }), z.boolean()]),
-        gravity: z.union([z.strictObject({
-          family: z.unknown(),
-        }), z.boolean()]),
-        scout: z.boolean(),
-        market: z.boolean(),
-      }),
-      theme: z.strictObject({
-        primary: z.string(),
-        accent: z.string(),
-        positive: z.string(),
-        negative: z.string(),
-        fontFamily: z.string(),
-        coverTitle: z.string(),
-        footer: z.string(),
-        logoAlt: z.string(),
-        css: html,
-        logo: z.strictObject({
-          type: z.string(),
-          dataUrl: z.string(),
         }),
-      }),
-      show: z.strictObject({
-        summary: z.boolean(),
-        overview: z.boolean(),
-        presence: z.boolean(),
-        life: z.boolean(),
-        gravity: z.boolean(),
-        scout: z.boolean(),
-        market: z.boolean(),
-      }),
-      brief: z.strictObject({
-        movers: z.array(z.strictObject({
+        z.boolean(),
+      ])
+      .describe('The overview section: headline KPI cards, the summary, the competitive bar.'),
+    presence: z
+      .union([
+        z.strictObject({
+          family: z.string().nullable(),
+        }),
+        z.boolean(),
+      ])
+      .describe(
+        'The presence section: gross and weighted presence, trend, positions, engine × intent matrix.',
+      ),
+    life: z
+      .union([
+        z.strictObject({
+          family: z.unknown(),
+        }),
+        z.boolean(),
+      ])
+      .describe('The life (sentiment) section: KPIs, stance mix and history, by engine and by intent.'),
+    gravity: z
+      .union([
+        z.strictObject({
+          family: z.unknown(),
+        }),
+        z.boolean(),
+      ])
+      .describe('The gravity (sources) section: KPIs, trend, source mix, error register.'),
+    scout: z.boolean().describe('The scout (citations) section: cited domains and URLs, by engine.'),
+    market: z.boolean().describe('The market section: market metrics, fair share, competitors.'),
+  }),
+  theme: z.strictObject({
+    primary: z.string(),
+    accent: z.string(),
+    positive: z.string(),
+    negative: z.string(),
+    fontFamily: z.string(),
+    css: html.describe('The stylesheet (report.css of the template folder), for <style>.'),
+    coverTitle: z.string().optional(),
+    footer: z.string().optional(),
+    logoAlt: z.string().optional(),
+    logo: z
+      .strictObject({
+        type: z.string(),
+        dataUrl: z.string(),
+      })
+      .optional(),
+  }),
+  show: z.strictObject({
+    summary: z.boolean(),
+    overview: z
+      .boolean()
+      .describe('The overview section: headline KPI cards, the summary, the competitive bar.'),
+    presence: z
+      .boolean()
+      .describe(
+        'The presence section: gross and weighted presence, trend, positions, engine × intent matrix.',
+      ),
+    life: z
+      .boolean()
+      .describe('The life (sentiment) section: KPIs, stance mix and history, by engine and by intent.'),
+    gravity: z.boolean().describe('The gravity (sources) section: KPIs, trend, source mix, error register.'),
+    scout: z.boolean().describe('The scout (citations) section: cited domains and URLs, by engine.'),
+    market: z.boolean().describe('The market section: market metrics, fair share, competitors.'),
+  }),
+  brief: z.strictObject({
+    movers: z
+      .array(
+        z.strictObject({
           brand: z.string(),
           querySet: z.string(),
           metric: z.string(),
@@ -1702,36 +983,1087 @@ export const digestViewSchema = z.strictObject({
           from: z.string(),
           to: z.string(),
           likely: z.boolean(),
-        })),
-        errors: z.array(z.strictObject({
-          id: z.string(),
-          title: z.string(),
-          correct: z.string(),
-          note: z.string().nullable(),
-          wrong: z.array(z.strictObject({
+        }),
+      )
+      .describe("The digest's biggest moves across its sets."),
+    errors: z.array(
+      z.strictObject({
+        id: z.string(),
+        title: z.string(),
+        correct: z.string(),
+        note: z.string().nullable(),
+        wrong: z.array(
+          z.strictObject({
             engine: z.strictObject({
               id: z.number(),
               label: z.string(),
               color: z.string(),
             }),
             text: z.string(),
-          })),
-        })),
+          }),
+        ),
       }),
-    }),
-    noNewRun: z.string().optional(),
-  })),
+    ),
+  }),
 });
 
-export const marginViewSchema = z.strictObject({
-  css: html.optional(),
-  lang: z.string().optional(),
+export const digestViewSchema = z.strictObject({
+  css: html,
+  theme: z.strictObject({
+    primary: z.string(),
+    accent: z.string(),
+    positive: z.string(),
+    negative: z.string(),
+    fontFamily: z.string(),
+    coverTitle: z.string(),
+    footer: z.string(),
+    logoAlt: z.string(),
+    css: html.describe('The stylesheet (report.css of the template folder), for <style>.'),
+    logo: z.strictObject({
+      type: z.string(),
+      dataUrl: z.string(),
+    }),
+  }),
+  lang: z.string(),
   page: z.strictObject({
     size: z.string(),
     orientation: z.string(),
     className: z.string(),
     contentHeightMm: z.number(),
-  }).optional(),
+  }),
+  cover: z.strictObject({
+    title: z.string(),
+    querySet: z.string(),
+    run: z.string(),
+    generatedAt: z.string(),
+    version: z.string(),
+    generatedLine: z.string(),
+  }),
+  portfolio: z.array(
+    z.strictObject({
+      brand: z.string(),
+      querySet: z.string(),
+      run: z.string(),
+      story: z.string(),
+      kpis: z.array(
+        z.strictObject({
+          label: z.string(),
+          value: z.string(),
+          delta: z.strictObject({
+            text: z.string(),
+            direction: z.string(),
+            tone: z.string(),
+            arrow: z.string(),
+            available: z.boolean(),
+            size: z.number(),
+            interval: z.string().optional(),
+            verdict: z.string().optional(),
+          }),
+          spark: html,
+        }),
+      ),
+      noNewRun: z.string().optional(),
+    }),
+  ),
+  portfolioNoise: z.boolean(),
+  movers: z.array(
+    z.strictObject({
+      brand: z.string(),
+      querySet: z.string(),
+      metric: z.string(),
+      dimension: z.string(),
+      from: z.string(),
+      to: z.string(),
+      likely: z.boolean(),
+    }),
+  ),
+  frontOnly: z.boolean(),
+  tocPending: z.boolean(),
+  portfolioPage: z.string(),
+  sets: z.array(
+    z.strictObject({
+      heading: z.string(),
+      tocPage: z.string(),
+      view: z.strictObject({
+        css: html,
+        lang: z.string(),
+        page: z.strictObject({
+          size: z.string(),
+          orientation: z.string(),
+          className: z.string(),
+          contentHeightMm: z.number(),
+        }),
+        cover: z.strictObject({
+          title: z.string(),
+          brand: z.string(),
+          querySet: z.string(),
+          querySetId: z.number(),
+          run: z.string(),
+          runId: z.number(),
+          runDate: z.string(),
+          engines: z.array(z.string()),
+          queriesCount: z.number(),
+          account: z.string(),
+          generatedAt: z.string(),
+          version: z.string(),
+          runsStored: z.number(),
+          incomplete: z.unknown(),
+          locale: z.string(),
+          timeZone: z.string(),
+        }),
+        story: z.array(z.string()),
+        overview: z.strictObject({
+          summary: z.strictObject({
+            available: z.boolean(),
+            paragraphs: z.array(z.array(z.string())).optional(),
+            title: z.string().optional(),
+            note: z.string().optional(),
+          }),
+          competitive: z.strictObject({
+            available: z.boolean(),
+            rows: z
+              .array(
+                z.strictObject({
+                  name: z.string(),
+                  value: z.number(),
+                  text: z.string(),
+                  isBrand: z.boolean(),
+                  isTargeted: z.boolean(),
+                }),
+              )
+              .optional(),
+            fairShare: z.number().optional(),
+            fairShareText: z.string().optional(),
+            dStar: z.string().optional(),
+            title: z.string().optional(),
+            note: z.string().optional(),
+          }),
+          headline: z.array(
+            z.strictObject({
+              available: z.boolean(),
+              kpi: z
+                .strictObject({
+                  key: z.string(),
+                  label: z.string(),
+                  value: z.string(),
+                  delta: z.strictObject({
+                    text: z.string(),
+                    direction: z.string(),
+                    tone: z.string(),
+                    arrow: z.string(),
+                    available: z.boolean(),
+                    size: z.number(),
+                    interval: z.string().optional(),
+                    verdict: z.string().optional(),
+                  }),
+                  history: z.array(z.number()),
+                  historyLabels: z.array(z.string()),
+                  polarity: z.string(),
+                  caption: z.string().optional(),
+                })
+                .optional(),
+              fairShare: z.string().optional(),
+              dStar: z.string().optional(),
+              classification: z.string().optional(),
+              spark: html.optional(),
+              resolved: z.string().optional(),
+              title: z.string().optional(),
+              note: z.string().optional(),
+            }),
+          ),
+          sharesChart: html.nullable(),
+        }),
+        presence: z.strictObject({
+          gross: z.strictObject({
+            available: z.boolean(),
+            kpi: z
+              .strictObject({
+                key: z.string(),
+                label: z.string(),
+                value: z.string(),
+                delta: z.strictObject({
+                  text: z.string(),
+                  direction: z.string(),
+                  tone: z.string(),
+                  arrow: z.string(),
+                  available: z.boolean(),
+                  size: z.number(),
+                  interval: z.string(),
+                  verdict: z.string(),
+                }),
+                history: z.array(z.number()),
+                historyLabels: z.array(z.string()),
+                polarity: z.string(),
+              })
+              .optional(),
+            spark: html.optional(),
+            title: z.string().optional(),
+            note: z.string().optional(),
+          }),
+          weighted: z.strictObject({
+            available: z.boolean(),
+            kpi: z
+              .strictObject({
+                key: z.string(),
+                label: z.string(),
+                value: z.string(),
+                delta: z.strictObject({
+                  text: z.string(),
+                  direction: z.string(),
+                  tone: z.string(),
+                  arrow: z.string(),
+                  available: z.boolean(),
+                  size: z.number(),
+                  interval: z.string(),
+                  verdict: z.string(),
+                }),
+                history: z.array(z.number()),
+                historyLabels: z.array(z.string()),
+                polarity: z.string(),
+                caption: z.string(),
+              })
+              .optional(),
+            fairShare: z.string().optional(),
+            dStar: z.string().optional(),
+            classification: z.string().optional(),
+            spark: html.optional(),
+            title: z.string().optional(),
+            note: z.string().optional(),
+          }),
+          positions: z.strictObject({
+            available: z.boolean(),
+            parts: z
+              .array(
+                z.strictObject({
+                  label: z.string(),
+                  current: z.strictObject({
+                    text: z.string(),
+                    value: z.number(),
+                  }),
+                  previous: z.strictObject({
+                    text: z.string(),
+                    value: z.number(),
+                  }),
+                }),
+              )
+              .optional(),
+            totalAnswers: z.string().optional(),
+            totalAll: z.string().optional(),
+            title: z.string().optional(),
+            note: z.string().optional(),
+          }),
+          positionsByEngine: z.strictObject({
+            available: z.boolean(),
+            rows: z
+              .array(
+                z.strictObject({
+                  engine: z.strictObject({
+                    id: z.number(),
+                    label: z.string(),
+                    color: z.string(),
+                  }),
+                  timesCited: z.string(),
+                  deltaTimesCited: z.strictObject({
+                    text: z.string(),
+                    direction: z.string(),
+                    tone: z.string(),
+                    arrow: z.string(),
+                    available: z.boolean(),
+                    size: z.number(),
+                  }),
+                  parts: z.array(
+                    z.strictObject({
+                      text: z.string(),
+                      value: z.number(),
+                    }),
+                  ),
+                }),
+              )
+              .optional(),
+            totals: z
+              .strictObject({
+                timesCited: z.string(),
+                deltaTimesCited: z.strictObject({
+                  text: z.string(),
+                  direction: z.string(),
+                  tone: z.string(),
+                  arrow: z.string(),
+                  available: z.boolean(),
+                  size: z.number(),
+                }),
+                parts: z.array(
+                  z.strictObject({
+                    text: z.string(),
+                    value: z.number(),
+                  }),
+                ),
+              })
+              .optional(),
+            title: z.string().optional(),
+            note: z.string().optional(),
+          }),
+          byEngine: z.strictObject({
+            available: z.boolean(),
+            rows: z
+              .array(
+                z.strictObject({
+                  engine: z.strictObject({
+                    id: z.number(),
+                    label: z.string(),
+                    color: z.string(),
+                  }),
+                  weighted: z.strictObject({
+                    text: z.string(),
+                    value: z.number(),
+                  }),
+                  gross: z.strictObject({
+                    text: z.string(),
+                    value: z.number(),
+                  }),
+                  delta: z.strictObject({
+                    text: z.string(),
+                    direction: z.string(),
+                    tone: z.string(),
+                    arrow: z.string(),
+                    available: z.boolean(),
+                    size: z.number(),
+                    interval: z.string(),
+                    verdict: z.string(),
+                  }),
+                }),
+              )
+              .optional(),
+            title: z.string().optional(),
+            note: z.string().optional(),
+          }),
+          byIntent: z.strictObject({
+            available: z.boolean(),
+            rows: z
+              .array(
+                z.strictObject({
+                  label: z.string(),
+                  stage: z.string(),
+                  icv: z.string(),
+                  weighted: z.strictObject({
+                    text: z.string(),
+                    value: z.number(),
+                  }),
+                  gross: z.strictObject({
+                    text: z.string(),
+                    value: z.number(),
+                  }),
+                  deltaW: z.strictObject({
+                    text: z.string(),
+                    direction: z.string(),
+                    tone: z.string(),
+                    arrow: z.string(),
+                    available: z.boolean(),
+                    size: z.number(),
+                  }),
+                  deltaG: z.strictObject({
+                    text: z.string(),
+                    direction: z.string(),
+                    tone: z.string(),
+                    arrow: z.string(),
+                    available: z.boolean(),
+                    size: z.number(),
+                  }),
+                }),
+              )
+              .optional(),
+            title: z.string().optional(),
+            note: z.string().optional(),
+          }),
+          matrix: z.strictObject({
+            available: z.boolean(),
+            engines: z
+              .array(
+                z.strictObject({
+                  id: z.number(),
+                  label: z.string(),
+                  color: z.string(),
+                }),
+              )
+              .optional(),
+            intents: z
+              .array(
+                z.strictObject({
+                  id: z.number(),
+                  label: z.string(),
+                }),
+              )
+              .optional(),
+            values: z.array(z.array(z.number())).optional(),
+            title: z.string().optional(),
+            note: z.string().optional(),
+          }),
+          trendChart: html.nullable(),
+          positionsChart: html.nullable(),
+          matrixChart: html.nullable(),
+        }),
+        life: z.strictObject({
+          kpis: z.array(
+            z.strictObject({
+              available: z.boolean(),
+              kpi: z
+                .strictObject({
+                  key: z.string(),
+                  label: z.string(),
+                  value: z.string(),
+                  delta: z.strictObject({
+                    text: z.string(),
+                    direction: z.string(),
+                    tone: z.string(),
+                    arrow: z.string(),
+                    available: z.boolean(),
+                    size: z.number(),
+                    interval: z.string().optional(),
+                    verdict: z.string().optional(),
+                  }),
+                  history: z.array(z.number()),
+                  historyLabels: z.array(z.string()),
+                  polarity: z.string(),
+                })
+                .optional(),
+              spark: html.optional(),
+              title: z.string().optional(),
+              note: z.string().optional(),
+            }),
+          ),
+          stanceMix: z.strictObject({
+            available: z.boolean(),
+            current: z
+              .array(
+                z.strictObject({
+                  text: z.string(),
+                  value: z.number(),
+                }),
+              )
+              .optional(),
+            previous: z
+              .array(
+                z.strictObject({
+                  text: z.string(),
+                  value: z.number(),
+                }),
+              )
+              .optional(),
+            engineCount: z.string().optional(),
+            engines: z.number().optional(),
+            title: z.string().optional(),
+            note: z.string().optional(),
+          }),
+          stanceHistory: z.strictObject({
+            available: z.boolean(),
+            measurements: z.array(z.string()).optional(),
+            series: z.array(z.array(z.number())).optional(),
+            title: z.string().optional(),
+            note: z.string().optional(),
+          }),
+          scatter: z.strictObject({
+            available: z.boolean(),
+            points: z
+              .array(
+                z.strictObject({
+                  label: z.string(),
+                  stage: z.string(),
+                  icv: z.number(),
+                  presence: z.number(),
+                  life: z.number(),
+                }),
+              )
+              .optional(),
+            presenceCurrent: z.number().optional(),
+            lifeCurrent: z.number().optional(),
+            title: z.string().optional(),
+            note: z.string().optional(),
+          }),
+          byEngine: z.strictObject({
+            available: z.boolean(),
+            rows: z
+              .array(
+                z.strictObject({
+                  label: z.string(),
+                  engine: z.strictObject({
+                    id: z.number(),
+                    label: z.string(),
+                    color: z.string(),
+                  }),
+                  life: z.strictObject({
+                    text: z.string(),
+                    value: z.number(),
+                  }),
+                  delta: z.strictObject({
+                    text: z.string(),
+                    direction: z.string(),
+                    tone: z.string(),
+                    arrow: z.string(),
+                    available: z.boolean(),
+                    size: z.number(),
+                  }),
+                  stance: z.array(
+                    z.strictObject({
+                      text: z.string(),
+                      value: z.number(),
+                    }),
+                  ),
+                  stanceBar: html,
+                }),
+              )
+              .optional(),
+            title: z.string().optional(),
+            note: z.string().optional(),
+          }),
+          byIntent: z.strictObject({
+            available: z.boolean(),
+            rows: z
+              .array(
+                z.strictObject({
+                  label: z.string(),
+                  stage: z.string(),
+                  life: z.strictObject({
+                    text: z.string(),
+                    value: z.number(),
+                  }),
+                  delta: z.strictObject({
+                    text: z.string(),
+                    direction: z.string(),
+                    tone: z.string(),
+                    arrow: z.string(),
+                    available: z.boolean(),
+                    size: z.number(),
+                  }),
+                  presence: z.strictObject({
+                    text: z.string(),
+                    value: z.number(),
+                  }),
+                  stance: z.array(
+                    z.strictObject({
+                      text: z.string(),
+                      value: z.number(),
+                    }),
+                  ),
+                  stanceBar: html,
+                }),
+              )
+              .optional(),
+            title: z.string().optional(),
+            note: z.string().optional(),
+          }),
+          mixChart: html.nullable(),
+          historyChart: html.nullable(),
+          scatterChart: html.nullable(),
+          stanceLegend: z.array(
+            z.strictObject({
+              label: z.string(),
+              color: z.string(),
+            }),
+          ),
+        }),
+        gravity: z.strictObject({
+          plus: z.strictObject({
+            available: z.boolean(),
+            kpi: z
+              .strictObject({
+                key: z.string(),
+                label: z.string(),
+                value: z.string(),
+                delta: z.strictObject({
+                  text: z.string(),
+                  direction: z.string(),
+                  tone: z.string(),
+                  arrow: z.string(),
+                  available: z.boolean(),
+                  size: z.number(),
+                  interval: z.string(),
+                  verdict: z.string(),
+                }),
+                history: z.array(z.number()),
+                historyLabels: z.array(z.string()),
+                polarity: z.string(),
+              })
+              .optional(),
+            title: z.string().optional(),
+            note: z.string().optional(),
+          }),
+          minus: z.strictObject({
+            available: z.boolean(),
+            kpi: z
+              .strictObject({
+                key: z.string(),
+                label: z.string(),
+                value: z.string(),
+                delta: z.strictObject({
+                  text: z.string(),
+                  direction: z.string(),
+                  tone: z.string(),
+                  arrow: z.string(),
+                  available: z.boolean(),
+                  size: z.number(),
+                  interval: z.string(),
+                  verdict: z.string(),
+                }),
+                history: z.array(z.number()),
+                historyLabels: z.array(z.string()),
+                polarity: z.string(),
+              })
+              .optional(),
+            title: z.string().optional(),
+            note: z.string().optional(),
+          }),
+          openErrors: z.strictObject({
+            available: z.boolean(),
+            resolved: z.string().optional(),
+            kpi: z
+              .strictObject({
+                key: z.string(),
+                label: z.string(),
+                value: z.string(),
+                delta: z.strictObject({
+                  text: z.string(),
+                  direction: z.string(),
+                  tone: z.string(),
+                  arrow: z.string(),
+                  available: z.boolean(),
+                  size: z.number(),
+                }),
+                history: z.array(z.number()),
+                historyLabels: z.array(z.string()),
+                polarity: z.string(),
+                caption: z.string(),
+              })
+              .optional(),
+            title: z.string().optional(),
+            note: z.string().optional(),
+          }),
+          sources: z.strictObject({
+            available: z.boolean(),
+            parts: z
+              .array(
+                z.strictObject({
+                  label: z.string(),
+                  color: z.string(),
+                  text: z.string(),
+                  value: z.number(),
+                }),
+              )
+              .optional(),
+            title: z.string().optional(),
+            note: z.string().optional(),
+          }),
+          sourcesHistory: z.strictObject({
+            available: z.boolean(),
+            measurements: z.array(z.string()).optional(),
+            series: z.array(z.array(z.number())).optional(),
+            title: z.string().optional(),
+            note: z.string().optional(),
+          }),
+          byEngine: z.strictObject({
+            available: z.boolean(),
+            rows: z
+              .array(
+                z.strictObject({
+                  engine: z.strictObject({
+                    id: z.number(),
+                    label: z.string(),
+                    color: z.string(),
+                  }),
+                  gPlus: z.string(),
+                  gMinus: z.string(),
+                  gravityPlus: z.strictObject({
+                    text: z.string(),
+                    value: z.number(),
+                  }),
+                  gravityMinus: z.strictObject({
+                    text: z.string(),
+                    value: z.number(),
+                  }),
+                }),
+              )
+              .optional(),
+            title: z.string().optional(),
+            note: z.string().optional(),
+          }),
+          errors: z.strictObject({
+            available: z.boolean(),
+            engines: z
+              .array(
+                z.strictObject({
+                  id: z.number(),
+                  label: z.string(),
+                  color: z.string(),
+                }),
+              )
+              .optional(),
+            items: z
+              .array(
+                z.strictObject({
+                  id: z.string(),
+                  title: z.string(),
+                  correct: z.string(),
+                  note: z.string().nullable(),
+                  wrong: z.array(
+                    z.strictObject({
+                      engine: z.strictObject({
+                        id: z.number(),
+                        label: z.string(),
+                        color: z.string(),
+                      }),
+                      text: z.string(),
+                    }),
+                  ),
+                }),
+              )
+              .optional(),
+            title: z.string().optional(),
+            note: z.string().optional(),
+          }),
+          trend: z.strictObject({
+            available: z.boolean(),
+            labels: z.array(z.string()).optional(),
+            plus: z.array(z.number()).optional(),
+            minus: z.array(z.number()).optional(),
+            title: z.string().optional(),
+            note: z.string().optional(),
+          }),
+          kpis: z.array(
+            z.strictObject({
+              available: z.boolean(),
+              kpi: z
+                .strictObject({
+                  key: z.string(),
+                  label: z.string(),
+                  value: z.string(),
+                  delta: z.strictObject({
+                    text: z.string(),
+                    direction: z.string(),
+                    tone: z.string(),
+                    arrow: z.string(),
+                    available: z.boolean(),
+                    size: z.number(),
+                    interval: z.string().optional(),
+                    verdict: z.string().optional(),
+                  }),
+                  history: z.array(z.number()),
+                  historyLabels: z.array(z.string()),
+                  polarity: z.string(),
+                  caption: z.string().optional(),
+                })
+                .optional(),
+              spark: html.optional(),
+              resolved: z.string().optional(),
+              title: z.string().optional(),
+              note: z.string().optional(),
+            }),
+          ),
+          trendChart: html.nullable(),
+          sourcesChart: html.nullable(),
+          sourcesHistoryChart: html.nullable(),
+        }),
+        scout: z.strictObject({
+          stats: z.strictObject({
+            available: z.boolean(),
+            kpis: z
+              .array(
+                z.strictObject({
+                  available: z.boolean(),
+                  kpi: z.strictObject({
+                    key: z.string(),
+                    label: z.string(),
+                    value: z.string(),
+                    delta: z.strictObject({
+                      text: z.string(),
+                      direction: z.string(),
+                      tone: z.string(),
+                      arrow: z.string(),
+                      available: z.boolean(),
+                      size: z.number(),
+                    }),
+                    history: z.array(z.number()),
+                    historyLabels: z.array(z.string()),
+                    polarity: z.string(),
+                  }),
+                  spark: html,
+                }),
+              )
+              .optional(),
+            title: z.string().optional(),
+            note: z.string().optional(),
+          }),
+          sources: z.strictObject({
+            available: z.boolean(),
+            rows: z
+              .array(
+                z.strictObject({
+                  name: z.string(),
+                  citations: z.string(),
+                  engines: z.string(),
+                  control: z.string(),
+                  sourceType: z.string(),
+                  delta: z.strictObject({
+                    text: z.string(),
+                    direction: z.string(),
+                    tone: z.string(),
+                    arrow: z.string(),
+                    available: z.boolean(),
+                    size: z.number(),
+                  }),
+                }),
+              )
+              .optional(),
+            totalCount: z.string().optional(),
+            engineCount: z.string().optional(),
+            engines: z.number().optional(),
+            total: z.number().optional(),
+            shown: z.number().optional(),
+            title: z.string().optional(),
+            note: z.string().optional(),
+          }),
+          byEngine: z.strictObject({
+            available: z.boolean(),
+            rows: z
+              .array(
+                z.strictObject({
+                  engine: z.strictObject({
+                    id: z.number(),
+                    label: z.string(),
+                    color: z.string(),
+                  }),
+                  weighted: z.strictObject({
+                    text: z.string(),
+                    value: z.number(),
+                  }),
+                }),
+              )
+              .optional(),
+            title: z.string().optional(),
+            note: z.string().optional(),
+          }),
+          byIntent: z.strictObject({
+            available: z.boolean(),
+            rows: z
+              .array(
+                z.strictObject({
+                  label: z.string(),
+                  stage: z.string(),
+                  weighted: z.strictObject({
+                    text: z.string(),
+                    value: z.number(),
+                  }),
+                }),
+              )
+              .optional(),
+            title: z.string().optional(),
+            note: z.string().optional(),
+          }),
+          citations: z.strictObject({
+            available: z.boolean(),
+            engines: z.array(z.string()).optional(),
+            categories: z
+              .array(
+                z.strictObject({
+                  key: z.string(),
+                  label: z.string(),
+                  color: z.string(),
+                  values: z.array(z.number()),
+                  isBrand: z.boolean(),
+                }),
+              )
+              .optional(),
+            title: z.string().optional(),
+            note: z.string().optional(),
+          }),
+          byEngineChart: html.nullable(),
+          citationsChart: html.nullable(),
+        }),
+        market: z.strictObject({
+          metrics: z.strictObject({
+            available: z.boolean(),
+            rows: z
+              .array(
+                z.strictObject({
+                  key: z.string(),
+                  label: z.string(),
+                  value: z.string(),
+                  delta: z.strictObject({
+                    text: z.string(),
+                    direction: z.string(),
+                    tone: z.string(),
+                    arrow: z.string(),
+                    available: z.boolean(),
+                    size: z.number(),
+                  }),
+                  history: z.array(z.number()),
+                  historyLabels: z.array(z.string()),
+                  polarity: z.string(),
+                  spark: html,
+                }),
+              )
+              .optional(),
+            fairShare: z
+              .strictObject({
+                key: z.string(),
+                label: z.string(),
+                value: z.string(),
+                delta: z.strictObject({
+                  text: z.string(),
+                  direction: z.string(),
+                  tone: z.string(),
+                  arrow: z.string(),
+                  available: z.boolean(),
+                  size: z.number(),
+                }),
+                history: z.array(z.number()),
+                historyLabels: z.array(z.string()),
+                polarity: z.string(),
+              })
+              .optional(),
+            fairShareValue: z.string().optional(),
+            fairShareCard: z
+              .strictObject({
+                available: z.boolean(),
+                kpi: z.strictObject({
+                  key: z.string(),
+                  label: z.string(),
+                  value: z.string(),
+                  delta: z.strictObject({
+                    text: z.string(),
+                    direction: z.string(),
+                    tone: z.string(),
+                    arrow: z.string(),
+                    available: z.boolean(),
+                    size: z.number(),
+                  }),
+                  history: z.array(z.number()),
+                  historyLabels: z.array(z.string()),
+                  polarity: z.string(),
+                }),
+                spark: html,
+              })
+              .optional(),
+            title: z.string().optional(),
+            note: z.string().optional(),
+          }),
+          competitors: z.strictObject({
+            available: z.boolean(),
+            rows: z
+              .array(
+                z.strictObject({
+                  name: z.string(),
+                  value: z.number(),
+                  text: z.string(),
+                  isBrand: z.boolean(),
+                  isTargeted: z.boolean(),
+                }),
+              )
+              .optional(),
+            fairShare: z.unknown().optional(),
+            fairShareText: z.string().optional(),
+            title: z.string().optional(),
+            note: z.string().optional(),
+          }),
+          competitorsChart: html.nullable(),
+        }),
+        noiseNote: z.strictObject({
+          overview: z.union([
+            z.strictObject({
+              family: z.string(),
+            }),
+            z.boolean(),
+          ]),
+          presence: z.union([
+            z.strictObject({
+              family: z.unknown(),
+            }),
+            z.boolean(),
+          ]),
+          life: z.union([
+            z.strictObject({
+              family: z.unknown(),
+            }),
+            z.boolean(),
+          ]),
+          gravity: z.union([
+            z.strictObject({
+              family: z.unknown(),
+            }),
+            z.boolean(),
+          ]),
+          scout: z.boolean(),
+          market: z.boolean(),
+        }),
+        theme: z.strictObject({
+          primary: z.string(),
+          accent: z.string(),
+          positive: z.string(),
+          negative: z.string(),
+          fontFamily: z.string(),
+          coverTitle: z.string(),
+          footer: z.string(),
+          logoAlt: z.string(),
+          css: html,
+          logo: z.strictObject({
+            type: z.string(),
+            dataUrl: z.string(),
+          }),
+        }),
+        show: z.strictObject({
+          summary: z.boolean(),
+          overview: z.boolean(),
+          presence: z.boolean(),
+          life: z.boolean(),
+          gravity: z.boolean(),
+          scout: z.boolean(),
+          market: z.boolean(),
+        }),
+        brief: z.strictObject({
+          movers: z.array(
+            z.strictObject({
+              brand: z.string(),
+              querySet: z.string(),
+              metric: z.string(),
+              dimension: z.string(),
+              from: z.string(),
+              to: z.string(),
+              likely: z.boolean(),
+            }),
+          ),
+          errors: z.array(
+            z.strictObject({
+              id: z.string(),
+              title: z.string(),
+              correct: z.string(),
+              note: z.string().nullable(),
+              wrong: z.array(
+                z.strictObject({
+                  engine: z.strictObject({
+                    id: z.number(),
+                    label: z.string(),
+                    color: z.string(),
+                  }),
+                  text: z.string(),
+                }),
+              ),
+            }),
+          ),
+        }),
+      }),
+      noNewRun: z.string().optional(),
+    }),
+  ),
+});
+
+export const marginViewSchema = z.strictObject({
+  css: html.optional(),
+  lang: z.string().optional(),
+  page: z
+    .strictObject({
+      size: z.string(),
+      orientation: z.string(),
+      className: z.string(),
+      contentHeightMm: z.number(),
+    })
+    .optional(),
   cover: z.strictObject({
     title: z.string(),
     brand: z.string().optional(),
@@ -1752,799 +2084,991 @@ export const marginViewSchema = z.strictObject({
     generatedLine: z.string().optional(),
   }),
   story: z.array(z.string()).optional(),
-  overview: z.strictObject({
-    summary: z.strictObject({
-      available: z.boolean(),
-      paragraphs: z.array(z.array(z.string())).optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    competitive: z.strictObject({
-      available: z.boolean(),
-      rows: z.array(z.strictObject({
-        name: z.string(),
-        value: z.number(),
-        text: z.string(),
-        isBrand: z.boolean(),
-        isTargeted: z.boolean(),
-      })).optional(),
-      fairShare: z.number().optional(),
-      fairShareText: z.string().optional(),
-      dStar: z.string().optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    headline: z.array(z.strictObject({
-      available: z.boolean(),
-      kpi: z.strictObject({
-        key: z.string(),
-        label: z.string(),
-        value: z.string(),
-        delta: z.strictObject({
-          text: z.string(),
-          direction: z.string(),
-          tone: z.string(),
-          arrow: z.string(),
+  overview: z
+    .strictObject({
+      summary: z.strictObject({
+        available: z.boolean(),
+        paragraphs: z.array(z.array(z.string())).optional(),
+        title: z.string().optional(),
+        note: z.string().optional(),
+      }),
+      competitive: z.strictObject({
+        available: z.boolean(),
+        rows: z
+          .array(
+            z.strictObject({
+              name: z.string(),
+              value: z.number(),
+              text: z.string(),
+              isBrand: z.boolean(),
+              isTargeted: z.boolean(),
+            }),
+          )
+          .optional(),
+        fairShare: z.number().optional(),
+        fairShareText: z.string().optional(),
+        dStar: z.string().optional(),
+        title: z.string().optional(),
+        note: z.string().optional(),
+      }),
+      headline: z.array(
+        z.strictObject({
           available: z.boolean(),
-          size: z.number().optional(),
-          interval: z.string().optional(),
-          verdict: z.string().optional(),
+          kpi: z
+            .strictObject({
+              key: z.string(),
+              label: z.string(),
+              value: z.string(),
+              delta: z.strictObject({
+                text: z.string(),
+                direction: z.string(),
+                tone: z.string(),
+                arrow: z.string(),
+                available: z.boolean(),
+                size: z.number().optional(),
+                interval: z.string().optional(),
+                verdict: z.string().optional(),
+              }),
+              history: z.array(z.number()),
+              historyLabels: z.array(z.string()),
+              polarity: z.string(),
+              caption: z.string().optional(),
+              versus: z.string().optional(),
+            })
+            .optional(),
+          fairShare: z.string().optional(),
+          dStar: z.string().optional(),
+          classification: z.string().optional(),
+          spark: html.optional(),
+          resolved: z.string().optional(),
+          title: z.string().optional(),
+          note: z.string().optional(),
         }),
-        history: z.array(z.number()),
-        historyLabels: z.array(z.string()),
-        polarity: z.string(),
-        caption: z.string().optional(),
-        versus: z.string().optional(),
-      }).optional(),
-      fairShare: z.string().optional(),
-      dStar: z.string().optional(),
-      classification: z.string().optional(),
-      spark: html.optional(),
-      resolved: z.string().optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    })),
-    sharesChart: html.nullable(),
-  }).optional(),
-  presence: z.strictObject({
-    gross: z.strictObject({
-      available: z.boolean(),
-      kpi: z.strictObject({
-        key: z.string(),
-        label: z.string(),
-        value: z.string(),
-        delta: z.strictObject({
-          text: z.string(),
-          direction: z.string(),
-          tone: z.string(),
-          arrow: z.string(),
-          available: z.boolean(),
-          size: z.number().optional(),
-          interval: z.string().optional(),
-          verdict: z.string().optional(),
-        }),
-        history: z.array(z.number()),
-        historyLabels: z.array(z.string()),
-        polarity: z.string(),
-        versus: z.string().optional(),
-      }).optional(),
-      spark: html.optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    weighted: z.strictObject({
-      available: z.boolean(),
-      kpi: z.strictObject({
-        key: z.string(),
-        label: z.string(),
-        value: z.string(),
-        delta: z.strictObject({
-          text: z.string(),
-          direction: z.string(),
-          tone: z.string(),
-          arrow: z.string(),
-          available: z.boolean(),
-          size: z.number().optional(),
-          interval: z.string().optional(),
-          verdict: z.string().optional(),
-        }),
-        history: z.array(z.number()),
-        historyLabels: z.array(z.string()),
-        polarity: z.string(),
-        caption: z.string(),
-        versus: z.string().optional(),
-      }).optional(),
-      fairShare: z.string().optional(),
-      dStar: z.string().optional(),
-      classification: z.string().optional(),
-      spark: html.optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    positions: z.strictObject({
-      available: z.boolean(),
-      parts: z.array(z.strictObject({
-        label: z.string(),
-        current: z.strictObject({
-          text: z.string(),
-          value: z.number(),
-        }),
-        previous: z.strictObject({
-          text: z.string(),
-          value: z.number(),
-        }),
-      })).optional(),
-      totalAnswers: z.string().optional(),
-      totalAll: z.string().optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    positionsByEngine: z.strictObject({
-      available: z.boolean(),
-      rows: z.array(z.strictObject({
-        engine: z.strictObject({
-          id: z.number(),
-          label: z.string(),
-          color: z.string(),
-        }),
-        timesCited: z.string(),
-        deltaTimesCited: z.strictObject({
-          text: z.string(),
-          direction: z.string(),
-          tone: z.string(),
-          arrow: z.string(),
-          available: z.boolean(),
-          size: z.number(),
-        }),
-        parts: z.array(z.strictObject({
-          text: z.string(),
-          value: z.number(),
-        })),
-      })).optional(),
-      totals: z.strictObject({
-        timesCited: z.string(),
-        deltaTimesCited: z.strictObject({
-          text: z.string(),
-          direction: z.string(),
-          tone: z.string(),
-          arrow: z.string(),
-          available: z.boolean(),
-          size: z.number(),
-        }),
-        parts: z.array(z.strictObject({
-          text: z.string(),
-          value: z.number(),
-        })),
-      }).optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    byEngine: z.strictObject({
-      available: z.boolean(),
-      rows: z.array(z.strictObject({
-        engine: z.strictObject({
-          id: z.number(),
-          label: z.string(),
-          color: z.string(),
-        }),
-        weighted: z.strictObject({
-          text: z.string(),
-          value: z.number(),
-        }),
-        gross: z.strictObject({
-          text: z.string(),
-          value: z.number(),
-        }),
-        delta: z.strictObject({
-          text: z.string(),
-          direction: z.string(),
-          tone: z.string(),
-          arrow: z.string(),
-          available: z.boolean(),
-          size: z.number(),
-          interval: z.string(),
-          verdict: z.string(),
-        }),
-      })).optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    byIntent: z.strictObject({
-      available: z.boolean(),
-      rows: z.array(z.strictObject({
-        label: z.string(),
-        stage: z.string(),
-        icv: z.string(),
-        weighted: z.strictObject({
-          text: z.string(),
-          value: z.number(),
-        }),
-        gross: z.strictObject({
-          text: z.string(),
-          value: z.number(),
-        }),
-        deltaW: z.strictObject({
-          text: z.string(),
-          direction: z.string(),
-          tone: z.string(),
-          arrow: z.string(),
-          available: z.boolean(),
-          size: z.number(),
-        }),
-        deltaG: z.strictObject({
-          text: z.string(),
-          direction: z.string(),
-          tone: z.string(),
-          arrow: z.string(),
-          available: z.boolean(),
-          size: z.number(),
-        }),
-      })).optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    matrix: z.strictObject({
-      available: z.boolean(),
-      engines: z.array(z.strictObject({
-        id: z.number(),
-        label: z.string(),
-        color: z.string(),
-      })).optional(),
-      intents: z.array(z.strictObject({
-        id: z.number(),
-        label: z.string(),
-      })).optional(),
-      values: z.array(z.array(z.number())).optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    trendChart: html.nullable(),
-    positionsChart: html.nullable(),
-    matrixChart: html.nullable(),
-  }).optional(),
-  life: z.strictObject({
-    kpis: z.array(z.strictObject({
-      available: z.boolean(),
-      kpi: z.strictObject({
-        key: z.string(),
-        label: z.string(),
-        value: z.string(),
-        delta: z.strictObject({
-          text: z.string(),
-          direction: z.string(),
-          tone: z.string(),
-          arrow: z.string(),
-          available: z.boolean(),
-          size: z.number().optional(),
-          interval: z.string().optional(),
-          verdict: z.string().optional(),
-        }),
-        history: z.array(z.number()),
-        historyLabels: z.array(z.string()),
-        polarity: z.string(),
-        versus: z.string().optional(),
-      }).optional(),
-      spark: html.optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    })),
-    stanceMix: z.strictObject({
-      available: z.boolean(),
-      current: z.array(z.strictObject({
-        text: z.string(),
-        value: z.number(),
-      })).optional(),
-      previous: z.array(z.strictObject({
-        text: z.string(),
-        value: z.number(),
-      })).optional(),
-      engineCount: z.string().optional(),
-      engines: z.number().optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    stanceHistory: z.strictObject({
-      available: z.boolean(),
-      measurements: z.array(z.string()).optional(),
-      series: z.array(z.array(z.number())).optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    scatter: z.strictObject({
-      available: z.boolean(),
-      points: z.array(z.strictObject({
-        label: z.string(),
-        stage: z.string(),
-        icv: z.number(),
-        presence: z.number(),
-        life: z.number(),
-      })).optional(),
-      presenceCurrent: z.number().optional(),
-      lifeCurrent: z.number().optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    byEngine: z.strictObject({
-      available: z.boolean(),
-      rows: z.array(z.strictObject({
-        label: z.string(),
-        engine: z.strictObject({
-          id: z.number(),
-          label: z.string(),
-          color: z.string(),
-        }),
-        life: z.strictObject({
-          text: z.string(),
-          value: z.number(),
-        }),
-        delta: z.strictObject({
-          text: z.string(),
-          direction: z.string(),
-          tone: z.string(),
-          arrow: z.string(),
-          available: z.boolean(),
-          size: z.number(),
-        }),
-        stance: z.array(z.strictObject({
-          text: z.string(),
-          value: z.number(),
-        })),
-        stanceBar: html,
-      })).optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    byIntent: z.strictObject({
-      available: z.boolean(),
-      rows: z.array(z.strictObject({
-        label: z.string(),
-        stage: z.string(),
-        life: z.strictObject({
-          text: z.string(),
-          value: z.number(),
-        }),
-        delta: z.strictObject({
-          text: z.string(),
-          direction: z.string(),
-          tone: z.string(),
-          arrow: z.string(),
-          available: z.boolean(),
-          size: z.number(),
-        }),
-        presence: z.strictObject({
-          text: z.string(),
-          value: z.number(),
-        }),
-        stance: z.array(z.strictObject({
-          text: z.string(),
-          value: z.number(),
-        })),
-        stanceBar: html,
-      })).optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    mixChart: html.nullable(),
-    historyChart: html.nullable(),
-    scatterChart: html.nullable(),
-    stanceLegend: z.array(z.strictObject({
-      label: z.string(),
-      color: z.string(),
-    })),
-  }).optional(),
-  gravity: z.strictObject({
-    plus: z.strictObject({
-      available: z.boolean(),
-      kpi: z.strictObject({
-        key: z.string(),
-        label: z.string(),
-        value: z.string(),
-        delta: z.strictObject({
-          text: z.string(),
-          direction: z.string(),
-          tone: z.string(),
-          arrow: z.string(),
-          available: z.boolean(),
-          size: z.number().optional(),
-          interval: z.string().optional(),
-          verdict: z.string().optional(),
-        }),
-        history: z.array(z.number()),
-        historyLabels: z.array(z.string()),
-        polarity: z.string(),
-        versus: z.string().optional(),
-      }).optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    minus: z.strictObject({
-      available: z.boolean(),
-      kpi: z.strictObject({
-        key: z.string(),
-        label: z.string(),
-        value: z.string(),
-        delta: z.strictObject({
-          text: z.string(),
-          direction: z.string(),
-          tone: z.string(),
-          arrow: z.string(),
-          available: z.boolean(),
-          size: z.number().optional(),
-          interval: z.string().optional(),
-          verdict: z.string().optional(),
-        }),
-        history: z.array(z.number()),
-        historyLabels: z.array(z.string()),
-        polarity: z.string(),
-        versus: z.string().optional(),
-      }).optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    openErrors: z.strictObject({
-      available: z.boolean(),
-      resolved: z.string().optional(),
-      kpi: z.strictObject({
-        key: z.string(),
-        label: z.string(),
-        value: z.string(),
-        delta: z.strictObject({
-          text: z.string(),
-          direction: z.string(),
-          tone: z.string(),
-          arrow: z.string(),
-          available: z.boolean(),
-          size: z.number().optional(),
-        }),
-        history: z.array(z.number()),
-        historyLabels: z.array(z.string()),
-        polarity: z.string(),
-        caption: z.string(),
-        versus: z.string().optional(),
-      }).optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    sources: z.strictObject({
-      available: z.boolean(),
-      parts: z.array(z.strictObject({
-        label: z.string(),
-        color: z.string(),
-        text: z.string(),
-        value: z.number(),
-      })).optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    sourcesHistory: z.strictObject({
-      available: z.boolean(),
-      measurements: z.array(z.string()).optional(),
-      series: z.array(z.array(z.number())).optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    byEngine: z.strictObject({
-      available: z.boolean(),
-      rows: z.array(z.strictObject({
-        engine: z.strictObject({
-          id: z.number(),
-          label: z.string(),
-          color: z.string(),
-        }),
-        gPlus: z.string(),
-        gMinus: z.string(),
-        gravityPlus: z.strictObject({
-          text: z.string(),
-          value: z.number(),
-        }),
-        gravityMinus: z.strictObject({
-          text: z.string(),
-          value: z.number(),
-        }),
-      })).optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    errors: z.strictObject({
-      available: z.boolean(),
-      engines: z.array(z.strictObject({
-        id: z.number(),
-        label: z.string(),
-        color: z.string(),
-      })).optional(),
-      items: z.array(z.strictObject({
-        id: z.string(),
-        title: z.string(),
-        correct: z.string(),
-        note: z.string().nullable(),
-        wrong: z.array(z.strictObject({
-          engine: z.strictObject({
-            id: z.number(),
+      ),
+      sharesChart: html.nullable(),
+    })
+    .optional(),
+  presence: z
+    .strictObject({
+      gross: z.strictObject({
+        available: z.boolean(),
+        kpi: z
+          .strictObject({
+            key: z.string(),
             label: z.string(),
-            color: z.string(),
-          }),
-          text: z.string(),
-        })),
-      })).optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    trend: z.strictObject({
-      available: z.boolean(),
-      labels: z.array(z.string()).optional(),
-      plus: z.array(z.number()).optional(),
-      minus: z.array(z.number()).optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    kpis: z.array(z.strictObject({
-      available: z.boolean(),
-      kpi: z.strictObject({
-        key: z.string(),
-        label: z.string(),
-        value: z.string(),
-        delta: z.strictObject({
-          text: z.string(),
-          direction: z.string(),
-          tone: z.string(),
-          arrow: z.string(),
-          available: z.boolean(),
-          size: z.number().optional(),
-          interval: z.string().optional(),
-          verdict: z.string().optional(),
-        }),
-        history: z.array(z.number()),
-        historyLabels: z.array(z.string()),
-        polarity: z.string(),
-        caption: z.string().optional(),
-        versus: z.string().optional(),
-      }).optional(),
-      spark: html.optional(),
-      resolved: z.string().optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    })),
-    trendChart: html.nullable(),
-    sourcesChart: html.nullable(),
-    sourcesHistoryChart: html.nullable(),
-  }).optional(),
-  scout: z.strictObject({
-    stats: z.strictObject({
-      available: z.boolean(),
-      kpis: z.array(z.strictObject({
+            value: z.string(),
+            delta: z.strictObject({
+              text: z.string(),
+              direction: z.string(),
+              tone: z.string(),
+              arrow: z.string(),
+              available: z.boolean(),
+              size: z.number().optional(),
+              interval: z.string().optional(),
+              verdict: z.string().optional(),
+            }),
+            history: z.array(z.number()),
+            historyLabels: z.array(z.string()),
+            polarity: z.string(),
+            versus: z.string().optional(),
+          })
+          .optional(),
+        spark: html.optional(),
+        title: z.string().optional(),
+        note: z.string().optional(),
+      }),
+      weighted: z.strictObject({
         available: z.boolean(),
-        kpi: z.strictObject({
-          key: z.string(),
-          label: z.string(),
-          value: z.string(),
-          delta: z.strictObject({
-            text: z.string(),
-            direction: z.string(),
-            tone: z.string(),
-            arrow: z.string(),
-            available: z.boolean(),
-            size: z.number(),
-          }),
-          history: z.array(z.number()),
-          historyLabels: z.array(z.string()),
-          polarity: z.string(),
-        }),
-        spark: html,
-      })).optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    sources: z.strictObject({
-      available: z.boolean(),
-      rows: z.array(z.strictObject({
-        name: z.string(),
-        citations: z.string(),
-        engines: z.string(),
-        control: z.string(),
-        sourceType: z.string(),
-        delta: z.strictObject({
-          text: z.string(),
-          direction: z.string(),
-          tone: z.string(),
-          arrow: z.string(),
+        kpi: z
+          .strictObject({
+            key: z.string(),
+            label: z.string(),
+            value: z.string(),
+            delta: z.strictObject({
+              text: z.string(),
+              direction: z.string(),
+              tone: z.string(),
+              arrow: z.string(),
+              available: z.boolean(),
+              size: z.number().optional(),
+              interval: z.string().optional(),
+              verdict: z.string().optional(),
+            }),
+            history: z.array(z.number()),
+            historyLabels: z.array(z.string()),
+            polarity: z.string(),
+            caption: z.string(),
+            versus: z.string().optional(),
+          })
+          .optional(),
+        fairShare: z.string().optional(),
+        dStar: z.string().optional(),
+        classification: z.string().optional(),
+        spark: html.optional(),
+        title: z.string().optional(),
+        note: z.string().optional(),
+      }),
+      positions: z.strictObject({
+        available: z.boolean(),
+        parts: z
+          .array(
+            z.strictObject({
+              label: z.string(),
+              current: z.strictObject({
+                text: z.string(),
+                value: z.number(),
+              }),
+              previous: z.strictObject({
+                text: z.string(),
+                value: z.number(),
+              }),
+            }),
+          )
+          .optional(),
+        totalAnswers: z.string().optional(),
+        totalAll: z.string().optional(),
+        title: z.string().optional(),
+        note: z.string().optional(),
+      }),
+      positionsByEngine: z.strictObject({
+        available: z.boolean(),
+        rows: z
+          .array(
+            z.strictObject({
+              engine: z.strictObject({
+                id: z.number(),
+                label: z.string(),
+                color: z.string(),
+              }),
+              timesCited: z.string(),
+              deltaTimesCited: z.strictObject({
+                text: z.string(),
+                direction: z.string(),
+                tone: z.string(),
+                arrow: z.string(),
+                available: z.boolean(),
+                size: z.number(),
+              }),
+              parts: z.array(
+                z.strictObject({
+                  text: z.string(),
+                  value: z.number(),
+                }),
+              ),
+            }),
+          )
+          .optional(),
+        totals: z
+          .strictObject({
+            timesCited: z.string(),
+            deltaTimesCited: z.strictObject({
+              text: z.string(),
+              direction: z.string(),
+              tone: z.string(),
+              arrow: z.string(),
+              available: z.boolean(),
+              size: z.number(),
+            }),
+            parts: z.array(
+              z.strictObject({
+                text: z.string(),
+                value: z.number(),
+              }),
+            ),
+          })
+          .optional(),
+        title: z.string().optional(),
+        note: z.string().optional(),
+      }),
+      byEngine: z.strictObject({
+        available: z.boolean(),
+        rows: z
+          .array(
+            z.strictObject({
+              engine: z.strictObject({
+                id: z.number(),
+                label: z.string(),
+                color: z.string(),
+              }),
+              weighted: z.strictObject({
+                text: z.string(),
+                value: z.number(),
+              }),
+              gross: z.strictObject({
+                text: z.string(),
+                value: z.number(),
+              }),
+              delta: z.strictObject({
+                text: z.string(),
+                direction: z.string(),
+                tone: z.string(),
+                arrow: z.string(),
+                available: z.boolean(),
+                size: z.number(),
+                interval: z.string(),
+                verdict: z.string(),
+              }),
+            }),
+          )
+          .optional(),
+        title: z.string().optional(),
+        note: z.string().optional(),
+      }),
+      byIntent: z.strictObject({
+        available: z.boolean(),
+        rows: z
+          .array(
+            z.strictObject({
+              label: z.string(),
+              stage: z.string(),
+              icv: z.string(),
+              weighted: z.strictObject({
+                text: z.string(),
+                value: z.number(),
+              }),
+              gross: z.strictObject({
+                text: z.string(),
+                value: z.number(),
+              }),
+              deltaW: z.strictObject({
+                text: z.string(),
+                direction: z.string(),
+                tone: z.string(),
+                arrow: z.string(),
+                available: z.boolean(),
+                size: z.number(),
+              }),
+              deltaG: z.strictObject({
+                text: z.string(),
+                direction: z.string(),
+                tone: z.string(),
+                arrow: z.string(),
+                available: z.boolean(),
+                size: z.number(),
+              }),
+            }),
+          )
+          .optional(),
+        title: z.string().optional(),
+        note: z.string().optional(),
+      }),
+      matrix: z.strictObject({
+        available: z.boolean(),
+        engines: z
+          .array(
+            z.strictObject({
+              id: z.number(),
+              label: z.string(),
+              color: z.string(),
+            }),
+          )
+          .optional(),
+        intents: z
+          .array(
+            z.strictObject({
+              id: z.number(),
+              label: z.string(),
+            }),
+          )
+          .optional(),
+        values: z.array(z.array(z.number())).optional(),
+        title: z.string().optional(),
+        note: z.string().optional(),
+      }),
+      trendChart: html.nullable(),
+      positionsChart: html.nullable(),
+      matrixChart: html.nullable(),
+    })
+    .optional(),
+  life: z
+    .strictObject({
+      kpis: z.array(
+        z.strictObject({
           available: z.boolean(),
-          size: z.number(),
+          kpi: z
+            .strictObject({
+              key: z.string(),
+              label: z.string(),
+              value: z.string(),
+              delta: z.strictObject({
+                text: z.string(),
+                direction: z.string(),
+                tone: z.string(),
+                arrow: z.string(),
+                available: z.boolean(),
+                size: z.number().optional(),
+                interval: z.string().optional(),
+                verdict: z.string().optional(),
+              }),
+              history: z.array(z.number()),
+              historyLabels: z.array(z.string()),
+              polarity: z.string(),
+              versus: z.string().optional(),
+            })
+            .optional(),
+          spark: html.optional(),
+          title: z.string().optional(),
+          note: z.string().optional(),
         }),
-      })).optional(),
-      totalCount: z.string().optional(),
-      engineCount: z.string().optional(),
-      engines: z.number().optional(),
-      total: z.number().optional(),
-      shown: z.number().optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    byEngine: z.strictObject({
-      available: z.boolean(),
-      rows: z.array(z.strictObject({
-        engine: z.strictObject({
-          id: z.number(),
+      ),
+      stanceMix: z.strictObject({
+        available: z.boolean(),
+        current: z
+          .array(
+            z.strictObject({
+              text: z.string(),
+              value: z.number(),
+            }),
+          )
+          .optional(),
+        previous: z
+          .array(
+            z.strictObject({
+              text: z.string(),
+              value: z.number(),
+            }),
+          )
+          .optional(),
+        engineCount: z.string().optional(),
+        engines: z.number().optional(),
+        title: z.string().optional(),
+        note: z.string().optional(),
+      }),
+      stanceHistory: z.strictObject({
+        available: z.boolean(),
+        measurements: z.array(z.string()).optional(),
+        series: z.array(z.array(z.number())).optional(),
+        title: z.string().optional(),
+        note: z.string().optional(),
+      }),
+      scatter: z.strictObject({
+        available: z.boolean(),
+        points: z
+          .array(
+            z.strictObject({
+              label: z.string(),
+              stage: z.string(),
+              icv: z.number(),
+              presence: z.number(),
+              life: z.number(),
+            }),
+          )
+          .optional(),
+        presenceCurrent: z.number().optional(),
+        lifeCurrent: z.number().optional(),
+        title: z.string().optional(),
+        note: z.string().optional(),
+      }),
+      byEngine: z.strictObject({
+        available: z.boolean(),
+        rows: z
+          .array(
+            z.strictObject({
+              label: z.string(),
+              engine: z.strictObject({
+                id: z.number(),
+                label: z.string(),
+                color: z.string(),
+              }),
+              life: z.strictObject({
+                text: z.string(),
+                value: z.number(),
+              }),
+              delta: z.strictObject({
+                text: z.string(),
+                direction: z.string(),
+                tone: z.string(),
+                arrow: z.string(),
+                available: z.boolean(),
+                size: z.number(),
+              }),
+              stance: z.array(
+                z.strictObject({
+                  text: z.string(),
+                  value: z.number(),
+                }),
+              ),
+              stanceBar: html,
+            }),
+          )
+          .optional(),
+        title: z.string().optional(),
+        note: z.string().optional(),
+      }),
+      byIntent: z.strictObject({
+        available: z.boolean(),
+        rows: z
+          .array(
+            z.strictObject({
+              label: z.string(),
+              stage: z.string(),
+              life: z.strictObject({
+                text: z.string(),
+                value: z.number(),
+              }),
+              delta: z.strictObject({
+                text: z.string(),
+                direction: z.string(),
+                tone: z.string(),
+                arrow: z.string(),
+                available: z.boolean(),
+                size: z.number(),
+              }),
+              presence: z.strictObject({
+                text: z.string(),
+                value: z.number(),
+              }),
+              stance: z.array(
+                z.strictObject({
+                  text: z.string(),
+                  value: z.number(),
+                }),
+              ),
+              stanceBar: html,
+            }),
+          )
+          .optional(),
+        title: z.string().optional(),
+        note: z.string().optional(),
+      }),
+      mixChart: html.nullable(),
+      historyChart: html.nullable(),
+      scatterChart: html.nullable(),
+      stanceLegend: z.array(
+        z.strictObject({
           label: z.string(),
           color: z.string(),
         }),
-        weighted: z.strictObject({
-          text: z.string(),
-          value: z.number(),
-        }),
-      })).optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    byIntent: z.strictObject({
-      available: z.boolean(),
-      rows: z.array(z.strictObject({
-        label: z.string(),
-        stage: z.string(),
-        weighted: z.strictObject({
-          text: z.string(),
-          value: z.number(),
-        }),
-      })).optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    citations: z.strictObject({
-      available: z.boolean(),
-      engines: z.array(z.string()).optional(),
-      categories: z.array(z.strictObject({
-        key: z.string(),
-        label: z.string(),
-        color: z.string(),
-        values: z.array(z.number()),
-        isBrand: z.boolean(),
-      })).optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    byEngineChart: html.nullable(),
-    citationsChart: html.nullable(),
-  }).optional(),
-  market: z.strictObject({
-    metrics: z.strictObject({
-      available: z.boolean(),
-      rows: z.array(z.strictObject({
-        key: z.string(),
-        label: z.string(),
-        value: z.string(),
-        delta: z.strictObject({
-          text: z.string(),
-          direction: z.string(),
-          tone: z.string(),
-          arrow: z.string(),
-          available: z.boolean(),
-          size: z.number(),
-        }),
-        history: z.array(z.number()),
-        historyLabels: z.array(z.string()),
-        polarity: z.string(),
-        spark: html,
-      })).optional(),
-      fairShare: z.strictObject({
-        key: z.string(),
-        label: z.string(),
-        value: z.string(),
-        delta: z.strictObject({
-          text: z.string(),
-          direction: z.string(),
-          tone: z.string(),
-          arrow: z.string(),
-          available: z.boolean(),
-          size: z.number(),
-        }),
-        history: z.array(z.number()),
-        historyLabels: z.array(z.string()),
-        polarity: z.string(),
-      }).optional(),
-      fairShareValue: z.string().optional(),
-      fairShareCard: z.strictObject({
+      ),
+    })
+    .optional(),
+  gravity: z
+    .strictObject({
+      plus: z.strictObject({
         available: z.boolean(),
-        kpi: z.strictObject({
-          key: z.string(),
-          label: z.string(),
-          value: z.string(),
-          delta: z.strictObject({
-            text: z.string(),
-            direction: z.string(),
-            tone: z.string(),
-            arrow: z.string(),
-            available: z.boolean(),
-            size: z.number(),
-          }),
-          history: z.array(z.number()),
-          historyLabels: z.array(z.string()),
-          polarity: z.string(),
+        kpi: z
+          .strictObject({
+            key: z.string(),
+            label: z.string(),
+            value: z.string(),
+            delta: z.strictObject({
+              text: z.string(),
+              direction: z.string(),
+              tone: z.string(),
+              arrow: z.string(),
+              available: z.boolean(),
+              size: z.number().optional(),
+              interval: z.string().optional(),
+              verdict: z.string().optional(),
+            }),
+            history: z.array(z.number()),
+            historyLabels: z.array(z.string()),
+            polarity: z.string(),
+            versus: z.string().optional(),
+          })
+          .optional(),
+        title: z.string().optional(),
+        note: z.string().optional(),
+      }),
+      minus: z.strictObject({
+        available: z.boolean(),
+        kpi: z
+          .strictObject({
+            key: z.string(),
+            label: z.string(),
+            value: z.string(),
+            delta: z.strictObject({
+              text: z.string(),
+              direction: z.string(),
+              tone: z.string(),
+              arrow: z.string(),
+              available: z.boolean(),
+              size: z.number().optional(),
+              interval: z.string().optional(),
+              verdict: z.string().optional(),
+            }),
+            history: z.array(z.number()),
+            historyLabels: z.array(z.string()),
+            polarity: z.string(),
+            versus: z.string().optional(),
+          })
+          .optional(),
+        title: z.string().optional(),
+        note: z.string().optional(),
+      }),
+      openErrors: z.strictObject({
+        available: z.boolean(),
+        resolved: z.string().optional(),
+        kpi: z
+          .strictObject({
+            key: z.string(),
+            label: z.string(),
+            value: z.string(),
+            delta: z.strictObject({
+              text: z.string(),
+              direction: z.string(),
+              tone: z.string(),
+              arrow: z.string(),
+              available: z.boolean(),
+              size: z.number().optional(),
+            }),
+            history: z.array(z.number()),
+            historyLabels: z.array(z.string()),
+            polarity: z.string(),
+            caption: z.string(),
+            versus: z.string().optional(),
+          })
+          .optional(),
+        title: z.string().optional(),
+        note: z.string().optional(),
+      }),
+      sources: z.strictObject({
+        available: z.boolean(),
+        parts: z
+          .array(
+            z.strictObject({
+              label: z.string(),
+              color: z.string(),
+              text: z.string(),
+              value: z.number(),
+            }),
+          )
+          .optional(),
+        title: z.string().optional(),
+        note: z.string().optional(),
+      }),
+      sourcesHistory: z.strictObject({
+        available: z.boolean(),
+        measurements: z.array(z.string()).optional(),
+        series: z.array(z.array(z.number())).optional(),
+        title: z.string().optional(),
+        note: z.string().optional(),
+      }),
+      byEngine: z.strictObject({
+        available: z.boolean(),
+        rows: z
+          .array(
+            z.strictObject({
+              engine: z.strictObject({
+                id: z.number(),
+                label: z.string(),
+                color: z.string(),
+              }),
+              gPlus: z.string(),
+              gMinus: z.string(),
+              gravityPlus: z.strictObject({
+                text: z.string(),
+                value: z.number(),
+              }),
+              gravityMinus: z.strictObject({
+                text: z.string(),
+                value: z.number(),
+              }),
+            }),
+          )
+          .optional(),
+        title: z.string().optional(),
+        note: z.string().optional(),
+      }),
+      errors: z.strictObject({
+        available: z.boolean(),
+        engines: z
+          .array(
+            z.strictObject({
+              id: z.number(),
+              label: z.string(),
+              color: z.string(),
+            }),
+          )
+          .optional(),
+        items: z
+          .array(
+            z.strictObject({
+              id: z.string(),
+              title: z.string(),
+              correct: z.string(),
+              note: z.string().nullable(),
+              wrong: z.array(
+                z.strictObject({
+                  engine: z.strictObject({
+                    id: z.number(),
+                    label: z.string(),
+                    color: z.string(),
+                  }),
+                  text: z.string(),
+                }),
+              ),
+            }),
+          )
+          .optional(),
+        title: z.string().optional(),
+        note: z.string().optional(),
+      }),
+      trend: z.strictObject({
+        available: z.boolean(),
+        labels: z.array(z.string()).optional(),
+        plus: z.array(z.number()).optional(),
+        minus: z.array(z.number()).optional(),
+        title: z.string().optional(),
+        note: z.string().optional(),
+      }),
+      kpis: z.array(
+        z.strictObject({
+          available: z.boolean(),
+          kpi: z
+            .strictObject({
+              key: z.string(),
+              label: z.string(),
+              value: z.string(),
+              delta: z.strictObject({
+                text: z.string(),
+                direction: z.string(),
+                tone: z.string(),
+                arrow: z.string(),
+                available: z.boolean(),
+                size: z.number().optional(),
+                interval: z.string().optional(),
+                verdict: z.string().optional(),
+              }),
+              history: z.array(z.number()),
+              historyLabels: z.array(z.string()),
+              polarity: z.string(),
+              caption: z.string().optional(),
+              versus: z.string().optional(),
+            })
+            .optional(),
+          spark: html.optional(),
+          resolved: z.string().optional(),
+          title: z.string().optional(),
+          note: z.string().optional(),
         }),
-        spark: html,
-      }).optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    competitors: z.strictObject({
-      available: z.boolean(),
-      rows: z.array(z.strictObject({
-        name: z.string(),
-        value: z.number(),
-        text: z.string(),
-        isBrand: z.boolean(),
-        isTargeted: z.boolean(),
-      })).optional(),
-      fairShare: z.unknown().optional(),
-      fairShareText: z.string().optional(),
-      title: z.string().optional(),
-      note: z.string().optional(),
-    }),
-    competitorsChart: html.nullable(),
-  }).optional(),
-  noiseNote: z.strictObject({
-    overview: z.union([z.strictObject({
-      family: z.string(),
-    }), z.boolean()]).describe("The overview section: headline KPI cards, the summary, the competitive bar."),
-    presence: z.union([z.strictObject({
-      family: z.string().nullable(),
-    }), z.boolean()]).describe("The presence section: gross and weighted presence, trend, positions, engine × intent matrix."),
-    life: z.union([z.strictObject({
-      family: z.unknown(),
-    }), z.boolean()]).describe("The life (sentiment) section: KPIs, stance mix and history, by engine and by intent."),
-    gravity: z.union([z.strictObject({
-      family: z.unknown(),
-    }), z.boolean()]).describe("The gravity (sources) section: KPIs, trend, source mix, error register."),
-    scout: z.boolean().describe("The scout (citations) section: cited domains and URLs, by engine."),
-    market: z.boolean().describe("The market section: market metrics, fair share, competitors."),
-  }).optional(),
+      ),
+      trendChart: html.nullable(),
+      sourcesChart: html.nullable(),
+      sourcesHistoryChart: html.nullable(),
+    })
+    .optional(),
+  scout: z
+    .strictObject({
+      stats: z.strictObject({
+        available: z.boolean(),
+        kpis: z
+          .array(
+            z.strictObject({
+              available: z.boolean(),
+              kpi: z.strictObject({
+                key: z.string(),
+                label: z.string(),
+                value: z.string(),
+                delta: z.strictObject({
+                  text: z.string(),
+                  direction: z.string(),
+                  tone: z.string(),
+                  arrow: z.string(),
+                  available: z.boolean(),
+                  size: z.number(),
+                }),
+                history: z.array(z.number()),
+                historyLabels: z.array(z.string()),
+                polarity: z.string(),
+              }),
+              spark: html,
+            }),
+          )
+          .optional(),
+        title: z.string().optional(),
+        note: z.string().optional(),
+      }),
+      sources: z.strictObject({
+        available: z.boolean(),
+        rows: z
+          .array(
+            z.strictObject({
+              name: z.string(),
+              citations: z.string(),
+              engines: z.string(),
+              control: z.string(),
+              sourceType: z.string(),
+              delta: z.strictObject({
+                text: z.string(),
+                direction: z.string(),
+                tone: z.string(),
+                arrow: z.string(),
+                available: z.boolean(),
+                size: z.number(),
+              }),
+            }),
+          )
+          .optional(),
+        totalCount: z.string().optional(),
+        engineCount: z.string().optional(),
+        engines: z.number().optional(),
+        total: z.number().optional(),
+        shown: z.number().optional(),
+        title: z.string().optional(),
+        note: z.string().optional(),
+      }),
+      byEngine: z.strictObject({
+        available: z.boolean(),
+        rows: z
+          .array(
+            z.strictObject({
+              engine: z.strictObject({
+                id: z.number(),
+                label: z.string(),
+                color: z.string(),
+              }),
+              weighted: z.strictObject({
+                text: z.string(),
+                value: z.number(),
+              }),
+            }),
+          )
+          .optional(),
+        title: z.string().optional(),
+        note: z.string().optional(),
+      }),
+      byIntent: z.strictObject({
+        available: z.boolean(),
+        rows: z
+          .array(
+            z.strictObject({
+              label: z.string(),
+              stage: z.string(),
+              weighted: z.strictObject({
+                text: z.string(),
+                value: z.number(),
+              }),
+            }),
+          )
+          .optional(),
+        title: z.string().optional(),
+        note: z.string().optional(),
+      }),
+      citations: z.strictObject({
+        available: z.boolean(),
+        engines: z.array(z.string()).optional(),
+        categories: z
+          .array(
+            z.strictObject({
+              key: z.string(),
+              label: z.string(),
+              color: z.string(),
+              values: z.array(z.number()),
+              isBrand: z.boolean(),
+            }),
+          )
+          .optional(),
+        title: z.string().optional(),
+        note: z.string().optional(),
+      }),
+      byEngineChart: html.nullable(),
+      citationsChart: html.nullable(),
+    })
+    .optional(),
+  market: z
+    .strictObject({
+      metrics: z.strictObject({
+        available: z.boolean(),
+        rows: z
+          .array(
+            z.strictObject({
+              key: z.string(),
+              label: z.string(),
+              value: z.string(),
+              delta: z.strictObject({
+                text: z.string(),
+                direction: z.string(),
+                tone: z.string(),
+                arrow: z.string(),
+                available: z.boolean(),
+                size: z.number(),
+              }),
+              history: z.array(z.number()),
+              historyLabels: z.array(z.string()),
+              polarity: z.string(),
+              spark: html,
+            }),
+          )
+          .optional(),
+        fairShare: z
+          .strictObject({
+            key: z.string(),
+            label: z.string(),
+            value: z.string(),
+            delta: z.strictObject({
+              text: z.string(),
+              direction: z.string(),
+              tone: z.string(),
+              arrow: z.string(),
+              available: z.boolean(),
+              size: z.number(),
+            }),
+            history: z.array(z.number()),
+            historyLabels: z.array(z.string()),
+            polarity: z.string(),
+          })
+          .optional(),
+        fairShareValue: z.string().optional(),
+        fairShareCard: z
+          .strictObject({
+            available: z.boolean(),
+            kpi: z.strictObject({
+              key: z.string(),
+              label: z.string(),
+              value: z.string(),
+              delta: z.strictObject({
+                text: z.string(),
+                direction: z.string(),
+                tone: z.string(),
+                arrow: z.string(),
+                available: z.boolean(),
+                size: z.number(),
+              }),
+              history: z.array(z.number()),
+              historyLabels: z.array(z.string()),
+              polarity: z.string(),
+            }),
+            spark: html,
+          })
+          .optional(),
+        title: z.string().optional(),
+        note: z.string().optional(),
+      }),
+      competitors: z.strictObject({
+        available: z.boolean(),
+        rows: z
+          .array(
+            z.strictObject({
+              name: z.string(),
+              value: z.number(),
+              text: z.string(),
+              isBrand: z.boolean(),
+              isTargeted: z.boolean(),
+            }),
+          )
+          .optional(),
+        fairShare: z.unknown().optional(),
+        fairShareText: z.string().optional(),
+        title: z.string().optional(),
+        note: z.string().optional(),
+      }),
+      competitorsChart: html.nullable(),
+    })
+    .optional(),
+  noiseNote: z
+    .strictObject({
+      overview: z
+        .union([
+          z.strictObject({
+            family: z.string(),
+          }),
+          z.boolean(),
+        ])
+        .describe('The overview section: headline KPI cards, the summary, the competitive bar.'),
+      presence: z
+        .union([
+          z.strictObject({
+            family: z.string().nullable(),
+          }),
+          z.boolean(),
+        ])
+        .describe(
+          'The presence section: gross and weighted presence, trend, positions, engine × intent matrix.',
+        ),
+      life: z
+        .union([
+          z.strictObject({
+            family: z.unknown(),
+          }),
+          z.boolean(),
+        ])
+        .describe('The life (sentiment) section: KPIs, stance mix and history, by engine and by intent.'),
+      gravity: z
+        .union([
+          z.strictObject({
+            family: z.unknown(),
+          }),
+          z.boolean(),
+        ])
+        .describe('The gravity (sources) section: KPIs, trend, source mix, error register.'),
+      scout: z.boolean().describe('The scout (citations) section: cited domains and URLs, by engine.'),
+      market: z.boolean().describe('The market section: market metrics, fair share, competitors.'),
+    })
+    .optional(),
   theme: z.strictObject({
     primary: z.string(),
     accent: z.string(),
     positive: z.string(),
     negative: z.string(),
     fontFamily: z.string(),
-    css: html.describe("The stylesheet (report.css of the template folder), for <style>."),
+    css: html.describe('The stylesheet (report.css of the template folder), for <style>.'),
     coverTitle: z.string().optional(),
     footer: z.string().optional(),
     logoAlt: z.string().optional(),
-    logo: z.strictObject({
-      type: z.string(),
-      dataUrl: z.string(),
-    }).optional(),
+    logo: z
+      .strictObject({
+        type: z.string(),
+        dataUrl: z.string(),
+      })
+      .optional(),
   }),
-  show: z.strictObject({
-    summary: z.boolean(),
-    overview: z.boolean().describe("The overview section: headline KPI cards, the summary, the competitive bar."),
-    presence: z.boolean().describe("The presence section: gross and weighted presence, trend, positions, engine × intent matrix."),
-    life: z.boolean().describe("The life (sentiment) section: KPIs, stance mix and history, by engine and by intent."),
-    gravity: z.boolean().describe("The gravity (sources) section: KPIs, trend, source mix, error register."),
-    scout: z.boolean().describe("The scout (citations) section: cited domains and URLs, by engine."),
-    market: z.boolean().describe("The market section: market metrics, fair share, competitors."),
-  }).optional(),
-  brief: z.strictObject({
-    movers: z.array(z.strictObject({
-      brand: z.string(),
-      querySet: z.string(),
-      metric: z.string(),
-      dimension: z.string(),
-      from: z.string(),
-      to: z.string(),
-      likely: z.boolean(),
-    })).describe("The digest's biggest moves across its sets."),
-    errors: z.array(z.strictObject({
-      id: z.string(),
-      title: z.string(),
-      correct: z.string(),
-      note: z.string().nullable(),
-      wrong: z.array(z.strictObject({
-        engine: z.strictObject({
-          id: z.number(),
-          label: z.string(),
-          color: z.string(),
+  show: z
+    .strictObject({
+      summary: z.boolean(),
+      overview: z
+        .boolean()
+        .describe('The overview section: headline KPI cards, the summary, the competitive bar.'),
+      presence: z
+        .boolean()
+        .describe(
+          'The presence section: gross and weighted presence, trend, positions, engine × intent matrix.',
+        ),
+      life: z
+        .boolean()
+        .describe('The life (sentiment) section: KPIs, stance mix and history, by engine and by intent.'),
+      gravity: z
+        .boolean()
+        .describe('The gravity (sources) section: KPIs, trend, source mix, error register.'),
+      scout: z.boolean().describe('The scout (citations) section: cited domains and URLs, by engine.'),
+      market: z.boolean().describe('The market section: market metrics, fair share, competitors.'),
+    })
+    .optional(),
+  brief: z
+    .strictObject({
+      movers: z
+        .array(
+          z.strictObject({
+            brand: z.string(),
+            querySet: z.string(),
+            metric: z.string(),
+            dimension: z.string(),
+            from: z.string(),
+            to: z.string(),
+            likely: z.boolean(),
+          }),
+        )
+        .describe("The digest's biggest moves across its sets."),
+      errors: z.array(
+        z.strictObject({
+          id: z.string(),
+          title: z.string(),
+          correct: z.string(),
+          note: z.string().nullable(),
+          wrong: z.array(
+            z.strictObject({
+              engine: z.strictObject({
+                id: z.number(),
+                label: z.string(),
+                color: z.string(),
+              }),
+              text: z.string(),
+            }),
+          ),
         }),
-        text: z.string(),
-      })),
-    })),
-  }).optional(),
+      ),
+    })
+    .optional(),
 });
 
 export type ReportView = z.infer<typeof reportViewSchema>;
