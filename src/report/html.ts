@@ -1,37 +1,26 @@
-import Handlebars from 'handlebars';
 import { REPORT_SECTIONS, type ReportSection } from '../config/report-sections.js';
-import { reportLocale, t, withLocale } from '../locale/locale.js';
-import { trendAlt } from './charts/alt.js';
-import { miniStack, THEME } from './charts/svg.js';
-import {
-  donut,
-  engineBars,
-  groupedBars,
-  heatmap,
-  lifeScatter,
-  shareBars,
-  sparkline,
-  stackedBars,
-  stackedHistory,
-  trendChart,
-} from './charts.js';
+import { reportLocale, withLocale } from '../locale/locale.js';
 import { moverView } from './digest/mover-view.js';
 import type { PortfolioMove } from './digest/movers.js';
-import { formatDisplay, ruleFor } from './format.js';
-import type { KpiView } from './model/common.js';
-import { SOURCE_KINDS } from './model/gravity.js';
 import type { ReportModel } from './model/index.js';
-import { STANCES } from './model/life.js';
-import type { Available } from './model/payloads.js';
-import { familyLine, showsNoise, sparkColor } from './noise-view.js';
+import { familyLine, showsNoise } from './noise-view.js';
 import { DEFAULT_PAGE, type PageSetup, pageView } from './page.js';
 import { loadReportTemplates, type ReportTemplates } from './templates.js';
 import { DEFAULT_THEME, type ThemeView, templateLogo } from './theme/theme.js';
+import { svg } from './view/common.js';
+import { gravityView } from './view/gravity.js';
+import { lifeView } from './view/life.js';
+import { marketView } from './view/market.js';
+import { overviewView } from './view/overview.js';
+import { presenceView } from './view/presence.js';
+import { scoutView } from './view/scout.js';
+
+export { kpiSparkline } from './view/common.js';
 
 /**
- * Model → HTML. Charts are made here (the model stays plain data) and handed to the templates as
- * `SafeString`s, so templates never need a triple-stash: every other value, API strings included,
- * goes through Handlebars' escaping.
+ * Model → HTML. Charts are made by each page's view (view/; the model stays plain data) and handed
+ * to the templates as `SafeString`s, so templates never need a triple-stash: every other value, API
+ * strings included, goes through Handlebars' escaping.
  */
 
 export interface ReportHtml {
@@ -41,29 +30,6 @@ export interface ReportHtml {
   footerTemplate: string;
 }
 
-const svg = (markup: string) => new Handlebars.SafeString(markup);
-
-type Card = Available<{ kpi: KpiView }>;
-
-/**
- * A KPI's sparkline, colored like its delta so good and bad news read at a glance, and said in words
- * (where its history started and ended) to a screen reader.
- */
-export function kpiSparkline(kpi: KpiView, width?: number, height?: number) {
-  const alt = trendAlt(kpi.label, kpi.history, (value) => formatDisplay(value, ruleFor(kpi.key)));
-  return svg(sparkline(kpi.history, sparkColor(kpi.delta), alt, width, height));
-}
-
-/** A KPI card with its sparkline. */
-function card(source: Card) {
-  if (!source.available) return source;
-  return { ...source, spark: kpiSparkline(source.kpi) };
-}
-
-function when<T extends { available: boolean }>(value: T, draw: (v: T & { available: true }) => string) {
-  return value.available ? svg(draw(value as T & { available: true })) : null;
-}
-
 export function reportView(
   model: ReportModel,
   css: string,
@@ -71,13 +37,7 @@ export function reportView(
   /** The pages printed, in order: the first that shows a judged change says the family's size. */
   pages: readonly ReportSection[] = REPORT_SECTIONS,
 ) {
-  const { overview, presence, life, gravity, scout, market } = model;
-  const stanceParts = (rows: readonly { value: number | null }[]) =>
-    STANCES.map((stance, i) => ({
-      name: t(stance.labelKey),
-      value: rows[i]?.value ?? 0,
-      color: stance.color,
-    }));
+  // One builder per page (view/), called in page order.
   const view = {
     css: svg(css),
     /** For `<html lang>`. */
@@ -85,179 +45,12 @@ export function reportView(
     page: pageView(page),
     cover: model.cover,
     story: model.story,
-    overview: {
-      ...overview,
-      headline: [
-        card(presence.weighted),
-        card(life.kpis[0] ?? presence.gross),
-        card(gravity.plus),
-        card(gravity.openErrors),
-      ],
-      sharesChart: when(overview.competitive, (c) =>
-        shareBars(c.rows, c.fairShare, { title: t('endpoint.overview.competitive-context') }),
-      ),
-    },
-    presence: {
-      ...presence,
-      gross: card(presence.gross),
-      weighted: card(presence.weighted),
-      trendChart:
-        presence.gross.available && presence.weighted.available
-          ? svg(
-              trendChart(
-                presence.gross.kpi.historyLabels,
-                [
-                  {
-                    name: t('endpoint.presence.gross'),
-                    values: presence.gross.kpi.history,
-                    color: THEME.secondary,
-                  },
-                  {
-                    name: t('endpoint.presence.weighted'),
-                    values: presence.weighted.kpi.history,
-                    color: THEME.primary,
-                  },
-                ],
-                { title: t('presence.trend') },
-              ),
-            )
-          : null,
-      positionsChart: when(presence.positions, (p) =>
-        groupedBars(
-          p.parts.map((part) => part.label),
-          [
-            {
-              name: t('chart.previousRun'),
-              color: THEME.other,
-              values: p.parts.map((part) => part.previous.value ?? 0),
-            },
-            {
-              name: t('chart.thisRun'),
-              color: THEME.primary,
-              values: p.parts.map((part) => part.current.value ?? 0),
-            },
-          ],
-          { title: t('presence.positions'), width: 260, height: 200 },
-        ),
-      ),
-      matrixChart: when(presence.matrix, (m) =>
-        heatmap(
-          m.engines.map((e) => e.label),
-          m.intents.map((i) => i.label),
-          m.values,
-          { title: t('endpoint.presence.engine-intent-matrix') },
-        ),
-      ),
-    },
-    life: {
-      ...life,
-      kpis: life.kpis.map(card),
-      mixChart: when(life.stanceMix, (mix) =>
-        stackedBars(
-          [t('chart.thisRun'), t('chart.previousRun')],
-          STANCES.map((stance, i) => ({
-            name: t(stance.labelKey),
-            color: stance.color,
-            values: [mix.current[i]?.value ?? 0, mix.previous[i]?.value ?? 0],
-          })),
-          { title: t('endpoint.life.stance-mix'), height: 140 },
-        ),
-      ),
-      historyChart: when(life.stanceHistory, (h) =>
-        stackedHistory(
-          h.measurements,
-          STANCES.map((stance, i) => ({
-            name: t(stance.labelKey),
-            color: stance.color,
-            values: h.series[i] ?? [],
-          })),
-          { title: t('endpoint.life.stance-history') },
-        ),
-      ),
-      scatterChart: when(life.scatter, (s) =>
-        lifeScatter(
-          s.points,
-          { presence: s.presenceCurrent, life: s.lifeCurrent },
-          { title: t('endpoint.life.scatter') },
-        ),
-      ),
-      byEngine: withStanceBars(life.byEngine, stanceParts),
-      byIntent: withStanceBars(life.byIntent, stanceParts),
-      stanceLegend: STANCES.map((stance) => ({ label: t(stance.labelKey), color: stance.color })),
-    },
-    gravity: {
-      ...gravity,
-      kpis: [card(gravity.plus), card(gravity.minus), card(gravity.openErrors)],
-      trendChart: when(gravity.trend, (trend) =>
-        trendChart(
-          trend.labels,
-          [
-            { name: t('endpoint.gravity.gravity-plus'), values: trend.plus, color: THEME.good },
-            { name: t('endpoint.gravity.gravity-minus'), values: trend.minus, color: THEME.bad },
-          ],
-          { title: t('endpoint.gravity.trend') },
-        ),
-      ),
-      sourcesChart: when(gravity.sources, (s) =>
-        donut(
-          s.parts.map((p) => ({ name: p.label, value: p.value ?? 0, color: p.color })),
-          { title: t('endpoint.gravity.source-distribution'), width: 330, height: 200 },
-        ),
-      ),
-      sourcesHistoryChart: when(gravity.sourcesHistory, (h) =>
-        stackedHistory(
-          h.measurements,
-          SOURCE_KINDS.map((kind, i) => ({
-            name: t(kind.labelKey),
-            color: kind.color,
-            values: h.series[i] ?? [],
-          })),
-          { title: t('gravity.sourcesOverTime'), width: 330, height: 200 },
-        ),
-      ),
-    },
-    scout: {
-      ...scout,
-      stats: scout.stats.available
-        ? {
-            available: true,
-            kpis: scout.stats.kpis.map((kpi) => card({ available: true, kpi })),
-          }
-        : scout.stats,
-      byEngineChart: when(scout.byEngine, (b) =>
-        engineBars(
-          b.rows.map((r) => ({ label: r.engine.label, color: r.engine.color, value: r.weighted.value ?? 0 })),
-          { title: t('endpoint.scout.references-by-llm'), width: 330 },
-        ),
-      ),
-      citationsChart: when(scout.citations, (c) =>
-        groupedBars(
-          c.engines,
-          c.categories.map((category) => ({
-            name: category.label,
-            color: category.color,
-            values: category.values,
-          })),
-          { title: t('scout.citationsByEngine'), percent: false },
-        ),
-      ),
-    },
-    market: {
-      ...market,
-      metrics: market.metrics.available
-        ? {
-            ...market.metrics,
-            rows: market.metrics.rows.map((kpi) => ({
-              ...kpi,
-              spark: kpiSparkline(kpi, 90, 22),
-            })),
-            fairShareCard: card({ available: true, kpi: market.metrics.fairShare }),
-          }
-        : market.metrics,
-      competitorsChart: when(market.competitors, (c) =>
-        shareBars(c.rows, null, { title: t('market.competitors') }),
-      ),
-    },
+    overview: overviewView(model),
+    presence: presenceView(model.presence),
+    life: lifeView(model.life),
+    gravity: gravityView(model.gravity),
+    scout: scoutView(model.scout),
+    market: marketView(model.market),
   };
   // Which pages print the footnote on judged changes: those that show one (noise-note.hbs). The
   // first printed of them also says how many changes the document judged together, once.
@@ -270,17 +63,6 @@ export function reportView(
     ]),
   ) as Record<ReportSection, false | { family: string | null }>;
   return { ...view, noiseNote };
-}
-
-function withStanceBars<R extends { stance: { value: number | null }[] }>(
-  table: Available<{ rows: R[] }>,
-  parts: (rows: readonly { value: number | null }[]) => { name: string; value: number; color: string }[],
-) {
-  if (!table.available) return table;
-  return {
-    ...table,
-    rows: table.rows.map((row) => ({ ...row, stanceBar: svg(miniStack(parts(row.stance))) })),
-  };
 }
 
 /** Which parts of a set's report to print (`reports[].sections`, `reports[].detail`). */

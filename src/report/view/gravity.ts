@@ -1,0 +1,41 @@
+import { t } from '../../locale/locale.js';
+import { THEME } from '../charts/svg.js';
+import { donut, stackedHistory, trendChart } from '../charts.js';
+import { SOURCE_KINDS } from '../model/gravity.js';
+import type { ReportModel } from '../model/index.js';
+import { card, when } from './common.js';
+
+/** The gravity page: its cards, the plus/minus trend and the sources now and over time. */
+export function gravityView(gravity: ReportModel['gravity']) {
+  return {
+    ...gravity,
+    kpis: [card(gravity.plus), card(gravity.minus), card(gravity.openErrors)],
+    trendChart: when(gravity.trend, (trend) =>
+      trendChart(
+        trend.labels,
+        [
+          { name: t('endpoint.gravity.gravity-plus'), values: trend.plus, color: THEME.good },
+          { name: t('endpoint.gravity.gravity-minus'), values: trend.minus, color: THEME.bad },
+        ],
+        { title: t('endpoint.gravity.trend') },
+      ),
+    ),
+    sourcesChart: when(gravity.sources, (s) =>
+      donut(
+        s.parts.map((p) => ({ name: p.label, value: p.value ?? 0, color: p.color })),
+        { title: t('endpoint.gravity.source-distribution'), width: 330, height: 200 },
+      ),
+    ),
+    sourcesHistoryChart: when(gravity.sourcesHistory, (h) =>
+      stackedHistory(
+        h.measurements,
+        SOURCE_KINDS.map((kind, i) => ({
+          name: t(kind.labelKey),
+          color: kind.color,
+          values: h.series[i] ?? [],
+        })),
+        { title: t('gravity.sourcesOverTime'), width: 330, height: 200 },
+      ),
+    ),
+  };
+}
