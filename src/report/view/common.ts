@@ -1,6 +1,7 @@
 import Handlebars from 'handlebars';
+import { type MessageKey, t } from '../../locale/locale.js';
 import { trendAlt } from '../charts/alt.js';
-import { sparkline } from '../charts.js';
+import { sparkline, stackedHistory } from '../charts.js';
 import { formatDisplay, ruleFor } from '../format.js';
 import type { KpiView } from '../model/common.js';
 import type { Available } from '../model/payloads.js';
@@ -36,4 +37,21 @@ export function when<T extends { available: boolean }>(
   draw: (v: T & { available: true }) => string,
 ) {
   return value.available ? svg(draw(value as T & { available: true })) : null;
+}
+
+/**
+ * Parts of a whole over runs (stances, source kinds): one bar per run, one colour per kind, named in
+ * the locale.
+ */
+export function kindsHistory(
+  history: { measurements: readonly string[]; series: readonly (readonly number[])[] },
+  kinds: readonly { labelKey: MessageKey; color: string }[],
+  options: { title: string; width?: number; height?: number },
+): string {
+  const parts = kinds.map((kind, i) => ({
+    name: t(kind.labelKey),
+    color: kind.color,
+    values: history.series[i] ?? [],
+  }));
+  return stackedHistory(history.measurements, parts, options);
 }

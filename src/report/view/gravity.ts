@@ -1,9 +1,9 @@
 import { t } from '../../locale/locale.js';
 import { THEME } from '../charts/svg.js';
-import { donut, stackedHistory, trendChart } from '../charts.js';
+import { donut, trendChart } from '../charts.js';
 import { SOURCE_KINDS } from '../model/gravity.js';
 import type { ReportModel } from '../model/index.js';
-import { card, when } from './common.js';
+import { card, kindsHistory, when } from './common.js';
 
 /** The gravity page: its cards, the plus/minus trend and the sources now and over time. */
 export function gravityView(gravity: ReportModel['gravity']) {
@@ -27,15 +27,7 @@ export function gravityView(gravity: ReportModel['gravity']) {
       ),
     ),
     sourcesHistoryChart: when(gravity.sourcesHistory, (h) =>
-      stackedHistory(
-        h.measurements,
-        SOURCE_KINDS.map((kind, i) => ({
-          name: t(kind.labelKey),
-          color: kind.color,
-          values: h.series[i] ?? [],
-        })),
-        { title: t('gravity.sourcesOverTime'), width: 330, height: 200 },
-      ),
+      kindsHistory(h, SOURCE_KINDS, { title: t('gravity.sourcesOverTime'), width: 330, height: 200 }),
     ),
   };
 }

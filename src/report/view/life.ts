@@ -1,10 +1,10 @@
 import { t } from '../../locale/locale.js';
 import { miniStack } from '../charts/svg.js';
-import { lifeScatter, stackedBars, stackedHistory } from '../charts.js';
+import { lifeScatter, stackedBars } from '../charts.js';
 import type { ReportModel } from '../model/index.js';
 import { STANCES } from '../model/life.js';
 import type { Available } from '../model/payloads.js';
-import { card, svg, when } from './common.js';
+import { card, kindsHistory, svg, when } from './common.js';
 
 /** The life page: its cards, the stance mix and history, the scatter, and a stance bar per table row. */
 export function lifeView(life: ReportModel['life']) {
@@ -23,15 +23,7 @@ export function lifeView(life: ReportModel['life']) {
       ),
     ),
     historyChart: when(life.stanceHistory, (h) =>
-      stackedHistory(
-        h.measurements,
-        STANCES.map((stance, i) => ({
-          name: t(stance.labelKey),
-          color: stance.color,
-          values: h.series[i] ?? [],
-        })),
-        { title: t('endpoint.life.stance-history') },
-      ),
+      kindsHistory(h, STANCES, { title: t('endpoint.life.stance-history') }),
     ),
     scatterChart: when(life.scatter, (s) =>
       lifeScatter(
