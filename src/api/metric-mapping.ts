@@ -1,4 +1,5 @@
 import type { Dimension } from '../config/dimensions.js';
+import { MARKET_CARDS } from '../config/market-cards.js';
 
 /**
  * How each metric endpoint's payload becomes tidy rows (one row per number), as data beside the
@@ -199,14 +200,7 @@ export const METRIC_MAPPING: Readonly<Record<string, readonly MappingPart[]>> = 
   ],
 
   'market.data': [
-    ...[
-      'dStar',
-      'tBar',
-      'totalResponses',
-      'responsesWithBrands',
-      'responsesWithoutBrands',
-      'uniqueBrands',
-    ].flatMap(marketCard),
+    ...MARKET_CARDS.flatMap(marketCard),
     { shape: 'fields', at: 'weightedPresence', fields: ['fairShare'] },
     {
       shape: 'fields',

@@ -1,4 +1,5 @@
 import type { Dimension } from './dimensions.js';
+import { MARKET_CARDS } from './market-cards.js';
 
 /**
  * The metric names an alert rule may use: `<endpoint key>[.<field>]`, with `per: <dimension>` for rows
@@ -63,14 +64,7 @@ export const ALERTABLE: Readonly<Record<string, AlertableEndpoint>> = {
   'scout.citation-occurrences': { fields: [], per: { category: ['citations'] } },
   'market.data': {
     fields: [
-      ...[
-        'dStar',
-        'tBar',
-        'totalResponses',
-        'responsesWithBrands',
-        'responsesWithoutBrands',
-        'uniqueBrands',
-      ].flatMap((f) => [`${f}.current`, `${f}.delta`]),
+      ...MARKET_CARDS.flatMap((f) => [`${f}.current`, `${f}.delta`]),
       'fairShare',
       'fairShareMetric.current',
       'fairShareMetric.delta',

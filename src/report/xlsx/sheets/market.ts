@@ -1,4 +1,5 @@
 import * as market from '../../../api/schemas/market.js';
+import { MARKET_CARDS, type MarketCard } from '../../../config/market-cards.js';
 import { type MessageKey, t } from '../../../locale/locale.js';
 import { num } from '../context.js';
 import { tableBlock, writeBlocks } from '../table-block.js';
@@ -6,15 +7,7 @@ import { brandSharesTable } from '../tables.js';
 import { keyFigures } from './key-figures.js';
 import type { SheetDef } from './sheet-def.js';
 
-const CARDS = [
-  'dStar',
-  'tBar',
-  'totalResponses',
-  'responsesWithBrands',
-  'responsesWithoutBrands',
-  'uniqueBrands',
-] as const;
-const HEADERS: Record<(typeof CARDS)[number], MessageKey> = {
+const HEADERS: Record<MarketCard, MessageKey> = {
   dStar: 'market.dStar',
   tBar: 'market.tBar',
   totalResponses: 'market.totalResponses',
@@ -31,13 +24,13 @@ const history = tableBlock('market.data', market.data, (d, key) => {
     columns: [
       { header: t('cover.runId') },
       { header: t('xlsx.measurement') },
-      ...CARDS.map((field) => ({ header: t(HEADERS[field]) })),
+      ...MARKET_CARDS.map((field) => ({ header: t(HEADERS[field]) })),
       { header: t('xlsx.weightedVsFairShare') },
     ],
     rows: d.measurements.map((m, i) => [
       m.id,
       m.label,
-      ...CARDS.map((field) => num(d.market[field].history[i], key, field)),
+      ...MARKET_CARDS.map((field) => num(d.market[field].history[i], key, field)),
       num(fair.history[i], key, 'fairShareMetric'),
     ]),
   };
