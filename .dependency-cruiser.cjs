@@ -30,7 +30,12 @@ const FLOORS = [
   {
     name: 'storage',
     rooms: ['store', 'queue'],
-    why: 'the store and the leased queue keep what the API said and what is owed; they call no API and send nothing',
+    why: 'the store keeps what the API said, the queue leases rows of any table; they call no API and send nothing',
+  },
+  {
+    name: 'outbox',
+    rooms: ['outbox'],
+    why: 'the outbox (the deliveries table: its rows, ids, envelope, claim scope, enqueue, the claimed row’s states, heartbeat and recorded answers) is built on the store and the generic lease',
   },
   {
     name: 'sync',
@@ -79,6 +84,14 @@ const ONLY = {
     only: ['config', 'errors', 'BASE'],
     why: 'config/ is a leaf: the vocabulary it checks lives in it, and the rooms that use a word import it from config/',
   },
+  queue: {
+    only: ['queue', 'errors', 'BASE'],
+    why: 'queue/ is the generic lease (claim, renew, release on any table) over its own port (lease-store.ts): it imports no store and no outbox, and the store never imports it',
+  },
+  outbox: {
+    only: ['outbox', 'store', 'queue', 'config', 'errors', 'BASE'],
+    why: 'outbox/ is the deliveries table and its state machine: it reads the store and leases rows through the queue, and knows nothing of what is composed or where it is sent',
+  },
   sandbox: {
     only: ['sandbox', 'api', 'config', 'errors', 'BASE'],
     why: 'the sandbox plays the API beside the shells: it reads the API catalog and schemas and nothing that holds or makes data',
@@ -117,6 +130,25 @@ const layering = [...floorOf.keys(), 'sandbox'].map((room) => {
 module.exports = {
   forbidden: [
     ...layering,
+    {
+      name: 'store-not-to-queue',
+      severity: 'error',
+      comment:
+        'store/ does not import queue/: a table whose rows are leased keeps its lease use above both (outbox/ for deliveries, daemon/slot-lease.ts for job slots, sync/account-lease-rows.ts for account leases).',
+      from: { path: '^src/store/' },
+      to: { path: '^src/queue/' },
+    },
+    {
+      name: 'outbox-importers',
+      severity: 'error',
+      comment:
+        'Only the rooms that queue, send or show deliveries import outbox/ (alerts, notify, delivery, status and the shells); a product or the sync that needs a delivery asks one of them.',
+      from: {
+        path: '^src/',
+        pathNot: '^src/(outbox|alerts|notify|delivery|status|daemon|studio|mcp|demo|cli)/',
+      },
+      to: { path: '^src/outbox/' },
+    },
     {
       name: 'no-circular',
       severity: 'error',

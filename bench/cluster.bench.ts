@@ -27,10 +27,10 @@ import pg from 'pg';
 import { SMTPServer } from 'smtp-server';
 import { loadConfig } from '../src/config/load.js';
 import { latestRuns } from '../src/delivery/due.js';
-import { Outbox } from '../src/delivery/outbox.js';
+import { Outbox } from '../src/delivery/outbox-worker.js';
+import { listDeliveries } from '../src/outbox/reads.js';
 import { startSandbox } from '../src/sandbox/server.js';
 import { openStore } from '../src/store/db.js';
-import { listDeliveries } from '../src/store/deliveries.js';
 import { runSync } from '../src/sync/sync.js';
 import { startPostgresCluster } from '../test/helpers/postgres-cluster.js';
 

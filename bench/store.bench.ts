@@ -15,9 +15,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { claimNextDelivery, markSending, markSent } from '../src/outbox/deliveries.js';
+import { enqueueDelivery } from '../src/outbox/enqueue.js';
 import { startSandbox } from '../src/sandbox/server.js';
 import { openStore, type Store, type StoreTarget } from '../src/store/db.js';
-import { claimNextDelivery, enqueueDelivery, markSending, markSent } from '../src/store/deliveries.js';
 import { runSync } from '../src/sync/sync.js';
 import { startPostgresCluster } from '../test/helpers/postgres-cluster.js';
 

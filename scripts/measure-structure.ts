@@ -1,8 +1,10 @@
 /**
  * Measures the shape of src/ the way issue 34 tabulates it: imports against the floors of
  * .dependency-cruiser.cjs (room pairs and import lines), import circles, long functions (by the
- * TypeScript compiler's own parse), long hand-written files, error classes outside errors/, and
- * lease SQL (statements that claim, renew or release a lease) outside queue/.
+ * TypeScript compiler's own parse), long hand-written files, error classes outside errors/, lease
+ * SQL (statements that claim, renew or release a lease) outside queue/, imports between store/ and
+ * queue/, the deliveries table's SQL by folder (issue 42: all of it in outbox/), and re-export
+ * facades (files that pass on another module's exports) outside errors/ and the rooms' index.ts.
  *
  *   npx tsx scripts/measure-structure.ts            # this checkout
  *   npx tsx scripts/measure-structure.ts DIR        # another tree (e.g. `git archive main src
@@ -208,6 +210,77 @@ const leaseSql = leaseStatements();
 const leaseFiles = [...new Set(leaseSql.map((s) => s.file))];
 const leaseOutsideQueue = leaseFiles.filter((file) => !file.startsWith('src/queue/'));
 
+// --- Store and queue apart, the outbox's SQL, re-export facades (issue 42). ---------------------------
+
+/** Relative imports (type imports and re-exports included) as `from → to` paths under src/. */
+function importsOf(file: { name: string; text: string }): string[] {
+  const source = ts.createSourceFile(file.name, file.text, ts.ScriptTarget.ES2022, true);
+  const out: string[] = [];
+  for (const statement of source.statements) {
+    const specifier =
+      (ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)) && statement.moduleSpecifier;
+    if (!specifier || !ts.isStringLiteral(specifier) || !specifier.text.startsWith('.')) continue;
+    const dir = file.name.split('/').slice(0, -1);
+    for (const part of specifier.text.split('/')) {
+      if (part === '..') dir.pop();
+      else if (part !== '.') dir.push(part);
+    }
+    out.push(dir.join('/').replace(/\.js$/, '.ts'));
+  }
+  return out;
+}
+const between = (a: string, b: string) =>
+  handWritten.flatMap((file) =>
+    file.name.startsWith(`src/${a}/`)
+      ? importsOf(file)
+          .filter((to) => to.startsWith(`src/${b}/`))
+          .map((to) => `${file.name} → ${to}`)
+      : [],
+  );
+const storeQueue = [...between('store', 'queue'), ...between('queue', 'store')];
+
+/** SQL naming the outbox's tables (deliveries, delivery_recipients), migrations aside, by folder. */
+function outboxSql(): { file: string; line: number }[] {
+  const TABLE = /\b(FROM|INTO|UPDATE|JOIN)\s+(deliveries|delivery_recipients)\b/;
+  const out: { file: string; line: number }[] = [];
+  for (const file of handWritten) {
+    if (file.name.startsWith('src/store/migrations/')) continue;
+    const source = ts.createSourceFile(file.name, file.text, ts.ScriptTarget.ES2022, true);
+    const visit = (node: ts.Node) => {
+      if (
+        (ts.isStringLiteral(node) ||
+          ts.isNoSubstitutionTemplateLiteral(node) ||
+          ts.isTemplateExpression(node)) &&
+        TABLE.test(node.getText(source))
+      ) {
+        const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
+        out.push({ file: file.name, line });
+        return;
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
+  return out;
+}
+const deliveriesSql = outboxSql();
+const deliveriesFolders = [...new Set(deliveriesSql.map((s) => s.file.split('/').slice(0, -1).join('/')))];
+
+/**
+ * Files that pass on another module's exports (`export { x } from './y.js'`, `export *`): callers
+ * should import from where the code is. errors/ (the one place every room takes its errors from)
+ * and a room's index.ts (its declared entry, e.g. config/index.ts) are entry points, not facades.
+ */
+const ENTRY_POINTS = [/^src\/errors\//, /^src\/[\w-]+\/(.+\/)?index\.ts$/];
+const facades = handWritten
+  .filter((file) => !ENTRY_POINTS.some((pattern) => pattern.test(file.name)))
+  .map((file) => {
+    const source = ts.createSourceFile(file.name, file.text, ts.ScriptTarget.ES2022, true);
+    const passed = source.statements.filter((s) => ts.isExportDeclaration(s) && s.moduleSpecifier);
+    return { file: file.name, reexports: passed.length };
+  })
+  .filter((f) => f.reexports > 0);
+
 // --- The table. -----------------------------------------------------------------------------------
 
 const srcLines = files.reduce((sum, file) => sum + lineCount(file.text), 0);
@@ -225,6 +298,12 @@ console.log(
   `| Lease SQL (claim, renew, release) | ${leaseSql.length} statements in ${leaseFiles.length} files, ${leaseOutsideQueue.length} outside queue/ |`,
 );
 
+console.log(`| Imports between store/ and queue/ | ${storeQueue.length} |`);
+console.log(
+  `| Deliveries SQL (deliveries, delivery_recipients) | ${deliveriesSql.length} statements in ${deliveriesFolders.length} folder(s): ${deliveriesFolders.join(', ')} |`,
+);
+console.log(`| Re-export facades outside errors/ and index.ts entry points | ${facades.length} |`);
+
 console.log('\nImports against the floors:');
 for (const [pair, lines] of [...pairs].sort()) {
   console.log(`  ${pair} (${lines.length})`);
@@ -240,3 +319,10 @@ console.log('\nError classes outside errors/:');
 for (const c of strayErrors) console.log(`  ${c.name}  (${c.file})`);
 console.log('\nLease SQL:');
 for (const s of leaseSql) console.log(`  ${s.file}:${s.line}  ${s.text}`);
+console.log('\nImports between store/ and queue/:');
+for (const line of storeQueue) console.log(`  ${line}`);
+console.log('\nDeliveries SQL outside outbox/:');
+for (const s of deliveriesSql.filter((s) => !s.file.startsWith('src/outbox/')))
+  console.log(`  ${s.file}:${s.line}`);
+console.log('\nRe-export facades:');
+for (const f of facades) console.log(`  ${f.file} (${f.reexports} re-export statements)`);

@@ -1,11 +1,12 @@
 import type { AlertConfig } from '../config/alert-section.js';
 import { type Logger, silentLogger } from '../log.js';
-import { envelopeRecipients } from '../queue/envelope.js';
-import { runRowId } from '../queue/row-ids.js';
+import { enqueueDelivery } from '../outbox/enqueue.js';
+import { envelopeRecipients } from '../outbox/envelope.js';
+import { EMAIL_DESTINATION, type EnqueueResult } from '../outbox/row.js';
+import { runRowId } from '../outbox/row-ids.js';
 import { lifecycleState } from '../schedule/lifecycle.js';
 import { getAlertCursor, saveFiring, setAlertCursor } from '../store/alerts.js';
 import { inTransaction, type Store } from '../store/db.js';
-import { EMAIL_DESTINATION, type EnqueueResult, enqueueDelivery } from '../store/deliveries.js';
 import { newestRunFirst } from '../store/query-sets.js';
 import { evaluateRules } from './evaluate.js';
 import { runFacts, type SetHistory, setHistories } from './facts.js';

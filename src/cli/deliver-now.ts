@@ -1,20 +1,16 @@
 import type { Config } from '../config/index.js';
-import { awaitOtherAttempt } from '../delivery/await-outcome.js';
 import { enqueueDue, latestRuns } from '../delivery/due.js';
-import type { Outbox } from '../delivery/outbox.js';
+import type { Outbox } from '../delivery/outbox-worker.js';
 import { DeliveryFailedError, InterruptedError, UsageError } from '../errors/index.js';
+import { awaitOtherAttempt } from '../outbox/await-outcome.js';
+import { makeDueNow } from '../outbox/deliveries.js';
+import { coveredRuns } from '../outbox/digest-rows.js';
+import { getDelivery } from '../outbox/reads.js';
+import { listRecipients, type Recipient, summary } from '../outbox/recipients.js';
+import { type Delivery, EMAIL_DESTINATION, type EnqueueResult } from '../outbox/row.js';
 import { printable } from '../printable.js';
 import { scrub } from '../secrets.js';
 import type { Store } from '../store/db.js';
-import {
-  type Delivery,
-  EMAIL_DESTINATION,
-  type EnqueueResult,
-  getDelivery,
-  makeDueNow,
-} from '../store/deliveries.js';
-import { listRecipients, type Recipient, summary } from '../store/delivery-recipients.js';
-import { coveredRuns } from '../store/digest-deliveries.js';
 
 /**
  * `reportd deliver --report NAME` sending now: the report's newest complete runs queued, each row

@@ -1,10 +1,11 @@
 import type { Config } from '../config/index.js';
+import { listIncidents } from '../notify/incidents.js';
+import { listNotices } from '../outbox/notices.js';
 import { printable } from '../printable.js';
 import { lifecycleState } from '../schedule/lifecycle.js';
 import { scrub } from '../secrets.js';
 import { clusterLines, collectCluster } from '../status/cluster.js';
 import type { Store } from '../store/db.js';
-import { listIncidents, listNotices } from '../store/incidents.js';
 import { listJobSlots } from '../store/job-slots.js';
 import { listScheduleEvents } from '../store/schedule-events.js';
 

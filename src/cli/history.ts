@@ -1,13 +1,14 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config/load.js';
 import { UsageError } from '../errors/index.js';
+import { coveredRuns } from '../outbox/digest-rows.js';
+import { noticeLabel } from '../outbox/notices.js';
+import { listDeliveries } from '../outbox/reads.js';
+import { type Recipient, recipientsOf } from '../outbox/recipients.js';
+import type { Delivery } from '../outbox/row.js';
 import { printable } from '../printable.js';
 import { scrub, scrubOrNull } from '../secrets.js';
 import { openStore } from '../store/db.js';
-import { type Delivery, listDeliveries } from '../store/deliveries.js';
-import { type Recipient, recipientsOf } from '../store/delivery-recipients.js';
-import { coveredRuns } from '../store/digest-deliveries.js';
-import { noticeLabel } from '../store/incidents.js';
 import { listJobStates } from '../store/job-state.js';
 import { listSyncRuns, type SyncRun } from '../store/sync-runs.js';
 import { opsHistory, opsHistoryLines } from './history-ops.js';

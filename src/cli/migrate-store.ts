@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config/load.js';
 import { UsageError } from '../errors/index.js';
-import { copyStore, nonEmptyTables, rowsInFlight } from '../store/copy-store.js';
+import { rowsInFlight } from '../outbox/reads.js';
+import { copyStore, nonEmptyTables } from '../store/copy-store.js';
 import { isPostgresUrl, openStore } from '../store/db.js';
 import { type ConfigOptions, configOption } from './options.js';
 

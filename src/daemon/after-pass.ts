@@ -1,7 +1,7 @@
 import { runAlertPass } from '../alerts/run-alerts.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/index.js';
-import type { Outbox } from '../delivery/outbox.js';
+import type { Outbox } from '../delivery/outbox-worker.js';
 import type { Logger } from '../log.js';
 import type { IncidentWatch } from '../notify/watch.js';
 import { lifecycleState } from '../schedule/lifecycle.js';

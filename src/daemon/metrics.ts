@@ -1,12 +1,9 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/index.js';
+import { countDeliveriesByDestination, countDeliveriesByState } from '../outbox/reads.js';
+import { DELIVERY_STATES } from '../outbox/row.js';
 import type { Store } from '../store/db.js';
-import {
-  countDeliveriesByDestination,
-  countDeliveriesByState,
-  DELIVERY_STATES,
-} from '../store/deliveries.js';
 import { driftedEndpoints } from '../store/payloads.js';
 import { countSnapshotsByState } from '../store/snapshot-counts.js';
 import { accountBudget } from '../sync/account-budget.js';

@@ -1,8 +1,8 @@
 import type { DueReport } from '../delivery/due.js';
 import { enqueueDigestOf, type LatestRun, latestRuns, worthSending } from '../delivery/due.js';
-import type { Outbox } from '../delivery/outbox.js';
+import type { Outbox } from '../delivery/outbox-worker.js';
+import type { EnqueueResult } from '../outbox/row.js';
 import type { Store } from '../store/db.js';
-import type { EnqueueResult } from '../store/deliveries.js';
 import { getJobCursor, setJobCursor } from '../store/job-state.js';
 import { newestRunFirst } from '../store/query-sets.js';
 import { listSnapshots } from '../store/snapshots.js';

@@ -1,19 +1,13 @@
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
-import { isHolderGone, startHeartbeat } from '../queue/index.js';
-import {
-  type ClaimResult,
-  claimJobSlot,
-  finishJobSlot,
-  type JobSlotRow,
-  renewJobSlot,
-  type SlotOutcome,
-  type SlotReason,
-} from '../store/job-slots.js';
+import { isHolderGone } from '../queue/holder.js';
+import { startHeartbeat } from '../queue/lease.js';
+import type { JobSlotRow, SlotOutcome, SlotReason } from '../store/job-slots.js';
 import type { Store } from '../store/sql.js';
+import { type ClaimResult, claimJobSlot, finishJobSlot, renewJobSlot } from './slot-lease.js';
 
 /**
- * The scheduler's side of store/job-slots.ts: claim a slot for this instance, keep the lease renewed
+ * The scheduler's side of its slot leases (slot-lease.ts): claim a slot for this instance, keep the lease renewed
  * while the job runs, end it with the outcome. The renewal runs on the scheduler's clock, so a run on
  * a fake clock keeps its lease exactly as long as it runs.
  */

@@ -6,8 +6,8 @@ import type { ChannelSender } from '../delivery/channels/types.js';
 import { channelNotice, type NoticeFields, noticeMessage } from '../delivery/compose/notice-text.js';
 import type { Mailer } from '../delivery/email.js';
 import type { Logger } from '../log.js';
+import type { Incident } from '../notify/incidents.js';
 import { scrub } from '../secrets.js';
-import type { Incident } from '../store/incidents.js';
 
 /**
  * Ops hear of a store that refuses writes even though the outbox lives in that store: this watch

@@ -1,10 +1,11 @@
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
-import { staleWrite } from '../queue/index.js';
+import { saveChannelState } from '../outbox/deliveries.js';
+import type { RecipientOutcome } from '../outbox/recipients.js';
+import type { Delivery } from '../outbox/row.js';
+import { staleWrite } from '../queue/fence.js';
 import { scrub } from '../secrets.js';
 import type { Store } from '../store/db.js';
-import { type Delivery, saveChannelState } from '../store/deliveries.js';
-import type { RecipientOutcome } from '../store/delivery-recipients.js';
 import type { ChannelDelivery, ChannelResult, ChannelSender } from './channels/types.js';
 import type { EmailContent } from './email.js';
 

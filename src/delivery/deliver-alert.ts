@@ -1,12 +1,12 @@
 import { composeAlertEmail } from '../alerts/email.js';
 import type { AlertContent } from '../alerts/run-alerts.js';
 import type { Config } from '../config/schema.js';
-import { envelopeRecipients } from '../queue/envelope.js';
+import { envelopeRecipients } from '../outbox/envelope.js';
+import type { Delivery } from '../outbox/row.js';
 import { getFiring } from '../store/alerts.js';
 import type { Store } from '../store/db.js';
-import type { Delivery } from '../store/deliveries.js';
 import type { ChannelAlert } from './channels/types.js';
-import type { OutboxOptions } from './outbox.js';
+import type { OutboxOptions } from './outbox-options.js';
 
 /** The outbox's builder for `alert` rows: the stored firing, mailed to the alert's recipients. */
 export function alertMessageBuilder(store: Store, config: Config): NonNullable<OutboxOptions['messageFor']> {

@@ -1,15 +1,15 @@
 import { type Clock, systemClock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../log.js';
-import { deliveryId } from '../queue/delivery-id.js';
+import { deliveryId } from '../outbox/delivery-id.js';
+import { coversKey } from '../outbox/digest-rows.js';
+import { type Delivery, EMAIL_DESTINATION, unsavedDelivery } from '../outbox/row.js';
 import type { Store } from '../store/db.js';
-import { type Delivery, EMAIL_DESTINATION, unsavedDelivery } from '../store/deliveries.js';
-import { coversKey } from '../store/digest-deliveries.js';
 import type { ChannelSender } from './channels/types.js';
 import { previewOnChannel } from './destinations/channel.js';
 import { latestRuns } from './due.js';
 import { composeEmail, type EmailContent } from './email.js';
-import type { DeliveryRenderer } from './outbox.js';
+import type { DeliveryRenderer } from './outbox-options.js';
 
 /** What one destination would get for one (set, run). */
 export interface DryRunPayload {

@@ -1,10 +1,11 @@
+import { coveredBefore, findDigest, pairKey } from '../outbox/digest-rows.js';
+import { findDelivery } from '../outbox/reads.js';
+import type { EnqueueResult } from '../outbox/row.js';
 import type { Store } from '../store/db.js';
-import { type EnqueueResult, findDelivery } from '../store/deliveries.js';
-import { coveredBefore, findDigest, pairKey } from '../store/digest-deliveries.js';
 import { listQuerySets } from '../store/query-sets.js';
 import { findSnapshot } from '../store/snapshots.js';
 import { withLikelyChange } from './likely-change.js';
-import type { Outbox } from './outbox.js';
+import type { Outbox } from './outbox-worker.js';
 
 /**
  * Which (report, query set, run) rows are due. A report is about the newest complete run of each of

@@ -99,7 +99,7 @@ export interface ComposeOptions {
   from: string;
   report: ReportEmailConfig;
   content: EmailContent;
-  /** Fixed per delivery (see src/store/deliveries.ts) so a resend carries the same id. */
+  /** Fixed per delivery (see src/outbox/deliveries.ts) so a resend carries the same id. */
   messageId: string;
   /** A user copy of templates/ (config `templates.dir`); its `email/` files win over the built-ins. */
   templatesDir?: string;

@@ -2,13 +2,13 @@ import { type Clock, systemClock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import { UsageError } from '../errors/index.js';
 import type { Logger } from '../log.js';
+import { type CoveredRun, coversKey } from '../outbox/digest-rows.js';
+import { type Delivery, EMAIL_DESTINATION, unsavedDelivery } from '../outbox/row.js';
 import type { Store } from '../store/db.js';
-import { type Delivery, EMAIL_DESTINATION, unsavedDelivery } from '../store/deliveries.js';
-import { type CoveredRun, coversKey } from '../store/digest-deliveries.js';
 import { isReportable } from '../store/snapshot-state.js';
 import { findSnapshot } from '../store/snapshots.js';
 import { composeEmail, writeEml } from './email.js';
-import type { DeliveryRenderer } from './outbox.js';
+import type { DeliveryRenderer } from './outbox-options.js';
 import { createReportRenderer } from './render-delivery.js';
 
 /**

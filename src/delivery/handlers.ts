@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import { type Delivery, EMAIL_DESTINATION } from '../store/deliveries.js';
+import { type Delivery, EMAIL_DESTINATION } from '../outbox/row.js';
 import { alertComposer } from './compose/alert.js';
 import { digestComposer } from './compose/digest.js';
 import type { Composer } from './compose/message.js';

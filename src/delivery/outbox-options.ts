@@ -1,11 +1,11 @@
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
+import type { Destined } from '../outbox/claim-scope.js';
+import type { Recipient } from '../outbox/recipients.js';
+import type { Delivery } from '../outbox/row.js';
 import type { Store } from '../store/db.js';
-import type { Delivery } from '../store/deliveries.js';
-import type { Recipient } from '../store/delivery-recipients.js';
 import type { ChannelAlert, ChannelSender } from './channels/types.js';
-import type { Destined } from './claim-scope.js';
 import type { EmailContent, Mailer, ReportEmailConfig } from './email.js';
 
 /** What the outbox (outbox.ts) is built from and what it tells about each attempt. */

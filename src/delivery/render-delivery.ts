@@ -2,19 +2,19 @@ import { join } from 'node:path';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import { type Logger, silentLogger } from '../log.js';
+import { coveredBefore, coveredRuns, pairKey } from '../outbox/digest-rows.js';
+import type { Delivery } from '../outbox/row.js';
 import { type RenderedDigest, renderDigest } from '../report/digest/render.js';
 import { safeFileName } from '../report/file-names.js';
 import type { PdfRenderer } from '../report/pdf.js';
 import { documentSettings, renderSnapshotDocuments, withBriefMovers } from '../report/render.js';
 import { pdfRendererOptions } from '../report/renderer-config.js';
 import type { Store } from '../store/db.js';
-import type { Delivery } from '../store/deliveries.js';
-import { coveredBefore, coveredRuns, pairKey } from '../store/digest-deliveries.js';
 import { isReportable } from '../store/snapshot-state.js';
 import { findSnapshot, listSnapshots } from '../store/snapshots.js';
 import { type EmailContent, formatOf, type ReportFile } from './email.js';
 import { digestEmailContent, emailContentFor } from './headline.js';
-import type { DeliveryRenderer } from './outbox.js';
+import type { DeliveryRenderer } from './outbox-options.js';
 
 /**
  * The production renderer of deliveries: the report module writes the files (PDF through one warm

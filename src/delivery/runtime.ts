@@ -6,7 +6,8 @@ import { channelSenders } from './channels/index.js';
 import type { ChannelSender } from './channels/types.js';
 import { alertMessageBuilder, channelAlertBuilder } from './deliver-alert.js';
 import type { Mailer } from './email.js';
-import { type DeliveryRenderer, maxHoldFor, Outbox, type OutboxOptions } from './outbox.js';
+import { type DeliveryRenderer, maxHoldFor, type OutboxOptions } from './outbox-options.js';
+import { Outbox } from './outbox-worker.js';
 
 /**
  * The one way to build the delivery runtime (the outbox, its claim scope, its message builders) from

@@ -1,5 +1,5 @@
+import type { RecipientOutcome } from '../outbox/recipients.js';
 import { scrub } from '../secrets.js';
-import type { RecipientOutcome } from '../store/delivery-recipients.js';
 import { refusalsOf, type SmtpRefusal } from './email.js';
 
 /**

@@ -1,21 +1,15 @@
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../log.js';
+import { lastFinishedDelivery, type NoticeTargets } from '../outbox/notices.js';
 import type { Store } from '../store/db.js';
-import {
-  clearIncident,
-  type IncidentKind,
-  lastFinishedDelivery,
-  listOpenIncidents,
-  type NoticeTargets,
-  openIncident,
-} from '../store/incidents.js';
 import { getJobCursor, setJobCursor } from '../store/job-state.js';
 import { getQuerySet } from '../store/query-sets.js';
 import type { SyncSummary } from '../sync/types.js';
+import { clearIncident, type IncidentKind, listOpenIncidents, openIncident } from './incidents.js';
 
 /**
- * Turns what the daemon observes into incidents (store/incidents.ts): after every sync pass (a
+ * Turns what the daemon observes into incidents (notify/incidents.ts): after every sync pass (a
  * credential refused with -4, a set gone with -132, the sync failing `after_failed_syncs` passes in
  * a row) and after every outbox drain (a report's newest finished delivery failed for good). Each
  * incident opens once and clears once; the store queues the notices in the same transaction.

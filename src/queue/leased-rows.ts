@@ -1,8 +1,8 @@
-import type { Store } from '../store/sql.js';
 import type { LeaseDialect } from './dialect/lease-dialect.js';
 import { postgresLease } from './dialect/postgres.js';
 import { sqliteLease } from './dialect/sqlite.js';
 import { newToken } from './lease.js';
+import type { LeaseStore } from './lease-store.js';
 
 /**
  * The one implementation of a lease on a row: claim, renew and release, for the delivery queue, the
@@ -48,7 +48,7 @@ export const expression = (sql: string, ...params: unknown[]): SqlExpression => 
 /** Columns a write sets, in order: each to a value or an expression. */
 export type Assignments = readonly (readonly [column: string, value: unknown])[];
 
-export function leaseDialect(store: Pick<Store, 'engine'>): LeaseDialect {
+export function leaseDialect(store: Pick<LeaseStore, 'engine'>): LeaseDialect {
   return store.engine === 'postgres' ? postgresLease : sqliteLease;
 }
 
@@ -81,7 +81,7 @@ function fenceOf(table: LeaseTable, fence: LeaseFence): SqlExpression {
  * the table's `held`). False: the claim is no longer this claimant's, nothing was written.
  */
 export async function fencedWrite(
-  store: Store,
+  store: LeaseStore,
   table: LeaseTable,
   fence: LeaseFence,
   set: Assignments,
@@ -102,7 +102,7 @@ export async function fencedWrite(
  * going on, not a change of it.
  */
 export function renewLease(
-  store: Store,
+  store: LeaseStore,
   table: LeaseTable,
   fence: LeaseFence,
   until: number | SqlExpression,
@@ -115,7 +115,7 @@ export function renewLease(
  * (null: no lease; a time: a lapsed lease another claim may take, as an interrupted job slot leaves).
  */
 export function releaseLease(
-  store: Store,
+  store: LeaseStore,
   table: LeaseTable,
   fence: LeaseFence,
   set: Assignments,
@@ -125,7 +125,7 @@ export function releaseLease(
 }
 
 /** Ends the claim by deleting the row: a table whose rows are nothing but leases. */
-export async function deleteLease(store: Store, table: LeaseTable, fence: LeaseFence): Promise<boolean> {
+export async function deleteLease(store: LeaseStore, table: LeaseTable, fence: LeaseFence): Promise<boolean> {
   const where = fenceOf(table, fence);
   const { changes } = await store.run(`DELETE FROM ${table.name} WHERE ${where.sql}`, where.params);
   return changes === 1;
@@ -156,7 +156,7 @@ export interface ClaimNextOptions {
  * column) and the pinned columns as they were read, or undefined when there was nothing to take.
  */
 export function claimNext<Row>(
-  store: Store,
+  store: LeaseStore,
   table: LeaseTable,
   options: ClaimNextOptions,
 ): Promise<{ row: Row; read: Record<string, unknown> } | undefined> {
@@ -225,7 +225,7 @@ export type ClaimKeyResult<Row, Lost> =
  * may be (conditional on the holder and lease read, so a claim renewed meanwhile is not taken).
  */
 export function claimKey<Row extends Record<string, unknown>, Lost = never>(
-  store: Store,
+  store: LeaseStore,
   table: LeaseTable,
   options: ClaimKeyOptions<Row, Lost>,
 ): Promise<ClaimKeyResult<Row, Lost>> {
@@ -274,7 +274,7 @@ export function claimKey<Row extends Record<string, unknown>, Lost = never>(
  * claimed again meanwhile is left alone.
  */
 export async function expireGoneHolders(
-  store: Store,
+  store: LeaseStore,
   table: LeaseTable,
   now: number,
   isGone: (holder: string) => boolean,

@@ -1,10 +1,11 @@
+import { deliveriesInHand } from '../outbox/reads.js';
 import { printable } from '../printable.js';
 import { scrubOrNull } from '../secrets.js';
 import { SKEW_REPORT_MS, skewText } from '../store/db-clock.js';
 import {
   GONE_AFTER_BEATS,
   HEARTBEAT_MS,
-  heldLeases,
+  heldAccountLeases,
   type InstanceRow,
   instanceLive,
   listInstances,
@@ -61,7 +62,7 @@ export interface ClusterView {
 export async function collectCluster(store: Store, now: number): Promise<ClusterView> {
   const rows = (await listInstances(store, now - DAY_MS)).slice(0, MAX_INSTANCES);
   const slots = await listJobSlots(store, 100);
-  const leases = await heldLeases(store, now);
+  const leases = { accounts: await heldAccountLeases(store, now), ...(await deliveriesInHand(store, now)) };
   const views = rows.map((row) => instanceView(row, now));
   const byId = new Map(views.map((v) => [v.id, v]));
   // Account leases are per sync pass (holder id), so they are matched by host and pid; a pid reused

@@ -1,10 +1,10 @@
 import { budgetKeyFor } from '../config/budget-key.js';
 import type { Config } from '../config/schema.js';
-import { claimScope } from '../delivery/claim-scope.js';
+import { claimScope } from '../outbox/claim-scope.js';
+import { unclaimedDeliveries } from '../outbox/reads.js';
 import { scrubOrNull } from '../secrets.js';
 import { getAccount } from '../store/accounts.js';
 import type { Store } from '../store/db.js';
-import { unclaimedDeliveries } from '../store/deliveries.js';
 import { driftedEndpoints } from '../store/payloads.js';
 import { listQuerySets, listRuns, type QuerySetRow } from '../store/query-sets.js';
 import { countRequestsSince } from '../store/request-log.js';

@@ -1,11 +1,13 @@
 import type { Config, ReportConfig } from '../config/index.js';
+import { listOpenIncidents } from '../notify/incidents.js';
+import { coverLabel } from '../outbox/digest-rows.js';
+import { noticeLabel } from '../outbox/notices.js';
+import { listDeliveries } from '../outbox/reads.js';
+import type { Delivery } from '../outbox/row.js';
 import { type LifecycleState, lifecycleState, nextSlot } from '../schedule/lifecycle.js';
 import { formatInZone } from '../schedule/listing.js';
 import { scrubOrNull } from '../secrets.js';
 import type { Store } from '../store/db.js';
-import { type Delivery, listDeliveries } from '../store/deliveries.js';
-import { coverLabel } from '../store/digest-deliveries.js';
-import { listOpenIncidents, noticeLabel } from '../store/incidents.js';
 import { getJobState, type JobState } from '../store/job-state.js';
 import { conflictLines } from './cluster.js';
 import { type AccountStatus, collectStatus, type StatusReport } from './collect.js';

@@ -41,18 +41,6 @@ export interface CopyProgress {
   rows: number;
 }
 
-/**
- * Rows of the source outbox that a process may be working on right now: a copy taken meanwhile
- * would resend what that process is sending.
- */
-export async function rowsInFlight(store: Store): Promise<number> {
-  // Failure notices are rows of the same table (migration 21).
-  const row = await store.get<{ n: number }>(
-    `SELECT COUNT(*) AS n FROM deliveries WHERE state IN ('rendering', 'sending')`,
-  );
-  return Number(row?.n ?? 0);
-}
-
 /** Tables of the target that already hold rows (a copy goes into an empty store only). */
 export async function nonEmptyTables(store: Store): Promise<string[]> {
   const found: string[] = [];

@@ -77,31 +77,13 @@ export async function pruneInstances(store: Store, before: number): Promise<numb
   return changes;
 }
 
-export interface HeldLeases {
-  accounts: { account: string; host: string; pid: number; expires_at: number }[];
-  deliveries: { id: number; report: string; state: string; claimed_by: string; lease_until: number }[];
-  notices: { id: number; destination: string; state: string; claimed_by: string; lease_until: number }[];
-}
-
-/** Every lease still running at `now`: accounts being synced, deliveries and notices in hand. */
-export async function heldLeases(store: Store, now: number): Promise<HeldLeases> {
-  return {
-    accounts: await store.all(
-      'SELECT account, host, pid, expires_at FROM account_leases WHERE expires_at > ? ORDER BY account',
-      [now],
-    ),
-    deliveries: await store.all(
-      `SELECT id, report, state, claimed_by, lease_until FROM deliveries
-       WHERE kind <> 'notice' AND state IN ('rendering', 'sending') AND claimed_by IS NOT NULL
-         AND lease_until > ? ORDER BY id`,
-      [now],
-    ),
-    notices: await store.all(
-      // Rows of the one queue since migration 21, shown apart as before.
-      `SELECT id, destination, state, claimed_by, lease_until FROM deliveries
-       WHERE kind = 'notice' AND state IN ('rendering', 'sending') AND claimed_by IS NOT NULL
-         AND lease_until > ? ORDER BY id`,
-      [now],
-    ),
-  };
+/** Accounts being synced at `now` (the outbox's rows in hand are outbox/reads.ts `deliveriesInHand`). */
+export function heldAccountLeases(
+  store: Store,
+  now: number,
+): Promise<{ account: string; host: string; pid: number; expires_at: number }[]> {
+  return store.all(
+    'SELECT account, host, pid, expires_at FROM account_leases WHERE expires_at > ? ORDER BY account',
+    [now],
+  );
 }

@@ -7,14 +7,14 @@ import { REPORT_SECTIONS, type ReportSection } from '../config/report-sections.j
 import { type ChannelSender, channelSenders } from '../delivery/channels/index.js';
 import { composeEmail, type EmailContent } from '../delivery/email.js';
 import { digestEmailContent, emailContentFor } from '../delivery/headline.js';
+import { coversKey } from '../outbox/digest-rows.js';
+import type { Delivery } from '../outbox/row.js';
 import { renderDigest } from '../report/digest/render.js';
 import type { PageSetup } from '../report/page.js';
 import type { PdfRenderer } from '../report/pdf.js';
 import { documentSettings, renderSnapshotDocuments, withBriefMovers } from '../report/render.js';
 import { listAccounts } from '../store/accounts.js';
 import type { Store } from '../store/db.js';
-import type { Delivery } from '../store/deliveries.js';
-import { coversKey } from '../store/digest-deliveries.js';
 import { listQuerySets } from '../store/query-sets.js';
 import { listSnapshots } from '../store/snapshots.js';
 import { withInlineParts } from './inline-parts.js';

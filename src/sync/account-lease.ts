@@ -1,17 +1,17 @@
 import { backgroundClock, type Clock } from '../clock.js';
 import type { Logger } from '../log.js';
-import { startHeartbeat } from '../queue/index.js';
+import { startHeartbeat } from '../queue/lease.js';
+import type { Store } from '../store/db.js';
 import {
   acquireAccountLease,
   type LeaseHolder,
   newLeaseHolder,
   releaseAccountLease,
   renewAccountLease,
-} from '../store/account-leases.js';
-import type { Store } from '../store/db.js';
+} from './account-lease-rows.js';
 
 /**
- * One process syncs an account at a time (src/store/account-leases.ts). A second process waits for
+ * One process syncs an account at a time (account-lease-rows.ts). A second process waits for
  * the first and says so; when its turn comes its plan holds only what the first did not store, so no
  * payload is fetched twice. The holder renews its lease while it works; a holder that stops renewing
  * (killed, frozen, host gone) loses it after `LEASE_TTL_MS`, and one that died on this host at once.

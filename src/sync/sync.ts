@@ -1,10 +1,10 @@
 import type { RequestEvent } from '../api/client.js';
 import { type Clock, systemClock } from '../clock.js';
 import { silentLogger } from '../log.js';
-import { accountLeaseHeld } from '../store/account-leases.js';
 import { getAccount } from '../store/accounts.js';
 import { asStoreFault } from '../store/store-fault.js';
 import { finishSyncRun, startSyncRun } from '../store/sync-runs.js';
+import { accountLeaseHeld } from './account-lease-rows.js';
 import { errorMessage, isStoreFault } from './context.js';
 import { ProgressTracker } from './progress.js';
 import { type AccountTurn, shareAccounts } from './share-accounts.js';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configFromObject } from '../../src/config/index.js';
 import { type Daemon, startDaemon } from '../../src/daemon/daemon.js';
+import { listDeliveries } from '../../src/outbox/reads.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { listDeliveries } from '../../src/store/deliveries.js';
 import { type ChannelPeers, startChannelPeers } from '../delivery/channel-peers.js';
 import { startSmtp, type TestSmtp, tempDir } from '../delivery/smtp-helpers.js';
 import { stubRenderer } from './helpers.js';

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../src/clock.js';
 import { type Config, configFromObject } from '../../src/config/index.js';
-import type { DeliveryRenderer } from '../../src/delivery/outbox.js';
+import type { DeliveryRenderer } from '../../src/delivery/outbox-options.js';
+import { listDeliveries } from '../../src/outbox/reads.js';
 import type { Store } from '../../src/store/db.js';
-import { listDeliveries } from '../../src/store/deliveries.js';
 import { emptySyncSummary, type SyncSummary } from '../../src/sync/types.js';
 import { fakeFile } from '../delivery/smtp-helpers.js';
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { enqueueNewRuns } from '../../src/daemon/new-runs.js';
-import { Outbox } from '../../src/delivery/outbox.js';
-import { listDeliveries } from '../../src/store/deliveries.js';
+import { Outbox } from '../../src/delivery/outbox-worker.js';
+import { listDeliveries } from '../../src/outbox/reads.js';
 import { type SyncEnv, startSyncEnv } from '../sync/helpers/sync-env.js';
 
 /**

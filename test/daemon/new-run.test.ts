@@ -7,8 +7,8 @@ import { type Config, configFromObject } from '../../src/config/index.js';
 import { type Daemon, startDaemon } from '../../src/daemon/daemon.js';
 import { writeReportEml } from '../../src/delivery/eml.js';
 import { createLogger } from '../../src/log.js';
+import { listDeliveries } from '../../src/outbox/reads.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { listDeliveries } from '../../src/store/deliveries.js';
 import { startSmtp, type TestSmtp, tempDir } from '../delivery/smtp-helpers.js';
 
 /**

@@ -4,9 +4,10 @@ import { formatStatus } from '../../src/cli/status.js';
 import type { Config } from '../../src/config/index.js';
 import { type Daemon, startDaemon } from '../../src/daemon/daemon.js';
 import { enqueueLatest } from '../../src/delivery/due.js';
+import { enqueueDelivery } from '../../src/outbox/enqueue.js';
+import { listDeliveries } from '../../src/outbox/reads.js';
 import { collectStatus } from '../../src/status/collect.js';
 import { openStore, type Store } from '../../src/store/db.js';
-import { enqueueDelivery, listDeliveries } from '../../src/store/deliveries.js';
 import { startSmtp, type TestSmtp, tempDir } from '../delivery/smtp-helpers.js';
 import { freshDatabaseUrl } from '../helpers/postgres.js';
 import { testEngine } from '../helpers/test-store.js';
@@ -115,7 +116,7 @@ describe('daemons with different report sets on one store', () => {
 
 /** An outbox of the south config without a daemon: what `reportd deliver` of that shard would enqueue with. */
 async function startDaemonless(config: Config) {
-  const { Outbox } = await import('../../src/delivery/outbox.js');
+  const { Outbox } = await import('../../src/delivery/outbox-worker.js');
   return {
     outbox: new Outbox({
       store: observer,

@@ -3,8 +3,9 @@ import { copyFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { latestRuns } from '../../src/delivery/due.js';
+import { enqueueDelivery } from '../../src/outbox/enqueue.js';
+import { listDeliveries } from '../../src/outbox/reads.js';
 import { openStore } from '../../src/store/db.js';
-import { enqueueDelivery, listDeliveries } from '../../src/store/deliveries.js';
 import { type DeliveryCliEnv, startDeliveryCliEnv } from '../delivery/cli-env.js';
 import { runCli, spawnCli } from '../helpers/cli.js';
 

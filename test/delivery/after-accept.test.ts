@@ -5,10 +5,11 @@ import nodemailer from 'nodemailer';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/clock.js';
 import { type EmailContent, mailerFromTransport, type ReportEmailConfig } from '../../src/delivery/email.js';
-import { type DeliveryRenderer, Outbox, type OutboxOptions } from '../../src/delivery/outbox.js';
+import type { DeliveryRenderer, OutboxOptions } from '../../src/delivery/outbox-options.js';
+import { Outbox } from '../../src/delivery/outbox-worker.js';
+import { getDelivery } from '../../src/outbox/reads.js';
+import { listRecipients } from '../../src/outbox/recipients.js';
 import { openStore, type Store } from '../../src/store/db.js';
-import { getDelivery } from '../../src/store/deliveries.js';
-import { listRecipients } from '../../src/store/delivery-recipients.js';
 import { ROOT } from '../helpers/cli.js';
 import { fakeFile, startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
 

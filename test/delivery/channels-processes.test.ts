@@ -3,8 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { listDeliveries } from '../../src/outbox/reads.js';
 import { openStore } from '../../src/store/db.js';
-import { listDeliveries } from '../../src/store/deliveries.js';
 import { type ChannelPeers, startChannelPeers } from './channel-peers.js';
 import { startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
 

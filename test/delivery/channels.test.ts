@@ -8,12 +8,13 @@ import { createTeamsSender } from '../../src/delivery/channels/teams.js';
 import type { ChannelSender } from '../../src/delivery/channels/types.js';
 import { createWebhookSender } from '../../src/delivery/channels/webhook.js';
 import { type EmailContent, mailerFromTransport, type ReportEmailConfig } from '../../src/delivery/email.js';
-import { type DeliveryRenderer, Outbox } from '../../src/delivery/outbox.js';
+import type { DeliveryRenderer } from '../../src/delivery/outbox-options.js';
+import { Outbox } from '../../src/delivery/outbox-worker.js';
 import { createLogger } from '../../src/log.js';
+import { listDeliveries } from '../../src/outbox/reads.js';
+import { listRecipients } from '../../src/outbox/recipients.js';
 import { clearSecrets, registerSecret } from '../../src/secrets.js';
 import { openStore, type Store } from '../../src/store/db.js';
-import { listDeliveries } from '../../src/store/deliveries.js';
-import { listRecipients } from '../../src/store/delivery-recipients.js';
 import { type ChannelPeers, startChannelPeers, verifyWebhook } from './channel-peers.js';
 import { fakeFile, startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
 

@@ -2,8 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { listDeliveries } from '../../src/outbox/reads.js';
 import { openStore } from '../../src/store/db.js';
-import { listDeliveries } from '../../src/store/deliveries.js';
 import { startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
 
 /** Real processes killed with SIGKILL at a chosen step, then a fresh process on the same store. */

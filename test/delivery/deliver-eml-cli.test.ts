@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listDeliveries } from '../../src/outbox/reads.js';
 import { openStore } from '../../src/store/db.js';
-import { listDeliveries } from '../../src/store/deliveries.js';
 import { type DeliveryCliEnv, startDeliveryCliEnv } from './cli-env.js';
 
 /** `reportd deliver --eml FILE` over the built CLI: the email a delivery would send, as a file, nothing queued. */

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/clock.js';
-import { Outbox } from '../../src/delivery/outbox.js';
-import { deliveryId, idStem, noticeMessageId } from '../../src/queue/delivery-id.js';
+import { Outbox } from '../../src/delivery/outbox-worker.js';
+import { deliveryId, idStem, noticeMessageId } from '../../src/outbox/delivery-id.js';
 import { openStore } from '../../src/store/db.js';
 
 /**

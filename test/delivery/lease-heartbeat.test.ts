@@ -6,11 +6,11 @@ import { type EmailContent, mailerFromTransport, type ReportEmailConfig } from '
 import {
   DEFAULT_LEASE_MS,
   type DeliveryRenderer,
-  Outbox,
   type OutboxOptions,
-} from '../../src/delivery/outbox.js';
+} from '../../src/delivery/outbox-options.js';
+import { Outbox } from '../../src/delivery/outbox-worker.js';
+import { getDelivery } from '../../src/outbox/reads.js';
 import { openStore, type Store } from '../../src/store/db.js';
-import { getDelivery } from '../../src/store/deliveries.js';
 import { pausableClock } from './paused-clock.js';
 import { fakeFile, startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
 

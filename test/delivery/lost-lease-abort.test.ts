@@ -5,8 +5,9 @@ import { type AddressInfo, createServer, connect as netConnect, type Server, typ
 import { join } from 'node:path';
 import { TLSSocket } from 'node:tls';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { listDeliveries } from '../../src/outbox/reads.js';
+import type { Delivery } from '../../src/outbox/row.js';
 import { openStore } from '../../src/store/db.js';
-import { type Delivery, listDeliveries } from '../../src/store/deliveries.js';
 import { type ChannelPeers, startChannelPeers, verifyWebhook } from './channel-peers.js';
 import { type ChannelWorker, channelWorker } from './channel-worker-process.js';
 import { startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listDeliveries } from '../../src/outbox/reads.js';
 import { openStore } from '../../src/store/db.js';
-import { listDeliveries } from '../../src/store/deliveries.js';
 import { type CliResult, runCli, spawnCli } from '../helpers/cli.js';
 import { type ChannelPeers, peersChannelsYaml, peersSecrets, startChannelPeers } from './channel-peers.js';
 import { type DeliveryCliEnv, startDeliveryCliEnv } from './cli-env.js';

@@ -4,10 +4,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import { createSlackSender } from '../../src/delivery/channels/slack.js';
 import { type EmailContent, mailerFromTransport } from '../../src/delivery/email.js';
-import { type DeliveryOutcome, Outbox } from '../../src/delivery/outbox.js';
+import type { DeliveryOutcome } from '../../src/delivery/outbox-options.js';
+import { Outbox } from '../../src/delivery/outbox-worker.js';
+import { listDeliveries } from '../../src/outbox/reads.js';
+import { listRecipients } from '../../src/outbox/recipients.js';
 import { openStore, type Store } from '../../src/store/db.js';
-import { listDeliveries } from '../../src/store/deliveries.js';
-import { listRecipients } from '../../src/store/delivery-recipients.js';
 import { type ChannelPeers, startChannelPeers } from './channel-peers.js';
 import { fakeFile, startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
 

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { listDeliveries } from '../../src/outbox/reads.js';
+import { recipientsOf } from '../../src/outbox/recipients.js';
 import { openStore } from '../../src/store/db.js';
-import { listDeliveries } from '../../src/store/deliveries.js';
-import { recipientsOf } from '../../src/store/delivery-recipients.js';
 import { verifyWebhook } from './channel-peers.js';
 import { channelRig, channelWorker } from './channel-worker-process.js';
 

@@ -1,9 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listDeliveries } from '../../src/outbox/reads.js';
+import { listRecipients } from '../../src/outbox/recipients.js';
 import { openStore } from '../../src/store/db.js';
-import { listDeliveries } from '../../src/store/deliveries.js';
-import { listRecipients } from '../../src/store/delivery-recipients.js';
 import { runCli } from '../helpers/cli.js';
 import { type ChannelPeers, startChannelPeers } from './channel-peers.js';
 import { type DeliveryCliEnv, startDeliveryCliEnv } from './cli-env.js';

@@ -5,11 +5,12 @@ import { FakeClock } from '../../src/clock.js';
 import { configFromObject } from '../../src/config/index.js';
 import { type Daemon, startDaemon } from '../../src/daemon/daemon.js';
 import { channelSenders } from '../../src/delivery/channels/index.js';
-import { Outbox } from '../../src/delivery/outbox.js';
+import { Outbox } from '../../src/delivery/outbox-worker.js';
 import { createLogger } from '../../src/log.js';
+import { openIncident } from '../../src/notify/incidents.js';
+import { listNotices } from '../../src/outbox/notices.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { openStore, type Store } from '../../src/store/db.js';
-import { listNotices, openIncident } from '../../src/store/incidents.js';
 import { type ChannelPeers, startChannelPeers, verifyWebhook } from '../delivery/channel-peers.js';
 import { tempDir } from '../delivery/smtp-helpers.js';
 

@@ -2,8 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { configFromObject } from '../../src/config/index.js';
 import { type Daemon, startDaemon } from '../../src/daemon/daemon.js';
 import { createLogger } from '../../src/log.js';
+import { listIncidents } from '../../src/notify/incidents.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { listIncidents } from '../../src/store/incidents.js';
 import { startSmtp, type TestSmtp, tempDir } from '../delivery/smtp-helpers.js';
 
 /**

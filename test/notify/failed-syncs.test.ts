@@ -3,10 +3,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/clock.js';
 import { configFromObject } from '../../src/config/index.js';
 import { silentLogger } from '../../src/log.js';
+import { listIncidents } from '../../src/notify/incidents.js';
 import { IncidentWatch } from '../../src/notify/watch.js';
 import { upsertAccount } from '../../src/store/accounts.js';
 import { openStore } from '../../src/store/db.js';
-import { listIncidents } from '../../src/store/incidents.js';
 import { emptySyncSummary, type SyncSummary } from '../../src/sync/types.js';
 import { tempDir } from '../delivery/smtp-helpers.js';
 

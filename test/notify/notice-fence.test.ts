@@ -3,11 +3,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/clock.js';
 import { configFromObject } from '../../src/config/index.js';
 import { channelSenders } from '../../src/delivery/channels/index.js';
-import { Outbox } from '../../src/delivery/outbox.js';
+import { Outbox } from '../../src/delivery/outbox-worker.js';
 import { createLogger } from '../../src/log.js';
+import { openIncident } from '../../src/notify/incidents.js';
+import { listNotices } from '../../src/outbox/notices.js';
+import { listRecipients } from '../../src/outbox/recipients.js';
 import { openStore, type Store } from '../../src/store/db.js';
-import { listRecipients } from '../../src/store/delivery-recipients.js';
-import { listNotices, openIncident } from '../../src/store/incidents.js';
 import { type ChannelPeers, startChannelPeers } from '../delivery/channel-peers.js';
 import { tempDir } from '../delivery/smtp-helpers.js';
 

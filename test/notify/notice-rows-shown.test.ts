@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatStatus } from '../../src/cli/status.js';
 import { configFromObject } from '../../src/config/index.js';
+import { openIncident } from '../../src/notify/incidents.js';
+import { listDeliveries } from '../../src/outbox/reads.js';
 import { collectStatus } from '../../src/status/collect.js';
 import { statusView } from '../../src/status/page.js';
-import { listDeliveries } from '../../src/store/deliveries.js';
-import { openIncident } from '../../src/store/incidents.js';
 import { type TempStore, tempStore } from '../sync/helpers/temp-store.js';
 
 /**

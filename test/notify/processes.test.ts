@@ -2,8 +2,9 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listIncidents } from '../../src/notify/incidents.js';
+import { listNotices } from '../../src/outbox/notices.js';
 import { openStore } from '../../src/store/db.js';
-import { listIncidents, listNotices } from '../../src/store/incidents.js';
 import { startSmtp, type TestSmtp, tempDir } from '../delivery/smtp-helpers.js';
 
 /**

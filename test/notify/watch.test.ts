@@ -3,17 +3,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/clock.js';
 import { configFromObject } from '../../src/config/index.js';
 import { silentLogger } from '../../src/log.js';
+import { listIncidents, listOpenIncidents } from '../../src/notify/incidents.js';
 import { IncidentWatch } from '../../src/notify/watch.js';
+import { claimNextDelivery, markFailed, markSent } from '../../src/outbox/deliveries.js';
+import { enqueueDelivery } from '../../src/outbox/enqueue.js';
+import { listNotices } from '../../src/outbox/notices.js';
+import type { DeliveryKey } from '../../src/outbox/row.js';
 import { upsertAccount } from '../../src/store/accounts.js';
 import { openStore, type Store } from '../../src/store/db.js';
-import {
-  claimNextDelivery,
-  type DeliveryKey,
-  enqueueDelivery,
-  markFailed,
-  markSent,
-} from '../../src/store/deliveries.js';
-import { listIncidents, listNotices, listOpenIncidents } from '../../src/store/incidents.js';
 import { markGone, saveQuerySets } from '../../src/store/query-sets.js';
 import { emptySyncSummary, type SyncIssue, type SyncSummary } from '../../src/sync/types.js';
 import { tempDir } from '../delivery/smtp-helpers.js';

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openIncident } from '../../src/notify/incidents.js';
 import { openStore } from '../../src/store/db.js';
-import { openIncident } from '../../src/store/incidents.js';
 import { recordSkippedSlots } from '../../src/store/schedule-events.js';
 import { runCli } from '../helpers/cli.js';
 

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { holderName, isHolderGone, localHost, parseHolder, startTicks } from '../../src/queue/index.js';
+import { holderName, isHolderGone, localHost, parseHolder, startTicks } from '../../src/queue/holder.js';
 
 /**
  * The one holder-gone check (delivery claims, job slots, account leases), against real processes:

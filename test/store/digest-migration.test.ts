@@ -1,9 +1,10 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { coveredBefore, enqueueDigest } from '../../src/outbox/digest-rows.js';
+import { enqueueDelivery } from '../../src/outbox/enqueue.js';
+import { listDeliveries } from '../../src/outbox/reads.js';
 import { openStore } from '../../src/store/db.js';
-import { enqueueDelivery, listDeliveries } from '../../src/store/deliveries.js';
-import { coveredBefore, enqueueDigest } from '../../src/store/digest-deliveries.js';
 import { migrations } from '../../src/store/migrations/index.js';
 import { tempDir } from '../delivery/smtp-helpers.js';
 import { testEngine } from '../helpers/test-store.js';

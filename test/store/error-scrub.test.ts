@@ -1,15 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { claimNextDelivery, markFailed, markRetry, markSent } from '../../src/outbox/deliveries.js';
+import { enqueueDelivery } from '../../src/outbox/enqueue.js';
+import { getDelivery } from '../../src/outbox/reads.js';
 import { clearSecrets, registerSecret } from '../../src/secrets.js';
 import { getAccount, recordAccountPass } from '../../src/store/accounts.js';
 import type { Store } from '../../src/store/db.js';
-import {
-  claimNextDelivery,
-  enqueueDelivery,
-  getDelivery,
-  markFailed,
-  markRetry,
-  markSent,
-} from '../../src/store/deliveries.js';
 import { ensureSnapshot, invalidPayloads, savePayload } from '../../src/store/payloads.js';
 import { getQuerySet, markGone, setQuerySetError } from '../../src/store/query-sets.js';
 import { finishSyncRun, listSyncRuns, startSyncRun } from '../../src/store/sync-runs.js';

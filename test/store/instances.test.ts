@@ -1,10 +1,10 @@
 import { hostname } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startInstance } from '../../src/daemon/instance.js';
+import { claimJobSlot, finishJobSlot } from '../../src/daemon/slot-lease.js';
 import { clusterLines, collectCluster } from '../../src/status/cluster.js';
-import { acquireAccountLease } from '../../src/store/account-leases.js';
 import { listInstances } from '../../src/store/instances.js';
-import { claimJobSlot, finishJobSlot } from '../../src/store/job-slots.js';
+import { acquireAccountLease } from '../../src/sync/account-lease-rows.js';
 import { type TempStore, tempStore } from '../sync/helpers/temp-store.js';
 
 /**

@@ -3,12 +3,13 @@ import { copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openIncident } from '../../src/notify/incidents.js';
+import { claimNextDelivery, markSending, markSent } from '../../src/outbox/deliveries.js';
+import { enqueueDelivery } from '../../src/outbox/enqueue.js';
+import { ensureRecipients } from '../../src/outbox/recipients.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { saveFiring, setAlertCursor } from '../../src/store/alerts.js';
 import { openStore, type Store } from '../../src/store/db.js';
-import { claimNextDelivery, enqueueDelivery, markSending, markSent } from '../../src/store/deliveries.js';
-import { ensureRecipients } from '../../src/store/delivery-recipients.js';
-import { openIncident } from '../../src/store/incidents.js';
 import { recordSkippedSlots } from '../../src/store/schedule-events.js';
 import { type CliResult, runCli } from '../helpers/cli.js';
 import { freshDatabaseUrl } from '../helpers/postgres.js';

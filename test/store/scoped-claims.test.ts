@@ -1,14 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  type ClaimScope,
-  claimNextDelivery,
-  enqueueDelivery,
-  failExhausted,
-  getDelivery,
-  nextDeliveryDue,
-  unclaimedDeliveries,
-} from '../../src/store/deliveries.js';
-import { openIncident } from '../../src/store/incidents.js';
+import { openIncident } from '../../src/notify/incidents.js';
+import type { ClaimScope } from '../../src/outbox/claim-scope.js';
+import { claimNextDelivery, failExhausted } from '../../src/outbox/deliveries.js';
+import { enqueueDelivery } from '../../src/outbox/enqueue.js';
+import { getDelivery, nextDeliveryDue, unclaimedDeliveries } from '../../src/outbox/reads.js';
 import { type TempStore, tempStore } from '../sync/helpers/temp-store.js';
 
 /**

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
-import { localHost } from '../../src/queue/index.js';
+import { localHost } from '../../src/queue/holder.js';
 import { type SyncEnv, startSyncEnv } from './helpers/sync-env.js';
 
 /**

@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import { type Delivery, EMAIL_DESTINATION } from '../../store/deliveries.js';
+import { type Delivery, EMAIL_DESTINATION } from '../../outbox/row.js';
 import type { OutboxOptions } from '../outbox-options.js';
 import type { ComposeContext, Composed, Composer } from './message.js';
 

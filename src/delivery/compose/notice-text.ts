@@ -1,18 +1,13 @@
-import { idStem } from '../../queue/delivery-id.js';
+import { getIncident, type Incident } from '../../notify/incidents.js';
+import { idStem } from '../../outbox/delivery-id.js';
+import { type Notice, noticeOf, noticeRecipients } from '../../outbox/notices.js';
+import type { Delivery } from '../../outbox/row.js';
 import type { Store } from '../../store/db.js';
-import type { Delivery } from '../../store/deliveries.js';
-import {
-  getIncident,
-  type Incident,
-  type Notice,
-  noticeOf,
-  noticeRecipients,
-} from '../../store/incidents.js';
 import type { ChannelNotice } from '../channels/index.js';
 
 /**
  * What a failure notice says. The incidents queue notices as rows of the delivery queue (kind
- * `notice`, store/incidents.ts); the outbox claims, sends and retries them like every other row and
+ * `notice`, notify/incidents.ts); the outbox claims, sends and retries them like every other row and
  * builds their message here, one row per destination: `email`, or a channel posted through its
  * sender's `notice`. Plain text: the text quotes API and SMTP replies, which must not become markup
  * anywhere. The store outage's notices (daemon/store-outage.ts) use the same texts, sent directly.

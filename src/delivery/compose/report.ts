@@ -1,6 +1,6 @@
-import { envelopeRecipients } from '../../queue/envelope.js';
-import type { Delivery } from '../../store/deliveries.js';
-import { EMAIL_DESTINATION } from '../../store/deliveries.js';
+import { envelopeRecipients } from '../../outbox/envelope.js';
+import type { Delivery } from '../../outbox/row.js';
+import { EMAIL_DESTINATION } from '../../outbox/row.js';
 import { composeEmail, type ReportEmailConfig } from '../email.js';
 import type { DeliveryRenderer } from '../outbox-options.js';
 import { type ComposeContext, type Composed, type Composer, once } from './message.js';

@@ -1,4 +1,4 @@
-import { senderAddress } from '../../queue/envelope.js';
+import { senderAddress } from '../../outbox/envelope.js';
 import type { DeliveryMessage } from '../compose/message.js';
 import type { Mailer, SendResult } from '../email.js';
 import { classifySmtpError, recipientOutcomes } from '../smtp-errors.js';

@@ -1,6 +1,6 @@
 import type { Logger } from '../../log.js';
-import type { Delivery } from '../../store/deliveries.js';
-import type { RecipientOutcome } from '../../store/delivery-recipients.js';
+import type { RecipientOutcome } from '../../outbox/recipients.js';
+import type { Delivery } from '../../outbox/row.js';
 import type { DeliveryMessage } from '../compose/message.js';
 
 /** One attempt of a claimed row, as a destination sees it (the row is `sending` and this worker's). */

@@ -32,7 +32,7 @@ export type DeliveryIdentity =
       generation: number;
       extra?: readonly string[];
     }
-  /** A digest covering exactly `covers` (digest-deliveries.ts `coversKey`). */
+  /** A digest covering exactly `covers` (digest-rows.ts `coversKey`). */
   | { of: 'digest'; report: string; covers: string; generation: number; extra?: readonly string[] };
 
 /** `<reportd.<hash>@domain>` (an email's Message-ID) or `msg_<hash>` (Standard Webhooks' style). */

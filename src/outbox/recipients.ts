@@ -1,8 +1,8 @@
-import type { Fence } from '../queue/index.js';
+import type { Fence } from '../queue/fence.js';
 import { fencedWrite, releaseLease } from '../queue/leased-rows.js';
 import { scrubOrNull } from '../secrets.js';
+import type { Store } from '../store/sql.js';
 import { DELIVERY_LEASE, deliveryFence } from './deliveries.js';
-import type { Store } from './sql.js';
 
 /**
  * Per-recipient state of a delivery (migration 4). A recipient is settled once the server accepted it

@@ -1,6 +1,6 @@
-import { type DeliveryKey, EMAIL_DESTINATION } from '../store/deliveries.js';
 import { deliveryId } from './delivery-id.js';
 import { senderAddress, senderDomain } from './envelope.js';
+import { type DeliveryKey, EMAIL_DESTINATION } from './row.js';
 
 /**
  * Which identity a queued row's id covers, for every place that queues one (the outbox's reports and
@@ -23,7 +23,7 @@ export function runRowId(
   return (generation) => deliveryId({ of: 'run', ...key, generation, extra }, { form: 'message-id', domain });
 }
 
-/** The same for a digest covering `covers` (digest-deliveries.ts), bound for `destination`. */
+/** The same for a digest covering `covers` (digest-rows.ts), bound for `destination`. */
 export function digestRowId(
   report: string,
   destination: string,

@@ -1,8 +1,9 @@
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
-import { type Fence, type Heartbeat, startHeartbeat } from '../queue/index.js';
+import type { Fence } from '../queue/fence.js';
+import { type Heartbeat, startHeartbeat } from '../queue/lease.js';
 import type { Store } from '../store/db.js';
-import { renewLease } from '../store/deliveries.js';
+import { renewLease } from './deliveries.js';
 
 /**
  * Keeps a claimed delivery's lease alive while its worker is alive: the queue's heartbeat

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
-import { holderName, isHolderGone } from '../queue/index.js';
+import { holderName, isHolderGone } from '../queue/holder.js';
 import { claimKey, deleteLease, type LeaseTable, renewLease } from '../queue/leased-rows.js';
-import type { Store } from './sql.js';
+import type { Store } from '../store/sql.js';
 
 /**
  * Which process syncs an account right now (table account_leases, migration 005). Two processes on

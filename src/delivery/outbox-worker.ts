@@ -1,45 +1,37 @@
 import { backoffCeiling } from '../api/retry-timing.js';
 import { type Clock, systemClock } from '../clock.js';
 import { type Logger, silentLogger } from '../log.js';
-import { envelopeRecipients } from '../queue/envelope.js';
-import { isHolderGone, holderName as workerName } from '../queue/holder.js';
-import { type Fence, staleWrite } from '../queue/index.js';
-import { digestRowId, runRowId } from '../queue/row-ids.js';
-import { scrub } from '../secrets.js';
+import { type ClaimScope, claimScope } from '../outbox/claim-scope.js';
 import {
-  type ClaimScope,
   claimNextDelivery,
-  type Delivery,
-  type DeliveryKey,
-  EMAIL_DESTINATION,
-  type EnqueueResult,
-  enqueueDelivery,
   expireGoneClaims,
   failExhausted,
   markFailed,
   markRetry,
   markSending,
-  nextDeliveryDue,
   renewLease,
-} from '../store/deliveries.js';
-import {
-  ensureRecipients,
-  type RecipientOutcome,
-  unsettledRecipients,
-} from '../store/delivery-recipients.js';
-import { type CoveredRun, enqueueDigest } from '../store/digest-deliveries.js';
-import { claimScope } from './claim-scope.js';
+} from '../outbox/deliveries.js';
+import { type CoveredRun, enqueueDigest } from '../outbox/digest-rows.js';
+import { enqueueDelivery } from '../outbox/enqueue.js';
+import { envelopeRecipients } from '../outbox/envelope.js';
+import { type LeaseHeartbeat, startLeaseHeartbeat } from '../outbox/lease-heartbeat.js';
+import { nextDeliveryDue } from '../outbox/reads.js';
+import { ensureRecipients, type RecipientOutcome, unsettledRecipients } from '../outbox/recipients.js';
+import { recordAnswer } from '../outbox/record-answer.js';
+import { type Delivery, type DeliveryKey, EMAIL_DESTINATION, type EnqueueResult } from '../outbox/row.js';
+import { digestRowId, runRowId } from '../outbox/row-ids.js';
+import { type Fence, staleWrite } from '../queue/fence.js';
+import { isHolderGone, holderName as workerName } from '../queue/holder.js';
+import { scrub } from '../secrets.js';
 import type { Composer, DeliveryMessage } from './compose/message.js';
 import type { Destination } from './destinations/types.js';
 import { type ComposerKind, composerKind, composersFor, destinationsFor } from './handlers.js';
-import { type LeaseHeartbeat, startLeaseHeartbeat } from './lease-heartbeat.js';
 import {
   DEFAULT_LEASE_MS,
   DEFAULT_MAX_HOLD_MS,
   type DeliveryOutcome,
   type OutboxOptions,
 } from './outbox-options.js';
-import { recordAnswer } from './record-answer.js';
 
 /**
  * The outbox worker: claim one due row, compose its message (compose/, by kind), mark `sending`, hand
@@ -67,15 +59,6 @@ import { recordAnswer } from './record-answer.js';
  *   systems (and people) can use to drop the copy. A missing board report is worse than a duplicate
  *   one; the window is kept small by rendering and composing before the row enters `sending`.
  */
-
-export {
-  DEFAULT_LEASE_MS,
-  DEFAULT_MAX_HOLD_MS,
-  type DeliveryOutcome,
-  type DeliveryRenderer,
-  maxHoldFor,
-  type OutboxOptions,
-} from './outbox-options.js';
 
 export class Outbox {
   readonly worker: string;
@@ -158,7 +141,7 @@ export class Outbox {
     return results;
   }
 
-  /** The digest row of one destination (`email` by default) covering exactly `runs` (digest-deliveries.ts). */
+  /** The digest row of one destination (`email` by default) covering exactly `runs` (outbox/digest-rows.ts). */
   enqueueDigest(
     report: string,
     runs: readonly CoveredRun[],

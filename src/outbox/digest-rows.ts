@@ -1,6 +1,7 @@
-import { deliveryId } from '../queue/delivery-id.js';
-import { type Delivery, EMAIL_DESTINATION, type EnqueueResult, getDelivery } from './deliveries.js';
-import type { Store } from './sql.js';
+import type { Store } from '../store/sql.js';
+import { deliveryId } from './delivery-id.js';
+import { getDelivery } from './reads.js';
+import { type Delivery, EMAIL_DESTINATION, type EnqueueResult } from './row.js';
 
 /**
  * Digest rows of the outbox (migration 13): one message for a report across its query sets, keyed by

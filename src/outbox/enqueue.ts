@@ -1,13 +1,13 @@
-import { deliveryId } from '../queue/delivery-id.js';
-import { findDelivery } from './delivery-reads.js';
+import type { Store } from '../store/sql.js';
+import { deliveryId } from './delivery-id.js';
+import { findDelivery } from './reads.js';
 import {
   type DeliveryKey,
   type DeliveryRow,
   EMAIL_DESTINATION,
   type EnqueueResult,
   toDelivery,
-} from './delivery-row.js';
-import type { Store } from './sql.js';
+} from './row.js';
 
 /**
  * Adds the row for (report, destination, set, run) unless one exists. With `force`, adds the next generation so the

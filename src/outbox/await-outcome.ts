@@ -1,5 +1,6 @@
 import type { Store } from '../store/db.js';
-import { type Delivery, getDelivery } from '../store/deliveries.js';
+import { getDelivery } from './reads.js';
+import type { Delivery } from './row.js';
 
 /** How often the row is read while another process holds it: cheap, and well under a human's patience. */
 const POLL_MS = 250;

@@ -1,3 +1,5 @@
+import type { Store } from '../store/sql.js';
+import { type ClaimScope, scopeFilter } from './claim-scope.js';
 import {
   DELIVERY_STATES,
   type Delivery,
@@ -8,9 +10,7 @@ import {
   EMAIL_DESTINATION,
   maybeDelivery,
   toDelivery,
-} from './delivery-row.js';
-import { type ClaimScope, scopeFilter } from './delivery-scope.js';
-import type { Store } from './sql.js';
+} from './row.js';
 
 /**
  * What the outbox holds, read: one row, the next due time (the worker's sleep), and the rows and
@@ -123,4 +123,43 @@ export async function listDeliveries(store: Store, limit = 20): Promise<Delivery
     [limit],
   );
   return rows.map(toDelivery);
+}
+
+/** A row some worker holds right now (status's cluster view). */
+export interface InHand {
+  id: number;
+  report: string;
+  destination: string;
+  state: string;
+  claimed_by: string;
+  lease_until: number;
+}
+
+/** The rows in hand at `now`: deliveries and notices (rows of the one queue since migration 21) apart. */
+export async function deliveriesInHand(
+  store: Store,
+  now: number,
+): Promise<{ deliveries: InHand[]; notices: InHand[] }> {
+  const rows = await store.all<InHand & { kind: string }>(
+    `SELECT id, kind, report, destination, state, claimed_by, lease_until FROM deliveries
+     WHERE state IN ('rendering', 'sending') AND claimed_by IS NOT NULL AND lease_until > ? ORDER BY id`,
+    [now],
+  );
+  const strip = ({ kind: _kind, ...row }: InHand & { kind: string }): InHand => row;
+  return {
+    deliveries: rows.filter((r) => r.kind !== 'notice').map(strip),
+    notices: rows.filter((r) => r.kind === 'notice').map(strip),
+  };
+}
+
+/**
+ * Rows of the source outbox that a process may be working on right now: a copy taken meanwhile
+ * would resend what that process is sending.
+ */
+export async function rowsInFlight(store: Store): Promise<number> {
+  // Failure notices are rows of the same table (migration 21).
+  const row = await store.get<{ n: number }>(
+    `SELECT COUNT(*) AS n FROM deliveries WHERE state IN ('rendering', 'sending')`,
+  );
+  return Number(row?.n ?? 0);
 }

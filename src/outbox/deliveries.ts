@@ -1,4 +1,4 @@
-import type { Fence } from '../queue/index.js';
+import type { Fence } from '../queue/fence.js';
 import {
   claimNext,
   expireGoneHolders,
@@ -11,35 +11,9 @@ import {
   renewLease as renewLeasedRow,
 } from '../queue/leased-rows.js';
 import { scrub, scrubOrNull } from '../secrets.js';
-import { type Delivery, type DeliveryRow, type DeliveryState, toDelivery } from './delivery-row.js';
-import { type ClaimScope, scopeFilter } from './delivery-scope.js';
-import type { Store } from './sql.js';
-
-// The outbox's row model, the claim's scope, the enqueue and the reads live in files of their own;
-// callers import them from here as before.
-export { enqueueDelivery } from './delivery-enqueue.js';
-export {
-  countDeliveriesByDestination,
-  countDeliveriesByState,
-  findDelivery,
-  getDelivery,
-  listDeliveries,
-  listDeliveriesOfKind,
-  nextDeliveryDue,
-  type UnclaimedGroup,
-  unclaimedDeliveries,
-} from './delivery-reads.js';
-export {
-  DELIVERY_STATES,
-  type Delivery,
-  type DeliveryKey,
-  type DeliveryKind,
-  type DeliveryState,
-  EMAIL_DESTINATION,
-  type EnqueueResult,
-  unsavedDelivery,
-} from './delivery-row.js';
-export type { ClaimScope, ClaimTarget } from './delivery-scope.js';
+import type { Store } from '../store/sql.js';
+import { type ClaimScope, scopeFilter } from './claim-scope.js';
+import { type Delivery, type DeliveryRow, type DeliveryState, toDelivery } from './row.js';
 
 // Error text is scrubbed where it is written: it may quote a server's reply or an exception, and a
 // stored secret would outlive a later rotation (reads only know the secrets registered by then).
@@ -49,7 +23,8 @@ export type { ClaimScope, ClaimTarget } from './delivery-scope.js';
  * states what must still be true (`state`, `claimed_by`, the lease), and the caller checks
  * `changes === 1`: that is what lets two daemons, or a daemon restarted after kill -9, share the
  * table without ever both believing they own a row. The claim, its renewal and its release are the
- * queue's leased rows (queue/leased-rows.ts); this file says what they mean for a delivery.
+ * queue's leased rows (queue/leased-rows.ts); this file says what they mean for a delivery. The row model is row.ts, the
+ * claim's scope claim-scope.ts, the enqueue enqueue.ts, the reads reads.ts.
  */
 
 /** A row is held while rendering or sending, by `claimed_by`, fenced by the claim's `token`. */

@@ -35,7 +35,7 @@ export interface Delivery extends ClaimedRowFields {
   token: string | null;
   /** What the row carries (migration 12): a report, or an alert's message; the worker builds by it. */
   kind: DeliveryKind;
-  /** A digest's exact (account, set, run) list as canonical JSON (digest-deliveries.ts); null for a per-set row. */
+  /** A digest's exact (account, set, run) list as canonical JSON (digest-rows.ts); null for a per-set row. */
   covers: string | null;
 }
 
@@ -130,7 +130,7 @@ export const EMAIL_DESTINATION = 'email';
 /**
  * What a row carries: a report (or digest), an alert's firings, or a failure notice (migration 21:
  * `report` is `notice:` + the incident's key, `query_set_id` the incident's id, `run_id` 0 for the
- * opening, 1 for the clearing; see `noticeKey` and `noticeOf` in store/incidents.ts).
+ * opening, 1 for the clearing; see `noticeKey` and `noticeOf` in notices.ts).
  */
 export type DeliveryKind = 'report' | 'alert' | 'notice';
 

@@ -1,11 +1,11 @@
 import type { Clock } from '../clock.js';
 import { DeliveryRecordError } from '../errors/index.js';
 import type { Logger } from '../log.js';
-import { staleWrite } from '../queue/index.js';
+import { staleWrite } from '../queue/fence.js';
 import type { Store } from '../store/db.js';
-import type { Delivery } from '../store/deliveries.js';
-import { type Recipient, type RecipientOutcome, settleRecipients } from '../store/delivery-recipients.js';
-import { coverLabel } from '../store/digest-deliveries.js';
+import { coverLabel } from './digest-rows.js';
+import { type Recipient, type RecipientOutcome, settleRecipients } from './recipients.js';
+import type { Delivery } from './row.js';
 
 export interface RecordedAnswer {
   /** `lost`: the claim had moved to another worker, so nothing was recorded (logged as stale). */
