@@ -17,7 +17,7 @@
 # (relative paths would resolve against /config, which is usually mounted read-only).
 
 # ---- build: compile TypeScript, then drop dev dependencies -------------------------------------
-FROM node:22-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 # Puppeteer must not download its own browser: the runtime uses Debian's chromium-headless-shell.
 # better-sqlite3 compiles against the base image's own Node.js headers (/usr/local/include/node, in
@@ -52,7 +52,7 @@ RUN npm run build && npm prune --omit=dev --ignore-scripts \
       exceljs/dist pdf-lib/dist puppeteer cosmiconfig typescript
 
 # ---- runtime ------------------------------------------------------------------------------------
-FROM node:22-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 # chromium-headless-shell prints the PDFs (Debian's build of Chromium without the browser UI: the
 # same PDFs for less CPU, memory and start-up than `chromium`); fonts cover Latin (DejaVu,
 # Liberation), CJK and colour emoji so brand and engine names render in any script; tini is PID 1 so

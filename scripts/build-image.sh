@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the reportd image from the Dockerfile as localhost/reportd:latest:
 #   - with `docker build` where a Docker engine answers, else with Debian's buildah
-#     (`buildah build --isolation chroot`: no daemon, no user namespaces needed);
+#     (`buildah build --isolation chroot`: no daemon, no user namespaces needed), in Docker's image
+#     format: the default OCI format has no HEALTHCHECK and buildah drops it with a warning;
 #   - when the Dockerfile's base image is neither present nor pullable (no container registry), it is
 #     made locally under that same name from Debian's packages and the npm registry
 #     (scripts/image-base.sh), and the Dockerfile is built as it stands.
@@ -76,6 +77,9 @@ if [ "$engine" = docker ]; then
   run env DOCKER_BUILDKIT=1 docker build ${fresh:+--no-cache} "${secret[@]}" -t "$image" .
 else
   # --pull=never: the bases are local by now (and a registry may not answer at all).
-  run buildah build --isolation chroot --layers ${fresh:+--no-cache} --pull=never "${secret[@]}" -t "$image" .
+  # --format docker: the OCI image config has no field for HEALTHCHECK, so buildah's default format would
+  # ship an image without its health check (check-image.sh reads it back from the built image).
+  run buildah build --isolation chroot --format docker --layers ${fresh:+--no-cache} --pull=never "${secret[@]}" \
+    -t "$image" .
 fi
 echo "build-image: built $image in $((SECONDS - start)) s"

@@ -6,8 +6,9 @@
 #   3. the daemon started by the docs' own `docker run -d` command (read from docs/operations.md,
 #      with the docs' config fragment after an account on the sandbox, itself run from the image):
 #      /healthz and /readyz answered on the published port;
-#   4. the Dockerfile's HEALTHCHECK command (read from the Dockerfile): exit 0 with that config, exit
-#      1 and its reason with a config that has no fixed http.port;
+#   4. the image's health check (read from the built image's config, as the engine runs it, so an image
+#      built without it fails here): exit 0 with that config, exit 1 and its reason with a config that
+#      has no fixed http.port;
 #   5. the docs' `docker exec reportd reportd status` and `docker stop -t 80 reportd`: a clean exit 0;
 #   6. compose.yaml parsed, and `reportd check` on the config it mounts, with the environment it sets;
 #   7. the image's size and what takes the room.
@@ -101,16 +102,30 @@ done
 [ "$(probe /readyz)" = 200 ] || { cat "$work/probe.out" >&2; fail "/readyz on port $port did not answer 200 within 180 s"; }
 ok "daemon: /healthz 200, /readyz 200 on port $port, $((SECONDS - daemon_start)) s after its start"
 
-# 4. The HEALTHCHECK's own command, taken from the Dockerfile (its exec form, a JSON array).
-healthcheck="$(awk '/^HEALTHCHECK/ { on = 1 } on { more = sub(/\\$/, ""); printf "%s", $0; if (!more) exit }' Dockerfile \
-  | sed 's/.*CMD *//')"
-mapfile -d '' -t health < <(node -e 'for (const word of JSON.parse(process.argv[1])) process.stdout.write(word + "\0")' "$healthcheck")
+# 4. The health check the engine will run: read from the built image, not from the Dockerfile (an image
+# built in OCI format silently has none). Docker keeps it at .Config.Healthcheck, buildah's Docker-format
+# image at .Docker.config.Healthcheck; its Test is ["CMD", argv…] (exec form).
+if [ "$engine" = docker ]; then
+  image_config="$(docker image inspect localhost/reportd:latest)"
+else
+  image_config="$(buildah inspect --type image localhost/reportd:latest)"
+fi
+mapfile -d '' -t health < <(node -e '
+  const [image] = [].concat(JSON.parse(require("fs").readFileSync(0, "utf8")));
+  const check = (image.Config ?? image.Docker?.config ?? {}).Healthcheck;
+  if (!check?.Test?.length || check.Test[0] !== "CMD") {
+    console.error(`no exec-form health check in the image (${JSON.stringify(check?.Test ?? null)})`);
+    process.exit(1);
+  }
+  for (const word of check.Test.slice(1)) process.stdout.write(word + "\0");
+' <<<"$image_config")
+[ "${#health[@]}" -gt 0 ] || fail "the image has no HEALTHCHECK (built in OCI format?)"
 set +e
 healthy="$(docker exec reportd "${health[@]}" 2>&1)"
 status=$?
 set -e
 [ "$status" = 0 ] || fail "the HEALTHCHECK command exited $status: $healthy"
-ok "HEALTHCHECK (${health[0]} -e …) exit 0${healthy:+: $healthy}"
+ok "the image's HEALTHCHECK (${health[0]} -e …) exit 0${healthy:+: $healthy}"
 # Rewritten in place: a file bind-mounted into a container is followed by inode, not by name.
 without_port="$(grep -v '^http:' "$work/reportd.yaml")"
 printf '%s\n' "$without_port" >"$work/reportd.yaml"

@@ -9,7 +9,7 @@
 #     /usr/local/include/node without downloading anything) and npm (`npm@<bundled major>`).
 # The result is tagged with the name the Dockerfile asks for, so the Dockerfile builds unchanged.
 #
-#   bash scripts/image-base.sh <docker|buildah> node:22-bookworm-slim
+#   bash scripts/image-base.sh <docker|buildah> node:24-bookworm-slim
 set -euo pipefail
 
 engine="$1"

@@ -1,10 +1,6 @@
 import type { Command } from 'commander';
-import { comparedWithText } from '../alerts/compared-with-text.js';
-import { evaluateSet, historiesOf } from '../alerts/run-alerts.js';
-import { loadConfig } from '../config/load.js';
 import { UsageError } from '../errors/index.js';
 import { printable } from '../printable.js';
-import { openStore } from '../store/db.js';
 import { type ConfigOptions, configOption } from './options.js';
 
 /**
@@ -38,6 +34,14 @@ export function register(program: Command): void {
     .option('--set <id>', 'only this query set')
     .option('--run <id>', 'this stored run instead of the newest')
     .action(async (flags: AlertsFlags) => {
+      // Loaded here, not at the top: `reportd --help` declares every command and must not load them.
+      const [{ comparedWithText }, { evaluateSet, historiesOf }, { loadConfig }, { openStore }] =
+        await Promise.all([
+          import('../alerts/compared-with-text.js'),
+          import('../alerts/run-alerts.js'),
+          import('../config/load.js'),
+          import('../store/db.js'),
+        ]);
       const config = loadConfig(flags.config);
       const setId = positiveId(flags.set, '--set');
       const runId = positiveId(flags.run, '--run');

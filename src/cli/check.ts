@@ -1,16 +1,6 @@
 import type { Command } from 'commander';
-import { stringify } from 'yaml';
-import { destinationIssues } from '../config/destination-address.js';
-import { loadConfig } from '../config/load.js';
-import { maskedConfig } from '../config/mask.js';
 import { ConfigError } from '../errors/index.js';
-import { configTemplateProblems } from '../report/check/config-templates.js';
-import { pathIssues } from '../report/check/path-checks.js';
-import { formatProblem } from '../report/check/templates-check.js';
-import { themeContrastWarnings } from '../report/theme/contrast.js';
-import { scheduleListing } from '../schedule/listing.js';
 import { scrub } from '../secrets.js';
-import { statusPageAccess } from '../status/access.js';
 import { type ConfigOptions, configOption } from './options.js';
 
 /**
@@ -31,6 +21,30 @@ export function register(program: Command): void {
     )
     .addOption(configOption)
     .action(async (options: ConfigOptions) => {
+      // Loaded here, not at the top: `reportd --help` declares every command and must not load them.
+      const [
+        { stringify },
+        { destinationIssues },
+        { loadConfig },
+        { maskedConfig },
+        { configTemplateProblems },
+        { pathIssues },
+        { formatProblem },
+        { themeContrastWarnings },
+        { scheduleListing },
+        { statusPageAccess },
+      ] = await Promise.all([
+        import('yaml'),
+        import('../config/destination-address.js'),
+        import('../config/load.js'),
+        import('../config/mask.js'),
+        import('../report/check/config-templates.js'),
+        import('../report/check/path-checks.js'),
+        import('../report/check/templates-check.js'),
+        import('../report/theme/contrast.js'),
+        import('../schedule/listing.js'),
+        import('../status/access.js'),
+      ]);
       const config = loadConfig(options.config);
       const problems = [
         ...(await pathIssues(config)),

@@ -1,20 +1,10 @@
 import { type Command, Option } from 'commander';
-import { systemClock } from '../clock.js';
 import type { Config } from '../config/index.js';
-import { loadConfig } from '../config/load.js';
-import { createSmtpMailer, type Mailer } from '../delivery/email.js';
+import type { Mailer } from '../delivery/email.js';
 import type { Outbox } from '../delivery/outbox-worker.js';
-import { createReportRenderer } from '../delivery/render-delivery.js';
-import { createOutbox } from '../delivery/runtime.js';
 import { DeliveryFailedError, UsageError } from '../errors/index.js';
-import { createLogger } from '../log.js';
-import { noticeLabel } from '../outbox/notices.js';
-import { getDelivery } from '../outbox/reads.js';
+import type { Store } from '../store/db.js';
 import type { Delivery } from '../outbox/row.js';
-import { openStore, type Store } from '../store/db.js';
-import { asStoreFault } from '../store/store-fault.js';
-import { deliverNow, reportLabel } from './deliver-now.js';
-import { previewEml, printDryRun } from './deliver-preview.js';
 import { type ConfigOptions, configOption } from './options.js';
 
 interface DeliverFlags extends ConfigOptions {
@@ -81,6 +71,8 @@ export function register(program: Command): void {
 
 /** `deliver` itself: --pending, --eml and --dry-run go their own ways; else the report is sent now. */
 async function deliverCommand(flags: DeliverFlags): Promise<void> {
+  // Loaded here, not at the top: `reportd --help` declares every command and must not load them.
+  const { loadConfig } = await import('../config/load.js');
   const config = loadConfig(flags.config);
   if (flags.pending) return deliverPending(config);
   if (flags.report === undefined)
@@ -92,11 +84,13 @@ async function deliverCommand(flags: DeliverFlags): Promise<void> {
   }
   if (flags.eml !== undefined) {
     if (!report.email) throw new UsageError(`report "${report.name}" has no email section (try --dry-run)`);
+    const { previewEml } = await import('./deliver-preview.js');
     return previewEml(config, report, flags.eml);
   }
-  if (flags.dryRun) return printDryRun(config, report);
+  if (flags.dryRun) return (await import('./deliver-preview.js')).printDryRun(config, report);
   if (report.email && !config.smtp) throw new UsageError(`smtp is not configured in ${flags.config}`);
   // The report's rows are claimed by id (`runOnce`): nothing else due is sent by this command.
+  const { deliverNow } = await import('./deliver-now.js');
   return throughOutbox(config, (outbox, store, signal) =>
     deliverNow(outbox, store, report, config, flags, signal),
   );
@@ -110,6 +104,10 @@ async function deliverPending(config: Config): Promise<void> {
   if (!config.smtp) throw new UsageError('smtp is not configured');
   // Its claims, like the daemon's, are the rows this config's reports, alerts and notices can send,
   // failure notices the last `reportd sync` queued (daemon/after-pass.ts) included.
+  const [{ getDelivery }, pendingLabel] = await Promise.all([
+    import('../outbox/reads.js'),
+    pendingLabeller(),
+  ]);
   return throughOutbox(config, async (outbox, store, signal) => {
     const outcomes = await outbox.drain(signal);
     const problems: string[] = [];
@@ -137,6 +135,23 @@ async function throughOutbox(
   config: Config,
   send: (outbox: Outbox, store: Store, signal: AbortSignal) => Promise<void>,
 ): Promise<void> {
+  const [
+    { systemClock },
+    { createSmtpMailer },
+    { createReportRenderer },
+    { createOutbox },
+    { createLogger },
+  ] = await Promise.all([
+    import('../clock.js'),
+    import('../delivery/email.js'),
+    import('../delivery/render-delivery.js'),
+    import('../delivery/runtime.js'),
+    import('../log.js'),
+  ]);
+  const [{ openStore }, { asStoreFault }] = await Promise.all([
+    import('../store/db.js'),
+    import('../store/store-fault.js'),
+  ]);
   const logger = createLogger({ level: config.log.level });
   const store = await openStore(config.store);
   const renderer = createReportRenderer({ config, store, clock: systemClock, logger, idleMs: 0 });
@@ -161,10 +176,16 @@ async function throughOutbox(
 }
 
 /** How `deliver --pending` names a row: a report's or alert's set and run, a notice's incident and event. */
-function pendingLabel(row: Delivery): string {
-  if (row.kind === 'notice') return noticeLabel(row);
-  if (row.kind === 'report') return reportLabel(row.report, row);
-  return `${row.kind} ${row.report}, query set ${row.querySetId}, run ${row.runId}`;
+async function pendingLabeller(): Promise<(row: Delivery) => string> {
+  const [{ noticeLabel }, { reportLabel }] = await Promise.all([
+    import('../outbox/notices.js'),
+    import('./deliver-now.js'),
+  ]);
+  return (row) => {
+    if (row.kind === 'notice') return noticeLabel(row);
+    if (row.kind === 'report') return reportLabel(row.report, row);
+    return `${row.kind} ${row.report}, query set ${row.querySetId}, run ${row.runId}`;
+  };
 }
 
 /** `--wait`: whole or fractional seconds, at most an hour. */

@@ -1,10 +1,6 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../config/load.js';
 import { ReportdError, UsageError } from '../errors/index.js';
-import { EXPORT_FORMATS, type ExportFormat, exportMetrics } from '../export/export.js';
-import { runLoad } from '../export/run-load.js';
-import { createLogger } from '../log.js';
-import { isPostgresUrl, openStore } from '../store/db.js';
+import { EXPORT_FORMATS, type ExportFormat } from '../export/formats.js';
 import { type ConfigOptions, configOption } from './options.js';
 
 /**
@@ -77,6 +73,15 @@ export function register(program: Command): void {
     .option('--to <url>', 'load into a PostgreSQL database (postgres://…) instead of --out')
     .option('--schema <name>', 'the PostgreSQL schema of --to', 'reportd')
     .action(async (flags: ExportFlags) => {
+      // Loaded here, not at the top: `reportd --help` declares every command and must not load them.
+      const [{ loadConfig }, { exportMetrics }, { runLoad }, { createLogger }, { isPostgresUrl, openStore }] =
+        await Promise.all([
+          import('../config/load.js'),
+          import('../export/export.js'),
+          import('../export/run-load.js'),
+          import('../log.js'),
+          import('../store/db.js'),
+        ]);
       if (flags.to !== undefined && !isPostgresUrl(flags.to))
         throw new UsageError('--to takes a postgres:// or postgresql:// URL');
       if (flags.to === undefined && (flags.format === undefined || flags.out === undefined))

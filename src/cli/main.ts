@@ -1,9 +1,4 @@
 import { CommanderError } from 'commander';
-import { ConfigError, ReportdError, TemplateError } from '../errors/index.js';
-import { systemErrorLine } from '../errors/system-error.js';
-import { printable } from '../printable.js';
-import { scrub } from '../secrets.js';
-import { storeFaultHint } from '../store/store-fault.js';
 import { registerCommands } from './commands.js';
 import { createProgram } from './program.js';
 
@@ -13,40 +8,11 @@ try {
   await registerCommands(program, process.argv.slice(2));
   await program.parseAsync(process.argv);
 } catch (error) {
-  process.exitCode = reportFailure(error);
-}
-
-/**
- * User mistakes and API refusals are one line; only bugs get a stack trace. Messages can quote API
- * text and stored errors, so they are scrubbed of secrets and of terminal control characters. Only
- * messages meant to span lines keep newlines: config errors (one problem per line), template compile
- * errors (Handlebars points at the column on a second line) and a bug's stack; in any other a newline
- * from the API could fake a line of output.
- */
-function reportFailure(error: unknown): number {
-  if (error instanceof CommanderError) {
-    // Commander already printed help, the version or its own usage message.
-    return error.exitCode === 0 ? 0 : 2;
+  // Commander already printed help, the version or its own usage message.
+  if (error instanceof CommanderError) process.exitCode = error.exitCode === 0 ? 0 : 2;
+  else {
+    // Loaded on failure only: a command that succeeds does not pay for it.
+    const { reportFailure } = await import('./failure.js');
+    process.exitCode = reportFailure(error);
   }
-  if (error instanceof ReportdError) {
-    const multiline = error instanceof ConfigError || error instanceof TemplateError;
-    process.stderr.write(`reportd: ${printable(scrub(error.message), { multiline })}\n`);
-    return error.exitCode;
-  }
-  // A store fault that escaped a command without naming its store (render, status…): still one line.
-  const storeHint = storeFaultHint(error);
-  if (storeHint) {
-    process.stderr.write(`reportd: store: ${printable(scrub((error as Error).message))} (${storeHint})\n`);
-    return 1;
-  }
-  const system = systemErrorLine(error);
-  if (system) {
-    process.stderr.write(`reportd: ${printable(scrub(system))}\n`);
-    return 1;
-  }
-  const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  process.stderr.write(
-    `reportd: unexpected error (a bug, please report it):\n${printable(scrub(text), { multiline: true })}\n`,
-  );
-  return 70;
 }

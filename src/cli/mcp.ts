@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
 import type { Config } from '../config/index.js';
-import { loadConfig } from '../config/load.js';
 import { UsageError } from '../errors/index.js';
 import type { ToolContext } from '../mcp/tool-parts.js';
-import { openStore, type Store } from '../store/db.js';
+import type { Store } from '../store/db.js';
 import { allowedHostOption, type ConfigOptions, configOption } from './options.js';
 
 /**
@@ -65,8 +64,13 @@ export function register(program: Command): void {
     .addOption(allowedHostOption)
     .action(async (flags: McpFlags) => {
       const listen = flags.http === undefined ? undefined : parseListen(flags.http);
+      // Loaded here, not at the top: `reportd --help` declares every command and must not load them.
+      const [{ loadConfig }, { openStore }, { checkHttpAccess, serveHttp, serveStdio }] = await Promise.all([
+        import('../config/load.js'),
+        import('../store/db.js'),
+        import('../mcp/server.js'),
+      ]);
       const config = loadConfig(flags.config);
-      const { checkHttpAccess, serveHttp, serveStdio } = await import('../mcp/server.js');
       const http = listen && {
         ...listen,
         auth: config.http.auth,

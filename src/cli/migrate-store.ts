@@ -1,9 +1,5 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../config/load.js';
 import { UsageError } from '../errors/index.js';
-import { rowsInFlight } from '../outbox/reads.js';
-import { copyStore, nonEmptyTables } from '../store/copy-store.js';
-import { isPostgresUrl, openStore } from '../store/db.js';
 import { type ConfigOptions, configOption } from './options.js';
 
 /**
@@ -29,6 +25,18 @@ export function register(program: Command): void {
     .addOption(configOption)
     .requiredOption('--from <file>', 'the SQLite store file to copy')
     .action(async (flags: MigrateFlags) => {
+      // Loaded here, not at the top: `reportd --help` declares every command and must not load them.
+      const [
+        { loadConfig },
+        { copyStore, nonEmptyTables },
+        { rowsInFlight },
+        { isPostgresUrl, openStore },
+      ] = await Promise.all([
+        import('../config/load.js'),
+        import('../store/copy-store.js'),
+        import('../outbox/reads.js'),
+        import('../store/db.js'),
+      ]);
       const config = loadConfig(flags.config);
       if (!('url' in config.store)) {
         throw new UsageError(

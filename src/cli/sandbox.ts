@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
-import { MAX_TIMER_SECONDS } from '../config/sections.js';
 import { UsageError } from '../errors/index.js';
 import { SET_ID_STRIDE } from '../sandbox/dataset/companies.js';
 import { MOVEMENT_DROP_POINTS, SANDBOX_IDS } from '../sandbox/dataset.js';
-import { type Sandbox, type SandboxOptions, startSandbox } from '../sandbox/server.js';
+import type { Sandbox, SandboxOptions } from '../sandbox/server.js';
 
 /**
  * `reportd sandbox`: runs the simulated Integration API in the foreground, so people can point a
@@ -78,8 +77,13 @@ export function register(program: Command): void {
 }
 
 async function runSandbox(flags: SandboxFlags): Promise<void> {
+  // Loaded here, not at the top: `reportd --help` declares every command and must not load them.
+  const [{ MAX_TIMER_SECONDS }, { startSandbox }] = await Promise.all([
+    import('../config/sections.js'),
+    import('../sandbox/server.js'),
+  ]);
   // Checked before listening: a refused flag must not leave a server running.
-  const { everyMs, options } = sandboxOptions(flags);
+  const { everyMs, options } = sandboxOptions(flags, MAX_TIMER_SECONDS);
   const sandbox = await startSandbox(options);
   const out = process.stdout;
   printListening(out, sandbox);
@@ -89,11 +93,14 @@ async function runSandbox(flags: SandboxFlags): Promise<void> {
 }
 
 /** The flags as sandbox options, each refused flag a UsageError naming it. */
-function sandboxOptions(flags: SandboxFlags): { everyMs: number | undefined; options: SandboxOptions } {
+function sandboxOptions(
+  flags: SandboxFlags,
+  maxTimerSeconds: number,
+): { everyMs: number | undefined; options: SandboxOptions } {
   const everyMs =
     flags.publishEvery === undefined
       ? undefined
-      : parseNumber('--publish-every', flags.publishEvery, 1, MAX_TIMER_SECONDS) * 1000;
+      : parseNumber('--publish-every', flags.publishEvery, 1, maxTimerSeconds) * 1000;
   const companies = parseNumber('--companies', flags.companies, 1, 10_000);
   if (!Number.isInteger(companies)) {
     throw new UsageError(`--companies must be a whole number (got "${flags.companies}")`);

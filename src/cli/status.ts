@@ -1,10 +1,7 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../config/load.js';
 import { printable } from '../printable.js';
 import { clusterLines } from '../status/cluster.js';
-import { collectStatus, type StatusReport } from '../status/collect.js';
-import { openStore } from '../store/db.js';
-import { storeClock } from '../store/db-clock.js';
+import type { StatusReport } from '../status/collect.js';
 import { type ConfigOptions, configOption } from './options.js';
 
 /**
@@ -30,6 +27,13 @@ export function register(program: Command): void {
     .addOption(configOption)
     .option('--json', 'print as JSON')
     .action(async (flags: ConfigOptions & { json?: boolean }) => {
+      // Loaded here, not at the top: `reportd --help` declares every command and must not load them.
+      const [{ loadConfig }, { collectStatus }, { openStore }, { storeClock }] = await Promise.all([
+        import('../config/load.js'),
+        import('../status/collect.js'),
+        import('../store/db.js'),
+        import('../store/db-clock.js'),
+      ]);
       const config = loadConfig(flags.config);
       const store = await openStore(config.store, { mustExist: true });
       try {

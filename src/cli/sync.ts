@@ -1,14 +1,7 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../config/load.js';
-import { type AfterPassDeps, afterSyncPass } from '../daemon/after-pass.js';
-import { createOutbox } from '../delivery/runtime.js';
+import type { AfterPassDeps } from '../daemon/after-pass.js';
 import { ReportdError, SyncIncompleteError } from '../errors/index.js';
-import { createLogger } from '../log.js';
-import { IncidentWatch } from '../notify/watch.js';
 import { printable } from '../printable.js';
-import { openStore } from '../store/db.js';
-import { storeClock } from '../store/db-clock.js';
-import { runSync } from '../sync/sync.js';
 import type { SyncProgress, SyncSummary } from '../sync/types.js';
 import { type ConfigOptions, configOption } from './options.js';
 
@@ -47,6 +40,14 @@ export function register(program: Command): void {
 
 /** `sync` itself: one pass, its lines, what follows it queued; exit 1 (130 when stopped) when not all is stored. */
 async function syncCommand(flags: SyncFlags): Promise<void> {
+  // Loaded here, not at the top: `reportd --help` declares every command and must not load them.
+  const [{ loadConfig }, { createLogger }, { openStore }, { storeClock }, { runSync }] = await Promise.all([
+    import('../config/load.js'),
+    import('../log.js'),
+    import('../store/db.js'),
+    import('../store/db-clock.js'),
+    import('../sync/sync.js'),
+  ]);
   const config = loadConfig(flags.config);
   const store = await openStore(config.store);
   const controller = new AbortController();
@@ -105,6 +106,11 @@ async function queueWhatFollows(
   summary: SyncSummary,
   signal: AbortSignal,
 ): Promise<void> {
+  const [{ afterSyncPass }, { createOutbox }, { IncidentWatch }] = await Promise.all([
+    import('../daemon/after-pass.js'),
+    import('../delivery/runtime.js'),
+    import('../notify/watch.js'),
+  ]);
   const after = await afterSyncPass(
     {
       config,

@@ -6,15 +6,13 @@ import { accountIsStored, derivedQuerySetIds, querySetIsStored } from '../store/
 import type { MetricSelection } from '../store/metric-reads.js';
 import { writeAtomically } from '../write-atomically.js';
 import { toCsv } from './csv.js';
+import type { ExportFormat } from './formats.js';
 import { type ExportTable, exportTables } from './tables.js';
 
 /**
  * `reportd export`: the tidy rows and companion tables of the selected sets and runs, from the store
  * only, as CSV or Parquet (a file per table) or one workbook (a sheet and Excel table per table).
  */
-
-export type ExportFormat = 'csv' | 'parquet' | 'xlsx' | 'duckdb';
-export const EXPORT_FORMATS: readonly ExportFormat[] = ['csv', 'parquet', 'xlsx', 'duckdb'];
 
 export interface ExportOptions extends MetricSelection {
   format: Exclude<ExportFormat, 'duckdb'>;

@@ -1,8 +1,9 @@
 import type { Store } from '../store/db.js';
 import type { MetricSelection } from '../store/metric-reads.js';
 import { duckdbTarget, replaceDuckdbFile } from './duckdb-target.js';
-import { checkSelection, type ExportFormat } from './export.js';
+import { checkSelection } from './export.js';
 import { filesTarget } from './files-target.js';
+import type { ExportFormat } from './formats.js';
 import { type LoadOptions, type LoadResult, loadInto } from './load.js';
 import type { LoadTarget } from './load-target.js';
 import { postgresTarget } from './postgres-target.js';
