@@ -58,7 +58,13 @@ export interface HeadlineKpi {
   interval?: string;
   /** `likely` or `unclear` (no clear change); absent when not judged. */
   verdict?: 'likely' | 'unclear';
+  /** ▲ or ▼ on a likely change only (report/format.ts `withVerdict`); empty otherwise. */
   arrow: string;
+  /** "better" or "worse" beside a likely change's arrow; empty or absent otherwise. */
+  meaning?: string;
+  /** The change in words for assistive technology ("down 8.3 points, likely change, worse"). */
+  said?: string;
+  /** A likely change that is good (bad) news: the colour the arrow is drawn in. */
   good: boolean;
   bad: boolean;
 }

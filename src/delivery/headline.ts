@@ -37,6 +37,8 @@ export function headlineKpis(model: ReportModel): HeadlineKpi[] {
         ...(delta.interval ? { interval: delta.interval } : {}),
         ...(delta.verdict ? { verdict: delta.verdict } : {}),
         arrow: delta.arrow,
+        meaning: delta.meaning,
+        said: delta.said,
         good: delta.tone === 'good',
         bad: delta.tone === 'bad',
       },

@@ -62,6 +62,12 @@ export const de: Catalog = {
   'delta.noiseFootnote':
     'Jede beurteilte Änderung zeigt ihr Intervall (z. B. „−12,5 bis −4,6 Pp.“): Newcombe-Verfahren für die Differenz zweier Anteile, auf Basis der Antworten hinter jeder Zahl, verbreitert, weil die Änderungen des Dokuments gemeinsam beurteilt werden (Benjamini–Hochberg). Eine Änderung mit Pfeil ist eine wahrscheinliche Änderung: Ihr Intervall schließt null aus; eine graue Änderung ohne Pfeil ist keine klare Änderung. Änderungen ohne Intervall (Punktwerte, Verhältnisse, Anzahlen oder Anteile, deren Antwortzahl die Daten nicht nennen, etwa je Absicht) werden nicht beurteilt.',
   'delta.interval': '{low} bis {high} Pp.',
+  'delta.saidUp': 'gestiegen um {value}',
+  'delta.saidDown': 'gesunken um {value}',
+  'delta.saidFlat': 'unverändert',
+  'delta.saidPoints': '{value} Prozentpunkte',
+  'delta.better': 'besser',
+  'delta.worse': 'schlechter',
 
   'col.engine': 'Maschine',
   'col.intent': 'Absicht',
@@ -164,6 +170,7 @@ export const de: Catalog = {
   'alt.noValues': '{title}: keine Werte',
   'alt.scatter':
     '{title}: {count, plural, one {# Absicht} other {# Absichten}}, Blasengröße nach Suchvolumen; Mittel des Sets: gewichtete Präsenz {presence}, Life {life}',
+  'alt.scatterPoint': '{name} bei gewichteter Präsenz {presence}, Life {life}',
   'alt.logo': 'Logo',
 
   'digest.kicker': 'KI-Sichtbarkeits-Digest',

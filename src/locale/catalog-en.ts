@@ -66,6 +66,12 @@ export const en = {
   'delta.noiseFootnote':
     'Each judged change shows its interval (e.g. “−12.5 to −4.6 pts”): Newcombe’s method for the difference of two shares, on the answers behind each number, widened because the document’s changes are judged together (Benjamini–Hochberg). A change with an arrow is a likely change: its interval excludes zero; a grey change without an arrow is no clear change. A change without an interval (a score, a ratio, a count, or a share whose answers the data does not give, such as one per intent) is not judged.',
   'delta.interval': '{low} to {high} pts',
+  'delta.saidUp': 'up {value}',
+  'delta.saidDown': 'down {value}',
+  'delta.saidFlat': 'no change',
+  'delta.saidPoints': '{value} points',
+  'delta.better': 'better',
+  'delta.worse': 'worse',
 
   'col.engine': 'Engine',
   'col.intent': 'Intent',
@@ -165,6 +171,7 @@ export const en = {
   'alt.noValues': '{title}: no values',
   'alt.scatter':
     '{title}: {count, plural, one {# intent} other {# intents}}, bubble size by query volume; set average: weighted presence {presence}, life {life}',
+  'alt.scatterPoint': '{name} at weighted presence {presence}, life {life}',
   'alt.logo': 'Logo',
 
   'digest.kicker': 'AI visibility digest',

@@ -62,6 +62,12 @@ export const es: Catalog = {
   'delta.noiseFootnote':
     'Cada cambio juzgado muestra su intervalo (p. ej., «−12,5 a −4,6 p. p.»): método de Newcombe para la diferencia de dos proporciones, sobre las respuestas detrás de cada cifra, ampliado porque los cambios del documento se juzgan juntos (Benjamini–Hochberg). Un cambio con flecha es un cambio probable: su intervalo excluye el cero; un cambio gris sin flecha no es un cambio claro. Un cambio sin intervalo (una puntuación, una proporción, un recuento, o una cuota cuyas respuestas los datos no indican, como por intención) no se juzga.',
   'delta.interval': '{low} a {high} p. p.',
+  'delta.saidUp': 'sube {value}',
+  'delta.saidDown': 'baja {value}',
+  'delta.saidFlat': 'sin cambio',
+  'delta.saidPoints': '{value} puntos porcentuales',
+  'delta.better': 'mejor',
+  'delta.worse': 'peor',
 
   'col.engine': 'Motor',
   'col.intent': 'Intención',
@@ -164,6 +170,7 @@ export const es: Catalog = {
   'alt.noValues': '{title}: sin valores',
   'alt.scatter':
     '{title}: {count, plural, one {# intención} other {# intenciones}}, tamaño de burbuja según el volumen de consultas; media del conjunto: presencia ponderada {presence}, Life {life}',
+  'alt.scatterPoint': '{name} en presencia ponderada {presence}, Life {life}',
   'alt.logo': 'Logotipo',
 
   'digest.kicker': 'Resumen de visibilidad IA',

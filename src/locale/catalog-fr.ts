@@ -62,6 +62,12 @@ export const fr: Catalog = {
   'delta.noiseFootnote':
     'Chaque variation jugée indique son intervalle (par ex. « de −12,5 à −4,6 pts ») : méthode de Newcombe pour la différence de deux proportions, sur les réponses derrière chaque chiffre, élargi parce que les variations du document sont jugées ensemble (Benjamini–Hochberg). Une variation avec une flèche est un changement probable : son intervalle exclut zéro ; une variation grise sans flèche n’est pas un changement net. Une variation sans intervalle (un score, un ratio, un nombre, ou une proportion dont les données ne donnent pas le nombre de réponses, comme par intention) n’est pas jugée.',
   'delta.interval': 'de {low} à {high} pts',
+  'delta.saidUp': 'en hausse de {value}',
+  'delta.saidDown': 'en baisse de {value}',
+  'delta.saidFlat': 'inchangé',
+  'delta.saidPoints': '{value} points',
+  'delta.better': 'mieux',
+  'delta.worse': 'moins bien',
 
   'col.engine': 'Moteur',
   'col.intent': 'Intention',
@@ -164,6 +170,7 @@ export const fr: Catalog = {
   'alt.noValues': '{title} : aucune valeur',
   'alt.scatter':
     '{title} : {count, plural, one {# intention} other {# intentions}}, taille des bulles selon le volume de requêtes ; moyenne du jeu : présence pondérée {presence}, Life {life}',
+  'alt.scatterPoint': '{name} à présence pondérée {presence}, Life {life}',
   'alt.logo': 'Logo',
 
   'digest.kicker': 'Synthèse de visibilité IA',

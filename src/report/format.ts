@@ -106,15 +106,24 @@ export interface DeltaView {
   /** `+2.1 pts`, `−12`, `±0.0 pts`; `—` when missing. */
   text: string;
   direction: Direction;
-  /** Whether this change is good news, given the metric's polarity. */
+  /**
+   * Good or bad news, shown as colour: only on a likely change (`neutral` otherwise), so no colour
+   * suggests a judgement that was not made.
+   */
   tone: Tone;
-  /** ▲ or ▼; empty when flat, and for a change the noise model finds no clear change in. */
+  /** ▲ or ▼ on a likely change; empty for every other change (unjudged, no clear change, flat). */
   arrow: string;
+  /** "better" or "worse" beside a likely change's arrow, so good and bad are never told by colour alone. */
+  meaning: string;
+  /** The change in words for assistive technology: "down 8.3 points, likely change, worse". */
+  said: string;
+  /** Which direction is good news for the metric: what a likely verdict colours the change by. */
+  polarity: Polarity;
   available: boolean;
   /**
    * The noise model's verdict, judged with the document's other changes (model/family.ts): `likely`
-   * (a likely change: arrow and colour kept) or `unclear` (no clear change: grey, no arrow); absent
-   * when it could not judge (not a share, no n).
+   * (arrow, colour and meaning: `markLikely`) or `unclear` (no clear change: plain); absent when it
+   * could not judge (not a share, no n), and then plain too.
    */
   verdict?: 'likely' | 'unclear';
   /** The judged change's interval as it is, "−12.5 to −4.6 pts"; absent when not judged. */
@@ -123,15 +132,16 @@ export interface DeltaView {
   size?: number;
 }
 
-/** A change, signed, with its direction and whether that direction is good news for the metric. */
+/** A change as the reader gets it, plain: signed, with its direction in words ("not judged" until judged). */
 export function formatDelta(
   delta: unknown,
   rule: NumberRule,
   polarity: Polarity,
   mix?: 'fraction' | 'percent',
 ): DeltaView {
+  const plain = { tone: 'neutral', arrow: '', meaning: '', polarity } as const;
   if (!isNumber(delta))
-    return { text: MISSING, direction: 'flat', tone: 'neutral', arrow: '', available: false };
+    return { ...plain, text: MISSING, direction: 'flat', said: MISSING, available: false };
   const shown = rule.name === 'count' ? delta : toPercentPoints(delta, rule, mix);
   const decimals = rule.name === 'count' ? 0 : rule.decimals;
   // Flat means "rounds to zero at the shown precision", so the arrow never contradicts the number.
@@ -139,21 +149,54 @@ export function formatDelta(
   const direction: Direction = rounded > 0 ? 'up' : rounded < 0 ? 'down' : 'flat';
   const magnitude = fixed(Math.abs(shown), decimals);
   const sign = direction === 'up' ? '+' : direction === 'down' ? '−' : '±';
-  const tone: Tone =
-    direction === 'flat' || polarity === 'neutral'
-      ? 'neutral'
-      : (direction === 'up') === (polarity === 'up')
-        ? 'good'
-        : 'bad';
-  const arrow = direction === 'up' ? '▲' : direction === 'down' ? '▼' : '';
   const signed = `${sign}${magnitude}`;
-  const text =
-    rule.name === 'percent' || rule.name === 'fraction' || rule.name === 'mix'
-      ? t('delta.points', { value: signed })
-      : rule.name === 'ratio'
-        ? `${signed}×`
-        : signed;
-  return { text, direction, tone, arrow, available: true, size: Math.abs(rounded) };
+  const points = rule.name === 'percent' || rule.name === 'fraction' || rule.name === 'mix';
+  const text = points ? t('delta.points', { value: signed }) : rule.name === 'ratio' ? `${signed}×` : signed;
+  const amount = points
+    ? t('delta.saidPoints', { value: magnitude })
+    : rule.name === 'ratio'
+      ? `${magnitude}×`
+      : magnitude;
+  const moved =
+    direction === 'up'
+      ? t('delta.saidUp', { value: amount })
+      : direction === 'down'
+        ? t('delta.saidDown', { value: amount })
+        : t('delta.saidFlat');
+  return {
+    ...plain,
+    text,
+    direction,
+    said: said(moved, 'unknown'),
+    available: true,
+    size: Math.abs(rounded),
+  };
+}
+
+/**
+ * "down 8.3 points, not judged": direction, size and verdict as a screen reader says them. The
+ * direction comes first, before a comma no locale's number contains, so a verdict can replace the rest.
+ */
+function said(moved: string, verdict: 'likely' | 'unclear' | 'unknown', meaning = ''): string {
+  return [moved, t(`verdict.${verdict}`), meaning].filter(Boolean).join(', ');
+}
+
+/**
+ * What the noise model's verdict does to a change: a likely change gets its arrow, its colour and
+ * "better"/"worse" (none for a flat change or a metric with no good direction); no clear change stays
+ * plain. The words said for it name the verdict either way.
+ */
+export function withVerdict(view: DeltaView, verdict: 'likely' | 'unclear'): DeltaView {
+  const judged: DeltaView = { ...view, verdict, tone: 'neutral', arrow: '', meaning: '' };
+  if (verdict === 'likely' && view.direction !== 'flat') {
+    judged.arrow = view.direction === 'up' ? '▲' : '▼';
+    if (view.polarity !== 'neutral') {
+      judged.tone = (view.direction === 'up') === (view.polarity === 'up') ? 'good' : 'bad';
+      judged.meaning = t(judged.tone === 'good' ? 'delta.better' : 'delta.worse');
+    }
+  }
+  judged.said = said(view.said.split(', ')[0]!, verdict, judged.meaning);
+  return judged;
 }
 
 /**

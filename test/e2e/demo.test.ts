@@ -99,7 +99,9 @@ describe('reportd demo (the README quick start)', () => {
     // "Weighted presence: 42.3% (▲ +2.1 pts; −3.1 to +7.3 pts)": label, value, change and, for a
     // judged change, its interval, one line per KPI.
     const kpis = [
-      ...(mail.text ?? '').matchAll(/^(.+): (\S+) \((?:[▲▼] )?(\S+(?: \S+)?)(?:; ([^)]+))?\)$/gmu),
+      ...(mail.text ?? '').matchAll(
+        /^(.+): (\S+) \((?:[▲▼] )?(\S+(?: \S+)?)(?: (?:better|worse))?(?:; ([^)]+))?\)$/gmu,
+      ),
     ];
     expect(kpis.length).toBeGreaterThanOrEqual(3);
     const flat = text.replace(/\s+/g, ' ');

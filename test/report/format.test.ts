@@ -9,6 +9,7 @@ import {
   polarityOf,
   RULES,
   ruleFor,
+  withVerdict,
 } from '../../src/report/format.js';
 
 describe('number display rules', () => {
@@ -37,23 +38,40 @@ describe('number display rules', () => {
     expect(formatDelta(null, RULES.percent, 'up')).toMatchObject({ text: '—', available: false });
   });
 
-  it('gives deltas a direction and says whether it is good news', () => {
-    expect(formatDelta(2.1, ruleFor('presence.gross'), polarityOf('presence.gross'))).toMatchObject({
+  it('gives deltas a direction, plain until judged, and marks only a likely change good or bad', () => {
+    const gross = formatDelta(2.1, ruleFor('presence.gross'), polarityOf('presence.gross'));
+    // Not judged yet: no arrow, no colour, and the words say so.
+    expect(gross).toMatchObject({
       text: '+2.1 pts',
       direction: 'up',
+      tone: 'neutral',
+      arrow: '',
+      meaning: '',
+      said: 'up 2.1 points, not judged',
+    });
+    expect(withVerdict(gross, 'likely')).toMatchObject({
       tone: 'good',
       arrow: '▲',
+      meaning: 'better',
+      said: 'up 2.1 points, likely change, better',
+    });
+    expect(withVerdict(gross, 'unclear')).toMatchObject({
+      tone: 'neutral',
+      arrow: '',
+      meaning: '',
+      said: 'up 2.1 points, no clear change',
     });
     // Up is bad for negative share, gravity-minus and open errors.
-    expect(formatDelta(0.4, ruleFor('life.negative-share'), polarityOf('life.negative-share')).tone).toBe(
-      'bad',
-    );
-    expect(
-      formatDelta(-0.7, ruleFor('gravity.gravity-minus'), polarityOf('gravity.gravity-minus')).tone,
-    ).toBe('good');
+    const negative = formatDelta(0.4, ruleFor('life.negative-share'), polarityOf('life.negative-share'));
+    expect(withVerdict(negative, 'likely')).toMatchObject({ tone: 'bad', arrow: '▲', meaning: 'worse' });
+    const minus = formatDelta(-0.7, ruleFor('gravity.gravity-minus'), polarityOf('gravity.gravity-minus'));
+    expect(withVerdict(minus, 'likely')).toMatchObject({ tone: 'good', arrow: '▼', meaning: 'better' });
+    // A count is never judged: it stays plain, its direction in words.
     expect(formatDelta(3, ruleFor('gravity.open-errors'), polarityOf('gravity.open-errors'))).toMatchObject({
       text: '+3',
-      tone: 'bad',
+      tone: 'neutral',
+      arrow: '',
+      said: 'up 3, not judged',
     });
     expect(formatDelta(0.012, ruleFor('market.data', 'fairShareMetric'), 'up').text).toBe('+1.2 pts');
   });

@@ -38,11 +38,11 @@ function sparkStrokes(html: string): Map<string, string> {
 
 /** A delta with no clear change: grey, no arrow, "+0.8 pts (−3.4 to +5.1 pts)" (not a flat "±0"). */
 const NOISE_DELTA =
-  /<span class="delta neutral"><span class="arrow"><\/span> [^<]*\d[^<]* <span class="interval">\([^<]*\d[^<]*\)<\/span>/;
+  /<span class="delta neutral"><span role="img" aria-label="[^"]*"><span class="arrow"><\/span> [^<]*\d[^<]*<\/span> <span class="interval">\([^<]*\d[^<]*\)<\/span>/;
 
 /** A delta the model judged either way: it prints its interval (likely ones keep their arrow and colour). */
 const JUDGED_DELTA =
-  /<span class="delta \w+"><span class="arrow">[▲▼]?<\/span> [^<]*\d [^<]*<span class="interval">/;
+  /<span class="delta \w+"><span role="img" aria-label="[^"]*"><span class="arrow">[▲▼]?<\/span> [^<]*\d[^<]*(?:<span class="meaning">[^<]*<\/span>)?<\/span> <span class="interval">/;
 
 /** The footnote as the template escapes it. */
 const footnote = (locale: string) => reportLocale(locale).t('delta.noiseFootnote').replace(/'/g, '&#x27;');
@@ -61,11 +61,11 @@ describe('sparklines follow the noise rule', () => {
     const strokes = sparkStrokes(html);
     // The fixture's weighted presence moves −0.8 pts (an interval around zero): no clear change, so grey.
     expect(html).toMatch(
-      /Weighted presence<\/div>\s*<div class="kpi-value">[^<]*<\/div>\s*<div class="kpi-delta"><span class="delta neutral"><span class="arrow"><\/span> −0\.8 pts <span class="interval">\(−\d+\.\d to \+\d+\.\d pts\)/,
+      /Weighted presence<\/div>\s*<div class="kpi-value">[^<]*<\/div>\s*<div class="kpi-delta"><span class="delta neutral"><span role="img" aria-label="down 0\.8 points, no clear change"><span class="arrow"><\/span> −0\.8 pts<\/span> <span class="interval">\(−\d+\.\d to \+\d+\.\d pts\)/,
     );
     expect(strokes.get('Weighted presence')).toBe(THEME.neutral);
-    // Open errors fell by one (a count the model does not judge): good news keeps its green.
-    expect(strokes.get('Open errors')).toBe(THEME.good);
+    // Open errors fell by one (a count the model does not judge): no colour suggests a judgement.
+    expect(strokes.get('Open errors')).toBe(THEME.primary);
 
     // The same move on 100,000 answers is a likely change: the line is coloured like its arrow again.
     const big = fixtureSnapshot();
@@ -76,7 +76,7 @@ describe('sparklines follow the noise rule', () => {
     };
     const real = renderReportHtml(buildReportModel(big, [], meta())).html;
     expect(real).toMatch(
-      /Weighted presence<\/div>\s*<div class="kpi-value">[^<]*<\/div>\s*<div class="kpi-delta"><span class="delta bad"><span class="arrow">▼<\/span>/,
+      /Weighted presence<\/div>\s*<div class="kpi-value">[^<]*<\/div>\s*<div class="kpi-delta"><span class="delta bad"><span role="img" aria-label="down 0\.8 points, likely change, worse"><span class="arrow">▼<\/span> −0\.8 pts <span class="meaning">worse<\/span><\/span>/,
     );
     expect(sparkStrokes(real).get('Weighted presence')).toBe(THEME.bad);
   });
@@ -123,7 +123,7 @@ describe('the noise footnote on every page that shows a judged change', () => {
         },
         loadReportTemplates(),
       );
-      const portfolio = sections(rendered.html).find((s) => s.name.includes('portfolio-page'));
+      const portfolio = sections(rendered.html).find((s) => s.name.includes('portfolio'));
       expect(portfolio, locale).toBeDefined();
       expect(portfolio!.html, locale).toMatch(NOISE_DELTA);
       expect(portfolio!.html, locale).toContain(note);

@@ -30,10 +30,14 @@ export async function channelFiles(report: string, content: EmailContent): Promi
   return out;
 }
 
-/** One line per KPI, e.g. "42.1% ▲ +1.2 pts (−3.1 to +5.5 pts)": a judged change with its interval. */
+/**
+ * One line per KPI, e.g. "42.1% ▲ +1.2 pts better (+0.4 to +2.0 pts)": only a likely change has an
+ * arrow, and its "better"/"worse" says in words what the email's colour says.
+ */
 export function kpiLine(kpi: EmailContent['kpis'][number]): string {
-  const interval = kpi.interval ? ` (${kpi.interval})` : '';
-  return `${kpi.value}${kpi.delta ? ` ${kpi.arrow} ${kpi.delta}${interval}`.replace(/\s+/g, ' ') : ''}`;
+  if (!kpi.delta) return kpi.value;
+  const interval = kpi.interval ? `(${kpi.interval})` : '';
+  return [kpi.value, kpi.arrow, kpi.delta, kpi.meaning, interval].filter(Boolean).join(' ');
 }
 
 /** The headline every channel leads with; a digest's names its brands and the period it covers. */

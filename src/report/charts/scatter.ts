@@ -77,12 +77,24 @@ export function lifeScatter(
     (b) =>
       `<circle cx="${n(b.cx)}" cy="${n(b.cy)}" r="${n(b.r)}" fill="${THEME.secondary}" fill-opacity="0.8"/>`,
   );
-  const alt = t('alt.scatter', {
-    title: options.title,
-    count: shown.length,
-    presence: currentLocale().percent(current.presence, 1),
-    life: currentLocale().number(current.life, 1),
-  });
+  const locale = currentLocale();
+  // Each intent by name, where it sits: the figure's point, not only how many there are.
+  const where = shown.map((p) =>
+    t('alt.scatterPoint', {
+      name: p.label,
+      presence: locale.percent(p.presence, 1),
+      life: locale.number(p.life, 1),
+    }),
+  );
+  const alt = [
+    t('alt.scatter', {
+      title: options.title,
+      count: shown.length,
+      presence: locale.percent(current.presence, 1),
+      life: locale.number(current.life, 1),
+    }),
+    ...where,
+  ].join('; ');
   return `${open(width, height, alt)}${axes(frame)}${guides(frame, current)}${circles.join('')}${nameLabels(bubbles, frame).join('')}</svg>`;
 }
 

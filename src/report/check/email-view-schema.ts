@@ -17,9 +17,14 @@ const kpi = z.strictObject({
     .enum(['likely', 'unclear'])
     .optional()
     .describe('`likely` (a likely change) or `unclear` (no clear change); absent when not judged.'),
-  arrow: z.string().describe('▲, ▼ or ±.'),
-  good: z.boolean().describe('The change is good news.'),
-  bad: z.boolean().describe('The change is bad news.'),
+  arrow: z.string().describe('▲ or ▼ on a likely change; empty for every other change.'),
+  meaning: z.string().optional().describe('"better" or "worse" on a likely change; empty otherwise.'),
+  said: z
+    .string()
+    .optional()
+    .describe('The change in words for assistive technology ("down 8.3 points, likely change, worse").'),
+  good: z.boolean().describe('A likely change that is good news (coloured).'),
+  bad: z.boolean().describe('A likely change that is bad news (coloured).'),
 });
 
 export const emailViewSchema = z.strictObject({

@@ -1,5 +1,6 @@
 import type { Significance } from '../../insight/changes.js';
 import { compareRuns } from '../../insight/row-changes.js';
+import { figureOf } from '../../insight/sample-sizes.js';
 import type { Store } from '../../store/db.js';
 import { derivedSnapshots, type MetricValueRow, metricValuesOf } from '../../store/metric-reads.js';
 import type { StoredSnapshot } from '../../store/snapshots.js';
@@ -52,12 +53,20 @@ export function biggestMoves(
   for (const row of previous) before.set(setKey(row), [...(before.get(setKey(row)) ?? []), row]);
   const after = new Map<string, MetricValueRow[]>();
   for (const row of current) after.set(setKey(row), [...(after.get(setKey(row)) ?? []), row]);
-  const moves: PortfolioMove[] = [];
+  // One move per figure of a set: a figure two endpoints report (weighted presence, again in the life
+  // scatter; Gravity+ per engine, again as gPlus) is one change, listed under the figure's own row.
+  const figures = new Map<string, { move: PortfolioMove; own: boolean }>();
   for (const [key, rows] of after) {
     const first = rows[0]!;
     for (const change of compareRuns(before.get(key) ?? [], rows)) {
       if (change.before === change.after) continue;
-      moves.push({
+      const figure = figureOf(change);
+      const own =
+        figure ===
+        [change.endpoint, change.field, change.dimension, change.dimension_id ?? ''].join('\u0000');
+      const seen = figures.get(`${key}\u0000${figure}`);
+      if (seen && (seen.own || !own)) continue;
+      const move: PortfolioMove = {
         querySet: first.query_set,
         brand: first.brand ?? '',
         endpoint: change.endpoint,
@@ -73,9 +82,11 @@ export function biggestMoves(
         low: change.low,
         high: change.high,
         nAfter: change.nAfter,
-      });
+      };
+      figures.set(`${key}\u0000${figure}`, { move, own });
     }
   }
+  const moves = [...figures.values()].map(({ move }) => move);
   const rank = (move: PortfolioMove) => (move.significance === 'likely' ? 0 : 1);
   return moves.sort((a, b) => rank(a) - rank(b) || b.score - a.score).slice(0, limit);
 }

@@ -36,7 +36,11 @@ export interface CoverModel {
   account: string;
   generatedAt: string;
   version: string;
-  /** Runs of this set stored locally, this one included. */
+  /**
+   * Runs on record, this one included: as many as the document's charts draw (the API's history of a
+   * figure), or the runs of this set stored locally when those are more. One number, so the cover
+   * never says 3 beside charts of 11 runs.
+   */
   runsStored: number;
   /** Set when the snapshot is not complete: the report says so on the cover. */
   incomplete: string | null;
@@ -107,7 +111,10 @@ function buildWithFamily(
     return {
       family: reader.family,
       model: {
-        cover: buildCover(snapshot, earlier, meta),
+        cover: {
+          ...buildCover(snapshot, earlier, meta),
+          runsStored: runsOnRecord(model, earlier.length + 1),
+        },
         ...model,
         story: buildStory(model, storyBefore(reader.baseline, earlier)),
         judged,
@@ -115,6 +122,23 @@ function buildWithFamily(
       },
     };
   });
+}
+
+/** The most runs any chart of the model draws (its longest `historyLabels`), or `stored` when more. */
+function runsOnRecord(model: unknown, stored: number): number {
+  let most = stored;
+  const visit = (view: unknown, depth: number): void => {
+    if (view === null || typeof view !== 'object' || depth > 8) return;
+    if (Array.isArray(view)) {
+      for (const item of view) visit(item, depth + 1);
+      return;
+    }
+    const record = view as Record<string, unknown>;
+    if (Array.isArray(record.historyLabels)) most = Math.max(most, record.historyLabels.length);
+    for (const child of Object.values(record)) visit(child, depth + 1);
+  };
+  visit(model, 0);
+  return most;
 }
 
 /** Whether `past`'s run was published before `current`'s (ties by run id). */

@@ -15,6 +15,8 @@
  */
 
 const OPEN = Buffer.from('/Artifact BMC\n', 'latin1');
+const ARTIFACT = Buffer.from('/Artifact BMC', 'latin1');
+const FIGURE = Buffer.from('/Figure', 'latin1');
 const CLOSE = Buffer.from('EMC\n', 'latin1');
 
 /** Bytes that end a regular token (PDF whitespace and delimiters, ISO 32000-1 §7.2.2). */
@@ -91,9 +93,31 @@ const hasMcid = (data: Uint8Array, from: number, to: number) =>
     .toString('latin1')
     .includes('/MCID');
 
-/** Where artifacts open and close in one content stream, operator by operator. */
+/** Whether the sequence whose tag starts at `at` is a figure (a chart: its paths are its content). */
+const isFigure = (data: Uint8Array, at: number) =>
+  FIGURE.every((byte, k) => data[at + k] === byte) && ENDS_TOKEN[data[at + FIGURE.length]!] === 1;
+
+/** A tagged sequence at depth 0 while it is read: what it paints decides whether it is decoration. */
+interface Tagged {
+  /** Where its tag starts and its `BDC` ends: the bytes `/Artifact BMC` replaces. */
+  from: number;
+  to: number;
+  figure: boolean;
+  paths: number;
+  /** Text, an XObject, a shading or a nested tagged sequence: real content. */
+  content: boolean;
+}
+
+/**
+ * Where artifacts open and close in one content stream, operator by operator. Beside the unmarked
+ * painting, a tagged sequence that paints nothing but paths outside a figure (a table's rules and
+ * row backgrounds, a badge's box: Chromium tags the box of the element they belong to) is made an
+ * artifact too: decoration, which a screen reader would otherwise meet as an empty part of the table.
+ */
 class Marker {
-  readonly inserts: [number, Buffer][] = [];
+  /** `[at, bytes, end]`: `bytes` in place of `at..end` (an insertion when end is at). */
+  readonly inserts: [number, Buffer, number?][] = [];
+  tagged: Tagged | undefined;
   depth = 0;
   inText = false;
   open = false;
@@ -112,13 +136,21 @@ class Marker {
     if (kind === Kind.Begin || kind === Kind.BeginBare) {
       // A sequence of the structure tree ends the artifact; one without an MCID (an ActualText
       // span) is no real content by itself, so it stays inside the artifact or starts one.
+      const real = kind === Kind.Begin && hasMcid(data, at, start);
       if (this.depth === 0) {
-        if (kind === Kind.Begin && !hasMcid(data, at, start)) this.openAt(at);
+        if (kind === Kind.Begin && !real) this.openAt(at);
         else this.closeAt(at);
-      }
+        if (real)
+          this.tagged = { from: at, to: start + 3, figure: isFigure(data, at), paths: 0, content: false };
+      } else if (real && this.tagged) this.tagged.content = true;
       this.depth++;
     } else if (kind === Kind.End) {
       if (--this.depth < 0) return false;
+      if (this.depth === 0) this.endTagged();
+    } else if (this.depth > 0) {
+      if (this.tagged && (kind === Kind.TextShow || kind === Kind.PaintAlone)) this.tagged.content = true;
+      if (this.tagged && kind === Kind.PathPaint) this.tagged.paths++;
+      if (kind === Kind.Text) this.inText = op === BT;
     } else if (kind === Kind.Text) {
       if (this.depth === 0) this.closeAt(at);
       this.inText = op === BT;
@@ -134,6 +166,14 @@ class Marker {
       } else if (kind === Kind.PaintAlone) this.openAt(at);
     }
     return true;
+  }
+
+  /** A tagged sequence just ended: decoration alone becomes an artifact (its MCID no content). */
+  endTagged(): void {
+    const tagged = this.tagged;
+    this.tagged = undefined;
+    if (!tagged || tagged.figure || tagged.content || tagged.paths === 0) return;
+    this.inserts.push([tagged.from, ARTIFACT, tagged.to]);
   }
 
   openAt(at: number): void {
@@ -206,9 +246,14 @@ export function markArtifacts(data: Uint8Array): Buffer | undefined {
   if (marker.depth !== 0 || dicts !== 0 || marker.inText || marker.crossed) return undefined;
   const parts: Uint8Array[] = [];
   let from = 0;
-  for (const [at, bytes] of marker.inserts) {
+  // Replacements are known when their sequence ends: in place by position, insertions first at a tie.
+  const edits = marker.inserts.map((edit, order) => ({ edit, order }));
+  edits.sort((a, b) => a.edit[0] - b.edit[0] || a.order - b.order);
+  for (const {
+    edit: [at, bytes, end],
+  } of edits) {
     parts.push(data.subarray(from, at), bytes);
-    from = at;
+    from = end ?? at;
   }
   parts.push(data.subarray(from));
   return Buffer.concat(parts);
