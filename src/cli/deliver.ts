@@ -2,7 +2,7 @@ import { type Command, Option } from 'commander';
 import { systemClock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import { loadConfig } from '../config/load.js';
-import { createSmtpMailer, type Mailer } from '../delivery/email.js';
+import { createSmtpMailer, type Mailer } from '../delivery/destinations/smtp-mailer.js';
 import type { Outbox } from '../delivery/outbox.js';
 import { createReportRenderer } from '../delivery/render-delivery.js';
 import { createOutbox } from '../delivery/runtime.js';

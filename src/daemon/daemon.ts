@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import { channelSenders } from '../delivery/channels/index.js';
 import type { ChannelSender } from '../delivery/channels/types.js';
-import { createSmtpMailer, type Mailer } from '../delivery/email.js';
+import { createSmtpMailer, type Mailer } from '../delivery/destinations/smtp-mailer.js';
 import type { DeliveryRenderer, Outbox, OutboxOptions } from '../delivery/outbox.js';
 import { createOutbox } from '../delivery/runtime.js';
 import { DaemonStartError } from '../errors/index.js';

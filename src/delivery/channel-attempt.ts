@@ -6,7 +6,7 @@ import type { Store } from '../store/db.js';
 import { type Delivery, saveChannelState } from '../store/deliveries.js';
 import type { RecipientOutcome } from '../store/delivery-recipients.js';
 import type { ChannelDelivery, ChannelResult, ChannelSender } from './channels/types.js';
-import type { EmailContent } from './email.js';
+import type { EmailContent } from './content.js';
 
 /**
  * One attempt of a channel row, after the outbox has rendered and moved the row to `sending`: the

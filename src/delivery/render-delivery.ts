@@ -12,7 +12,7 @@ import type { Delivery } from '../store/deliveries.js';
 import { coveredBefore, coveredRuns, pairKey } from '../store/digest-deliveries.js';
 import { isReportable } from '../store/snapshot-state.js';
 import { findSnapshot, listSnapshots } from '../store/snapshots.js';
-import { type EmailContent, formatOf, type ReportFile } from './email.js';
+import { type EmailContent, formatOf, type ReportFile } from './content.js';
 import { digestEmailContent, emailContentFor } from './headline.js';
 import type { DeliveryRenderer } from './outbox.js';
 

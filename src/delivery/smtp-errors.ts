@@ -1,6 +1,6 @@
 import { scrub } from '../secrets.js';
 import type { RecipientOutcome } from '../store/delivery-recipients.js';
-import { refusalsOf, type SmtpRefusal } from './email.js';
+import { refusalsOf, type SmtpRefusal } from './destinations/smtp-mailer.js';
 
 /**
  * SMTP gives no idempotency and few error classes, so a failed send is sorted by what retrying can
