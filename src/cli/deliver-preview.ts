@@ -1,5 +1,5 @@
 import { extname, resolve } from 'node:path';
-import { systemClock } from '../clock.js';
+import { type Clock, systemClock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import { channelSenders } from '../delivery/channels/index.js';
 import { dryRunPayloads } from '../delivery/dry-run.js';
@@ -51,10 +51,12 @@ export async function previewEml(
   config: Config,
   report: Config['reports'][number],
   file: string,
+  clock: Clock = systemClock,
 ): Promise<void> {
   const logger = createLogger({ level: config.log.level });
   const store = await openStore(config.store);
-  const renderer = createReportRenderer({ config, store, clock: systemClock, logger, idleMs: 0 });
+  // One clock for the render and the message (its Date header): what a delivery now would send.
+  const renderer = createReportRenderer({ config, store, clock, logger, idleMs: 0 });
   try {
     const runs = await latestRuns(store, report, config.accounts);
     if (runs.length === 0) {
@@ -62,9 +64,19 @@ export async function previewEml(
         `no complete snapshot of report "${report.name}"'s query sets is stored (run \`reportd sync\` first)`,
       );
     }
-    if (report.mode !== 'per_set') {
-      // A digest is one message: one file, whatever the number of sets.
-      const path = await writeDigestEml({ config, store, report: report.name, runs, file, renderer, logger });
+    // A digest is one message: one file, whatever the number of sets. Over one set the outbox sends
+    // that set's report (due.ts, as `--dry-run` shows it), so that is what is previewed.
+    if (report.mode !== 'per_set' && runs.length > 1) {
+      const path = await writeDigestEml({
+        config,
+        store,
+        report: report.name,
+        runs,
+        file,
+        renderer,
+        logger,
+        clock,
+      });
       process.stdout.write(`${resolve(path)}\n`);
       return;
     }
@@ -79,6 +91,7 @@ export async function previewEml(
         file: runs.length === 1 ? file : emlFileFor(file, run, runs),
         renderer,
         logger,
+        clock,
       });
       process.stdout.write(`${resolve(path)}\n`);
     }

@@ -1,6 +1,6 @@
 import { type Command, Option } from 'commander';
 import type { Config } from '../config/index.js';
-import type { Mailer } from '../delivery/email.js';
+import type { Mailer } from '../delivery/destinations/smtp-mailer.js';
 import type { Outbox } from '../delivery/outbox-worker.js';
 import { DeliveryFailedError, UsageError } from '../errors/index.js';
 import type { Store } from '../store/db.js';
@@ -143,7 +143,7 @@ async function throughOutbox(
     { createLogger },
   ] = await Promise.all([
     import('../clock.js'),
-    import('../delivery/email.js'),
+    import('../delivery/destinations/smtp-mailer.js'),
     import('../delivery/render-delivery.js'),
     import('../delivery/runtime.js'),
     import('../log.js'),

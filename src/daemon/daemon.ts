@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import { channelSenders } from '../delivery/channels/index.js';
 import type { ChannelSender } from '../delivery/channels/types.js';
-import { createSmtpMailer, type Mailer } from '../delivery/email.js';
+import { createSmtpMailer, type Mailer } from '../delivery/destinations/smtp-mailer.js';
 import type { DeliveryRenderer, OutboxOptions } from '../delivery/outbox-options.js';
 import type { Outbox } from '../delivery/outbox-worker.js';
 import { createOutbox } from '../delivery/runtime.js';

@@ -1,5 +1,5 @@
 import type { Config } from '../config/index.js';
-import type { Mailer } from '../delivery/email.js';
+import type { Mailer } from '../delivery/destinations/smtp-mailer.js';
 import type { Logger } from '../log.js';
 import type { Foundation } from './foundation.js';
 import type { HealthServer } from './http.js';

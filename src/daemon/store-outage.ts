@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import type { ChannelSender } from '../delivery/channels/types.js';
 import { channelNotice, type NoticeFields, noticeMessage } from '../delivery/compose/notice-text.js';
-import type { Mailer } from '../delivery/email.js';
+import type { Mailer } from '../delivery/destinations/smtp-mailer.js';
 import type { Logger } from '../log.js';
 import type { Incident } from '../notify/incidents.js';
 import { scrub } from '../secrets.js';

@@ -7,7 +7,7 @@ import { staleWrite } from '../queue/fence.js';
 import { scrub } from '../secrets.js';
 import type { Store } from '../store/db.js';
 import type { ChannelDelivery, ChannelResult, ChannelSender } from './channels/types.js';
-import type { EmailContent } from './email.js';
+import type { EmailContent } from './content.js';
 
 /**
  * One attempt of a channel row, after the outbox has rendered and moved the row to `sending`: the

@@ -1,4 +1,3 @@
-import { composeAlertEmail } from '../alerts/email.js';
 import type { AlertContent } from '../alerts/run-alerts.js';
 import type { Config } from '../config/schema.js';
 import { envelopeRecipients } from '../outbox/envelope.js';
@@ -6,6 +5,8 @@ import type { Delivery } from '../outbox/row.js';
 import { getFiring } from '../store/alerts.js';
 import type { Store } from '../store/db.js';
 import type { ChannelAlert } from './channels/types.js';
+import { composeAlertEmail } from './compose/alert-email.js';
+import { senderOf } from './compose/email.js';
 import type { OutboxOptions } from './outbox-options.js';
 
 /** The outbox's builder for `alert` rows: the stored firing, mailed to the alert's recipients. */
@@ -19,7 +20,7 @@ export function alertMessageBuilder(store: Store, config: Config): NonNullable<O
     const message = composeAlertEmail({
       alert,
       content,
-      from: config.smtp?.from ?? 'reportd',
+      from: senderOf(config),
       messageId: row.messageId,
       date,
       reports: config.reports,

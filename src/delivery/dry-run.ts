@@ -6,10 +6,11 @@ import { coversKey } from '../outbox/digest-rows.js';
 import { type Delivery, EMAIL_DESTINATION, unsavedDelivery } from '../outbox/row.js';
 import type { Store } from '../store/db.js';
 import type { ChannelSender } from './channels/types.js';
+import type { EmailContent } from './content.js';
 import { previewOnChannel } from './destinations/channel.js';
 import { latestRuns } from './due.js';
-import { composeEmail, type EmailContent } from './email.js';
 import type { DeliveryRenderer } from './outbox-options.js';
+import { composeForPreview } from './preview.js';
 
 /** What one destination would get for one (set, run). */
 export interface DryRunPayload {
@@ -59,28 +60,23 @@ export async function dryRunPayloads(options: {
       },
       clock.now(),
     );
-    const content = await renderer.render(row);
+    // The composer the outbox would use, with this clock: the same render, subject and headline.
+    const message = await composeForPreview(row, { config, store, renderer, clock });
+    const content = message.content!;
     const at = { report: report.name, querySetId: run.querySetId, runId: run.runId };
-    if (report.email) {
-      const message = await composeEmail({
-        from: config.smtp?.from ?? 'reportd <reportd@localhost>',
-        report,
-        content,
-        messageId: row.messageId,
-        templatesDir: config.templates.dir,
-        date: new Date(clock.now()),
-      });
+    if (report.email && message.email) {
+      const { message: email } = await message.email();
       out.push({
         ...at,
         destination: EMAIL_DESTINATION,
         type: 'email',
         payload: {
-          from: message.from,
-          to: message.to,
-          cc: message.cc,
-          bcc: message.bcc,
-          subject: message.subject,
-          attachments: (message.attachments ?? []).map((a) => a.filename),
+          from: email.from,
+          to: email.to,
+          cc: email.cc,
+          bcc: email.bcc,
+          subject: email.subject,
+          attachments: (email.attachments ?? []).filter((a) => !a.cid).map((a) => a.filename),
         },
       });
     }

@@ -1,3 +1,7 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import nodemailer from 'nodemailer';
+import type Mail from 'nodemailer/lib/mailer/index.js';
 import { type Clock, systemClock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import { UsageError } from '../errors/index.js';
@@ -7,8 +11,8 @@ import { type Delivery, EMAIL_DESTINATION, unsavedDelivery } from '../outbox/row
 import type { Store } from '../store/db.js';
 import { isReportable } from '../store/snapshot-state.js';
 import { findSnapshot } from '../store/snapshots.js';
-import { composeEmail, writeEml } from './email.js';
 import type { DeliveryRenderer } from './outbox-options.js';
+import { composeForPreview } from './preview.js';
 import { createReportRenderer } from './render-delivery.js';
 
 /**
@@ -59,7 +63,7 @@ export async function writeReportEml(options: {
     },
     clock.now(),
   );
-  return renderToEml(options, report, row, clock);
+  return renderToEml(options, row, clock);
 }
 
 /**
@@ -94,13 +98,15 @@ export async function writeDigestEml(options: {
     },
     now,
   );
-  return renderToEml(options, report, row, clock);
+  return renderToEml(options, row, clock);
 }
 
-/** Renders `row` with the outbox's renderer (the caller's, or one of its own) and writes its email. */
+/**
+ * Composes `row` as the outbox would (preview.ts: the same composer, renderer and clock) and writes
+ * its email. The renderer is the caller's, or one of its own closed here.
+ */
 async function renderToEml(
   options: { config: Config; store: Store; file: string; renderer?: DeliveryRenderer; logger?: Logger },
-  report: Config['reports'][number],
   row: Delivery,
   clock: Clock,
 ): Promise<string> {
@@ -110,17 +116,19 @@ async function renderToEml(
     : createReportRenderer({ config, store, clock, logger: options.logger, idleMs: 0 });
   const renderer = options.renderer ?? owned!;
   try {
-    const content = await renderer.render(row);
-    const message = await composeEmail({
-      from: config.smtp?.from ?? 'reportd <reportd@localhost>',
-      report,
-      content,
-      messageId: row.messageId,
-      templatesDir: config.templates.dir,
-      date: new Date(row.createdAt),
-    });
-    return await writeEml(message, options.file);
+    const message = await composeForPreview(row, { config, store, renderer, clock });
+    if (!message.email) throw new UsageError(`report "${row.report}" has no email section`);
+    return await writeEml((await message.email()).message, options.file);
   } finally {
     await owned?.close();
   }
+}
+
+/** Writes the message as an RFC 822 `.eml` file (what the demo shows instead of sending). */
+export async function writeEml(message: Mail.Options, file: string): Promise<string> {
+  const transporter = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  const info = await transporter.sendMail(message);
+  await mkdir(dirname(file), { recursive: true });
+  await writeFile(file, info.message as Buffer);
+  return file;
 }

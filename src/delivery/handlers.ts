@@ -23,7 +23,12 @@ export function composerKind(row: Pick<Delivery, 'kind' | 'covers'>): ComposerKi
   return row.covers ? 'digest' : 'report';
 }
 
-export function composersFor(options: OutboxOptions): Record<ComposerKind, Composer> {
+export function composersFor(
+  options: Pick<
+    OutboxOptions,
+    'renderer' | 'reports' | 'from' | 'templatesDir' | 'messageFor' | 'channelAlertFor'
+  >,
+): Record<ComposerKind, Composer> {
   const report = {
     renderer: options.renderer,
     reports: options.reports,

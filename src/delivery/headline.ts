@@ -4,7 +4,7 @@ import type { ReportModel } from '../report/model/index.js';
 import type { Available } from '../report/model/payloads.js';
 import { familyLine } from '../report/noise-view.js';
 import type { StoredSnapshot } from '../store/snapshots.js';
-import type { DigestEmailSet, EmailContent, HeadlineKpi, ReportFile } from './email.js';
+import type { DigestEmailSet, EmailContent, HeadlineKpi, ReportFile } from './content.js';
 
 /**
  * The few numbers an executive reads in the email body before (or instead of) opening the PDF. Taken

@@ -6,7 +6,9 @@ import type { Recipient } from '../outbox/recipients.js';
 import type { Delivery } from '../outbox/row.js';
 import type { Store } from '../store/db.js';
 import type { ChannelAlert, ChannelSender } from './channels/types.js';
-import type { EmailContent, Mailer, ReportEmailConfig } from './email.js';
+import type { ReportEmailConfig } from './compose/email.js';
+import type { EmailContent } from './content.js';
+import type { Mailer } from './destinations/smtp-mailer.js';
 
 /** What the outbox (outbox.ts) is built from and what it tells about each attempt. */
 

@@ -12,7 +12,7 @@ import { pdfRendererOptions } from '../report/renderer-config.js';
 import type { Store } from '../store/db.js';
 import { isReportable } from '../store/snapshot-state.js';
 import { findSnapshot, listSnapshots } from '../store/snapshots.js';
-import { type EmailContent, formatOf, type ReportFile } from './email.js';
+import { type EmailContent, formatOf, type ReportFile } from './content.js';
 import { digestEmailContent, emailContentFor } from './headline.js';
 import type { DeliveryRenderer } from './outbox-options.js';
 

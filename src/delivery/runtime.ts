@@ -4,8 +4,9 @@ import type { Logger } from '../log.js';
 import type { Store } from '../store/db.js';
 import { channelSenders } from './channels/index.js';
 import type { ChannelSender } from './channels/types.js';
+import { senderOf } from './compose/email.js';
 import { alertMessageBuilder, channelAlertBuilder } from './deliver-alert.js';
-import type { Mailer } from './email.js';
+import type { Mailer } from './destinations/smtp-mailer.js';
 import { type DeliveryRenderer, maxHoldFor, type OutboxOptions } from './outbox-options.js';
 import { Outbox } from './outbox-worker.js';
 
@@ -46,22 +47,38 @@ export function createOutbox(config: Config, parts: RuntimeParts): Outbox {
     );
   return new Outbox({
     store,
-    renderer: parts.renderer ?? { render: refuse('render') },
+    ...composerParts(config, store, parts.renderer ?? { render: refuse('render') }),
     mailer: mailer ?? { send: refuse('no smtp configured'), close() {} },
-    from: config.smtp?.from ?? 'reportd',
-    reports: config.reports,
     alerts: config.alerts,
     channels,
     // Notices go to every destination this process can reach; email only with a real mailer.
     noticeDestinations: parts.renderer ? [...(mailer ? ['email'] : []), ...channels.keys()] : [],
-    templatesDir: config.templates.dir,
     ...(parts.clock ? { clock: parts.clock } : {}),
     logger: parts.logger,
     leaseMs: config.delivery.lease_seconds * 1000,
     maxHoldMs: maxHoldFor(config.chromium.render_timeout_seconds * 1000),
-    messageFor: alertMessageBuilder(store, config),
-    channelAlertFor: channelAlertBuilder(store, config),
     ...(parts.worker ? { worker: parts.worker } : {}),
     ...parts.tuning,
   });
+}
+
+/** What the composers are built from (handlers.ts): the outbox's, and every preview's (preview.ts). */
+export type ComposerParts = Pick<
+  OutboxOptions,
+  'renderer' | 'reports' | 'from' | 'templatesDir' | 'messageFor' | 'channelAlertFor'
+>;
+
+/**
+ * The composers' inputs from a config: one function, so a preview (`deliver --eml`, `--dry-run`, the
+ * studio, the demo) and a delivery build the same message from the same row and clock.
+ */
+export function composerParts(config: Config, store: Store, renderer: DeliveryRenderer): ComposerParts {
+  return {
+    renderer,
+    reports: config.reports,
+    from: senderOf(config),
+    templatesDir: config.templates.dir,
+    messageFor: alertMessageBuilder(store, config),
+    channelAlertFor: channelAlertBuilder(store, config),
+  };
 }

@@ -1,6 +1,6 @@
 import type { RecipientOutcome } from '../outbox/recipients.js';
 import { scrub } from '../secrets.js';
-import { refusalsOf, type SmtpRefusal } from './email.js';
+import { refusalsOf, type SmtpRefusal } from './destinations/smtp-mailer.js';
 
 /**
  * SMTP gives no idempotency and few error classes, so a failed send is sorted by what retrying can

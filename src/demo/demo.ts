@@ -2,11 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { runAlertPass } from '../alerts/run-alerts.js';
+import { type Clock, systemClock } from '../clock.js';
 import { configFromObject } from '../config/load.js';
 import type { Config } from '../config/schema.js';
-import { alertMessageBuilder } from '../delivery/deliver-alert.js';
-import { composeEmail, writeEml } from '../delivery/email.js';
+import type { DeliveryMessage } from '../delivery/compose/message.js';
+import { writeEml } from '../delivery/eml.js';
 import { digestEmailContent } from '../delivery/headline.js';
+import type { DeliveryRenderer } from '../delivery/outbox-options.js';
+import { composeForPreview, renderedAlready } from '../delivery/preview.js';
 import { ReportdError } from '../errors/index.js';
 import { writeMetricValuesCsv } from '../export/export.js';
 import { type Logger, silentLogger } from '../log.js';
@@ -16,6 +19,8 @@ import { type RenderedSnapshot, renderReportDocuments } from '../report/render.j
 import { SANDBOX_IDS } from '../sandbox/dataset.js';
 import { startSandbox } from '../sandbox/server.js';
 import { openStore, type Store } from '../store/db.js';
+import { EMAIL_DESTINATION, unsavedDelivery } from '../outbox/row.js';
+import { coversKey } from '../outbox/digest-rows.js';
 import { setsWithReportableSnapshots } from '../store/snapshot-counts.js';
 import type { StoredSnapshot } from '../store/snapshots.js';
 import { runSync } from '../sync/sync.js';
@@ -77,6 +82,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   });
   const work = mkdtempSync(join(tmpdir(), 'reportd-demo-'));
   let store: Store | undefined;
+  // One clock for every message of the demo: the alert's and the digest's Date headers come from it.
+  const clock = systemClock;
   const renderer = new PdfRenderer({ logger: options.logger });
   try {
     const config = demoConfig(sandbox.baseUrl, sandbox.apiKey, sandbox.apiSecret, work, outDir);
@@ -99,7 +106,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
         alerts: config.alerts,
         accounts: config.accounts,
         from: DEMO_FROM,
-        now: Date.now(),
+        now: clock.now(),
       });
     await alertPass();
     sandbox.publishRun(SANDBOX_IDS.sets.main, { movement: true });
@@ -114,9 +121,11 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     }
     const [queued] = await alertPass();
     if (!queued) throw new ReportdError('demo: the published run tripped no alert rule');
-    const built = await alertMessageBuilder(store, config)(queued.delivery, new Date());
-    if ('error' in built) throw new ReportdError(`demo: ${built.error}`);
-    const alertEmail = await writeEml(built.message, join(outDir, `${DEMO_ALERT.name}.eml`));
+    // The alert row as the outbox would compose it (the same composer, the demo's clock).
+    const alertEmail = await writeEml(
+      await emailOf(await composeForPreview(queued.delivery, { config, store, renderer: noRender, clock })),
+      join(outDir, `${DEMO_ALERT.name}.eml`),
+    );
     const rendered: (RenderedSnapshot & { snapshot: StoredSnapshot })[] = [];
     for (const querySetId of await setsWithReportableSnapshots(store)) {
       rendered.push(
@@ -131,7 +140,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     }
     if (rendered.length === 0) throw new ReportdError('demo: the sandbox published no run to report on');
     const { email, digest } = await writeDemoEmail(
-      store,
+      { store, config, clock },
       rendered.map((set) => set.snapshot),
       outDir,
       renderer,
@@ -182,35 +191,62 @@ function demoConfig(
  * several sets sends.
  */
 async function writeDemoEmail(
-  store: Store,
+  at: { store: Store; config: Config; clock: Clock },
   snapshots: readonly StoredSnapshot[],
   outDir: string,
   renderer: PdfRenderer,
   locale?: string,
 ): Promise<{ email: string; digest: string[] }> {
-  const digest = await renderDigest(store, {
+  const runs = snapshots.map((snapshot) => ({
+    account: snapshot.account,
+    querySetId: snapshot.querySet.id,
+    runId: snapshot.run.id,
+  }));
+  const digest = await renderDigest(at.store, {
     report: DEMO_REPORT.name,
-    runs: snapshots.map((snapshot) => ({
-      account: snapshot.account,
-      querySetId: snapshot.querySet.id,
-      runId: snapshot.run.id,
-    })),
+    runs,
     formats: ['pdf'],
     outDir,
     renderer,
     locale,
   });
-  const message = await composeEmail({
-    from: DEMO_FROM,
-    report: { ...DEMO_REPORT, locale },
-    messageId: `<demo-digest-${snapshots.map((snapshot) => snapshot.run.id).join('-')}@reportd.local>`,
-    // The weekly executive email carries the digest PDF; analysts get the workbooks from the folder.
-    // The headline comes from the models the digest was drawn from: the payloads are not read again.
-    content: digestEmailContent(
-      digest.sets,
-      digest.paths.map((path) => ({ path, format: 'pdf' as const })),
-      digest.period,
-    ),
+  // The weekly executive email carries the digest PDF; analysts get the workbooks from the folder.
+  // The headline comes from the models the digest was drawn from: the payloads are not read again.
+  const content = digestEmailContent(
+    digest.sets,
+    digest.paths.map((path) => ({ path, format: 'pdf' as const })),
+    digest.period,
+  );
+  const row = unsavedDelivery(
+    {
+      report: DEMO_REPORT.name,
+      destination: EMAIL_DESTINATION,
+      querySetId: 0,
+      runId: 0,
+      account: null,
+      messageId: `<demo-digest-${snapshots.map((snapshot) => snapshot.run.id).join('-')}@reportd.local>`,
+      covers: coversKey(runs),
+    },
+    at.clock.now(),
+  );
+  const message = await composeForPreview(row, {
+    ...at,
+    renderer: renderedAlready(content),
+    reports: [{ ...DEMO_REPORT, locale }],
   });
-  return { email: await writeEml(message, join(outDir, `${DEMO_REPORT.name}.eml`)), digest: digest.paths };
+  return {
+    email: await writeEml(await emailOf(message), join(outDir, `${DEMO_REPORT.name}.eml`)),
+    digest: digest.paths,
+  };
 }
+
+/** The email of a composed message (every demo message has one). */
+async function emailOf(message: DeliveryMessage) {
+  if (!message.email) throw new ReportdError(`demo: the ${message.event} message has no email`);
+  return (await message.email()).message;
+}
+
+/** The demo's alert attaches nothing, so its composer never renders. */
+const noRender: DeliveryRenderer = {
+  render: () => Promise.reject(new ReportdError('demo: the alert was not to render a report')),
+};

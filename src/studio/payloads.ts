@@ -1,8 +1,8 @@
 import type { Config } from '../config/index.js';
 import type { ChannelConfig } from '../config/schema.js';
 import { type ChannelSender, createChannelSender } from '../delivery/channels/index.js';
+import type { EmailContent } from '../delivery/content.js';
 import { channelPreview } from '../delivery/dry-run.js';
-import type { EmailContent } from '../delivery/email.js';
 import { scrub } from '../secrets.js';
 
 /**

@@ -1,14 +1,16 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { systemClock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import { REPORT_LOCALES } from '../config/locale-tags.js';
 import { REPORT_SECTIONS, type ReportSection } from '../config/report-sections.js';
 import { type ChannelSender, channelSenders } from '../delivery/channels/index.js';
-import { composeEmail, type EmailContent } from '../delivery/email.js';
+import type { EmailContent } from '../delivery/content.js';
 import { digestEmailContent, emailContentFor } from '../delivery/headline.js';
+import { composeForPreview, renderedAlready } from '../delivery/preview.js';
 import { coversKey } from '../outbox/digest-rows.js';
-import type { Delivery } from '../outbox/row.js';
+import { type Delivery, EMAIL_DESTINATION, unsavedDelivery } from '../outbox/row.js';
 import { renderDigest } from '../report/digest/render.js';
 import type { PageSetup } from '../report/page.js';
 import type { PdfRenderer } from '../report/pdf.js';
@@ -22,7 +24,8 @@ import { type ChannelPayload, channelPayloads } from './payloads.js';
 
 /**
  * What the studio previews, rendered by the same functions a delivery uses (renderSnapshotDocuments,
- * renderDigest, composeEmail), so what the author sees is what is sent. Reads the store only.
+ * renderDigest) and composed by the outbox's composer (delivery/preview.ts), so what the author sees
+ * is what is sent. Reads the store only.
  */
 
 export interface Selection {
@@ -197,18 +200,29 @@ export class StudioSession {
     const folder = mkdtempSync(join(this.outDir, 'r-'));
     try {
       const rendered = await this.render(selection, 'html', folder);
-      const message = await composeEmail({
-        from: this.config.smtp?.from ?? 'reportd <reportd@localhost>',
-        report: {
-          name: rendered.row.report,
-          email: report?.email ?? { to: ['preview@localhost'] },
-          locale,
-          theme,
-          templates: { dir: templatesDir },
+      // The composer a delivery of this row uses, with the studio's overrides as the report's config.
+      const composed = await composeForPreview(
+        unsavedDelivery(
+          { ...rendered.row, destination: EMAIL_DESTINATION, messageId: '<studio-preview@reportd>' },
+          systemClock.now(),
+        ),
+        {
+          config: this.config,
+          store: this.store,
+          renderer: renderedAlready(rendered.content),
+          clock: systemClock,
+          reports: [
+            {
+              name: rendered.row.report,
+              email: report?.email ?? { to: ['preview@localhost'] },
+              locale,
+              theme,
+              templates: { dir: templatesDir },
+            },
+          ],
         },
-        content: rendered.content,
-        messageId: '<studio-preview@reportd>',
-      });
+      );
+      const { message } = await composed.email!();
       return {
         html: readFileSync(rendered.path, 'utf8'),
         email: {

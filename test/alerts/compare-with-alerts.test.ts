@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { composeAlertEmail } from '../../src/alerts/email.js';
 import { evaluateRules } from '../../src/alerts/evaluate.js';
 import type { AlertContent } from '../../src/alerts/run-alerts.js';
 import type { RunFacts } from '../../src/alerts/run-facts.js';
@@ -7,6 +6,7 @@ import { alert as alertSection } from '../../src/config/alert-section.js';
 import { createSlackSender } from '../../src/delivery/channels/slack.js';
 import { createTeamsSender } from '../../src/delivery/channels/teams.js';
 import { createWebhookSender } from '../../src/delivery/channels/webhook.js';
+import { composeAlertEmail } from '../../src/delivery/compose/alert-email.js';
 import { toChannelAlert } from '../../src/delivery/deliver-alert.js';
 import { type ChannelPeers, startChannelPeers } from '../delivery/channel-peers.js';
 import { factRow } from './fact-rows.js';

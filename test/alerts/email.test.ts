@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { composeAlertEmail } from '../../src/alerts/email.js';
 import type { AlertContent } from '../../src/alerts/run-alerts.js';
 import { alert } from '../../src/config/alert-section.js';
+import { composeAlertEmail } from '../../src/delivery/compose/alert-email.js';
 
 /**
  * The alert email treats API strings as untrusted: escaped in the HTML, stripped of line breaks in

@@ -2,7 +2,9 @@ import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/clock.js';
-import { type EmailContent, mailerFromTransport, type ReportEmailConfig } from '../../src/delivery/email.js';
+import type { ReportEmailConfig } from '../../src/delivery/compose/email.js';
+import type { EmailContent } from '../../src/delivery/content.js';
+import { mailerFromTransport } from '../../src/delivery/destinations/smtp-mailer.js';
 import {
   DEFAULT_LEASE_MS,
   type DeliveryRenderer,

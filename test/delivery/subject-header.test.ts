@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
 import { afterAll, describe, expect, it } from 'vitest';
-import { composeEmail, writeEml } from '../../src/delivery/email.js';
+import { composeEmail } from '../../src/delivery/compose/email.js';
+import { writeEml } from '../../src/delivery/eml.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'reportd-subject-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

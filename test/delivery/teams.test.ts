@@ -3,7 +3,7 @@ import type { ChannelAlert, ChannelDelivery } from '../../src/delivery/channels/
 import { createTeamsSender } from '../../src/delivery/channels/teams.js';
 import { teamsConnector } from '../../src/delivery/channels/teams-answer.js';
 import { TEAMS_CARD_BUDGET_BYTES } from '../../src/delivery/channels/teams-card-size.js';
-import type { EmailContent } from '../../src/delivery/email.js';
+import type { EmailContent } from '../../src/delivery/content.js';
 import { startTeamsPeer, TEAMS_LIMIT_BYTES, type TeamsPeer } from './teams-peer.js';
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { composeEmail } from '../../src/delivery/email.js';
+import { composeEmail } from '../../src/delivery/compose/email.js';
 import { digestEmailContent, emailContentFor } from '../../src/delivery/headline.js';
 import { CATALOGS, REPORT_LOCALES, reportLocale } from '../../src/locale/locale.js';
 import { renderDigestHtml } from '../../src/report/digest/html.js';

@@ -1,7 +1,7 @@
 import nodemailer from 'nodemailer';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
-import { mailerFromTransport } from '../../src/delivery/email.js';
+import { mailerFromTransport } from '../../src/delivery/destinations/smtp-mailer.js';
 import { Outbox } from '../../src/delivery/outbox-worker.js';
 import { silentLogger } from '../../src/log.js';
 import { listNotices } from '../../src/outbox/notices.js';

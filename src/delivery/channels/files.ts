@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { attachmentName, type EmailContent, type ReportFile } from '../email.js';
+import { attachmentName, type EmailContent, type ReportFile } from '../content.js';
 
 /** A delivered file as channels describe it: the email's attachment name, size and SHA-256. */
 export interface ChannelFile {

@@ -1,5 +1,5 @@
 import type { KnownBlock } from '@slack/web-api';
-import type { EmailContent } from '../email.js';
+import type { EmailContent } from '../content.js';
 import { alertContext, alertTitle, firingLines } from './alert-text.js';
 import { clip, headlineSets, kpiLine, title } from './files.js';
 import type { ChannelAlert, ChannelDelivery, ChannelNotice } from './types.js';

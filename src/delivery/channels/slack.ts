@@ -1,5 +1,5 @@
 import type { KnownBlock, WebClient } from '@slack/web-api';
-import type { EmailContent } from '../email.js';
+import type { EmailContent } from '../content.js';
 import { alertTitle } from './alert-text.js';
 import { type ChannelFile, channelFiles, title } from './files.js';
 import { mrkdwnEscape, slackAlertBlocks, slackBlocks, slackNoticeBlocks } from './slack-blocks.js';

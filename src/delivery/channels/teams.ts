@@ -1,4 +1,4 @@
-import type { EmailContent } from '../email.js';
+import type { EmailContent } from '../content.js';
 import { alertContext, alertTitle, firingLines } from './alert-text.js';
 import { clip, headlineSets, kpiLine, title } from './files.js';
 import { postJson } from './http-answer.js';

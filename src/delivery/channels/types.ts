@@ -1,4 +1,4 @@
-import type { EmailContent } from '../email.js';
+import type { EmailContent } from '../content.js';
 
 /**
  * The small interface every channel sender implements, so the outbox, failure notices and alerts

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { webhookKey } from '../../config/channels.js';
-import type { EmailContent } from '../email.js';
+import type { EmailContent } from '../content.js';
 import { type ChannelFile, channelFiles } from './files.js';
 import { postJson } from './http-answer.js';
 import type { ChannelAlert, ChannelDelivery, ChannelNotice, ChannelSender } from './types.js';

@@ -3,7 +3,7 @@ import type { Clock } from '../../clock.js';
 import type { Delivery } from '../../outbox/row.js';
 import type { Store } from '../../store/db.js';
 import type { ChannelAlert, ChannelNotice } from '../channels/types.js';
-import type { EmailContent } from '../email.js';
+import type { EmailContent } from '../content.js';
 
 /**
  * One message, built once per attempt by the composer of the row's kind and handed to the destination

@@ -4,6 +4,7 @@ import { type Notice, noticeOf, noticeRecipients } from '../../outbox/notices.js
 import type { Delivery } from '../../outbox/row.js';
 import type { Store } from '../../store/db.js';
 import type { ChannelNotice } from '../channels/index.js';
+import { cardRow, emailClose, emailOpen, escapeHtml } from './email-layout.js';
 
 /**
  * What a failure notice says. The incidents queue notices as rows of the delivery queue (kind
@@ -51,13 +52,33 @@ export function noticeText(notice: NoticeFields, incident: Incident) {
 
 export function noticeMessage(notice: NoticeFields, incident: Incident, from: string) {
   const { title, text } = noticeText(notice, incident);
+  const subject = headerSafe(`[reportd] ${title}`);
   return {
     from,
     to: notice.recipients,
-    subject: headerSafe(`[reportd] ${title}`),
+    subject,
     messageId: notice.messageId,
     text,
+    html: noticeHtml(subject, text),
   };
+}
+
+/**
+ * The notice's text as HTML in every email's fluid card (email-layout.ts): the same lines, escaped
+ * (they quote API and SMTP replies), one paragraph per block, so the HTML and text parts say the same.
+ */
+function noticeHtml(subject: string, text: string): string {
+  const blocks = text
+    .trimEnd()
+    .split(/\n\n+/)
+    .map((block) => cardRow(block.split('\n').map(escapeHtml).join('<br>')));
+  return [
+    emailOpen({ lang: 'en', title: subject }),
+    cardRow(`<h1 style="font-size:18px;margin:0;">${escapeHtml(subject)}</h1>`, 'text', '20px 16px 4px 16px'),
+    ...blocks,
+    cardRow('&nbsp;', 'text', '0 16px 12px 16px'),
+    emailClose(),
+  ].join('\n');
 }
 
 /** The notice for a channel sender; its id (`webhook-id`) is the row's Message-ID stem, stable across retries. */

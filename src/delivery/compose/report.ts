@@ -1,8 +1,8 @@
 import { envelopeRecipients } from '../../outbox/envelope.js';
 import type { Delivery } from '../../outbox/row.js';
 import { EMAIL_DESTINATION } from '../../outbox/row.js';
-import { composeEmail, type ReportEmailConfig } from '../email.js';
 import type { DeliveryRenderer } from '../outbox-options.js';
+import { composeEmail, type ReportEmailConfig } from './email.js';
 import { type ComposeContext, type Composed, type Composer, once } from './message.js';
 
 export interface ReportComposerOptions {

@@ -1,7 +1,7 @@
 import { senderAddress } from '../../outbox/envelope.js';
 import type { DeliveryMessage } from '../compose/message.js';
-import type { Mailer, SendResult } from '../email.js';
 import { classifySmtpError, recipientOutcomes } from '../smtp-errors.js';
+import type { Mailer, SendResult } from './smtp-mailer.js';
 import type { Destination } from './types.js';
 
 /**

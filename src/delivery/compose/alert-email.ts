@@ -1,11 +1,12 @@
 import Handlebars from 'handlebars';
 import type Mail from 'nodemailer/lib/mailer/index.js';
-import type { AlertConfig } from '../config/alert-section.js';
-import { nextFireTime } from '../config/cron.js';
-import type { SubjectVariables } from '../config/subject-template.js';
-import { headerText } from '../printable.js';
-import { comparedWithText } from './compared-with-text.js';
-import type { AlertContent } from './run-alerts.js';
+import { comparedWithText } from '../../alerts/compared-with-text.js';
+import type { AlertContent } from '../../alerts/run-alerts.js';
+import type { AlertConfig } from '../../config/alert-section.js';
+import { nextFireTime } from '../../config/cron.js';
+import type { SubjectVariables } from '../../config/subject-template.js';
+import { headerText } from '../../printable.js';
+import { cardRow, emailClose, emailOpen, mutedText } from './email-layout.js';
 
 /**
  * The alert email: short, HTML-escaped, with a plain-text alternative and no attachment. The chart is
@@ -28,6 +29,8 @@ export interface AlertMailOptions {
 }
 
 const escapeHtml = (text: string) => Handlebars.escapeExpression(text);
+/** The band over the card: the alert's red, as the bar of the newest run. */
+const ALERT_BAND = '#c0392b';
 
 export function composeAlertEmail(options: AlertMailOptions): Mail.Options {
   const { alert, content } = options;
@@ -47,21 +50,25 @@ export function composeAlertEmail(options: AlertMailOptions): Mail.Options {
   );
   const next = nextReportLine(options);
   const intro = `${content.querySet} (${content.brand}), run ${content.run.label} compared with ${comparedWithText(content, 'the run before')}:`;
-  const text: string[] = [intro, ''];
-  // A document a screen reader can find its way in: language, title, a heading per firing.
+  // The text part opens as the HTML does: the subject as its heading, then the same lines.
+  const text: string[] = [subject, '', intro, ''];
+  // A document a screen reader can find its way in: language, title, a heading per firing; in the
+  // fluid card every email has (email-layout.ts).
   const html: string[] = [
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>`,
-    `<body style="font-family:Arial,sans-serif;font-size:14px;color:#222">`,
-    `<h1 style="font-size:18px;margin:0 0 8px">${escapeHtml(subject)}</h1>`,
-    `<p>${escapeHtml(intro)}</p>`,
+    emailOpen({ lang: 'en', title: subject }),
+    `<tr><td height="6" style="height:6px;line-height:6px;font-size:6px;background-color:${ALERT_BAND};">&nbsp;</td></tr>`,
+    cardRow(`<h1 style="font-size:18px;margin:0;">${escapeHtml(subject)}</h1>`, 'text', '20px 16px 4px 16px'),
+    cardRow(escapeHtml(intro)),
   ];
   for (const firing of content.firings) {
     text.push(`* ${firing.headline}`);
-    html.push(`<h2 style="font-size:15px;margin:16px 0 4px">${escapeHtml(firing.headline)}</h2>`);
+    const cell: string[] = [
+      `<h2 style="font-size:15px;margin:0 0 4px 0;">${escapeHtml(firing.headline)}</h2>`,
+    ];
     if (firing.before !== undefined && firing.after !== undefined && firing.change !== undefined) {
       const line = `Before ${firing.before}, after ${firing.after}, change ${firing.change}`;
       text.push(`  ${line}`);
-      html.push(`<p style="margin:0 0 6px">${escapeHtml(line)}</p>`);
+      cell.push(`<div>${escapeHtml(line)}</div>`);
     }
     for (const error of firing.errors ?? []) {
       const claims = error.claims.map((c) => `"${c}"`).join('; ') || '(no claim text)';
@@ -70,19 +77,20 @@ export function composeAlertEmail(options: AlertMailOptions): Mail.Options {
         `  Correct answer: ${error.correct}`,
         `  Engines repeating it: ${error.engines.join(', ') || 'not named'}`,
       );
-      html.push(
-        `<p style="margin:0 0 6px">Claim: <em>${escapeHtml(claims)}</em><br>Correct answer: ${escapeHtml(error.correct)}<br>Engines repeating it: ${escapeHtml(error.engines.join(', ') || 'not named')}</p>`,
+      cell.push(
+        `<div>Claim: <em>${escapeHtml(claims)}</em><br>Correct answer: ${escapeHtml(error.correct)}<br>Engines repeating it: ${escapeHtml(error.engines.join(', ') || 'not named')}</div>`,
       );
     }
     if (firing.series && firing.series.length > 1) {
-      html.push(barChart(firing.series, firing.metricName ?? firing.metric ?? ''));
+      cell.push(barChart(firing.series, firing.metricName ?? firing.metric ?? ''));
       text.push(
         `  Over stored runs: ${firing.series.map((p) => `${p.label} ${p.value.toFixed(1)}`).join(', ')}`,
       );
     }
+    html.push(cardRow(cell.join(''), 'text', '12px 16px 4px 16px'));
   }
   text.push('', next);
-  html.push(`<p style="color:#555;margin-top:16px">${escapeHtml(next)}</p></body></html>`);
+  html.push(cardRow(escapeHtml(next), 'muted', '12px 16px 20px 16px'), emailClose());
   return {
     from: options.from,
     to: email.to,
@@ -104,11 +112,13 @@ export function composeAlertEmail(options: AlertMailOptions): Mail.Options {
 function barChart(series: readonly { label: string; value: number }[], metric: string): string {
   const max = Math.max(...series.map((p) => Math.abs(p.value)), 1e-9);
   const rows = series.map((point, i) => {
-    const width = Math.max(1, Math.round((Math.abs(point.value) / max) * 200));
+    // A share of the bar column, not pixels: the chart narrows with the card on a phone.
+    const width = Math.max(1, Math.round((Math.abs(point.value) / max) * 100));
     const color = i === series.length - 1 ? '#c0392b' : '#7f8c9a';
-    return `<tr><th scope="row" style="padding:1px 6px 1px 0;font-size:12px;font-weight:400;text-align:left;white-space:nowrap">${escapeHtml(point.label)}</th><td style="padding:1px 0"><table role="presentation" cellpadding="0" cellspacing="0"><tr><td aria-hidden="true" width="${width}" height="10" bgcolor="${color}" style="background:${color};width:${width}px;height:10px;font-size:0;line-height:0">&nbsp;</td><td style="padding-left:6px;font-size:12px">${point.value.toFixed(1)}</td></tr></table></td></tr>`;
+    const bar = `<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" style="width:100%;"><tr><td aria-hidden="true" width="${width}%" height="10" bgcolor="${color}" style="background-color:${color};width:${width}%;height:10px;font-size:0;line-height:0;">&nbsp;</td>${width < 100 ? '<td style="font-size:0;line-height:0;">&nbsp;</td>' : ''}</tr></table>`;
+    return `<tr><th scope="row" width="35%" style="padding:1px 6px 1px 0;font-size:12px;font-weight:400;text-align:left;">${escapeHtml(point.label)}</th><td style="padding:1px 0;">${bar}</td><td width="48" align="right" style="padding:1px 0 1px 6px;font-size:12px;">${point.value.toFixed(1)}</td></tr>`;
   });
-  return `<table cellpadding="0" cellspacing="0" style="margin:4px 0 10px"><caption style="text-align:left;font-size:12px;color:#555">${escapeHtml(metric)} over stored runs</caption>${rows.join('')}</table>`;
+  return `<table width="100%" cellpadding="0" cellspacing="0" border="0" style="width:100%;margin:4px 0 10px 0;"><caption ${mutedText('text-align:left;font-size:12px;')}>${escapeHtml(metric)} over stored runs</caption>${rows.join('')}</table>`;
 }
 
 function nextReportLine(options: AlertMailOptions): string {
