@@ -65,7 +65,7 @@ export const fr: Catalog = {
   'delta.saidUp': 'en hausse de {value}',
   'delta.saidDown': 'en baisse de {value}',
   'delta.saidFlat': 'inchangé',
-  'delta.saidPoints': '{value} points',
+  'delta.saidPoints': '{value} points de pourcentage',
   'delta.better': 'mieux',
   'delta.worse': 'moins bien',
 
