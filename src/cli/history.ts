@@ -10,12 +10,14 @@ import { coveredRuns } from '../store/digest-deliveries.js';
 import { noticeLabel } from '../store/incidents.js';
 import { listJobStates } from '../store/job-state.js';
 import { listSyncRuns, type SyncRun } from '../store/sync-runs.js';
+import { type FilesFlags, showFiles } from './history-files.js';
 import { opsHistory, opsHistoryLines } from './history-ops.js';
 import { type ConfigOptions, configOption } from './options.js';
 
-interface HistoryFlags extends ConfigOptions {
+interface HistoryFlags extends ConfigOptions, FilesFlags {
   json?: boolean;
   limit: string;
+  files?: boolean;
 }
 
 const iso = (at: number | null) => (at === null ? null : new Date(at).toISOString());
@@ -42,6 +44,9 @@ export function register(program: Command): void {
     .addOption(configOption)
     .option('--json', "print JSON instead of a table; adds the scheduler's jobs (last slot, outcome, error)")
     .option('--limit <n>', 'rows of each kind, 1 to 10000', '20')
+    .option('--files', 'list the delivered files instead: hash, size, destination, reader, time')
+    .option('--reader <reader>', 'with --files: only what this reader (an address or a channel name) got')
+    .option('--date <yyyy-mm-dd>', 'with --files: only what was delivered on this day (UTC)')
     .action(showHistory);
 }
 
@@ -52,6 +57,7 @@ async function showHistory(flags: HistoryFlags): Promise<void> {
   const config = loadConfig(flags.config);
   const store = await openStore(config.store, { mustExist: true });
   try {
+    if (flags.files) return await showFiles(store, flags);
     const syncs = (await listSyncRuns(store, limit)).map(syncView);
     const rows = await listDeliveries(store, limit);
     const recipients = await recipientsOf(

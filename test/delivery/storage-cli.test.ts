@@ -138,6 +138,21 @@ describe('storage channels through reportd deliver', () => {
       expect(sha(Buffer.from(await object.Body!.transformToByteArray()))).toBe(file.sha256);
     }
 
+    // What the folder's reader got today, exactly, with hashes (the record, not the folder, answers).
+    const today = new Date().toISOString().slice(0, 10);
+    const got = await reportd('history', '--files', '--reader', 'share', '--date', today, '--json');
+    expect(got.code).toBe(0);
+    const recorded = (
+      JSON.parse(got.stdout) as { files: { object: string; sha256: string; destination: string }[] }
+    ).files;
+    expect(recorded.map((f) => [f.destination, f.object, f.sha256])).toEqual([
+      ...folder.manifest.files.map((f) => ['share', f.object, f.sha256]),
+      ['share', expect.stringMatching(/manifest\.json$/), expect.stringMatching(/^[0-9a-f]{64}$/)],
+    ]);
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    const none = await reportd('history', '--files', '--reader', 'share', '--date', yesterday);
+    expect(none.stdout).toBe('Delivered files (oldest first)\n  none\n');
+
     const second = await reportd('deliver', '--report', 'portfolio');
     expect(second.code).toBe(0);
     expect(second.stdout).not.toMatch(/sent: /);

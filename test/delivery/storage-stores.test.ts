@@ -36,7 +36,14 @@ const plan = { template: '{{report}}/{{yyyy}}/{{run}}/{{file}}', vars, head, fil
 /** Records the order of writes, so "manifest last" is observed, not assumed. */
 function watched(store: ObjectStore): ObjectStore & { puts: string[] } {
   const puts: string[] = [];
-  return { ...store, puts, put: (name, f, signal) => (puts.push(name), store.put(name, f, signal)) };
+  return {
+    ...store,
+    puts,
+    put: (name, f, signal) => {
+      puts.push(name);
+      return store.put(name, f, signal);
+    },
+  };
 }
 
 const s3Config = (over: Partial<S3ChannelConfig> = {}): S3ChannelConfig => ({

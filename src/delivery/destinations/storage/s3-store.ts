@@ -27,6 +27,9 @@ export const MAX_LINK_SECONDS = 7 * 24 * 3600;
  * its backoff, on the row, so a crash between tries loses nothing.
  */
 export function s3Store(config: S3ChannelConfig): ObjectStore {
+  // reportd supports Node 20 (package.json engines); the SDK's notice about its own future Node floor
+  // would otherwise land on every command's stderr. An operator's own setting wins.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const client = new S3Client({
     region: config.region,
     ...(config.endpoint ? { endpoint: config.endpoint } : {}),
