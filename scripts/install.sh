@@ -12,6 +12,7 @@
 #                  store, sync and outbox suites on it too; REPORTD_TEST_DATABASE_URL names a server
 #                  to use instead, REPORTD_PG_BIN other binaries). reportd itself runs on SQLite without it.
 #   faketime       libfaketime, which puts one of the tests' daemons 120 s ahead of the database's clock
+#   openssh-server sshd, which the SFTP channel's tests start on a local port with their own config
 # System packages are installed only when missing, with apt-get as root (or through sudo).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,6 +34,7 @@ command -v qpdf >/dev/null 2>&1 || missing+=(qpdf)
 if [ -z "${REPORTD_TEST_DATABASE_URL:-}" ] && [ -z "${REPORTD_PG_BIN:-}" ] && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
   missing+=(postgresql)
 fi
+[ -x /usr/sbin/sshd ] || missing+=(openssh-server)
 [ -e /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 ] || ls /usr/lib/*/faketime/libfaketime.so.1 >/dev/null 2>&1 || missing+=(faketime)
 
 if [ "${#missing[@]}" -gt 0 ] || [ "$browser" != none ]; then

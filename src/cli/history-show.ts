@@ -10,6 +10,7 @@ import { scrub, scrubOrNull } from '../secrets.js';
 import { openStore } from '../store/db.js';
 import { listJobStates } from '../store/job-state.js';
 import { listSyncRuns, type SyncRun } from '../store/sync-runs.js';
+import { showFiles } from './history-files.js';
 import type { HistoryFlags } from './history.js';
 import { opsHistory, opsHistoryLines } from './history-ops.js';
 
@@ -31,6 +32,7 @@ export async function showHistory(flags: HistoryFlags): Promise<void> {
   const config = loadConfig(flags.config);
   const store = await openStore(config.store, { mustExist: true });
   try {
+    if (flags.files) return await showFiles(store, flags);
     const syncs = (await listSyncRuns(store, limit)).map(syncView);
     const rows = await listDeliveries(store, limit);
     const recipients = await recipientsOf(

@@ -1,9 +1,11 @@
 import type { Command } from 'commander';
+import type { FilesFlags } from './history-files.js';
 import { type ConfigOptions, configOption } from './options.js';
 
-export interface HistoryFlags extends ConfigOptions {
+export interface HistoryFlags extends ConfigOptions, FilesFlags {
   json?: boolean;
   limit: string;
+  files?: boolean;
 }
 
 /** `reportd history`: recent sync passes and deliveries with their states (`--json` for scripts). */
@@ -21,6 +23,9 @@ export function register(program: Command): void {
     .addOption(configOption)
     .option('--json', "print JSON instead of a table; adds the scheduler's jobs (last slot, outcome, error)")
     .option('--limit <n>', 'rows of each kind, 1 to 10000', '20')
+    .option('--files', 'list the delivered files instead: hash, size, destination, reader, time')
+    .option('--reader <reader>', 'with --files: only what this reader (an address or a channel name) got')
+    .option('--date <yyyy-mm-dd>', 'with --files: only what was delivered on this day (UTC)')
     // Loaded when run, not declared: `reportd --help` declares every command and must not load them.
     .action(async (flags: HistoryFlags) => (await import('./history-show.js')).showHistory(flags));
 }

@@ -1,5 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} is the config file's own interpolation syntax.
 import { z } from 'zod';
+import { folderChannel, s3Channel, sftpChannel } from './storage-channels.js';
 
 /**
  * `channels[]`: named destinations other than email (Slack, Microsoft Teams, signed webhooks) that
@@ -122,16 +123,22 @@ export const webhookChannel = z
   .describe('POSTs a JSON event signed as the Standard Webhooks specification says.');
 
 export const channel = z
-  .discriminatedUnion('type', [slackChannel, teamsChannel, webhookChannel], {
-    error: 'expected a channel with type slack, teams or webhook',
-  })
+  .discriminatedUnion(
+    'type',
+    [slackChannel, teamsChannel, webhookChannel, s3Channel, sftpChannel, folderChannel],
+    {
+      error: 'expected a channel with type slack, teams, webhook, s3, sftp or folder',
+    },
+  )
   .describe('A named destination other than email.');
 
 export type ChannelInput = z.output<typeof channel>;
 export type ChannelType = ChannelInput['type'];
+/** The channels that post messages (storage channels keep files: storage-channels.ts). */
+export type MessageChannelType = 'slack' | 'teams' | 'webhook';
 
-/** The secret field of each channel type and its `*_file` sibling. */
-export const CHANNEL_SECRETS: Record<ChannelType, { key: string; file: string }> = {
+/** The secret field of each message channel type and its `*_file` sibling (storage channels hold none). */
+export const CHANNEL_SECRETS: Record<MessageChannelType, { key: string; file: string }> = {
   slack: { key: 'token', file: 'token_file' },
   teams: { key: 'webhook_url', file: 'webhook_url_file' },
   webhook: { key: 'secret', file: 'secret_file' },

@@ -79,7 +79,9 @@ function destinationOf(channel: Config['channels'][number]): { field: string; ur
   if (channel.type === 'slack') return { field: 'api_url', url: channel.api_url };
   if (channel.type === 'teams')
     return channel.webhook_url ? { field: 'webhook_url', url: channel.webhook_url } : undefined;
-  return { field: 'url', url: channel.url };
+  if (channel.type === 'webhook') return { field: 'url', url: channel.url };
+  // Storage channels (S3, SFTP, folder) live on the operator's own network by design.
+  return undefined;
 }
 
 /**
@@ -90,7 +92,7 @@ function destinationOf(channel: Config['channels'][number]): { field: string; ur
 export async function destinationIssues(config: Config): Promise<ConfigIssue[]> {
   const issues: ConfigIssue[] = [];
   for (const [index, channel] of config.channels.entries()) {
-    if (channel.allow_private_network) continue;
+    if ('allow_private_network' in channel && channel.allow_private_network) continue;
     const destination = destinationOf(channel);
     if (!destination) continue;
     const host = new URL(destination.url).hostname.replace(/^\[|\]$/g, '');

@@ -17,7 +17,7 @@ export function maskedConfig(config: Config): Config {
   for (const channel of copy.channels) {
     if (channel.type === 'slack') channel.token = MASK;
     else if (channel.type === 'teams') channel.webhook_url = MASK;
-    else {
+    else if (channel.type === 'webhook') {
       channel.secret = MASK;
       channel.url = maskQuery(channel.url);
     }

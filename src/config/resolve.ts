@@ -105,6 +105,15 @@ function resolveChannel(
         secret: entry.secret ?? fileSecret ?? '',
         ...(entry.secret_file === undefined ? {} : { secret_file: at(entry.secret_file) }),
       };
+    case 'sftp':
+      return {
+        ...entry,
+        ...(entry.private_key_file === undefined ? {} : { private_key_file: at(entry.private_key_file) }),
+      };
+    case 'folder':
+      return { ...entry, path: at(entry.path) };
+    case 's3':
+      return entry;
   }
 }
 

@@ -1,6 +1,6 @@
 import type { ConfigIssue } from '../errors/index.js';
 import { alertIssues } from './alert-rules.js';
-import { CHANNEL_SECRETS, type ChannelType, webhookKey } from './channels.js';
+import { CHANNEL_SECRETS, type MessageChannelType, webhookKey } from './channels.js';
 import { smtpFieldIssues } from './smtp-rules.js';
 
 /**
@@ -182,7 +182,7 @@ function channelReferenceIssues(listed: unknown, path: string, channelNames: str
 /** Exactly one of a channel's secret and its `*_file`; a webhook secret in the `whsec_` form. */
 function channelSecretIssues(entry: unknown, path: string): ConfigIssue[] {
   if (!isRecord(entry) || typeof entry.type !== 'string' || !(entry.type in CHANNEL_SECRETS)) return [];
-  const { key, file } = CHANNEL_SECRETS[entry.type as ChannelType];
+  const { key, file } = CHANNEL_SECRETS[entry.type as MessageChannelType];
   if (entry[key] !== undefined && entry[file] !== undefined) {
     return [{ path: `${path}.${file}`, message: `set ${key} or ${file}, not both` }];
   }

@@ -158,7 +158,9 @@ export const configSchema = z
     channels: z
       .array(channel)
       .default([])
-      .describe('Named Slack, Teams and webhook destinations that reports reference by name. Default none.'),
+      .describe(
+        'Named Slack, Teams, webhook, S3, SFTP and folder destinations that reports reference by name. Default none.',
+      ),
     reports: z
       .array(report)
       .default([])
@@ -206,6 +208,13 @@ export const configSchema = z
           .default(90)
           .describe(
             "How long a worker's claim on an outbox row holds without a renewal (seconds, 2 to 3600). A live worker renews it every third of this, however long the render or send takes; a worker that dies or is frozen (SIGSTOP, a paused VM) loses the row about this long after its last renewal, and another worker takes it over, resending with the same id. Shorter takes over sooner; too short lets a store that is slow to answer cost a live worker its claim (its writes are then ignored and the row is sent again). Default 90.",
+          ),
+        keep_records: z
+          .string()
+          .regex(/^[1-9]\d{0,4}d$/, { message: 'a number of days, e.g. 400d' })
+          .default('400d')
+          .describe(
+            'How long the record of each delivered file (hash, size, destination, reader, time; `reportd history --files`) is kept, in days (`400d`). Older records are pruned as new ones are written. Default 400d.',
           ),
       })
       .prefault({})
@@ -260,7 +269,8 @@ export type Config = Omit<Parsed, 'accounts' | 'smtp' | 'channels' | 'store'> & 
 export type ChannelConfig =
   | (Extract<Parsed['channels'][number], { type: 'slack' }> & { token: string })
   | (Extract<Parsed['channels'][number], { type: 'teams' }> & { webhook_url: string })
-  | (Extract<Parsed['channels'][number], { type: 'webhook' }> & { secret: string });
+  | (Extract<Parsed['channels'][number], { type: 'webhook' }> & { secret: string })
+  | Extract<Parsed['channels'][number], { type: 's3' | 'sftp' | 'folder' }>;
 
 /** The YAML as the user writes it (defaults optional), e.g. for `configFromObject`. */
 export type ConfigInput = z.input<typeof configSchema>;

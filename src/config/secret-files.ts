@@ -2,7 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { ConfigIssue } from '../errors/index.js';
 import { registerSecret } from '../secrets.js';
-import { CHANNEL_SECRETS, type ChannelType, webhookKey } from './channels.js';
+import { CHANNEL_SECRETS, type MessageChannelType, webhookKey } from './channels.js';
 import { isRecord, WHSEC_PROBLEM } from './rules.js';
 
 /** A secret is a line of text; anything bigger is the wrong file. */
@@ -206,7 +206,7 @@ export function fileProblem(error: unknown): string {
 function channelSecretKeys(entry: unknown): { key: string; file: string } | undefined {
   if (!isRecord(entry) || typeof entry.type !== 'string' || !(entry.type in CHANNEL_SECRETS))
     return undefined;
-  return CHANNEL_SECRETS[entry.type as ChannelType];
+  return CHANNEL_SECRETS[entry.type as MessageChannelType];
 }
 
 /** A webhook secret's base64 part is the key itself: scrubbed on its own too. */

@@ -7,6 +7,7 @@ import { noticeComposer } from './compose/notice.js';
 import { reportComposer } from './compose/report.js';
 import { channelDestination } from './destinations/channel.js';
 import { emailDestination } from './destinations/email.js';
+import { storageDestination } from './destinations/storage.js';
 import type { Destination } from './destinations/types.js';
 import type { OutboxOptions } from './outbox-options.js';
 
@@ -43,12 +44,17 @@ export function composersFor(
   };
 }
 
-/** `email` (the mailer) and one destination per configured channel. */
+/** `email` (the mailer), one destination per configured message channel and one per storage channel. */
 export function destinationsFor(options: OutboxOptions, clock: Clock): Map<string, Destination> {
   const destinations = new Map<string, Destination>([
     [EMAIL_DESTINATION, emailDestination(options.mailer, options.from)],
   ]);
   for (const [name, sender] of options.channels ?? [])
     destinations.set(name, channelDestination(sender, options.store, clock));
+  for (const [name, channel] of options.storage ?? [])
+    destinations.set(
+      name,
+      storageDestination(channel, options.onFilesWritten ? { onWritten: options.onFilesWritten } : {}),
+    );
   return destinations;
 }

@@ -1,5 +1,6 @@
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import type { Clock } from '../clock.js';
+import type { StorageChannelConfig } from '../config/storage-channels.js';
 import type { Logger } from '../log.js';
 import type { Destined } from '../outbox/claim-scope.js';
 import type { Recipient } from '../outbox/recipients.js';
@@ -9,6 +10,7 @@ import type { ChannelAlert, ChannelSender } from './channels/types.js';
 import type { ReportEmailConfig } from './compose/email.js';
 import type { EmailContent } from './content.js';
 import type { Mailer } from './destinations/smtp-mailer.js';
+import type { OnWritten } from './destinations/storage.js';
 
 /** What the outbox (outbox.ts) is built from and what it tells about each attempt. */
 
@@ -23,6 +25,10 @@ export interface OutboxOptions {
   mailer: Mailer;
   /** The configured channels' senders by name (`channels[]`); rows bound elsewhere are not claimed. */
   channels?: ReadonlyMap<string, ChannelSender>;
+  /** The configured storage channels (S3, SFTP, folder) by name: destinations/storage.ts writes their files. */
+  storage?: ReadonlyMap<string, StorageChannelConfig>;
+  /** Told about the files each storage delivery holds once written (the record of what was sent). */
+  onFilesWritten?: OnWritten;
   from: string;
   reports: readonly ReportEmailConfig[];
   /** The config's alerts: with the reports and channels they make the claim scope (claim-scope.ts). */

@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/index.js';
+import { isStorageChannel, type StorageChannelConfig } from '../config/storage-channels.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/db.js';
 import { channelSenders } from './channels/index.js';
@@ -7,6 +8,7 @@ import type { ChannelSender } from './channels/types.js';
 import { senderOf } from './compose/email.js';
 import { alertMessageBuilder, channelAlertBuilder } from './deliver-alert.js';
 import type { Mailer } from './destinations/smtp-mailer.js';
+import { fileRecorder } from './file-records.js';
 import { type DeliveryRenderer, maxHoldFor, type OutboxOptions } from './outbox-options.js';
 import { Outbox } from './outbox-worker.js';
 
@@ -51,6 +53,10 @@ export function createOutbox(config: Config, parts: RuntimeParts): Outbox {
     mailer: mailer ?? { send: refuse('no smtp configured'), close() {} },
     alerts: config.alerts,
     channels,
+    onFilesWritten: fileRecorder(store, config.delivery.keep_records, parts.clock),
+    storage: new Map(
+      config.channels.filter(isStorageChannel).map((c): [string, StorageChannelConfig] => [c.name, c]),
+    ),
     // Notices go to every destination this process can reach; email only with a real mailer.
     noticeDestinations: parts.renderer ? [...(mailer ? ['email'] : []), ...channels.keys()] : [],
     ...(parts.clock ? { clock: parts.clock } : {}),

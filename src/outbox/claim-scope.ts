@@ -61,6 +61,8 @@ export function claimScope(options: {
   alerts?: readonly Destined[];
   /** The channels this process can post to, by name. */
   channels?: { has(name: string): boolean };
+  /** The storage channels this process writes to, by name. */
+  storage?: { has(name: string): boolean };
   /** The destinations whose failure notices it sends (see OutboxOptions.noticeDestinations). */
   noticeDestinations?: readonly string[];
 }): ClaimScope {
@@ -68,7 +70,8 @@ export function claimScope(options: {
   const add = (kind: ClaimTarget['kind'], entry: Destined) => {
     if (entry.email) targets.push({ kind, name: entry.name, destination: EMAIL_DESTINATION });
     for (const channel of entry.channels ?? []) {
-      if (options.channels?.has(channel)) targets.push({ kind, name: entry.name, destination: channel });
+      if (options.channels?.has(channel) || options.storage?.has(channel))
+        targets.push({ kind, name: entry.name, destination: channel });
     }
   };
   for (const report of options.reports) add('report', report);

@@ -1,6 +1,9 @@
 import type { Config } from '../config/index.js';
-import type { ChannelConfig } from '../config/schema.js';
-import { type ChannelSender, createChannelSender } from '../delivery/channels/index.js';
+import {
+  type ChannelSender,
+  createChannelSender,
+  type MessageChannelConfig,
+} from '../delivery/channels/index.js';
 import type { EmailContent } from '../delivery/content.js';
 import { channelPreview } from '../delivery/dry-run.js';
 import { scrub } from '../secrets.js';
@@ -24,7 +27,7 @@ const CHANNEL_TYPES = ['slack', 'teams', 'webhook'] as const;
  * Senders for the types a report has no channel of, so every payload can be seen. Their destinations
  * are placeholders and preview() never reaches the network.
  */
-const EXAMPLE_CHANNELS: Record<ChannelSender['type'], ChannelConfig> = {
+const EXAMPLE_CHANNELS: Record<ChannelSender['type'], MessageChannelConfig> = {
   slack: {
     type: 'slack',
     name: 'example',
@@ -40,7 +43,7 @@ const EXAMPLE_CHANNELS: Record<ChannelSender['type'], ChannelConfig> = {
     secret: 'whsec_c3R1ZGlvLWV4YW1wbGUtc2VjcmV0LTAwMDA=',
     include_files: false,
   },
-} as Record<ChannelSender['type'], ChannelConfig>;
+} as Record<ChannelSender['type'], MessageChannelConfig>;
 
 /** The report's channels' payloads, then an example of each type it has none of. */
 export async function channelPayloads(

@@ -1,4 +1,5 @@
 import type { ChannelConfig } from '../../config/schema.js';
+import { isStorageChannel, type StorageChannelConfig } from '../../config/storage-channels.js';
 import { createSlackSender } from './slack.js';
 import { createTeamsSender } from './teams.js';
 import type { ChannelSender } from './types.js';
@@ -12,8 +13,11 @@ export type {
   ChannelSender,
 } from './types.js';
 
-/** The sender of a configured channel. */
-export function createChannelSender(channel: ChannelConfig): ChannelSender {
+/** A channel that posts messages (storage channels have destinations of their own: destinations/storage/). */
+export type MessageChannelConfig = Exclude<ChannelConfig, StorageChannelConfig>;
+
+/** The sender of a configured message channel. */
+export function createChannelSender(channel: MessageChannelConfig): ChannelSender {
   switch (channel.type) {
     case 'slack':
       return createSlackSender(channel);
@@ -24,7 +28,10 @@ export function createChannelSender(channel: ChannelConfig): ChannelSender {
   }
 }
 
-/** One sender per configured channel, by name (created once per process). */
+/** One sender per configured message channel, by name (created once per process). */
 export function channelSenders(channels: readonly ChannelConfig[]): Map<string, ChannelSender> {
-  return new Map(channels.map((c) => [c.name, createChannelSender(c)]));
+  const senders = new Map<string, ChannelSender>();
+  for (const channel of channels)
+    if (!isStorageChannel(channel)) senders.set(channel.name, createChannelSender(channel));
+  return senders;
 }

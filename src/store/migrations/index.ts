@@ -18,6 +18,7 @@ import m021 from './021-notices-on-the-queue.js';
 import m028 from './028-report-fingerprints.js';
 import m031 from './031-instance-clock-skew.js';
 import m037 from './037-metric-values-by-metric.js';
+import m044 from './044-delivered-files.js';
 import type { Migration } from './migration.js';
 import { postgresDdl } from './postgres-ddl.js';
 
@@ -50,4 +51,5 @@ export const migrations: readonly Migration[] = [
   m028,
   m031,
   m037,
+  m044,
 ];

@@ -1,0 +1,34 @@
+import { type Clock, systemClock } from '../clock.js';
+import type { Store } from '../store/db.js';
+import { pruneDeliveredFiles, recordDeliveredFiles } from '../store/delivered-files.js';
+import type { OnWritten } from './destinations/storage.js';
+
+const DAY_MS = 24 * 3600_000;
+
+/**
+ * Records each storage delivery's files (the manifest included) for `history --files`, and prunes
+ * records older than `keep` (`delivery.keep_records`, "400d") as it goes, so the table stays bounded
+ * without a job of its own.
+ */
+export function fileRecorder(store: Store, keep: string, clock: Clock = systemClock): OnWritten {
+  const keepMs = Number.parseInt(keep, 10) * DAY_MS;
+  return async (row, channel, where, files) => {
+    const now = clock.now();
+    await recordDeliveredFiles(
+      store,
+      files.map((f) => ({
+        deliveryId: row.id,
+        report: row.report,
+        reader: row.destination,
+        destination: channel.name,
+        location: where,
+        file: f.file,
+        object: f.object,
+        size: f.size,
+        sha256: f.sha256,
+        deliveredAt: now,
+      })),
+    );
+    await pruneDeliveredFiles(store, now - keepMs);
+  };
+}
