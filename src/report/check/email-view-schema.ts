@@ -70,6 +70,17 @@ export const emailViewSchema = z.strictObject({
     .optional()
     .describe("Set in a digest: every set's headline and the period."),
   setCount: z.number().describe('How many sets the message covers.'),
+  compact: z
+    .boolean()
+    .describe('A digest of more than 12 sets: one short block per set (the stories are in the PDF).'),
+  layout: z
+    .strictObject({
+      open: z.string().describe("The email's frame up to the card's first row (use {{{layout.open}}})."),
+      close: z.string().describe('What `open` opened (use {{{layout.close}}}).'),
+      width: z.number().describe("The card's widest width (CSS px)."),
+      colours: z.record(z.string(), z.string()).describe('The light palette by role (page, card, text…).'),
+    })
+    .describe('The hybrid frame every reportd email is laid out in (fluid card, Outlook width, dark mode).'),
   attached: z.array(z.string()).describe('File names attached.'),
   attachedList: z.string().describe('The file names joined the locale\'s way ("a, b and c").'),
   notes: z.array(z.string()).describe('Files left out for size, one line each.'),
@@ -77,6 +88,11 @@ export const emailViewSchema = z.strictObject({
   theme: z
     .strictObject({
       logoSrc: z.string().optional().describe('cid: URL of the logo part, when the theme has a logo.'),
+      logoWidth: z
+        .number()
+        .optional()
+        .describe("The logo's width in the email (CSS px; the PNG is twice it)."),
+      logoHeight: z.number().optional().describe("The logo's height in the email (CSS px)."),
       logo: z.strictObject({ type: z.string(), dataUrl: z.string() }).optional(),
       primary: z.string(),
       accent: z.string(),
