@@ -10,6 +10,8 @@ const bothEngines = [
   'test/store/**/*.test.ts',
   'test/sync/**/*.test.ts',
   'test/delivery/outbox*.test.ts',
+  // The generic lease on its own (claim, renew, release, takeover, stale writes).
+  'test/queue/leased-rows.test.ts',
   'test/daemon/shards.test.ts',
   'test/daemon/cluster-*.test.ts',
   'test/export/export-tables.test.ts',

@@ -1,10 +1,11 @@
+import type { ReportConfig } from '../config/schema.js';
 import { coveredBefore, findDigest, pairKey } from '../outbox/digest-rows.js';
 import { findDelivery } from '../outbox/reads.js';
 import type { EnqueueResult } from '../outbox/row.js';
 import type { Store } from '../store/db.js';
 import { listQuerySets } from '../store/query-sets.js';
 import { findSnapshot } from '../store/snapshots.js';
-import { withLikelyChange } from './likely-change.js';
+import { type LikelyChangeReport, withLikelyChange } from './likely-change.js';
 import type { Outbox } from './outbox-worker.js';
 
 /**
@@ -13,17 +14,14 @@ import type { Outbox } from './outbox-worker.js';
  * it only when it is newer than what they have already seen (src/daemon/new-runs.ts).
  */
 
-export interface DueReport {
-  name: string;
-  account?: string;
-  query_sets: 'all' | readonly number[];
-  /** `digest` (default): one message across the sets; `per_set`: one message per set and run. */
-  mode?: 'digest' | 'per_set';
-  /** Send only runs with a likely change in their report (likely-change.ts); with what it compares. */
-  require_likely_change?: boolean;
-  compare_with?: string;
-  false_discovery_rate?: number;
-}
+/**
+ * What the planner reads of a report's config: its sets (of its account), its `mode` (`digest`, the
+ * default: one message across the sets; `per_set`: one per set and run), and what
+ * `require_likely_change` reads (likely-change.ts).
+ */
+export type DueReport = Pick<ReportConfig, 'query_sets'> &
+  Partial<Pick<ReportConfig, 'account' | 'mode'>> &
+  LikelyChangeReport;
 
 /** How an enqueue may be asked: `force` sends again (and past `require_likely_change`); `skipped` collects why runs were left out. */
 export interface EnqueueOptions {

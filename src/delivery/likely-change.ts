@@ -1,3 +1,5 @@
+import type { ReportConfig } from '../config/schema.js';
+import { type JudgingConfig, judging } from '../report/judging.js';
 import { buildReportModel } from '../report/model/index.js';
 import type { Store } from '../store/db.js';
 import { recordSkippedRun } from '../store/schedule-events.js';
@@ -11,12 +13,10 @@ import { VERSION } from '../version.js';
  * skip with the reason, once per reason, so the silence is explained and not mistaken for a fault.
  */
 
-export interface LikelyChangeReport {
-  name: string;
-  require_likely_change?: boolean;
-  compare_with?: string;
-  false_discovery_rate?: number;
-}
+/** What the filter reads of a report's config: its name, the option, and how the report judges. */
+export type LikelyChangeReport = Pick<ReportConfig, 'name'> &
+  Partial<Pick<ReportConfig, 'require_likely_change'>> &
+  JudgingConfig;
 
 /** A run the delivery planner found (due.ts `LatestRun`): what this filter reads of it. */
 interface RunRef {
@@ -45,8 +45,7 @@ async function judgedRun(store: Store, report: LikelyChangeReport, run: RunRef) 
   const model = buildReportModel(snapshot, history, {
     generatedAt: new Date(),
     version: VERSION,
-    ...(report.compare_with === undefined ? {} : { compareWith: report.compare_with }),
-    ...(report.false_discovery_rate === undefined ? {} : { alpha: report.false_discovery_rate }),
+    ...judging(report),
   });
   return { label: snapshot.run.display_name, judged: model.judged };
 }

@@ -1,14 +1,15 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { ReportConfig } from '../config/schema.js';
 import { UsageError } from '../errors/index.js';
 import type { Store } from '../store/db.js';
 import { findSnapshot, listSnapshots, type StoredSnapshot } from '../store/snapshots.js';
-import { VERSION } from '../version.js';
 import { writeAtomically } from '../write-atomically.js';
 import { biggestMoves, movesOf } from './digest/movers.js';
 import { safeFileName } from './file-names.js';
 import type { ReportFormat } from './formats.js';
 import { type ReportContents, renderReportHtml } from './html.js';
+import { documentMeta, type JudgingConfig, judging } from './judging.js';
 import { buildReportModel, type ReportModel } from './model/index.js';
 import type { PageSetup } from './page.js';
 import type { PdfRenderer, PdfRendererOptions } from './pdf.js';
@@ -60,24 +61,20 @@ export interface RenderReportOptions extends RenderSnapshotOptions {
  * printed in (`reports[].timezone`, else the schedule's, else UTC: a Monday-08:00-Berlin report
  * dates itself in Berlin time).
  */
-export function documentSettings(report: {
-  name?: string;
-  locale?: string;
-  page?: PageSetup;
-  timezone?: string;
-  schedule?: { timezone?: string };
-  theme?: ThemeConfig;
-  templates?: { dir?: string };
-  compare_with?: string;
-  false_discovery_rate?: number;
-}): Pick<
+export function documentSettings(
+  report: Partial<Pick<ReportConfig, 'name' | 'locale' | 'timezone'>> & {
+    page?: PageSetup;
+    schedule?: Partial<Pick<NonNullable<ReportConfig['schedule']>, 'timezone'>>;
+    theme?: ThemeConfig;
+    templates?: Partial<Pick<NonNullable<ReportConfig['templates']>, 'dir'>>;
+  } & JudgingConfig,
+): Pick<
   RenderSnapshotOptions,
   'locale' | 'page' | 'timeZone' | 'theme' | 'themeWhere' | 'templatesDir' | 'compareWith' | 'alpha'
 > {
   return {
     locale: report.locale,
-    ...(report.compare_with === undefined ? {} : { compareWith: report.compare_with }),
-    ...(report.false_discovery_rate === undefined ? {} : { alpha: report.false_discovery_rate }),
+    ...judging(report),
     page: report.page,
     timeZone: report.timezone ?? report.schedule?.timezone ?? 'UTC',
     ...(report.theme ? { theme: report.theme, themeWhere: `report "${report.name}" theme` } : {}),
@@ -167,14 +164,7 @@ export async function renderSnapshotDocuments(
   options: RenderSnapshotOptions,
 ): Promise<RenderedSnapshot> {
   const formats = [...new Set(options.formats)];
-  const meta = {
-    generatedAt: options.generatedAt ?? new Date(),
-    version: options.version ?? VERSION,
-    locale: options.locale,
-    timeZone: options.timeZone,
-    compareWith: options.compareWith,
-    alpha: options.alpha,
-  };
+  const meta = documentMeta(options);
   const outDir = resolve(options.outDir);
   // A model-only call (a Teams card) writes nothing, not even its folder.
   if (formats.length > 0) mkdirSync(outDir, { recursive: true });

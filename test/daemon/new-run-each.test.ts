@@ -24,7 +24,7 @@ describe('trigger: new_run with several runs published between two syncs', () =>
       from: 'reports@example.com',
       reports: [],
     });
-    const report = { name: 'on-publish', query_sets: [101] as const, mode: 'per_set' as const };
+    const report = { name: 'on-publish', query_sets: [101], mode: 'per_set' as const };
     await env.sync();
     // The first evaluation records what exists and sends nothing.
     expect(await enqueueNewRuns(outbox, env.store, report, [env.account])).toEqual([]);
@@ -57,7 +57,7 @@ describe('trigger: new_run with several runs published between two syncs', () =>
       from: 'reports@example.com',
       reports: [],
     });
-    const report = { name: 'portfolio', query_sets: [101, 102] as const, mode: 'digest' as const };
+    const report = { name: 'portfolio', query_sets: [101, 102], mode: 'digest' as const };
     await env.sync();
     expect(await enqueueNewRuns(outbox, env.store, report, [env.account])).toEqual([]);
 

@@ -44,7 +44,7 @@ describe('a drifted payload', () => {
     expect(second.metricRequests).toBe(1);
     const settled = await findSnapshot(env.store, { querySetId: 101 });
     expect(settled).toMatchObject({ state: 'settled', run: { id: runId } });
-    const report = { name: 'weekly', query_sets: [101] as const };
+    const report = { name: 'weekly', query_sets: [101] };
     expect(await latestRuns(env.store, report, [env.account])).toEqual([
       expect.objectContaining({ querySetId: 101, runId }),
     ]);

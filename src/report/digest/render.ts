@@ -3,10 +3,10 @@ import { join, resolve } from 'node:path';
 import type { Store } from '../../store/db.js';
 import { isReportable } from '../../store/snapshot-state.js';
 import { findSnapshot, listSnapshots, type StoredSnapshot } from '../../store/snapshots.js';
-import { VERSION } from '../../version.js';
 import { writeAtomically } from '../../write-atomically.js';
 import { safeFileName } from '../file-names.js';
 import { type ReportContents, type ReportHtml, renderReportHtml } from '../html.js';
+import { documentMeta } from '../judging.js';
 import { buildReportModel, type ReportModel } from '../model/index.js';
 import type { PageSetup } from '../page.js';
 import type { PdfRenderer } from '../pdf.js';
@@ -57,14 +57,7 @@ const HEADINGS_BEFORE_SETS = 3;
  * built and nothing is written, not even the folder.
  */
 export async function renderDigest(store: Store, options: RenderDigestOptions): Promise<RenderedDigest> {
-  const meta = {
-    generatedAt: options.generatedAt ?? new Date(),
-    version: options.version ?? VERSION,
-    locale: options.locale,
-    timeZone: options.timeZone,
-    compareWith: options.compareWith,
-    alpha: options.alpha,
-  };
+  const meta = documentMeta(options);
   const loaded = await loadRuns(store, options.runs);
   const sets: DigestSet[] = loaded.map((l) => ({
     model: buildReportModel(l.snapshot, l.history, meta),
