@@ -1,7 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} is the config file's own interpolation syntax.
 import { z } from 'zod';
-import { unsafeAllowedName } from '../status/allowed-hosts.js';
 import { alert } from './alert-section.js';
+import { unsafeAllowedName } from './allowed-host-names.js';
 import { channel } from './channels.js';
 import { daemonSection } from './daemon-section.js';
 import {
