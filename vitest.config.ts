@@ -56,13 +56,13 @@ export default defineConfig({
       ...(unitAsked
         ? [
             {
-              extends: true,
+              extends: true as const,
               test: { name: 'unit', include: unitFiles(), env: { REPORTD_TEST_ENGINE: 'sqlite' } },
             },
           ]
         : []),
       {
-        extends: true,
+        extends: true as const,
         test: {
           name: 'sqlite',
           include: ['test/**/*.test.ts'],
@@ -72,7 +72,7 @@ export default defineConfig({
         },
       },
       {
-        extends: true,
+        extends: true as const,
         test: {
           name: 'postgres',
           include: bothEngines,
