@@ -3,8 +3,8 @@ import type { Config } from '../config/index.js';
 import type { Mailer } from '../delivery/destinations/smtp-mailer.js';
 import type { Outbox } from '../delivery/outbox-worker.js';
 import { DeliveryFailedError, UsageError } from '../errors/index.js';
-import type { Store } from '../store/db.js';
 import type { Delivery } from '../outbox/row.js';
+import type { Store } from '../store/db.js';
 import { type ConfigOptions, configOption } from './options.js';
 
 interface DeliverFlags extends ConfigOptions {

@@ -10,9 +10,16 @@ import { scrub, scrubOrNull } from '../secrets.js';
 import { openStore } from '../store/db.js';
 import { listJobStates } from '../store/job-state.js';
 import { listSyncRuns, type SyncRun } from '../store/sync-runs.js';
-import { showFiles } from './history-files.js';
-import type { HistoryFlags } from './history.js';
+import { type FilesFlags, showFiles } from './history-files.js';
 import { opsHistory, opsHistoryLines } from './history-ops.js';
+import type { ConfigOptions } from './options.js';
+
+/** The flags of `reportd history` (declared in history.ts, which loads this file when it runs). */
+export interface HistoryFlags extends ConfigOptions, FilesFlags {
+  json?: boolean;
+  limit: string;
+  files?: boolean;
+}
 
 /** `reportd history` when run (history.ts declares it, and loads this only then). */
 

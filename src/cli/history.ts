@@ -1,12 +1,7 @@
 import type { Command } from 'commander';
-import type { FilesFlags } from './history-files.js';
-import { type ConfigOptions, configOption } from './options.js';
-
-export interface HistoryFlags extends ConfigOptions, FilesFlags {
-  json?: boolean;
-  limit: string;
-  files?: boolean;
-}
+// Type only (erased): the command's body is loaded when it runs, not when it is declared.
+import type { HistoryFlags } from './history-show.js';
+import { configOption } from './options.js';
 
 /** `reportd history`: recent sync passes and deliveries with their states (`--json` for scripts). */
 export function register(program: Command): void {

@@ -26,17 +26,13 @@ export function register(program: Command): void {
     .requiredOption('--from <file>', 'the SQLite store file to copy')
     .action(async (flags: MigrateFlags) => {
       // Loaded here, not at the top: `reportd --help` declares every command and must not load them.
-      const [
-        { loadConfig },
-        { copyStore, nonEmptyTables },
-        { rowsInFlight },
-        { isPostgresUrl, openStore },
-      ] = await Promise.all([
-        import('../config/load.js'),
-        import('../store/copy-store.js'),
-        import('../outbox/reads.js'),
-        import('../store/db.js'),
-      ]);
+      const [{ loadConfig }, { copyStore, nonEmptyTables }, { rowsInFlight }, { isPostgresUrl, openStore }] =
+        await Promise.all([
+          import('../config/load.js'),
+          import('../store/copy-store.js'),
+          import('../outbox/reads.js'),
+          import('../store/db.js'),
+        ]);
       const config = loadConfig(flags.config);
       if (!('url' in config.store)) {
         throw new UsageError(

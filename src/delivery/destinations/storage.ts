@@ -1,6 +1,6 @@
 import type { StorageChannelConfig } from '../../config/storage-channels.js';
-import { scrub } from '../../secrets.js';
 import type { Delivery } from '../../outbox/row.js';
+import { scrub } from '../../secrets.js';
 import { channelFiles } from '../channels/files.js';
 import type { EmailContent } from '../content.js';
 import { createObjectStore } from './storage/index.js';
