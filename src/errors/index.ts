@@ -18,6 +18,7 @@ export * from './reportd-error.js';
 export * from './response-validation-error.js';
 export * from './sandbox-api-failure.js';
 export * from './sandbox-bad-request.js';
+export * from './storage-fault.js';
 export * from './store-error.js';
 export * from './store-fault-error.js';
 export * from './sync-incomplete-error.js';

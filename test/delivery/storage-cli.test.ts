@@ -105,7 +105,7 @@ describe('storage channels through reportd deliver', () => {
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
     for (const channel of ['archive', 'drop', 'share'])
-      expect(first.stdout).toMatch(new RegExp(`sent: .* to ${channel}`));
+      expect(first.stdout).toMatch(new RegExp(`sent: .* to channel ${channel} `));
 
     const folder = checkFolder(join(dir, 'share'));
     const sftp = checkFolder(sshd.root);

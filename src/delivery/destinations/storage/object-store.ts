@@ -1,3 +1,7 @@
+import { StorageFault } from '../../../errors/index.js';
+
+export { StorageFault };
+
 /**
  * The small interface the three storage channels (S3, SFTP, folder) implement, so the destination
  * (storage-destination.ts) writes names, hashes and the manifest once for all of them. Every `put`
@@ -30,22 +34,6 @@ export interface ObjectStore {
   presign?(name: string, expiresInSeconds: number): Promise<string>;
   /** Ends the connection (SFTP); safe to call twice. */
   close(): Promise<void>;
-}
-
-/**
- * A store's failure in the outbox's terms: `transient` is retried with backoff (5xx, SlowDown, a
- * network fault, a full disk), `permanent` fails the delivery and raises a failure notice (403, a
- * missing bucket or folder, a changed host key). `message` is one line that never holds a credential.
- */
-export class StorageFault extends Error {
-  override readonly name = 'StorageFault' as const;
-  constructor(
-    readonly kind: 'transient' | 'permanent',
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
 }
 
 /** The `.sha256` written beside a file where the store keeps no metadata: `sha256sum -c` reads it. */
