@@ -112,7 +112,10 @@ else
 fi
 mapfile -d '' -t health < <(node -e '
   const [image] = [].concat(JSON.parse(require("fs").readFileSync(0, "utf8")));
-  const check = (image.Config ?? image.Docker?.config ?? {}).Healthcheck;
+  // docker: .Config is the config object; buildah: .Config is that config as a JSON string, and the
+  // parsed Docker-format config is at .Docker.config.
+  const config = typeof image.Config === "object" && image.Config ? image.Config : image.Docker?.config;
+  const check = config?.Healthcheck;
   if (!check?.Test?.length || check.Test[0] !== "CMD") {
     console.error(`no exec-form health check in the image (${JSON.stringify(check?.Test ?? null)})`);
     process.exit(1);

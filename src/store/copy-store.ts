@@ -25,13 +25,14 @@ const TABLES = [
   'schedule_events',
   'deliveries',
   'delivery_recipients',
+  'delivered_files',
   'incidents',
   'alert_cursors',
   'alert_firings',
 ] as const;
 
 /** Tables whose `id` the engine numbers: the target's sequence must continue after the copied ids. */
-const NUMBERED = ['snapshots', 'sync_runs', 'schedule_events', 'deliveries', 'incidents'];
+const NUMBERED = ['snapshots', 'sync_runs', 'schedule_events', 'deliveries', 'delivered_files', 'incidents'];
 
 /** Rows read per page and written per INSERT (a payloads row can be large; 200 keeps memory flat). */
 const PAGE = 200;

@@ -38,6 +38,11 @@ export const ALLOWED: readonly { feature: string; clients: readonly string[]; wh
     clients: ['yahoo.desktop-webmail'],
     why: "the alert chart's bars (empty cells) are hidden from screen readers; where Yahoo drops the attribute a reader meets an empty cell, and the value is written beside it",
   },
+  {
+    feature: 'aria-label attribute',
+    clients: ['yahoo.desktop-webmail'],
+    why: 'a change cell says its direction in words to screen readers ("down 8.3 points, likely change, worse"); where Yahoo drops the label, the cell still reads its signed value and, on a likely change, "better" or "worse" in visible text',
+  },
 ];
 
 /** The linter's unsupported features for our clients, less the allowlist. */

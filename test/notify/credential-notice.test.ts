@@ -54,7 +54,9 @@ describe('a refused credential', () => {
     await smtp.waitFor(1);
     await new Promise((resolve) => setTimeout(resolve, 500)); // time for a wrong second notice to show
     expect(smtp.messages.map((m) => m.subject)).toEqual(['[reportd] acme: API credential refused']);
-    expect(smtp.messages[0]!.text).toMatch(/^account acme: the API refused the credential \(-4\): /);
+    expect(smtp.messages[0]!.text).toMatch(
+      /^\[reportd\] acme: API credential refused\n\naccount acme: the API refused the credential \(-4\): /,
+    );
     // The status page says so too, as an open incident and on the account.
     const page = await (await fetch(`${daemon.http!.url}/`)).text();
     expect(page).toContain('acme · credential <span class="state state-refused">refused</span>');
@@ -70,7 +72,9 @@ describe('a refused credential', () => {
       '[reportd] acme: API credential refused',
       '[reportd] resolved: acme: API credential refused',
     ]);
-    expect(smtp.messages[1]!.text).toMatch(/^Resolved: account acme: the credential is accepted again/);
+    expect(smtp.messages[1]!.text).toMatch(
+      /^\[reportd\] resolved: acme: API credential refused\n\nResolved: account acme: the credential is accepted again/,
+    );
     const incidents = await listIncidents(daemon.store, 10);
     expect(incidents).toHaveLength(1);
     expect(incidents[0]).toMatchObject({ key: 'credential:acme', kind: 'credential_refused' });

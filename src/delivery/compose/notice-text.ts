@@ -58,7 +58,8 @@ export function noticeMessage(notice: NoticeFields, incident: Incident, from: st
     to: notice.recipients,
     subject,
     messageId: notice.messageId,
-    text,
+    // The plain part opens with the title the HTML shows as its heading, so both parts say the same.
+    text: `${subject}\n\n${text}`,
     html: noticeHtml(subject, text),
   };
 }

@@ -55,7 +55,9 @@ export function changeCell(
   const change = ctx.family.verdictOf(refOf(key, levelField, of));
   if (!change) return null;
   if (change.significance === 'invalid') return '—';
-  return num(change.after - change.before, key, field, 'delta');
+  // Rounded to 12 significant digits: 48.1 − 47.5 is 0.6000000000000014 in binary, and an analyst's
+  // cell should hold the 0.6 the two stored values differ by.
+  return num(Number((change.after - change.before).toPrecision(12)), key, field, 'delta');
 }
 
 function refOf(key: string, field: string | undefined, of: { dimension: string; id: string }) {
