@@ -7,6 +7,7 @@ import { simpleParser } from 'mailparser';
 import { PNG } from 'pngjs';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { emailLogo } from '../../src/delivery/compose/email-logo.js';
 import { launchBrowser } from '../../src/report/browser-slot.js';
 import { findChromium } from '../../src/report/chromium.js';
 import { LOGO_BOX } from '../../src/report/theme/raster-logo.js';
@@ -140,10 +141,10 @@ describe('hostile logos', () => {
     const mail = await simpleParser(raw);
     const drawn = await cachedLogo(join(env.dir, 'all.svg'), 'all.svg');
 
-    // The email: one inline PNG part (the drawn logo), no SVG anywhere.
+    // The email: one inline PNG part (the drawn logo, scaled to twice the email's slot), no SVG anywhere.
     const logo = mail.attachments.find((part) => part.cid === 'logo@reportd');
     expect(logo?.contentType).toBe('image/png');
-    expect(logo?.content.equals(drawn.png)).toBe(true);
+    expect(logo?.content.equals(emailLogo(drawn).png)).toBe(true);
     expect(raw.toString('latin1')).not.toMatch(/svg\+xml/i);
     expect(String(mail.html)).not.toMatch(/<svg|<script|<foreignObject/i);
 
