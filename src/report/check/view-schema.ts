@@ -276,9 +276,8 @@ export const reportViewSchema = z.strictObject({
               said: z.string(),
               available: z.boolean(),
               size: z.number(),
-              verdict: z.string().optional(),
-              interval: z.string().optional(),
-              note: z.string().optional(),
+              verdict: z.string(),
+              interval: z.string(),
             }),
           }),
         )
@@ -312,7 +311,6 @@ export const reportViewSchema = z.strictObject({
               said: z.string(),
               available: z.boolean(),
               size: z.number(),
-              note: z.string().optional(),
             }),
             deltaG: z.strictObject({
               tone: z.string(),
@@ -324,7 +322,6 @@ export const reportViewSchema = z.strictObject({
               said: z.string(),
               available: z.boolean(),
               size: z.number(),
-              note: z.string().optional(),
             }),
           }),
         )
@@ -975,7 +972,7 @@ export const reportViewSchema = z.strictObject({
     presence: z
       .union([
         z.strictObject({
-          family: z.unknown(),
+          family: z.string().nullable(),
         }),
         z.boolean(),
       ])
@@ -2449,9 +2446,8 @@ export const marginViewSchema = z.strictObject({
                 said: z.string(),
                 available: z.boolean(),
                 size: z.number(),
-                verdict: z.string().optional(),
-                interval: z.string().optional(),
-                note: z.string().optional(),
+                verdict: z.string(),
+                interval: z.string(),
               }),
             }),
           )
@@ -2485,7 +2481,6 @@ export const marginViewSchema = z.strictObject({
                 said: z.string(),
                 available: z.boolean(),
                 size: z.number(),
-                note: z.string().optional(),
               }),
               deltaG: z.strictObject({
                 tone: z.string(),
@@ -2497,7 +2492,6 @@ export const marginViewSchema = z.strictObject({
                 said: z.string(),
                 available: z.boolean(),
                 size: z.number(),
-                note: z.string().optional(),
               }),
             }),
           )
@@ -3158,7 +3152,7 @@ export const marginViewSchema = z.strictObject({
       presence: z
         .union([
           z.strictObject({
-            family: z.unknown(),
+            family: z.string().nullable(),
           }),
           z.boolean(),
         ])

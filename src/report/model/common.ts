@@ -1,6 +1,4 @@
-import { unitOfRule } from '../../api/field-units.js';
 import { seriesCard } from '../../api/schemas/common.js';
-import { validValue } from '../../insight/valid-values.js';
 import { t } from '../../locale/locale.js';
 import {
   type DeltaView,
@@ -56,17 +54,8 @@ export interface Cell {
   value: number | null;
 }
 
-/**
- * A value as printed: "—" for one outside what its unit allows (a share of 150 %: insight/valid-values.ts);
- * the note beside its change says why.
- */
-export function shownValue(value: number, rule: NumberRule, mix?: 'fraction' | 'percent'): string {
-  return validValue(value, unitOfRule(rule.name, mix)) ? formatValue(value, rule, mix) : '—';
-}
-
 export function cell(value: unknown, rule: NumberRule, mix?: 'fraction' | 'percent'): Cell {
-  const given = typeof value === 'number' && Number.isFinite(value) ? value : null;
-  const number = given !== null && validValue(given, unitOfRule(rule.name, mix)) ? given : null;
+  const number = typeof value === 'number' && Number.isFinite(value) ? value : null;
   return {
     text: formatValue(number, rule, mix),
     value: number === null ? null : rule.name === 'count' ? number : toPercentPoints(number, rule, mix),
@@ -115,13 +104,14 @@ export function seriesKpi(
     kpi: {
       key,
       label,
-      value: shownValue(card.current, rule),
+      value: formatValue(card.current, rule),
       delta: judgedDelta(
         reader,
         { endpoint: key, field: 'current', dimension: '', dimension_id: null },
+        card.current,
         against.delta,
         rule,
-        (delta) => formatDelta(delta, rule, polarityOf(key)),
+        formatDelta(against.delta, rule, polarityOf(key)),
       ),
       ...(against.versus ? { versus: against.versus } : {}),
       history: values.map((value) => (rule.name === 'count' ? value : toPercentPoints(value, rule))),

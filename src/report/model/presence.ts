@@ -154,9 +154,10 @@ function buildByEngine(reader: PayloadReader): PresenceModel['byEngine'] {
         delta: judgedDelta(
           reader,
           { endpoint: key, field: 'weighted', dimension: 'engine', dimension_id: String(engine.id) },
+          values.weighted,
           values.delta,
           rule,
-          (delta) => deltaCell(key, undefined, delta),
+          deltaCell(key, undefined, values.delta),
         ),
       },
     ];
@@ -183,16 +184,18 @@ function buildByIntent(reader: PayloadReader): PresenceModel['byIntent'] {
         deltaW: judgedDelta(
           reader,
           { endpoint: key, field: 'weighted', dimension: 'intent', dimension_id: String(intent.id) },
+          values.weighted,
           values.deltaW,
           rule,
-          (delta) => deltaCell(key, undefined, delta),
+          deltaCell(key, undefined, values.deltaW),
         ),
         deltaG: judgedDelta(
           reader,
           { endpoint: key, field: 'gross', dimension: 'intent', dimension_id: String(intent.id) },
+          values.gross,
           values.deltaG,
           rule,
-          (delta) => deltaCell(key, undefined, delta),
+          deltaCell(key, undefined, values.deltaG),
         ),
       },
     ];
