@@ -74,6 +74,10 @@ export const es: Catalog = {
   'col.stage': 'Etapa',
   'col.change': 'Variación',
   'xlsx.n': 'n',
+  'verdict.invalid': 'valor no válido',
+  'delta.invalid': 'valor no válido: {value}; no juzgado',
+  'delta.reported': 'según lo informa el servicio',
+  'verdict.copiesDisagree': 'no juzgado: enviado dos veces con valores distintos',
   'verdict.unknown': 'no juzgado',
   'verdict.unclear': 'sin cambio claro',
   'verdict.likely': 'cambio probable',
@@ -113,6 +117,7 @@ export const es: Catalog = {
     '{winner} superó a {loser} en cuota de menciones de marcas: {winnerShare} frente a {loserShare} (un cambio de posición, no juzgado frente al ruido de muestreo).',
   'story.unclearChange': '{metric} en {dimension} ({delta}, {interval}): sin cambio claro.',
   'story.noLikelyChange': 'Ningún cambio por motor es un cambio probable.',
+  'story.likelyHeadline': '{metric} se movió {delta} hasta {value} ({interval}): un cambio probable.',
   'story.likelyChange':
     '{metric} en {dimension} varió {delta} hasta {value} ({interval}): un cambio probable.',
   'story.newFalseClaims':

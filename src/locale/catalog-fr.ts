@@ -74,6 +74,10 @@ export const fr: Catalog = {
   'col.stage': 'Étape',
   'col.change': 'Évolution',
   'xlsx.n': 'n',
+  'verdict.invalid': 'valeur non valide',
+  'delta.invalid': 'valeur non valide : {value} ; non jugé',
+  'delta.reported': 'tel que fourni par le service',
+  'verdict.copiesDisagree': 'non jugé : envoyé deux fois avec des valeurs différentes',
   'verdict.unknown': 'non jugé',
   'verdict.unclear': 'pas de changement net',
   'verdict.likely': 'changement probable',
@@ -113,6 +117,8 @@ export const fr: Catalog = {
     '{winner} a dépassé {loser} en part des mentions de marques : {winnerShare} contre {loserShare} (un changement de rang, non jugé face au bruit d’échantillonnage).',
   'story.unclearChange': '{metric} pour {dimension} ({delta}, {interval}) : pas de changement net.',
   'story.noLikelyChange': 'Aucune variation par moteur n’est un changement probable.',
+  'story.likelyHeadline':
+    '{metric} a évolué de {delta} pour atteindre {value} ({interval}) : un changement probable.',
   'story.likelyChange':
     '{metric} pour {dimension} a varié de {delta} pour atteindre {value} ({interval}) : un changement probable.',
   'story.newFalseClaims':

@@ -128,6 +128,11 @@ export interface DeltaView {
   verdict?: 'likely' | 'unclear';
   /** The judged change's interval as it is, "−12.5 to −4.6 pts"; absent when not judged. */
   interval?: string;
+  /**
+   * Why a change is shown unjudged although it is a share: "as reported by the service" (no earlier
+   * stored run), a value out of range, copies that disagree (report/model/noise-delta.ts).
+   */
+  note?: string;
   /** Size of the change as printed (points or the number), for ranking the story's sentences. */
   size?: number;
 }
