@@ -55,8 +55,10 @@ export function headlineKpis(model: ReportModel): HeadlineKpi[] {
  */
 export function noiseNote(model: ReportModel): string | undefined {
   if (model.judged.size === 0) return undefined;
+  // The email marks its headline cards only: it states how many of the run's likely changes those are.
+  const shown = headlineKpis(model).filter((kpi) => kpi.verdict === 'likely').length;
   return withLocale(reportLocale(model.cover.locale, model.cover.timeZone), () =>
-    `${t('delta.noiseFootnote')} ${familyLine(model.judged)}`.trim(),
+    `${t('delta.noiseFootnote')} ${familyLine(model.judged, shown)}`.trim(),
   );
 }
 

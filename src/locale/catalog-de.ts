@@ -56,6 +56,8 @@ export const de: Catalog = {
   'kpi.citedUrls': 'Zitierte URLs',
   'kpi.multiEngineDomains': 'Domänen in mehreren Maschinen',
   'delta.points': '{value} Pp.',
+  'delta.familyShown':
+    '{size, plural, one {# Änderung beurteilt} other {# Änderungen gemeinsam beurteilt}}; {shown} wahrscheinlich hier gezeigt ({likely} im ganzen Lauf, jede Änderung in seiner Arbeitsmappe), bei einer Falscherkennungsrate von {alpha}.',
   'delta.familyHeadline': 'Die {headline} Leitkennzahlen halten die Hälfte davon.',
   'delta.family':
     '{size, plural, one {# Änderung beurteilt} other {# Änderungen gemeinsam beurteilt}}; {likely} wahrscheinlich, bei einer Falscherkennungsrate von {alpha}.',

@@ -60,6 +60,8 @@ export const en = {
   'kpi.citedUrls': 'Cited URLs',
   'kpi.multiEngineDomains': 'Multi-engine domains',
   'delta.points': '{value} pts',
+  'delta.familyShown':
+    '{size, plural, one {# change judged} other {# changes judged together}}; {shown} likely shown here ({likely} in the whole run, every change in its workbook), at a false discovery rate of {alpha}.',
   'delta.familyHeadline': 'The {headline} headline figures hold half of it.',
   'delta.family':
     '{size, plural, one {# change judged} other {# changes judged together}}; {likely} likely, at a false discovery rate of {alpha}.',

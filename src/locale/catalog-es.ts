@@ -56,6 +56,8 @@ export const es: Catalog = {
   'kpi.citedUrls': 'Direcciones citadas',
   'kpi.multiEngineDomains': 'Dominios en varios motores',
   'delta.points': '{value} p. p.',
+  'delta.familyShown':
+    '{size, plural, one {# cambio juzgado} other {# cambios juzgados juntos}}; {shown, plural, one {# probable mostrado} other {# probables mostrados}} aquí ({likely} en toda la ejecución, cada cambio en su libro), con una tasa de falsos descubrimientos de {alpha}.',
   'delta.familyHeadline': 'Las {headline} cifras principales tienen la mitad.',
   'delta.family':
     '{size, plural, one {# cambio juzgado} other {# cambios juzgados juntos}}; {likely, plural, one {# probable} other {# probables}}, con una tasa de falsos descubrimientos de {alpha}.',

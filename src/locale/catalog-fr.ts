@@ -56,6 +56,8 @@ export const fr: Catalog = {
   'kpi.citedUrls': 'Adresses citées',
   'kpi.multiEngineDomains': 'Domaines multi-moteurs',
   'delta.points': '{value} pts',
+  'delta.familyShown':
+    '{size, plural, one {# variation jugée} other {# variations jugées ensemble}} ; {shown, plural, one {# probable montrée} other {# probables montrées}} ici ({likely} dans toute l’exécution, chaque variation dans son classeur), à un taux de fausses découvertes de {alpha}.',
   'delta.familyHeadline': 'Les {headline} indicateurs clés en détiennent la moitié.',
   'delta.family':
     '{size, plural, one {# variation jugée} other {# variations jugées ensemble}} ; {likely, plural, one {# probable} other {# probables}}, à un taux de fausses découvertes de {alpha}.',

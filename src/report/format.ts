@@ -121,6 +121,11 @@ export interface DeltaView {
   polarity: Polarity;
   available: boolean;
   /**
+   * Which figure the change is of (endpoint, field, dimension), when the run's insight compared it:
+   * a document counts the likely changes it shows by figure, so one shown twice is counted once.
+   */
+  figure?: string;
+  /**
    * The noise model's verdict, judged with the document's other changes (model/family.ts): `likely`
    * (arrow, colour and meaning: `markLikely`) or `unclear` (no clear change: plain); absent when it
    * could not judge (not a share, no n), and then plain too.

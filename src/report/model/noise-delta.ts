@@ -30,9 +30,14 @@ export function judgedDelta(
   if (!change) return view(undefined);
   if (change.significance === 'invalid') return invalidView(change, rule, view);
   // The stored difference, on the scale the API's delta would have been sent in.
-  const shown = view(change.after - change.before);
+  const shown = { ...view(change.after - change.before), figure: figureKey(ref) };
   if (change.note === 'copies-disagree') return { ...shown, note: t('verdict.copiesDisagree') };
   return verdictView(shown, change);
+}
+
+/** One figure's identity across the pages that show it. */
+function figureKey(ref: Pick<InsightRow, 'endpoint' | 'field' | 'dimension' | 'dimension_id'>): string {
+  return [ref.endpoint, ref.field, ref.dimension ?? '', ref.dimension_id ?? ''].join('|');
 }
 
 /** "—" and the note that the service sent a value its unit cannot take (plain: never judged). */
