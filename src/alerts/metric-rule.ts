@@ -58,6 +58,9 @@ interface Watch {
   history: readonly RunFacts[];
   out: Evaluation;
   name: string;
+  /** The run's rows of the watched metric, valid or not. */
+  watched: (run: RunFacts) => FactRow[];
+  /** Those of them the rule may read: the valid ones. */
   pick: (run: RunFacts) => FactRow[];
 }
 
@@ -75,7 +78,7 @@ export function metricRule(
   // A value outside what its unit allows (valid-values.ts) is a fault of the service: never alerted on,
   // neither as the run's value nor as a baseline, and said so once in the skipped lines.
   const pick = (run: RunFacts) => watched(run).filter((r) => !isInvalidRow(r));
-  const watch: Watch = { rule, index, history, out, name: `${ref.endpoint}.${ref.field}`, pick };
+  const watch: Watch = { rule, index, history, out, name: `${ref.endpoint}.${ref.field}`, watched, pick };
   const newest = history.at(-1)!;
   for (const row of watched(newest).filter(isInvalidRow)) {
     const label = labelOf(row);
@@ -90,6 +93,8 @@ export function metricRule(
 }
 
 function noData(watch: Watch, run: RunFacts, what = watch.name): void {
+  // A run whose rows are there but invalid was said once already (metricRule): "no data" would be untrue.
+  if (watch.watched(run).some(isInvalidRow)) return;
   watch.out.skipped.push({
     rule: watch.index,
     reason: `${what}: no data in run ${run.label} (endpoint unavailable)`,

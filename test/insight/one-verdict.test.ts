@@ -289,3 +289,158 @@ describe.each(['gross', 'weighted'] as const)(
     });
   },
 );
+
+/**
+ * A stand-in that sends, in the newest run of set 101, values no unit allows: gross presence 150 %,
+ * weighted presence −20 % and the brand's share of voice 10⁹ %.
+ */
+async function impossible(
+  request: { path: string; query: URLSearchParams },
+  body: unknown,
+  get: UpstreamGet,
+) {
+  const set = /^\/(?:presence|home)\/sets\/(\d+)\//.exec(request.path)?.[1];
+  if (!set) return body;
+  const runs = (await get(`/sets/${set}/runs`)) as { id: number }[];
+  const newest = Math.max(...runs.map((run) => run.id));
+  if (Number(request.query.get('end_run_id') ?? newest) !== newest) return body;
+  const card = body as { current?: number; shares?: { isBrand: boolean; share: number }[] };
+  if (request.path.endsWith('/gross')) card.current = 150;
+  if (request.path.endsWith('/weighted')) card.current = -20;
+  if (request.path.endsWith('/competitive-context'))
+    for (const share of card.shares ?? []) if (share.isBrand) share.share = 1e9;
+  return card;
+}
+
+describe('values no unit allows: warned once each, shown as "—", never judged or alerted on', () => {
+  let env: SyncEnv;
+  let standIn: StandIn;
+  let config: string;
+  let out: string;
+  let syncStderr: string;
+
+  beforeAll(async () => {
+    env = await startSyncEnv({
+      rate: { requests: 2000, windowMs: 1000 },
+      sandbox: { quiet: true },
+      settings: { query_sets: [101], backfill_runs: 2 },
+      concurrency: 4,
+    });
+    standIn = await startStandIn(env.sandbox.baseUrl, impossible);
+    env.account.base_url = standIn.baseUrl;
+    config = env.writeConfig();
+    out = join(env.dir, 'out');
+    mkdirSync(out);
+    appendFileSync(
+      config,
+      [
+        'smtp: { url: "smtp://127.0.0.1:1", from: "Reports <reports@example.com>" }',
+        'alerts:',
+        '  - name: watch',
+        '    query_sets: [101]',
+        '    rules:',
+        '      - { metric: presence.gross, change: ">= 5", significant: false }',
+        '      - { metric: presence.weighted, value: "< 0" }',
+        '      - { metric: presence.weighted, change: "<= -5", significant: false }',
+        '    email: { to: [ops@example.com] }',
+        '',
+      ].join('\n'),
+    );
+    const sync = await runCli(['sync', '--config', config, '--no-progress']);
+    expect(sync.code, sync.stderr).toBe(0);
+    syncStderr = sync.stderr;
+    const render = await runCli([
+      'render',
+      '--config',
+      config,
+      '--set',
+      '101',
+      '--format',
+      'pdf',
+      '--out',
+      out,
+    ]);
+    expect(render.code, render.stderr).toBe(0);
+    const exported = await runCli([
+      'export',
+      '--config',
+      config,
+      '--format',
+      'csv',
+      '--out',
+      join(out, 'csv'),
+    ]);
+    expect(exported.code, exported.stderr).toBe(0);
+  }, 240_000);
+
+  afterAll(async () => {
+    await standIn?.close();
+    await env?.close();
+  });
+
+  it('warns once per field in the sync, naming run, endpoint, field and value', () => {
+    const lines = syncStderr.split('\n').filter((line) => /stored as sent, shown as/.test(line));
+    const named = lines.map((line) =>
+      /query set 101, run \d+: (\S+ \S+(?: \([^)]*\))?) = (\S+) is not/.exec(line)?.slice(1, 3).join(' = '),
+    );
+    expect(named.sort()).toEqual(
+      [
+        'presence.gross current = 150',
+        'presence.weighted current = -20',
+        expect.stringMatching(/^overview\.competitive-context share \(competitor .+\) = 1000000000$/),
+      ].sort(),
+    );
+  });
+
+  it('exports them as invalid and unjudged, while the rest of the run is judged', () => {
+    const rows = parseCsv(readFileSync(join(out, 'csv', 'metric_changes.csv'), 'utf8'));
+    const newest = Math.max(...rows.map((row) => Number(row.run_id)));
+    const run = rows.filter((row) => Number(row.run_id) === newest);
+    const of = (endpoint: string, field: string) =>
+      run.find((r) => r.endpoint === endpoint && r.field === field && !r.dimension);
+    for (const [endpoint, field] of [
+      ['presence.gross', 'current'],
+      ['presence.weighted', 'current'],
+    ] as const) {
+      expect(of(endpoint, field), `${endpoint} ${field}`).toMatchObject({
+        significance: 'invalid',
+        q: '',
+        p: '',
+      });
+    }
+    const judged = run.filter((r) => r.significance === 'likely' || r.significance === 'unclear');
+    expect(judged.length).toBeGreaterThan(20);
+  });
+
+  it('shows "—" and says why in the PDF, and judges the rest', () => {
+    const pdf = readdirSync(out).find((f) => f.endsWith('.pdf'))!;
+    const text = execFileSync('pdftotext', [join(out, pdf), '-'], { encoding: 'utf8' });
+    // The value the service sent is named in the note beside "—", nowhere else.
+    expect(text).toMatch(/not a valid value: 150(\.0)?\s?%; not judged/);
+    expect(text).toMatch(/not a valid value: [−-]20(\.0)?\s?%; not judged/);
+    const besideNotes = text.replace(/\(not a valid value: [^)]*\)/g, '');
+    expect(besideNotes).not.toMatch(/150(\.0)?\s?%/);
+    expect(besideNotes).not.toMatch(/[−-]20(\.0)?\s?%/);
+    expect(besideNotes).not.toMatch(/1[,.]?000[,.]?000[,.]?000/);
+    expect(text).toMatch(/\d+ changes judged together/);
+  });
+
+  it('fires no alert on them', async () => {
+    const alerts = await runCli(['alerts', '--config', config, '--set', '101']);
+    expect(alerts.code, alerts.stderr).toBe(0);
+    expect(alerts.stdout).toContain('nothing fires');
+    // Each rule says once why it read nothing: the value is not one its unit allows.
+    const skipped = alerts.stdout.split('\n').filter((line) => /skipped rule/.test(line));
+    expect(skipped.map((line) => line.trim())).toEqual([
+      expect.stringMatching(
+        /^skipped rule 0: presence\.gross\.current: 150 in run .+ is not a valid value; not alerted on$/,
+      ),
+      expect.stringMatching(
+        /^skipped rule 1: presence\.weighted\.current: -20 in run .+ is not a valid value; not alerted on$/,
+      ),
+      expect.stringMatching(
+        /^skipped rule 2: presence\.weighted\.current: -20 in run .+ is not a valid value; not alerted on$/,
+      ),
+    ]);
+  });
+});
