@@ -12,28 +12,38 @@ import { type SyncEnv, startSyncEnv } from '../sync/helpers/sync-env.js';
 
 type Row = Record<string, string | undefined>;
 
-/** The export's CSV as rows by header (RFC 4180 quotes: labels may hold commas). */
+/** The export's CSV as rows by header (RFC 4180 quotes: labels may hold commas and quotes). */
 function parseCsv(text: string): Row[] {
   const records: string[][] = [];
-  let field = '';
   let record: string[] = [];
+  let field = '';
   let quoted = false;
+  const endField = () => {
+    record.push(field);
+    field = '';
+  };
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (field += '"'), i++;
-      else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') record.push(field), (field = '');
-    else if (c === '\n' || c === '\r') {
-      if (c === '\r' && text[i + 1] === '\n') i++;
-      record.push(field), records.push(record), (record = []), (field = '');
-    } else field += c;
+    if (quoted && c === '"' && text[i + 1] === '"') {
+      field += '"';
+      i++;
+    } else if (c === '"') quoted = !quoted;
+    else if (quoted) field += c;
+    else if (c === ',') endField();
+    else if (c === '\n') {
+      endField();
+      records.push(record);
+      record = [];
+    } else if (c !== '\r') field += c;
   }
-  if (field || record.length) record.push(field), records.push(record);
+  if (field || record.length) {
+    endField();
+    records.push(record);
+  }
   const [header, ...rest] = records;
-  return rest.filter((r) => r.length > 1).map((r) => Object.fromEntries(header!.map((h, i) => [h, r[i]])));
+  return rest
+    .filter((r) => r.length > 1)
+    .map((r) => Object.fromEntries(header!.map((h, k) => [h, r[k] === '' ? undefined : r[k]])));
 }
 
 /** A change in points as the en-US documents print it: "±0.0", "−10.0", "+2.1". */
@@ -166,11 +176,16 @@ describe.each(['gross', 'weighted'] as const)(
       return execFileSync('pdftotext', ['-layout', join(out, pdf), '-'], { encoding: 'utf8' });
     }
 
-    /** The export's judged by-engine rows of the newest run: the figures every other surface must match. */
-    function exportedByEngine(): Row[] {
+    /** The export's rows of the newest run: the figures every other surface must match. */
+    function exportedNewest(): Row[] {
       const rows = parseCsv(readFileSync(join(out, 'csv', 'metric_changes.csv'), 'utf8'));
       const newest = Math.max(...rows.map((row) => Number(row.run_id)));
-      return rows.filter((row) => Number(row.run_id) === newest && row.endpoint === 'presence.by-engine');
+      return rows.filter((row) => Number(row.run_id) === newest);
+    }
+
+    /** Its by-engine presence rows. */
+    function exportedByEngine(): Row[] {
+      return exportedNewest().filter((row) => row.endpoint === 'presence.by-engine');
     }
 
     it('says once in the sync what the service sent differently, and only then', () => {
@@ -243,8 +258,18 @@ describe.each(['gross', 'weighted'] as const)(
         }),
       );
       try {
-        const want = new Map(exportedByEngine().map((row) => [`${row.field}|${row.dimension_label}`, row]));
-        for (const prefix of [undefined, 'presence.', 'presence.by-engine', 'presence.by-engine.weighted']) {
+        // Every figure of the newest run, keyed as compare_runs names it: metric, breakdown, member.
+        const want = new Map(
+          exportedNewest().map((row) => [`${row.endpoint}.${row.field}|${row.dimension_label ?? ''}`, row]),
+        );
+        for (const prefix of [
+          undefined,
+          'presence.',
+          'presence.by-engine',
+          'presence.by-engine.weighted',
+          'life.',
+          'gravity.',
+        ]) {
           const result = await client.callTool({
             name: 'compare_runs',
             arguments: { query_set_id: 101, limit: 100, ...(prefix ? { metric_prefix: prefix } : {}) },
@@ -256,14 +281,13 @@ describe.each(['gross', 'weighted'] as const)(
           expect(`${answer.family.size} changes judged together`).toBe(
             /\d+ changes judged together/.exec(pdfText())![0],
           );
-          for (const mover of answer.movers.filter((m: { metric: string }) =>
-            m.metric.startsWith('presence.by-engine.'),
-          )) {
-            const row = want.get(`${mover.metric.split('.').at(-1)}|${mover.label}`)!;
+          for (const mover of answer.movers) {
+            const row = want.get(`${mover.metric}|${mover.label ?? ''}`)!;
             expect(row, mover.title).toBeDefined();
             expect(mover.change).toBeCloseTo(Number(row.change), 9);
             expect(mover.significance).toBe(row.significance);
-            expect(mover.q).toBeCloseTo(Number(row.q), 9);
+            if (row.q === undefined) expect(mover.q).toBeNull();
+            else expect(mover.q).toBeCloseTo(Number(row.q), 9);
           }
           // Unchanged weighted figures are counted, never listed as movers with another change.
           expect(
@@ -404,8 +428,8 @@ describe('values no unit allows: warned once each, shown as "—", never judged 
     ] as const) {
       expect(of(endpoint, field), `${endpoint} ${field}`).toMatchObject({
         significance: 'invalid',
-        q: '',
-        p: '',
+        q: undefined,
+        p: undefined,
       });
     }
     const judged = run.filter((r) => r.significance === 'likely' || r.significance === 'unclear');

@@ -449,7 +449,11 @@ describe('reportd mcp over stdio, with a line past the limit', () => {
     // At most the chunks read and not yet collected (12 MB); buffering the line for the SDK would hold
     // it as a Buffer and again as a string (24 MB and more).
     expect(grown).toBeLessThan(20);
+    // The client closing its input is the normal end of a session: exit 0, not a crash.
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.stdin.end();
+    expect(await exited).toBe(0);
+    expect(stderr).not.toMatch(/\n\s+at |unsettled/);
   }, 60_000);
 });
 
@@ -549,6 +553,33 @@ describe('reportd mcp --http', () => {
     const listed = await post({ host: own.host, origin: own.origin }, 3, 'list_sets');
     expect(listed.status).toBe(200);
     expect(JSON.parse(listed.body).result.structuredContent.sets.length).toBeGreaterThan(0);
+  });
+
+  it('answers the loopback names the docs promise, as the other servers do', async () => {
+    const { port } = new URL(url);
+    for (const host of [
+      `[::1]:${port}`,
+      `localhost.:${port}`,
+      `LOCALHOST:${port}`,
+      `reports.localhost:${port}`,
+    ]) {
+      const listed = await rawRequest(url, {
+        method: 'POST',
+        headers: {
+          host,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${TOKEN}`,
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 9,
+          method: 'tools/call',
+          params: { name: 'list_sets', arguments: {} },
+        }),
+      });
+      expect(listed.status, host).toBe(200);
+    }
   });
 
   it('will not listen off loopback without a token', async () => {
