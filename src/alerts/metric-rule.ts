@@ -10,6 +10,7 @@ import {
   measureChange,
 } from '../insight/changes.js';
 import { metricName } from '../insight/metric-names.js';
+import { isInvalidRow } from '../insight/valid-values.js';
 import { formatDelta, formatValue, polarityOf } from '../report/format.js';
 import { noiseText } from './noise-text.js';
 import { comparedRun, MEAN_OF_LAST_4, meanBefore, samplesOf } from './rule-baseline.js';
@@ -57,6 +58,9 @@ interface Watch {
   history: readonly RunFacts[];
   out: Evaluation;
   name: string;
+  /** The run's rows of the watched metric, valid or not. */
+  watched: (run: RunFacts) => FactRow[];
+  /** Those of them the rule may read: the valid ones. */
   pick: (run: RunFacts) => FactRow[];
 }
 
@@ -69,16 +73,28 @@ export function metricRule(
   const ref = parseMetric(rule.metric!, rule.per);
   if (!ref) return;
   const dimension = rule.per ?? '';
-  const pick = (run: RunFacts) =>
+  const watched = (run: RunFacts) =>
     run.rows.filter((r) => r.endpoint === ref.endpoint && r.field === ref.field && r.dimension === dimension);
-  const watch: Watch = { rule, index, history, out, name: `${ref.endpoint}.${ref.field}`, pick };
+  // A value outside what its unit allows (valid-values.ts) is a fault of the service: never alerted on,
+  // neither as the run's value nor as a baseline, and said so once in the skipped lines.
+  const pick = (run: RunFacts) => watched(run).filter((r) => !isInvalidRow(r));
+  const watch: Watch = { rule, index, history, out, name: `${ref.endpoint}.${ref.field}`, watched, pick };
   const newest = history.at(-1)!;
+  for (const row of watched(newest).filter(isInvalidRow)) {
+    const label = labelOf(row);
+    out.skipped.push({
+      rule: index,
+      reason: `${label ? `${watch.name} (${label})` : watch.name}: ${row.value} in run ${newest.label} is not a valid value; not alerted on`,
+    });
+  }
   if (rule.change) changeRule(watch, ref.endpoint, ref.field);
   else if (pick(newest).length === 0) noData(watch, newest);
   else valueRule(watch, ref.endpoint, ref.field);
 }
 
 function noData(watch: Watch, run: RunFacts, what = watch.name): void {
+  // A run whose rows are there but invalid was said once already (metricRule): "no data" would be untrue.
+  if (watch.watched(run).some(isInvalidRow)) return;
   watch.out.skipped.push({
     rule: watch.index,
     reason: `${what}: no data in run ${run.label} (endpoint unavailable)`,
@@ -279,7 +295,8 @@ function changeFiring(
     comparedWith: meanOfRuns
       ? { id: null, label: MEAN_OF_LAST_4 }
       : { id: against.run.runId, label: against.run.label },
-    significance: judged.significance,
+    // Never invalid here: `pick` leaves invalid values out.
+    significance: judged.significance === 'invalid' ? 'unknown' : judged.significance,
     interval: judged.low === null || judged.high === null ? null : { low: judged.low, high: judged.high },
     level: judged.level,
     p: judged.p,

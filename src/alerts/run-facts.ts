@@ -50,7 +50,7 @@ export interface Firing {
    * (Holm, metric-rule.ts): its interval in points at `level`, its p, its adjusted q, how many
    * figures were judged together, and n on each side.
    */
-  significance?: Judged['significance'];
+  significance?: Exclude<Judged['significance'], 'invalid'>;
   interval?: { low: number; high: number } | null;
   level?: number | null;
   p?: number | null;

@@ -1,6 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} is the config file's own interpolation syntax.
 import { z } from 'zod';
 import { alert } from './alert-section.js';
+import { unsafeAllowedName } from './allowed-host-names.js';
 import { channel } from './channels.js';
 import { daemonSection } from './daemon-section.js';
 import {
@@ -190,7 +191,15 @@ export const configSchema = z
           ),
         auth: httpAuth.optional(),
         allowed_hosts: z
-          .array(z.string().regex(HOST_NAME, { error: 'expected a host name like reports.example.com' }))
+          .array(
+            z.string().superRefine((name, ctx) => {
+              // A wildcard or a public suffix (.com, .co.uk) would open the door it guards: said first.
+              const unsafe = unsafeAllowedName(name);
+              if (unsafe) ctx.addIssue({ code: 'custom', message: unsafe });
+              else if (!HOST_NAME.test(name))
+                ctx.addIssue({ code: 'custom', message: 'expected a host name like reports.example.com' });
+            }),
+          )
           .default([])
           .describe(
             "Names besides its own address that the HTTP servers (status page and probes, `reportd studio`, `reportd mcp --http`) answer to: a proxy's public name, a Kubernetes service's name (a leading dot allows subdomains: .example.com). A request naming another `Host` gets 421 and one from another `Origin` 403 (DNS rebinding). IP addresses, localhost and the listen address are always allowed. Default none.",

@@ -2,6 +2,7 @@ import { runAlertPass } from '../alerts/run-alerts.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import type { Outbox } from '../delivery/outbox-worker.js';
+import { checkStoredRuns } from '../insight/stored-figure-checks.js';
 import type { Logger } from '../log.js';
 import type { IncidentWatch } from '../notify/watch.js';
 import { lifecycleState } from '../schedule/lifecycle.js';
@@ -41,6 +42,8 @@ export async function afterSyncPass(
 ): Promise<AfterPassResult> {
   const { config, store, clock, logger, outbox, watch } = deps;
   const notices = await watch.afterSyncPass(summary, syncOutcome(summary));
+  // Said once per pass, before anything is made of them: figures the service sent that cannot be.
+  await checkStoredRuns(store, summary.completedRuns, logger);
   if (signal?.aborted) return { reports: 0, alerts: 0, notices };
   let reports = 0;
   // Paused reports are left out entirely: they never fire, whatever the store remembers of them.

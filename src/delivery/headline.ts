@@ -28,12 +28,14 @@ export function headlineKpis(model: ReportModel): HeadlineKpi[] {
     const card = pick(model);
     if (!card?.available) return [];
     const { label, value, delta, versus } = card.kpi;
+    // "as reported by the service", or why the value shows "—": said where the change is.
+    const note = delta.note ? ` (${delta.note})` : '';
     return [
       {
         label,
         value,
         // Against an older run (`compare_with`) the email says which, or that none is stored that old.
-        delta: versus ? (delta.available ? `${delta.text} ${versus}` : versus) : delta.text,
+        delta: (versus ? (delta.available ? `${delta.text} ${versus}` : versus) : delta.text) + note,
         ...(delta.interval ? { interval: delta.interval } : {}),
         ...(delta.verdict ? { verdict: delta.verdict } : {}),
         arrow: delta.arrow,
@@ -53,8 +55,10 @@ export function headlineKpis(model: ReportModel): HeadlineKpi[] {
  */
 export function noiseNote(model: ReportModel): string | undefined {
   if (model.judged.size === 0) return undefined;
+  // The email marks its headline cards only: it states how many of the run's likely changes those are.
+  const shown = headlineKpis(model).filter((kpi) => kpi.verdict === 'likely').length;
   return withLocale(reportLocale(model.cover.locale, model.cover.timeZone), () =>
-    `${t('delta.noiseFootnote')} ${familyLine(model.judged)}`.trim(),
+    `${t('delta.noiseFootnote')} ${familyLine(model.judged, shown)}`.trim(),
   );
 }
 

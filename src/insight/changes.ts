@@ -15,7 +15,14 @@ import type { InsightRow } from './sample-sizes.js';
  * The changes of two runs' metric rows, as documents judge them, are in row-changes.ts.
  */
 
-export type Significance = 'likely' | 'unclear' | 'unknown';
+export type Significance = 'likely' | 'unclear' | 'unknown' | 'invalid';
+
+/**
+ * Why a change was not judged although it might have been: `invalid-value` (either run's value is
+ * outside what its unit allows, valid-values.ts), `copies-disagree` (the API sends the figure under
+ * two names and the copies differ, row-changes.ts). Null otherwise.
+ */
+export type ChangeNote = 'invalid-value' | 'copies-disagree';
 
 /** The false discovery rate a document's family is held to unless its config says otherwise. */
 export const DEFAULT_ALPHA = 0.05;
@@ -39,6 +46,7 @@ export interface Judged {
   /** Where n came from (`totalAll`, `totalAll ÷ 5 engines`, `timesCited`…). */
   nSource: string | null;
   significance: Significance;
+  note: ChangeNote | null;
 }
 
 /** A change measured but not yet judged: its family decides its verdict and its interval's level. */
@@ -50,6 +58,8 @@ export interface Measured {
   nSource: string | null;
   /** The two shares (0..1) and their n, to draw the interval at any level; null when unknown. */
   shares: { after: number; nAfter: number; before: number; nBefore: number } | null;
+  /** Set when the change must not be judged whatever its p (an invalid value, disagreeing copies). */
+  note?: ChangeNote | null;
 }
 
 /** What a change of a metric row is a change of: the row, and its value on each side. */
@@ -122,7 +132,7 @@ const UNKNOWN_VERDICT = { low: null, high: null, level: null, q: null, familySiz
  */
 export function judgeTogether(measured: readonly Measured[], options: FamilyOptions = {}): Judged[] {
   const alpha = options.alpha ?? DEFAULT_ALPHA;
-  const members = measured.flatMap((m, i) => (m.p === null ? [] : [i]));
+  const members = measured.flatMap((m, i) => (m.p === null || m.note ? [] : [i]));
   const verdicts = judgeFamily(
     members.map((i) => measured[i]!.p!),
     alpha,
@@ -131,9 +141,15 @@ export function judgeTogether(measured: readonly Measured[], options: FamilyOpti
   const verdictAt = new Map(members.map((index, k) => [index, verdicts[k]!]));
   // Members share a level (Holm: all of them): its z is worked out once.
   const zOf = new Map<number, number>();
-  return measured.map(({ shares, ...m }, i): Judged => {
+  return measured.map(({ shares, note = null, ...m }, i): Judged => {
     const verdict = verdictAt.get(i);
-    if (!verdict || !shares) return { ...m, ...UNKNOWN_VERDICT, significance: 'unknown' };
+    if (!verdict || !shares)
+      return {
+        ...m,
+        ...UNKNOWN_VERDICT,
+        note,
+        significance: note === 'invalid-value' ? 'invalid' : 'unknown',
+      };
     let z = zOf.get(verdict.intervalAlpha);
     if (z === undefined) {
       z = zOfTwoSided(verdict.intervalAlpha);
@@ -147,6 +163,7 @@ export function judgeTogether(measured: readonly Measured[], options: FamilyOpti
       level: 1 - verdict.intervalAlpha,
       q: verdict.q,
       familySize: members.length,
+      note: null,
       significance: verdict.likely ? 'likely' : 'unclear',
     };
   });
@@ -176,7 +193,7 @@ export function judgeDocument<T extends Measured>(
   headline: (change: T) => boolean,
   alpha = DEFAULT_ALPHA,
 ): Judged[] {
-  const judged = (m: T) => m.p !== null;
+  const judged = (m: T) => m.p !== null && !m.note;
   const first = measured.filter((m) => judged(m) && headline(m));
   const rest = measured.filter((m) => !(judged(m) && headline(m)));
   const share = rest.every((m) => !judged(m)) ? 1 : first.length === 0 ? 0 : HEADLINE_SHARE;

@@ -1,5 +1,6 @@
 import {
   DEFAULT_ALPHA,
+  displayScale,
   isHeadline,
   judgeDocument,
   type Measured,
@@ -15,6 +16,7 @@ import {
   runSamples,
   type SetDetails,
 } from './sample-sizes.js';
+import { isInvalidRow } from './valid-values.js';
 
 /**
  * The changes of two runs' metric rows, judged as one document: every level metric present in both
@@ -62,36 +64,71 @@ export function measureRuns(
 }
 
 /**
- * Judges the changes of rows as one document (`judgeDocument`), each figure once: a row that repeats another's figure
- * (`gPlus` beside `gravityPlus`, `totals.p1` beside the overall `p1`; sample-sizes.ts `figureOf`)
- * takes the judgement of the figure's first row instead of counting in the family again.
+ * Judges the changes of rows as one document (`judgeDocument`), each figure once: a row that repeats
+ * another's figure (`gPlus` beside `gravityPlus`, `totals.p1` beside the overall `p1`; sample-sizes.ts
+ * `figureOf`) takes the judgement of the figure's first row instead of counting in the family again —
+ * when the copies agree. Copies that disagree beyond the API's rounding are none of them judged
+ * (`copies-disagree`): which one is the figure is not something reportd can know.
  */
 export function judgeRows(measured: readonly MeasuredChange[], alpha = DEFAULT_ALPHA): MetricChange[] {
+  const checked = markDisagreements(measured);
   // Each figure's row: its canonical row when present, else the first one seen.
   const chosen = new Map<string, number>();
-  for (const [i, change] of measured.entries()) {
-    if (change.p === null) continue;
+  for (const [i, change] of checked.entries()) {
+    if (!judgeable(change)) continue;
     const figure = figureOf(change);
     const at = chosen.get(figure);
-    if (at === undefined || (keyOf(change) === figure && keyOf(measured[at]!) !== figure))
+    if (at === undefined || (keyOf(change) === figure && keyOf(checked[at]!) !== figure))
       chosen.set(figure, i);
   }
-  const members = measured.flatMap((change, i) =>
-    change.p === null || chosen.get(figureOf(change)) === i ? [i] : [],
+  const members = checked.flatMap((change, i) =>
+    !judgeable(change) || chosen.get(figureOf(change)) === i ? [i] : [],
   );
   const verdicts = judgeDocument(
-    members.map((i) => measured[i]!),
+    members.map((i) => checked[i]!),
     isHeadline,
     alpha,
   );
   const judged = new Map(members.map((index, k) => [index, verdicts[k]!]));
-  return measured.map(({ shares: _, ...change }, i): MetricChange => {
+  return checked.map(({ shares: _, note: __, ...change }, i): MetricChange => {
     const own = judged.get(i);
     if (own) return { ...change, ...own };
     // A repeat of a figure judged under another row: that row's verdict beside this row's numbers.
-    const { low, high, level, p, q, familySize, significance } = judged.get(chosen.get(figureOf(change))!)!;
-    return { ...change, low, high, level, p, q, familySize, significance };
+    const { low, high, level, p, q, familySize, significance, note } = judged.get(
+      chosen.get(figureOf(change))!,
+    )!;
+    return { ...change, low, high, level, p, q, familySize, significance, note };
   });
+}
+
+const judgeable = (change: MeasuredChange) => change.p !== null && !change.note;
+
+/** How far two copies of a figure may differ (in points, or the number) and still be one figure: the API's rounding. */
+const COPY_TOLERANCE = 0.051;
+
+/** The changes, with every copy of a figure whose copies disagree marked `copies-disagree`. */
+function markDisagreements(measured: readonly MeasuredChange[]): MeasuredChange[] {
+  const first = new Map<string, MeasuredChange>();
+  const disagree = new Set<string>();
+  for (const change of measured) {
+    if (!judgeable(change)) continue;
+    const figure = figureOf(change);
+    const seen = first.get(figure);
+    if (!seen) first.set(figure, change);
+    else if (!sameFigure(seen, change)) disagree.add(figure);
+  }
+  if (disagree.size === 0) return [...measured];
+  return measured.map((change) =>
+    judgeable(change) && disagree.has(figureOf(change)) ? { ...change, note: 'copies-disagree' } : change,
+  );
+}
+
+function sameFigure(a: MeasuredChange, b: MeasuredChange): boolean {
+  const close = (x: number, y: number) => Math.abs(x - y) <= COPY_TOLERANCE;
+  return (
+    close(displayScale(a.after, a.unit), displayScale(b.after, b.unit)) &&
+    close(displayScale(a.before, a.unit), displayScale(b.before, b.unit))
+  );
 }
 
 /**
@@ -117,7 +154,10 @@ export function measureRow(
     row.unit,
     sampleAfter !== undefined,
   );
+  // A value outside what its unit allows is measured (the reader sees the numbers) but never judged.
+  const invalid = isInvalidRow(old) || isInvalidRow(row);
   return {
+    ...(invalid ? { note: 'invalid-value' as const } : {}),
     endpoint: row.endpoint,
     field: row.field,
     dimension: row.dimension,
@@ -127,6 +167,7 @@ export function measureRow(
     before: oldValue,
     after: row.value,
     ...measured,
+    ...(invalid ? { p: null, shares: null } : {}),
   };
 }
 

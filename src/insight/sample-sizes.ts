@@ -123,7 +123,7 @@ type Pair = readonly [endpoint: string, field: string];
 
 /**
  * Every row `runSamples` reads, named once for it and for readers that fetch only these across many
- * runs (`sample-rows.ts`). Members of a breakdown (how many engines, intents) are counted on one field
+ * runs. Members of a breakdown (how many engines, intents) are counted on one field
  * that every member carries.
  */
 const COUNTS = {

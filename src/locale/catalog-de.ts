@@ -56,6 +56,8 @@ export const de: Catalog = {
   'kpi.citedUrls': 'Zitierte URLs',
   'kpi.multiEngineDomains': 'Domänen in mehreren Maschinen',
   'delta.points': '{value} Pp.',
+  'delta.familyShown':
+    '{size, plural, one {# Änderung beurteilt} other {# Änderungen gemeinsam beurteilt}}; {shown} wahrscheinlich hier gezeigt ({likely} im ganzen Lauf, jede Änderung in seiner Arbeitsmappe), bei einer Falscherkennungsrate von {alpha}.',
   'delta.familyHeadline': 'Die {headline} Leitkennzahlen halten die Hälfte davon.',
   'delta.family':
     '{size, plural, one {# Änderung beurteilt} other {# Änderungen gemeinsam beurteilt}}; {likely} wahrscheinlich, bei einer Falscherkennungsrate von {alpha}.',
@@ -74,6 +76,10 @@ export const de: Catalog = {
   'col.stage': 'Phase',
   'col.change': 'Veränderung',
   'xlsx.n': 'n',
+  'verdict.invalid': 'kein gültiger Wert',
+  'delta.invalid': 'kein gültiger Wert: {value}; nicht beurteilt',
+  'delta.reported': 'wie vom Dienst gemeldet',
+  'verdict.copiesDisagree': 'nicht beurteilt: zweimal mit verschiedenen Werten gesendet',
   'verdict.unknown': 'nicht beurteilt',
   'verdict.unclear': 'keine klare Änderung',
   'verdict.likely': 'wahrscheinliche Änderung',
@@ -113,6 +119,8 @@ export const de: Catalog = {
     '{winner} hat {loser} beim Anteil an Markennennungen überholt: {winnerShare} gegenüber {loserShare} (ein Rangwechsel, nicht gegen das Stichprobenrauschen geprüft).',
   'story.unclearChange': '{metric} bei {dimension} ({delta}, {interval}) zeigt keine klare Änderung.',
   'story.noLikelyChange': 'Keine Veränderung nach Maschine ist eine wahrscheinliche Änderung.',
+  'story.likelyHeadline':
+    '{metric} hat sich um {delta} auf {value} bewegt ({interval}): eine wahrscheinliche Änderung.',
   'story.likelyChange':
     '{metric} bei {dimension} veränderte sich um {delta} auf {value} ({interval}): eine wahrscheinliche Änderung.',
   'story.newFalseClaims':

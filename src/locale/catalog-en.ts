@@ -60,6 +60,8 @@ export const en = {
   'kpi.citedUrls': 'Cited URLs',
   'kpi.multiEngineDomains': 'Multi-engine domains',
   'delta.points': '{value} pts',
+  'delta.familyShown':
+    '{size, plural, one {# change judged} other {# changes judged together}}; {shown} likely shown here ({likely} in the whole run, every change in its workbook), at a false discovery rate of {alpha}.',
   'delta.familyHeadline': 'The {headline} headline figures hold half of it.',
   'delta.family':
     '{size, plural, one {# change judged} other {# changes judged together}}; {likely} likely, at a false discovery rate of {alpha}.',
@@ -78,6 +80,10 @@ export const en = {
   'col.stage': 'Stage',
   'col.change': 'Change',
   'xlsx.n': 'n',
+  'verdict.invalid': 'not a valid value',
+  'delta.invalid': 'not a valid value: {value}; not judged',
+  'delta.reported': 'as reported by the service',
+  'verdict.copiesDisagree': 'not judged: sent twice with different values',
   'verdict.unknown': 'not judged',
   'verdict.unclear': 'no clear change',
   'verdict.likely': 'likely change',
@@ -117,6 +123,7 @@ export const en = {
     '{winner} overtook {loser} in share of voice: {winnerShare} against {loserShare} (a change of rank, not judged against sampling noise).',
   'story.unclearChange': '{metric} in {dimension} ({delta}, {interval}) shows no clear change.',
   'story.noLikelyChange': 'No change by engine is a likely change.',
+  'story.likelyHeadline': '{metric} moved {delta} to {value} ({interval}): a likely change.',
   'story.likelyChange': '{metric} in {dimension} moved {delta} to {value} ({interval}): a likely change.',
   'story.newFalseClaims': 'New false claims this run came from {engines}; {count} are open in all.',
   'story.noNewFalseClaims': 'No engine made a new false claim this run; {count} remain open.',

@@ -56,6 +56,8 @@ export const es: Catalog = {
   'kpi.citedUrls': 'Direcciones citadas',
   'kpi.multiEngineDomains': 'Dominios en varios motores',
   'delta.points': '{value} p. p.',
+  'delta.familyShown':
+    '{size, plural, one {# cambio juzgado} other {# cambios juzgados juntos}}; {shown, plural, one {# probable mostrado} other {# probables mostrados}} aquí ({likely} en toda la ejecución, cada cambio en su libro), con una tasa de falsos descubrimientos de {alpha}.',
   'delta.familyHeadline': 'Las {headline} cifras principales tienen la mitad.',
   'delta.family':
     '{size, plural, one {# cambio juzgado} other {# cambios juzgados juntos}}; {likely, plural, one {# probable} other {# probables}}, con una tasa de falsos descubrimientos de {alpha}.',
@@ -74,6 +76,10 @@ export const es: Catalog = {
   'col.stage': 'Etapa',
   'col.change': 'Variación',
   'xlsx.n': 'n',
+  'verdict.invalid': 'valor no válido',
+  'delta.invalid': 'valor no válido: {value}; no juzgado',
+  'delta.reported': 'según lo informa el servicio',
+  'verdict.copiesDisagree': 'no juzgado: enviado dos veces con valores distintos',
   'verdict.unknown': 'no juzgado',
   'verdict.unclear': 'sin cambio claro',
   'verdict.likely': 'cambio probable',
@@ -113,6 +119,7 @@ export const es: Catalog = {
     '{winner} superó a {loser} en cuota de menciones de marcas: {winnerShare} frente a {loserShare} (un cambio de posición, no juzgado frente al ruido de muestreo).',
   'story.unclearChange': '{metric} en {dimension} ({delta}, {interval}): sin cambio claro.',
   'story.noLikelyChange': 'Ningún cambio por motor es un cambio probable.',
+  'story.likelyHeadline': '{metric} se movió {delta} hasta {value} ({interval}): un cambio probable.',
   'story.likelyChange':
     '{metric} en {dimension} varió {delta} hasta {value} ({interval}): un cambio probable.',
   'story.newFalseClaims':

@@ -56,6 +56,8 @@ export const fr: Catalog = {
   'kpi.citedUrls': 'Adresses citées',
   'kpi.multiEngineDomains': 'Domaines multi-moteurs',
   'delta.points': '{value} pts',
+  'delta.familyShown':
+    '{size, plural, one {# variation jugée} other {# variations jugées ensemble}} ; {shown, plural, one {# probable montrée} other {# probables montrées}} ici ({likely} dans toute l’exécution, chaque variation dans son classeur), à un taux de fausses découvertes de {alpha}.',
   'delta.familyHeadline': 'Les {headline} indicateurs clés en détiennent la moitié.',
   'delta.family':
     '{size, plural, one {# variation jugée} other {# variations jugées ensemble}} ; {likely, plural, one {# probable} other {# probables}}, à un taux de fausses découvertes de {alpha}.',
@@ -74,6 +76,10 @@ export const fr: Catalog = {
   'col.stage': 'Étape',
   'col.change': 'Évolution',
   'xlsx.n': 'n',
+  'verdict.invalid': 'valeur non valide',
+  'delta.invalid': 'valeur non valide : {value} ; non jugé',
+  'delta.reported': 'tel que fourni par le service',
+  'verdict.copiesDisagree': 'non jugé : envoyé deux fois avec des valeurs différentes',
   'verdict.unknown': 'non jugé',
   'verdict.unclear': 'pas de changement net',
   'verdict.likely': 'changement probable',
@@ -113,6 +119,8 @@ export const fr: Catalog = {
     '{winner} a dépassé {loser} en part des mentions de marques : {winnerShare} contre {loserShare} (un changement de rang, non jugé face au bruit d’échantillonnage).',
   'story.unclearChange': '{metric} pour {dimension} ({delta}, {interval}) : pas de changement net.',
   'story.noLikelyChange': 'Aucune variation par moteur n’est un changement probable.',
+  'story.likelyHeadline':
+    '{metric} a évolué de {delta} pour atteindre {value} ({interval}) : un changement probable.',
   'story.likelyChange':
     '{metric} pour {dimension} a varié de {delta} pour atteindre {value} ({interval}) : un changement probable.',
   'story.newFalseClaims':

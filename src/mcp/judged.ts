@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { DEFAULT_ALPHA, type Judged, judgeTogether, measureChange } from '../insight/changes.js';
-import { judgeRows, type MeasuredChange, measureRow } from '../insight/row-changes.js';
-import type { InsightRow, RunSamples } from '../insight/sample-sizes.js';
+import { type Judged, judgeTogether, measureChange } from '../insight/changes.js';
+import type { RunInsight } from '../insight/run-insight.js';
+import type { InsightRow } from '../insight/sample-sizes.js';
 
 /**
  * How the MCP tools say whether a change matters: the noise model's own judgement (src/insight, the
@@ -20,10 +20,16 @@ export const judgedOut = {
       'after − before: percentage points for shares (percent, or fraction × 100), else in `unit`; null when there is no earlier value',
     ),
   significance: z
-    .enum(['likely', 'unclear', 'unknown'])
+    .enum(['likely', 'unclear', 'unknown', 'invalid'])
     .nullable()
     .describe(
-      'likely: a likely change (its adjusted q is at most 0.05 among the changes judged with it); unclear: no clear change; unknown: not a share of answers, or its n is not in the data (never likely); null when there is no earlier value',
+      'likely: a likely change (its adjusted q is at most 0.05 among the changes judged with it); unclear: no clear change; unknown: not a share of answers, or its n is not in the data, or see `note` (never likely); invalid: either value is outside what its unit allows (a share of 150 %), not judged; null when there is no earlier value',
+    ),
+  note: z
+    .enum(['invalid-value', 'copies-disagree'])
+    .nullable()
+    .describe(
+      'Why a share was not judged: invalid-value, or copies-disagree (the API sends the figure under two names and the copies differ)',
     ),
   interval: z
     .object({ low: z.number(), high: z.number() })
@@ -49,7 +55,7 @@ export const judgedOut = {
     .number()
     .nullable()
     .describe(
-      'How many changes were judged together with this one: every judged change of this run in this answer',
+      "How many changes were judged together with this one: every judged change of the run (the run's own document family, as its report and export judge it)",
     ),
   n_before: z.number().nullable().describe('Answers the earlier value was counted on'),
   n_after: z.number().nullable().describe('Answers the later value was counted on'),
@@ -59,6 +65,7 @@ export const judgedOut = {
 export type JudgedFields = {
   change: number | null;
   significance: Judged['significance'] | null;
+  note: Judged['note'];
   interval: { low: number; high: number } | null;
   interval_level: number | null;
   p: number | null;
@@ -72,6 +79,7 @@ export type JudgedFields = {
 export const NOT_COMPARED: JudgedFields = {
   change: null,
   significance: null,
+  note: null,
   interval: null,
   interval_level: null,
   p: null,
@@ -86,6 +94,7 @@ export function judgedFields(judged: Judged): JudgedFields {
   return {
     change: judged.change,
     significance: judged.significance,
+    note: judged.note,
     interval: judged.low === null || judged.high === null ? null : { low: judged.low, high: judged.high },
     interval_level: judged.level,
     p: judged.p,
@@ -102,26 +111,16 @@ export const rowKey = (row: Keyed) =>
   `${row.endpoint}\u0000${row.field}\u0000${row.dimension}\u0000${row.dimension_id ?? ''}`;
 
 /**
- * Judges rows of one run against the same rows of an earlier run, as one family (one answer's changes
- * in that run). Same order out; a row without an earlier value is not compared.
+ * A row of one run against the same row of an earlier run, with the verdict of the run's own document
+ * (`insight`: every figure of the two runs judged as one family, insight/run-insight.ts), never a
+ * family made of what one answer happens to ask for. A row without an earlier value is not compared;
+ * a field the model leaves out (itself a change, a history point) is unknown, never likely.
  */
-export function judgePairs(
-  pairs: readonly { row: InsightRow; old: InsightRow | undefined }[],
-  samples: { before: RunSamples; after: RunSamples },
-): JudgedFields[] {
-  const measured = pairs.map(({ row, old }) =>
-    old ? measureRow(old, row, samples.before, samples.after) : undefined,
+export function judgedInRun(insight: RunInsight, row: InsightRow, old: InsightRow | undefined): JudgedFields {
+  if (!old) return NOT_COMPARED;
+  const change = insight.of(row);
+  if (change && rowKey(change) === rowKey(row)) return judgedFields(change);
+  return judgedFields(
+    judgeTogether([measureChange({ value: old.value }, { value: row.value }, row.unit, false)])[0]!,
   );
-  const members = measured.filter((m): m is MeasuredChange => m !== undefined);
-  const judged = judgeRows(members, DEFAULT_ALPHA);
-  return pairs.map(({ row, old }, i) => {
-    const change = measured[i];
-    if (!old) return NOT_COMPARED;
-    // A field the model leaves out (itself a change, a history point) is unknown, never likely.
-    if (!change)
-      return judgedFields(
-        judgeTogether([measureChange({ value: old.value }, { value: row.value }, row.unit, false)])[0]!,
-      );
-    return judgedFields(judged[members.indexOf(change)]!);
-  });
 }

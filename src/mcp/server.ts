@@ -6,7 +6,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { HttpAuthConfig } from '../config/schema.js';
 import { UsageError } from '../errors/index.js';
 import { challenge, isAuthorized, isLoopbackHost } from '../status/access.js';
-import { exactHosts, exactOrigins, type HostRules, refuseForeign } from '../status/allowed-hosts.js';
+import { type HostRules, refuseForeign } from '../status/allowed-hosts.js';
 import { VERSION } from '../version.js';
 import { LineLimit, MAX_STDIO_LINE } from './line-limit.js';
 import type { ToolContext } from './tool-parts.js';
@@ -31,15 +31,21 @@ export function createMcpServer(ctx: ToolContext): McpServer {
 
 export async function serveStdio(ctx: ToolContext): Promise<void> {
   const server = createMcpServer(ctx);
-  const transport = new StdioServerTransport(limitedStdin(), process.stdout, {
+  const input = limitedStdin();
+  const transport = new StdioServerTransport(input, process.stdout, {
     // Never reached: every line it gets is at most MAX_STDIO_LINE (line-limit.ts).
     maxBufferSize: 2 * MAX_STDIO_LINE + 1,
   });
+  // The client closing our stdin is the normal end of a session: the SDK's transport does not watch
+  // for it, and an await that never settles made the process exit 13 as if it had crashed.
   const closed = new Promise<void>((resolve) => {
     transport.onclose = resolve;
+    input.once('end', resolve);
+    input.once('close', resolve);
   });
   await server.connect(transport);
   await closed;
+  await server.close();
 }
 
 /** stdin with lines over `MAX_STDIO_LINE` answered by a JSON-RPC error and a stderr line, and skipped. */
@@ -94,14 +100,12 @@ async function handle(ctx: ToolContext, options: HttpOptions, req: IncomingMessa
   if (path !== '/mcp') return reply(res, 404, 'the MCP endpoint is /mcp');
   if (req.method !== 'POST') return reply(res, 405, 'stateless server: POST /mcp', { allow: 'POST' });
   const server = createMcpServer(ctx);
-  // The SDK's own DNS-rebinding check as well, on the exact names of this listener's port.
-  const port = req.socket.localPort ?? options.port;
+  // The Host and Origin were checked above, as every server of reportd checks them (allowed-hosts.ts):
+  // the SDK's own check compares whole header values, so it refused names the docs promise
+  // ([::1], localhost., *.localhost) and answered 403 where the other servers answer 421.
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
-    enableDnsRebindingProtection: true,
-    allowedHosts: exactHosts(hosts, port),
-    allowedOrigins: exactOrigins(hosts, port),
   });
   res.on('close', () => {
     void transport.close();

@@ -121,6 +121,11 @@ export interface DeltaView {
   polarity: Polarity;
   available: boolean;
   /**
+   * Which figure the change is of (endpoint, field, dimension), when the run's insight compared it:
+   * a document counts the likely changes it shows by figure, so one shown twice is counted once.
+   */
+  figure?: string;
+  /**
    * The noise model's verdict, judged with the document's other changes (model/family.ts): `likely`
    * (arrow, colour and meaning: `markLikely`) or `unclear` (no clear change: plain); absent when it
    * could not judge (not a share, no n), and then plain too.
@@ -128,6 +133,11 @@ export interface DeltaView {
   verdict?: 'likely' | 'unclear';
   /** The judged change's interval as it is, "−12.5 to −4.6 pts"; absent when not judged. */
   interval?: string;
+  /**
+   * Why a change is shown unjudged although it is a share: "as reported by the service" (no earlier
+   * stored run), a value out of range, copies that disagree (report/model/noise-delta.ts).
+   */
+  note?: string;
   /** Size of the change as printed (points or the number), for ranking the story's sentences. */
   size?: number;
 }

@@ -3,7 +3,7 @@ import { reportLocale, withLocale } from '../locale/locale.js';
 import { moverView } from './digest/mover-view.js';
 import type { PortfolioMove } from './digest/movers.js';
 import type { ReportModel } from './model/index.js';
-import { familyLine, showsNoise } from './noise-view.js';
+import { familyLine, likelyShown, showsNoise } from './noise-view.js';
 import { DEFAULT_PAGE, type PageSetup, pageView } from './page.js';
 import { loadReportTemplates, type ReportTemplates } from './templates.js';
 import { DEFAULT_THEME, type ThemeView, templateLogo } from './theme/theme.js';
@@ -56,10 +56,13 @@ export function reportView(
   // first printed of them also says how many changes the document judged together, once.
   const shows = (section: ReportSection) => showsNoise(view[section]);
   const first = pages.find(shows);
+  // Counted over the printed pages only: a section left out shows none of its changes.
+  const shown = new Set<string>();
+  for (const section of pages) likelyShown(view[section], shown);
   const noiseNote = Object.fromEntries(
     REPORT_SECTIONS.map((section) => [
       section,
-      shows(section) ? { family: section === first ? familyLine(model.judged) : null } : false,
+      shows(section) ? { family: section === first ? familyLine(model.judged, shown.size) : null } : false,
     ]),
   ) as Record<ReportSection, false | { family: string | null }>;
   return { ...view, noiseNote };

@@ -32,14 +32,36 @@ export function showsNoise(view: unknown, depth = 0): boolean {
 }
 
 /**
+ * The likely changes a view shows, by figure: what a document's statement counts, so the number it
+ * states equals the arrows a reader finds in it (the run's family may hold likely changes of figures
+ * this document does not print).
+ */
+export function likelyShown(view: unknown, into = new Set<string>(), depth = 0): Set<string> {
+  if (view === null || typeof view !== 'object' || depth > 8) return into;
+  if (Array.isArray(view)) {
+    for (const item of view) likelyShown(item, into, depth + 1);
+    return into;
+  }
+  const record = view as Record<string, unknown>;
+  if (record.verdict === 'likely' && typeof record.figure === 'string') into.add(record.figure);
+  for (const child of Object.values(record)) likelyShown(child, into, depth + 1);
+  return into;
+}
+
+/**
  * What a document says once about the changes it judged: "12 changes judged together; 1 likely, at a
  * false discovery rate of 5 %.", and that the headline figures hold half of it when they do. Empty
- * when nothing was judged.
+ * when nothing was judged. The family is the run's (every surface judges alike); a document that shows
+ * fewer of its likely changes (`shown`) states how many it shows and how many the run has, so its
+ * count is the count of its arrows.
  */
-export function familyLine(judged: FamilySummary): string {
+export function familyLine(judged: FamilySummary, shown?: number): string {
   if (judged.size === 0) return '';
   const alpha = currentLocale().percent(judged.alpha * 100, judged.alpha * 100 < 1 ? 1 : 0);
-  const line = t('delta.family', { size: judged.size, likely: judged.likely, alpha });
+  const line =
+    shown !== undefined && shown < judged.likely
+      ? t('delta.familyShown', { size: judged.size, shown, likely: judged.likely, alpha })
+      : t('delta.family', { size: judged.size, likely: judged.likely, alpha });
   const split = judged.headline > 0 && judged.headline < judged.size;
   return split ? `${line} ${t('delta.familyHeadline', { headline: judged.headline })}` : line;
 }

@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
-import { networkInterfaces } from 'node:os';
 
 /**
  * Who may talk to a server reportd runs (the studio, MCP over HTTP, the daemon's status page, health
@@ -50,8 +49,6 @@ function hostnameOf(header: string): string | undefined {
     return undefined;
   }
 }
-
-const WILDCARDS = new Set(['0.0.0.0', '::', '']);
 
 /** True when `hostname` (bare) is one of the server's names under `rules`. */
 export function isAllowedHostname(hostname: string, rules: HostRules): boolean {
@@ -127,30 +124,4 @@ export function refuseForeign(
   res.writeHead(refusal.status, { 'content-type': type, 'cache-control': 'no-store', connection: 'close' });
   res.end(text);
   return true;
-}
-
-/**
- * The exact `Host` values a server on `port` answers to, for a check that compares whole values (the
- * MCP SDK's): its bound address (every interface's when it is a wildcard), the loopback names, and
- * the configured names with the port and without it (a proxy on 443 sends none).
- */
-export function exactHosts(rules: HostRules, port: number): string[] {
-  const bound = bare(rules.host);
-  const addresses = WILDCARDS.has(bound)
-    ? Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((a) => a.address))
-    : [bound];
-  const named = (rules.names ?? []).map(bare).filter((name) => !name.startsWith('.'));
-  const withPort = [...new Set([...addresses, 'localhost', '127.0.0.1', '::1', ...named])].map(
-    (name) => `${isIP(name) === 6 ? `[${name}]` : name}:${port}`,
-  );
-  return [...withPort, ...named];
-}
-
-/** The origins of `exactHosts`: `http://` each, and `https://` the configured names (a TLS proxy's). */
-export function exactOrigins(rules: HostRules, port: number): string[] {
-  const named = (rules.names ?? []).map(bare).filter((name) => !name.startsWith('.'));
-  return [
-    ...exactHosts(rules, port).map((host) => `http://${host}`),
-    ...named.flatMap((name) => [`https://${name}`, `https://${name}:${port}`]),
-  ];
 }

@@ -1,7 +1,7 @@
 import type { RateBudget } from '../api/budget.js';
 import { isReportable, type SnapshotState } from '../store/snapshot-state.js';
 import type { PlannedSnapshot } from './plan.js';
-import type { SyncProgress } from './types.js';
+import type { CompletedRun, SyncProgress } from './types.js';
 
 /**
  * Counts what the pass has done across accounts and turns it into progress events. The ETA comes from
@@ -10,6 +10,8 @@ import type { SyncProgress } from './types.js';
 export class ProgressTracker {
   snapshotsTotal = 0;
   snapshotsCompleted = 0;
+  /** The runs whose snapshots became complete in this pass, in the order they did. */
+  readonly completedRuns: CompletedRun[] = [];
   private payloadsTotal = 0;
   private payloadsDone = 0;
   private requests = 0;
@@ -96,6 +98,7 @@ export class ProgressTracker {
     if (isReportable(state) && !this.completed.has(id)) {
       this.completed.add(id);
       this.snapshotsCompleted++;
+      this.completedRuns.push({ account, querySetId: snapshot.querySetId, runId: snapshot.run.id });
     }
     this.lastAccount = account;
     this.emit();

@@ -132,6 +132,7 @@ async function finishPass(
 ): Promise<void> {
   const { summary, tracker, clock } = pass;
   summary.snapshotsCompleted = tracker.snapshotsCompleted;
+  summary.completedRuns = [...tracker.completedRuns];
   summary.snapshotsDue = tracker.snapshotsTotal;
   summary.snapshotsIncomplete = tracker.snapshotsTotal - tracker.snapshotsCompleted;
   summary.aborted = options.signal?.aborted ?? false;

@@ -55,11 +55,20 @@ export interface SyncProgress {
   etaMs: number | null;
 }
 
+/** A run whose snapshot a pass completed. */
+export interface CompletedRun {
+  account: string;
+  querySetId: number;
+  runId: number;
+}
+
 export interface SyncSummary {
   /** Accounts synced in this pass. */
   accounts: number;
   /** Snapshots that became complete in this pass. */
   snapshotsCompleted: number;
+  /** Their runs: what follows the pass checks their figures (daemon/after-pass.ts). */
+  completedRuns: CompletedRun[];
   /** Snapshots the plan said were due (the newest `backfill_runs` runs lacking a complete snapshot). */
   snapshotsDue: number;
   /** Due snapshots still not complete at the end (partial, failed or not reached). */
@@ -88,6 +97,7 @@ export function emptySyncSummary(accounts: number): SyncSummary {
   return {
     accounts,
     snapshotsCompleted: 0,
+    completedRuns: [],
     snapshotsDue: 0,
     snapshotsIncomplete: 0,
     requests: 0,

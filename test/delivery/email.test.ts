@@ -55,10 +55,27 @@ const modelIn = (locale?: string) =>
 describe('report email', () => {
   it('headline KPIs use the report number rules; changes not judged carry no mark, their direction in words', () => {
     const kpis = headlineKpis(modelIn());
-    // None of these is judged (no answer counts): no arrow, no colour, no "better"/"worse".
+    // None of these is judged: no earlier run is stored, so the service's own deltas are shown, said
+    // to be the service's, with no arrow, no colour, no "better"/"worse".
     expect(kpis.map((k) => [k.label, k.value, k.delta, k.arrow, k.good, k.bad, k.said])).toEqual([
-      ['Weighted presence', '42.3%', '+2.1 pts', '', false, false, 'up 2.1 points, not judged'],
-      ['Gravity−', '12.0%', '+3.0 pts', '', false, false, 'up 3.0 points, not judged'],
+      [
+        'Weighted presence',
+        '42.3%',
+        '+2.1 pts (as reported by the service)',
+        '',
+        false,
+        false,
+        'up 2.1 points, not judged',
+      ],
+      [
+        'Gravity−',
+        '12.0%',
+        '+3.0 pts (as reported by the service)',
+        '',
+        false,
+        false,
+        'up 3.0 points, not judged',
+      ],
       ['Open errors', '4', '−1', '', false, false, 'down 1, not judged'],
     ]);
     expect(headlineSummary(modelIn())).toBe('Presence rose in the <b>coffee</b> segment.');
@@ -103,7 +120,7 @@ describe('report email', () => {
     expect(mail.html).toContain('Café &lt;Ünïcode&gt; &amp; Co');
     expect(mail.html).toContain('&lt;b&gt;coffee&lt;/b&gt;');
     expect(mail.html).toContain('42.3%');
-    expect(mail.text).toContain('Weighted presence: 42.3% (+2.1 pts)');
+    expect(mail.text).toContain('Weighted presence: 42.3% (+2.1 pts (as reported by the service))');
     expect(mail.text).toContain('Café <Ünïcode> & Co');
   });
 
@@ -134,7 +151,7 @@ describe('report email', () => {
     expect(mail.html).toContain('Kaffee &amp; &lt;Co&gt;');
     expect(mail.html).toContain('Gewichtete Präsenz');
     expect(mail.html).toContain('42,3\u00a0%');
-    expect(mail.text).toContain('Gewichtete Präsenz: 42,3\u00a0% (+2,1 Pp.)');
+    expect(mail.text).toContain('Gewichtete Präsenz: 42,3\u00a0% (+2,1 Pp. (wie vom Dienst gemeldet))');
     expect(mail.text).toContain('Offene Fehler: 4 (−1)');
     expect(mail.text).toContain(
       'Im Anhang: wochenbericht-kaffee-co-kw-14.pdf und wochenbericht-kaffee-co-kw-14.xlsx.',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildReportModel } from '../../src/report/model/index.js';
+import { runBefore } from '../report/earlier-run.js';
 import { drawRun, generator, INTENT_SIZES, QUIET_RATES, type Rates, snapshotOf } from './simulated-runs.js';
 
 /**
@@ -36,7 +37,9 @@ function reports(before: Rates, after: Rates, seed: number, queries = INTENT_SIZ
   for (let i = 0; i < PAIRS; i++) {
     const earlier = drawRun(before, random, queries);
     const later = drawRun(after, random, queries);
-    out.push(buildReportModel(snapshotOf(later, earlier, JUDGED), [], meta));
+    const snapshot = snapshotOf(later, earlier, JUDGED);
+    // Changes are judged from two stored runs: the earlier one is stored before it.
+    out.push(buildReportModel(snapshot, [runBefore(snapshot)], meta));
   }
   return out;
 }
@@ -44,8 +47,8 @@ function reports(before: Rates, after: Rates, seed: number, queries = INTENT_SIZ
 describe('a report judges its changes as families', () => {
   it('calls something a likely change in at most 5 % of quiet reports, and of their stories', () => {
     const models = reports(QUIET_RATES, QUIET_RATES, 32);
-    // The report judges 12 changes: 2 headline figures and 10 others; nothing per intent.
-    expect(new Set(models.map((m) => `${m.judged.size}/${m.judged.headline}`))).toEqual(new Set(['12/2']));
+    // The run's changes, judged as one family: 2 headline figures and 19 others; nothing per intent.
+    expect(new Set(models.map((m) => `${m.judged.size}/${m.judged.headline}`))).toEqual(new Set(['21/2']));
     const anyLikely = models.filter((m) => m.judged.likely > 0).length / PAIRS;
     const storyLikely = models.filter((m) => m.story.some((s) => LIKELY_CLAIM.test(s))).length / PAIRS;
     const perReport = models.reduce((sum, m) => sum + m.judged.likely, 0) / PAIRS;

@@ -4,7 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { judgeRows, type MeasuredChange, measureRuns } from '../../src/insight/row-changes.js';
+import { judgeRows, measureRuns } from '../../src/insight/row-changes.js';
 import { setDetailsOf } from '../../src/insight/run-changes.js';
 import type { InsightRow } from '../../src/insight/sample-sizes.js';
 import { HOSTILE } from '../../src/sandbox/dataset.js';
@@ -201,16 +201,15 @@ describe('reportd mcp over stdio, with the SDK client', () => {
       );
     /**
      * What src/insight says of the change of one metric row between two stored runs, read whole, judged
-     * in the family the answer judges it in: the rows `family` keeps (every compared row by default).
+     * in the run's own family (every compared row of the two runs), whatever the answer asked for.
      */
     const expected = async (
       from: number,
       to: number,
       row: { endpoint: string; field: string; dimension: string; label: string | null },
-      family: (change: MeasuredChange) => boolean = () => true,
     ) => {
       const measured = measureRuns(await rowsOf(from), await rowsOf(to), { before: details, after: details });
-      const changes = judgeRows(measured.filter(family));
+      const changes = judgeRows(measured);
       const found = changes.find(
         (c) =>
           c.endpoint === row.endpoint &&
@@ -230,6 +229,7 @@ describe('reportd mcp over stdio, with the SDK client', () => {
         n_before: found.nBefore,
         n_after: found.nAfter,
         n_source: found.nSource,
+        note: found.note,
       };
     };
     const judged = (p: Structured) => ({
@@ -243,27 +243,21 @@ describe('reportd mcp over stdio, with the SDK client', () => {
       n_before: p.n_before,
       n_after: p.n_after,
       n_source: p.n_source,
+      note: p.note,
     });
-    /** A series answer judges the points of one run together: the rows of its metric (and label). */
-    const seriesFamily =
-      (endpoint: string, field: string, dimension: string, label?: string) => (c: MeasuredChange) =>
-        c.endpoint === endpoint &&
-        c.field === field &&
-        c.dimension === dimension &&
-        (label === undefined || c.dimension_label === label);
-
     const gross = await call('metric_series', { query_set_id: 101, metric: 'presence.gross.current' });
     expect(gross.points).toHaveLength(runs.length);
     for (let i = 1; i < runs.length; i++) {
-      const want = await expected(
-        runs[i - 1]!.snapshot_id,
-        runs[i]!.snapshot_id,
-        { endpoint: 'presence.gross', field: 'current', dimension: '', label: null },
-        seriesFamily('presence.gross', 'current', ''),
-      );
+      const want = await expected(runs[i - 1]!.snapshot_id, runs[i]!.snapshot_id, {
+        endpoint: 'presence.gross',
+        field: 'current',
+        dimension: '',
+        label: null,
+      });
       expect(want?.significance).toMatch(/^(likely|unclear)$/);
-      // Alone in its answer's run: a family of one, its interval the plain 95 % one.
-      expect(want).toMatchObject({ family_size: 1, interval_level: 0.95 });
+      // Judged in its run's headline family (weighted and gross presence), never alone because the
+      // answer asks for one metric.
+      expect(want!.family_size).toBe(2);
       expect(want!.n_after).toBeGreaterThan(0);
       expect(judged(gross.points[i])).toEqual(want);
     }
@@ -277,38 +271,39 @@ describe('reportd mcp over stdio, with the SDK client', () => {
       last_runs: 1,
     });
     expect(judged(engine.points[0])).toEqual(
-      await expected(
-        runs.at(-2)!.snapshot_id,
-        runs.at(-1)!.snapshot_id,
-        { endpoint: 'presence.by-engine', field: 'gross', dimension: 'engine', label: 'Perplexity' },
-        seriesFamily('presence.by-engine', 'gross', 'engine', 'Perplexity'),
-      ),
+      await expected(runs.at(-2)!.snapshot_id, runs.at(-1)!.snapshot_id, {
+        endpoint: 'presence.by-engine',
+        field: 'gross',
+        dimension: 'engine',
+        label: 'Perplexity',
+      }),
     );
     expect(engine.points[0].n_source).toMatch(/engines/);
 
     const marks = new Set<string>();
-    // compare_runs judges every metric it compared as one family: all of them, or those of the prefix.
-    for (const [args, family] of [
-      [{ query_set_id: 101, limit: 30 }, () => true],
-      [
-        { query_set_id: 101, metric_prefix: 'presence.by-engine', limit: 100 },
-        (c: MeasuredChange) => c.endpoint === 'presence.by-engine',
-      ],
-    ] as const) {
-      const { movers } = await call('compare_runs', args);
+    // compare_runs quotes the run's own family whatever the prefix: a narrower question never shrinks it.
+    for (const args of [
+      { query_set_id: 101, limit: 30 },
+      { query_set_id: 101, metric_prefix: 'presence.by-engine', limit: 100 },
+      { query_set_id: 101, metric_prefix: 'presence.gross', limit: 5 },
+      { query_set_id: 101, metric_prefix: 'life.', limit: 100 },
+    ]) {
+      const answer = await call('compare_runs', args);
+      const { movers } = answer;
+      // Judged changes first (likely, then unclear), then the ones not judged; the rest counted.
+      const rank = { likely: 0, unclear: 1, unknown: 2, invalid: 3 } as Record<string, number>;
+      const ranks = movers.map((m: Structured) => rank[m.significance as string]!);
+      expect(ranks).toEqual([...ranks].sort((a: number, b: number) => a - b));
+      expect(answer.left_out).toBeGreaterThanOrEqual(0);
+      expect(answer.family.size).toBeGreaterThan(10);
       for (const mover of movers) {
         const [group, name, ...field] = mover.metric.split('.');
-        const want = await expected(
-          runs.at(-2)!.snapshot_id,
-          runs.at(-1)!.snapshot_id,
-          {
-            endpoint: `${group}.${name}`,
-            field: field.join('.'),
-            dimension: mover.breakdown ?? '',
-            label: mover.label,
-          },
-          family,
-        );
+        const want = await expected(runs.at(-2)!.snapshot_id, runs.at(-1)!.snapshot_id, {
+          endpoint: `${group}.${name}`,
+          field: field.join('.'),
+          dimension: mover.breakdown ?? '',
+          label: mover.label,
+        });
         // Fields the model does not judge (themselves changes) are unknown, never likely.
         if (want) expect(judged(mover)).toEqual(want);
         else expect(mover).toMatchObject({ significance: 'unknown', interval: null });
@@ -454,7 +449,11 @@ describe('reportd mcp over stdio, with a line past the limit', () => {
     // At most the chunks read and not yet collected (12 MB); buffering the line for the SDK would hold
     // it as a Buffer and again as a string (24 MB and more).
     expect(grown).toBeLessThan(20);
+    // The client closing its input is the normal end of a session: exit 0, not a crash.
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.stdin.end();
+    expect(await exited).toBe(0);
+    expect(stderr).not.toMatch(/\n\s+at |unsettled/);
   }, 60_000);
 });
 
@@ -554,6 +553,33 @@ describe('reportd mcp --http', () => {
     const listed = await post({ host: own.host, origin: own.origin }, 3, 'list_sets');
     expect(listed.status).toBe(200);
     expect(JSON.parse(listed.body).result.structuredContent.sets.length).toBeGreaterThan(0);
+  });
+
+  it('answers the loopback names the docs promise, as the other servers do', async () => {
+    const { port } = new URL(url);
+    for (const host of [
+      `[::1]:${port}`,
+      `localhost.:${port}`,
+      `LOCALHOST:${port}`,
+      `reports.localhost:${port}`,
+    ]) {
+      const listed = await rawRequest(url, {
+        method: 'POST',
+        headers: {
+          host,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${TOKEN}`,
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 9,
+          method: 'tools/call',
+          params: { name: 'list_sets', arguments: {} },
+        }),
+      });
+      expect(listed.status, host).toBe(200);
+    }
   });
 
   it('will not listen off loopback without a token', async () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { reportLocale } from '../../src/locale/locale.js';
 import { renderReportHtml } from '../../src/report/html.js';
 import { buildReportModel } from '../../src/report/model/index.js';
+import { runBefore } from './earlier-run.js';
 import { fixtureSnapshot } from './fixtures.js';
 
 /**
@@ -15,7 +16,7 @@ const meta = { generatedAt: new Date('2026-11-16T06:00:00Z'), version: '0.1.0' }
 
 describe('deltas with no clear change', () => {
   it('lose arrow and colour and gain their interval in every locale; likely ones keep them', () => {
-    const model = buildReportModel(fixtureSnapshot(), [], meta);
+    const model = buildReportModel(fixtureSnapshot(), [runBefore(fixtureSnapshot())], meta);
     if (!model.presence.byEngine.available) throw new Error('fixture lacks presence by engine');
     const first = model.presence.byEngine.rows[0]!.delta;
     expect(first).toMatchObject({ verdict: 'unclear', tone: 'neutral', arrow: '', text: '+2.4 pts' });
@@ -26,7 +27,10 @@ describe('deltas with no clear change', () => {
       .match(/[-+]\d+\.\d/g)!
       .map(Number);
     expect(Math.abs(high! - 2.4 - (2.4 - low!))).toBeGreaterThan(0.1);
-    const de = buildReportModel(fixtureSnapshot(), [], { ...meta, locale: 'de-DE' });
+    const de = buildReportModel(fixtureSnapshot(), [runBefore(fixtureSnapshot())], {
+      ...meta,
+      locale: 'de-DE',
+    });
     if (!de.presence.byEngine.available) throw new Error('fixture lacks presence by engine');
     expect(de.presence.byEngine.rows[0]!.delta.text).toBe('+2,4 Pp.');
     expect(de.presence.byEngine.rows[0]!.delta.interval).toMatch(/^−\d+,\d bis \+\d+,\d Pp\.$/);
@@ -38,7 +42,7 @@ describe('deltas with no clear change', () => {
       data: { ...positions, totalAll: 100_000 },
       error: null,
     };
-    const likely = buildReportModel(big, [], meta);
+    const likely = buildReportModel(big, [runBefore(big)], meta);
     if (!likely.presence.byEngine.available) throw new Error('fixture lacks presence by engine');
     expect(likely.presence.byEngine.rows[0]!.delta).toMatchObject({ arrow: '▲', tone: 'good' });
     // With its interval too, so the story can quote it as the table prints it: above zero.
@@ -51,7 +55,7 @@ describe('deltas with no clear change', () => {
 describe('the noise footnote', () => {
   it('says what the interval is on each page that shows judged deltas, and the family once, in every locale', () => {
     for (const locale of ['en-US', 'de-DE', 'fr-FR', 'es-ES']) {
-      const model = buildReportModel(fixtureSnapshot(), [], { ...meta, locale });
+      const model = buildReportModel(fixtureSnapshot(), [runBefore(fixtureSnapshot())], { ...meta, locale });
       const html = renderReportHtml(model).html;
       const words = reportLocale(locale);
       const note = words.t('delta.noiseFootnote');
@@ -69,7 +73,8 @@ describe('the noise footnote', () => {
           alpha: words.percent(5, 0),
         }),
       );
-      expect(model.judged).toMatchObject({ size: 12, headline: 2, alpha: 0.05 });
+      // Every judged figure of the run, shown on a page or not: the family the export and MCP quote.
+      expect(model.judged).toMatchObject({ size: 65, headline: 2, alpha: 0.05 });
       expect(html.split(family).length - 1, locale).toBe(1);
       expect(html.indexOf(family)).toBeLessThan(html.indexOf('id="presence"'));
     }

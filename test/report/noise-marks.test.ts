@@ -7,6 +7,7 @@ import { buildReportModel } from '../../src/report/model/index.js';
 import type { ReportSnapshot } from '../../src/report/model/snapshot.js';
 import { loadReportTemplates } from '../../src/report/templates.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { runBefore } from './earlier-run.js';
 import { fixtureSnapshot } from './fixtures.js';
 import { everySandboxSet } from './sandbox-snapshot.js';
 
@@ -57,7 +58,9 @@ function sections(html: string): { name: string; html: string }[] {
 
 describe('sparklines follow the noise rule', () => {
   it('are grey when the last change is no clear change, coloured when it is likely', () => {
-    const html = renderReportHtml(buildReportModel(fixtureSnapshot(), [], meta())).html;
+    const html = renderReportHtml(
+      buildReportModel(fixtureSnapshot(), [runBefore(fixtureSnapshot())], meta()),
+    ).html;
     const strokes = sparkStrokes(html);
     // The fixture's weighted presence moves −0.8 pts (an interval around zero): no clear change, so grey.
     expect(html).toMatch(
@@ -74,7 +77,7 @@ describe('sparklines follow the noise rule', () => {
       data: { ...positions, totalAll: 100_000 },
       error: null,
     };
-    const real = renderReportHtml(buildReportModel(big, [], meta())).html;
+    const real = renderReportHtml(buildReportModel(big, [runBefore(big)], meta())).html;
     expect(real).toMatch(
       /Weighted presence<\/div>\s*<div class="kpi-value">[^<]*<\/div>\s*<div class="kpi-delta"><span class="delta bad"><span role="img" aria-label="down 0\.8 points, likely change, worse"><span class="arrow">▼<\/span> −0\.8 pts <span class="meaning">worse<\/span><\/span>/,
     );
@@ -99,7 +102,9 @@ describe('the noise footnote on every page that shows a judged change', () => {
     let quiet = 0;
     for (const locale of REPORT_LOCALES) {
       const note = footnote(locale);
-      const models = [fixtureSnapshot(), ...snapshots].map((s) => buildReportModel(s, [], meta(locale)));
+      const models = [fixtureSnapshot(), ...snapshots].map((s) =>
+        buildReportModel(s, [runBefore(s)], meta(locale)),
+      );
       for (const model of models) {
         for (const section of sections(renderReportHtml(model).html)) {
           const where = `${locale} ${model.cover.querySet} ${section.name}`;

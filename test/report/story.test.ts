@@ -8,6 +8,7 @@ import { buildReportModel, type ReportModel } from '../../src/report/model/index
 import type { ReportSnapshot } from '../../src/report/model/snapshot.js';
 import { loadReportTemplates } from '../../src/report/templates.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { runBefore } from './earlier-run.js';
 import { fixtureSnapshot } from './fixtures.js';
 import { everySandboxSet } from './sandbox-snapshot.js';
 
@@ -66,7 +67,7 @@ describe('the story of a run (every sandbox set, every locale)', () => {
       models.set(
         locale,
         snapshots.map((snapshot) => {
-          const model = buildReportModel(snapshot, [], meta(locale));
+          const model = buildReportModel(snapshot, [runBefore(snapshot)], meta(locale));
           return { model, html: renderReportHtml(model).html };
         }),
       );
@@ -102,11 +103,20 @@ describe('the story of a run (every sandbox set, every locale)', () => {
     }
   });
 
-  it("opens with the headline card's change and what the card compares it with", () => {
+  it("opens with the headline family's likely changes, else the headline card's change and what it compares with", () => {
     for (const locale of REPORT_LOCALES)
       for (const { model } of models.get(locale) ?? []) {
         const card = model.presence.weighted;
         if (!card.available || !card.kpi.delta.available) continue;
+        // A likely change of weighted or gross presence leads: never an unclear figure before it.
+        const likely = [model.presence.weighted, model.presence.gross].flatMap((c) =>
+          c.available && c.kpi.delta.verdict === 'likely' ? [c.kpi.delta] : [],
+        );
+        if (likely.length > 0) {
+          expect(model.story[0]).toContain(likely[0]!.text);
+          expect(model.story[0]).toContain(likely[0]!.interval!);
+          continue;
+        }
         const words = reportLocale(locale);
         const verdict = card.kpi.delta.verdict ? `, ${words.t(`verdict.${card.kpi.delta.verdict}`)}` : '';
         expect(model.story[0], `${locale} set ${model.cover.querySetId}`).toContain(
@@ -124,7 +134,7 @@ describe('the story of a run (every sandbox set, every locale)', () => {
       error: null,
     };
     for (const locale of REPORT_LOCALES) {
-      const model = buildReportModel(big, [], meta(locale));
+      const model = buildReportModel(big, [runBefore(big)], meta(locale));
       if (!model.presence.byEngine.available) throw new Error('fixture lacks presence by engine');
       const likely = model.presence.byEngine.rows
         .filter((row) => row.delta.verdict === 'likely')

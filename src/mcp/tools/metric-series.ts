@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { ToolInputError } from '../../errors/index.js';
 import { setDetailsOf } from '../../insight/run-changes.js';
-import { sampleRowsOf } from '../../insight/sample-rows.js';
-import { type InsightRow, runSamples } from '../../insight/sample-sizes.js';
-import { judgedOut, judgePairs, NOT_COMPARED, rowKey } from '../judged.js';
-import { findSet, metricRowsOf, metricTitle, runRange, type StoredSet } from '../reads.js';
+import { runInsight } from '../../insight/run-insight.js';
+import type { InsightRow } from '../../insight/sample-sizes.js';
+import { judgedInRun, judgedOut, NOT_COMPARED, rowKey } from '../judged.js';
+import { findSet, metricRowsOf, metricTitle, runRange, type StoredSet, snapshotRows } from '../reads.js';
 import { answer, defineTool, runOut, setInput, unitOut } from '../tool-parts.js';
 
 const DIMENSIONS = [
@@ -71,22 +71,19 @@ export const metricSeriesTool = defineTool({
     let seen = false;
     const breakdowns = new Set<string>();
     let unitOf = 'unknown';
-    // Each point is judged against the run before it, the first against the run before the range:
-    // the metric's rows and the count rows behind its n come in two batched reads, not one per run.
+    // Each point is judged against the run before it, the first against the run before the range, in
+    // that run's own family (every figure of the two runs, as its report and export judge them): an
+    // answer on one metric never judges it in a smaller family than the run's.
     const read = [...(before ? [before] : []), ...runs].map((r) => r.snapshot_id);
     const bySnapshot = await metricRowsOf(store, read, endpoint, field);
-    const counts = await sampleRowsOf(store, read, { endpoint, field, dimension });
     const details = await setDetailsOf(store, set.account, set.query_set_id);
-    const runOf = (snapshotId: number) => {
-      const metric = bySnapshot.get(snapshotId) ?? [];
-      return {
-        rows: new Map(metric.map((r) => [rowKey(r), r])),
-        samples: runSamples([...(counts.get(snapshotId) ?? []), ...metric], details),
-      };
-    };
-    let previous = before ? runOf(before.snapshot_id) : undefined;
+    const runOf = async (snapshotId: number) => ({
+      all: await snapshotRows(store, snapshotId),
+      rows: new Map((bySnapshot.get(snapshotId) ?? []).map((r) => [rowKey(r), r])),
+    });
+    let previous = before ? await runOf(before.snapshot_id) : undefined;
     for (const run of runs) {
-      const current = runOf(run.snapshot_id);
+      const current = await runOf(run.snapshot_id);
       const earlier = previous;
       previous = current;
       const shown: InsightRow[] = [];
@@ -98,13 +95,10 @@ export const metricSeriesTool = defineTool({
         if (args.label !== undefined && row.dimension_label !== args.label) continue;
         shown.push(row);
       }
-      // The points of one run are one family: an answer on five engines judges five changes at once.
-      const judged = earlier
-        ? judgePairs(
-            shown.map((row) => ({ row, old: earlier.rows.get(rowKey(row)) })),
-            { before: earlier.samples, after: current.samples },
-          )
-        : shown.map(() => NOT_COMPARED);
+      const insight = earlier && shown.length > 0 ? runInsight(earlier.all, current.all, details) : undefined;
+      const judged = shown.map((row) =>
+        insight && earlier ? judgedInRun(insight, row, earlier.rows.get(rowKey(row))) : NOT_COMPARED,
+      );
       for (const [i, row] of shown.entries()) {
         if (points.length >= MAX_POINTS) break;
         points.push({

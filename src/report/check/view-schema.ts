@@ -276,8 +276,9 @@ export const reportViewSchema = z.strictObject({
               said: z.string(),
               available: z.boolean(),
               size: z.number(),
-              verdict: z.string(),
-              interval: z.string(),
+              verdict: z.string().optional(),
+              interval: z.string().optional(),
+              note: z.string().optional(),
             }),
           }),
         )
@@ -311,6 +312,7 @@ export const reportViewSchema = z.strictObject({
               said: z.string(),
               available: z.boolean(),
               size: z.number(),
+              note: z.string().optional(),
             }),
             deltaG: z.strictObject({
               tone: z.string(),
@@ -322,6 +324,7 @@ export const reportViewSchema = z.strictObject({
               said: z.string(),
               available: z.boolean(),
               size: z.number(),
+              note: z.string().optional(),
             }),
           }),
         )
@@ -972,7 +975,7 @@ export const reportViewSchema = z.strictObject({
     presence: z
       .union([
         z.strictObject({
-          family: z.string().nullable(),
+          family: z.unknown(),
         }),
         z.boolean(),
       ])
@@ -2446,8 +2449,9 @@ export const marginViewSchema = z.strictObject({
                 said: z.string(),
                 available: z.boolean(),
                 size: z.number(),
-                verdict: z.string(),
-                interval: z.string(),
+                verdict: z.string().optional(),
+                interval: z.string().optional(),
+                note: z.string().optional(),
               }),
             }),
           )
@@ -2481,6 +2485,7 @@ export const marginViewSchema = z.strictObject({
                 said: z.string(),
                 available: z.boolean(),
                 size: z.number(),
+                note: z.string().optional(),
               }),
               deltaG: z.strictObject({
                 tone: z.string(),
@@ -2492,6 +2497,7 @@ export const marginViewSchema = z.strictObject({
                 said: z.string(),
                 available: z.boolean(),
                 size: z.number(),
+                note: z.string().optional(),
               }),
             }),
           )
@@ -3152,7 +3158,7 @@ export const marginViewSchema = z.strictObject({
       presence: z
         .union([
           z.strictObject({
-            family: z.string().nullable(),
+            family: z.unknown(),
           }),
           z.boolean(),
         ])

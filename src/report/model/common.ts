@@ -1,4 +1,6 @@
+import { unitOfRule } from '../../api/field-units.js';
 import { seriesCard } from '../../api/schemas/common.js';
+import { validValue } from '../../insight/valid-values.js';
 import { t } from '../../locale/locale.js';
 import {
   type DeltaView,
@@ -54,8 +56,17 @@ export interface Cell {
   value: number | null;
 }
 
+/**
+ * A value as printed: "—" for one outside what its unit allows (a share of 150 %: insight/valid-values.ts);
+ * the note beside its change says why.
+ */
+export function shownValue(value: number, rule: NumberRule, mix?: 'fraction' | 'percent'): string {
+  return validValue(value, unitOfRule(rule.name, mix)) ? formatValue(value, rule, mix) : '—';
+}
+
 export function cell(value: unknown, rule: NumberRule, mix?: 'fraction' | 'percent'): Cell {
-  const number = typeof value === 'number' && Number.isFinite(value) ? value : null;
+  const given = typeof value === 'number' && Number.isFinite(value) ? value : null;
+  const number = given !== null && validValue(given, unitOfRule(rule.name, mix)) ? given : null;
   return {
     text: formatValue(number, rule, mix),
     value: number === null ? null : rule.name === 'count' ? number : toPercentPoints(number, rule, mix),
@@ -104,14 +115,13 @@ export function seriesKpi(
     kpi: {
       key,
       label,
-      value: formatValue(card.current, rule),
+      value: shownValue(card.current, rule),
       delta: judgedDelta(
         reader,
         { endpoint: key, field: 'current', dimension: '', dimension_id: null },
-        card.current,
         against.delta,
         rule,
-        formatDelta(against.delta, rule, polarityOf(key)),
+        (delta) => formatDelta(delta, rule, polarityOf(key)),
       ),
       ...(against.versus ? { versus: against.versus } : {}),
       history: values.map((value) => (rule.name === 'count' ? value : toPercentPoints(value, rule))),

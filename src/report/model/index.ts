@@ -97,7 +97,12 @@ function buildWithFamily(
     // History is the set's other snapshots, newest first. Only runs older than this one count: a
     // report of run 101 rendered (or retried) after run 102 was synced must not compare with 102.
     const earlier = history.filter((past) => past.id !== snapshot.id && olderRun(past, snapshot));
-    const reader = new PayloadReader(snapshot, baselineOf(snapshot, earlier, meta.compareWith), meta.alpha);
+    const reader = new PayloadReader(
+      snapshot,
+      baselineOf(snapshot, earlier, meta.compareWith),
+      meta.alpha,
+      earlier[0],
+    );
     const model: Omit<ReportModel, 'consumed' | 'cover' | 'story' | 'judged'> = {
       overview: buildOverview(reader),
       presence: buildPresence(reader, earlier),
@@ -106,7 +111,6 @@ function buildWithFamily(
       scout: buildScout(reader),
       market: buildMarket(reader),
     };
-    // Every delta has joined the document's family: judge it before anything reads a verdict.
     const judged = reader.family.settle();
     return {
       family: reader.family,

@@ -1,48 +1,60 @@
-import { type Judged, measureChange } from '../../insight/changes.js';
+import type { Judged, MetricChange } from '../../insight/changes.js';
 import type { InsightRow } from '../../insight/sample-sizes.js';
+import { validValue } from '../../insight/valid-values.js';
 import { currentLocale, t } from '../../locale/locale.js';
-import { type DeltaView, type NumberRule, withVerdict } from '../format.js';
+import { type DeltaView, formatValue, type NumberRule, withVerdict } from '../format.js';
 import type { PayloadReader } from './payloads.js';
 
 /**
- * A delta as the report shows it once the noise model has judged it. The change joins the report's
- * family (family.ts); when the family is settled, the view gets its verdict and its interval,
- * printed as it is ("−12.5 to −4.6 pts": Newcombe's interval is uneven, so never "± half"). Only a
- * likely change gets an arrow and a colour; one with no clear change, and one the model could not
- * judge (no counts, a unit it does not model), stay plain (format.ts), the latter without an interval. The run
- * before is `current − delta` on the same number of answers (the payload holds only this run's
- * counts; docs/analysing-data.md, "How noise is judged").
+ * A delta as the report shows it: the run's change as the stored runs give it, with the verdict the
+ * run's insight gave it (insight/run-insight.ts; the export and MCP read the same). The interval is
+ * printed as it is ("−12.5 to −4.6 pts": Newcombe's interval is uneven, so never "± half"). A likely
+ * change alone gets an arrow and a colour (format.ts `withVerdict`); one with no clear change, and one
+ * the model could not judge (no counts, a unit it does not model), stay plain, the latter without an
+ * interval. A value outside
+ * what its unit allows shows "—" and says so; without an earlier stored run the API's own delta is
+ * shown "as reported by the service", not judged (docs/analysing-data.md).
  */
 export function judgedDelta(
   reader: PayloadReader,
   ref: Pick<InsightRow, 'endpoint' | 'field' | 'dimension' | 'dimension_id'>,
-  current: unknown,
-  delta: unknown,
+  reported: unknown,
   rule: NumberRule,
-  view: DeltaView,
+  view: (delta: unknown) => DeltaView,
 ): DeltaView {
-  if (!view.available || typeof current !== 'number' || typeof delta !== 'number') return view;
-  const unit = rule.name === 'percent' ? 'percent' : rule.name === 'fraction' ? 'fraction' : undefined;
-  if (!unit) return view;
-  const sample = reader.samples().of(ref);
-  if (!sample) return view;
-  const measured = measureChange(
-    { value: current - delta, n: sample.n },
-    { value: current, n: sample.n },
-    unit,
-    true,
-  );
-  if (measured.p === null) return view;
-  // Completed in place when the family is settled (buildReportModel does it before anything reads it).
-  const judged: DeltaView = { ...view };
-  reader.family.add(ref, measured, (verdict) => Object.assign(judged, verdictView(view, verdict)));
-  return judged;
+  if (!reader.family.insight) {
+    const shown = view(reported);
+    return shown.available ? { ...shown, note: t('delta.reported') } : shown;
+  }
+  const change = reader.family.verdictOf(ref);
+  if (!change) return view(undefined);
+  if (change.significance === 'invalid') return invalidView(change, rule, view);
+  // The stored difference, on the scale the API's delta would have been sent in.
+  const shown = { ...view(change.after - change.before), figure: figureKey(ref) };
+  if (change.note === 'copies-disagree') return { ...shown, note: t('verdict.copiesDisagree') };
+  return verdictView(shown, change);
+}
+
+/** One figure's identity across the pages that show it. */
+function figureKey(ref: Pick<InsightRow, 'endpoint' | 'field' | 'dimension' | 'dimension_id'>): string {
+  return [ref.endpoint, ref.field, ref.dimension ?? '', ref.dimension_id ?? ''].join('|');
+}
+
+/** "—" and the note that the service sent a value its unit cannot take (plain: never judged). */
+function invalidView(change: MetricChange, rule: NumberRule, view: (delta: unknown) => DeltaView): DeltaView {
+  const wrong = validValue(change.after, change.unit) ? change.before : change.after;
+  return {
+    ...view(undefined),
+    text: '—',
+    available: true,
+    note: t('delta.invalid', { value: formatValue(wrong, rule) }),
+  };
 }
 
 /** What a verdict makes of a delta's view: marked when likely (format.ts `withVerdict`), with its interval. */
 function verdictView(view: DeltaView, judged: Judged): DeltaView {
   if (judged.low === null || judged.high === null || judged.significance === 'unknown') return view;
-  // Anything but a likely change (i40's further states too) stays plain.
+  // Anything but a likely change (an invalid value, copies that disagree) stays plain.
   const verdict = judged.significance === 'likely' ? 'likely' : 'unclear';
   return { ...withVerdict(view, verdict), interval: intervalText(judged.low, judged.high) };
 }

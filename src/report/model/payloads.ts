@@ -2,7 +2,15 @@ import type { z } from 'zod';
 import { metricEndpoint } from '../../api/endpoints.js';
 import { payloadRows } from '../../api/metric-rows.js';
 import type { Baseline } from '../../config/compare-with.js';
-import { COUNT_ENDPOINTS, type RunSamples, runSamples } from '../../insight/sample-sizes.js';
+import { DEFAULT_ALPHA } from '../../insight/changes.js';
+import { runInsight } from '../../insight/run-insight.js';
+import {
+  COUNT_ENDPOINTS,
+  type InsightRow,
+  type RunSamples,
+  runSamples,
+  type SetDetails,
+} from '../../insight/sample-sizes.js';
 import { type MessageKey, t } from '../../locale/locale.js';
 import { ReportFamily } from './family.js';
 import type { ReportSnapshot } from './snapshot.js';
@@ -26,20 +34,27 @@ export class PayloadReader {
   readonly consumed = new Set<string>();
   private sampleSizes: RunSamples | undefined;
 
-  /** The changes the document judges, judged together once the model is built (family.ts). */
+  /** The run's changes against the run it compares with, and their verdicts (family.ts). */
   readonly family: ReportFamily;
 
   /**
-   * @param baseline what the headline cards compare with (`compare_with`, src/config/compare-with.ts):
-   *   the previous run keeps the API's deltas.
+   * @param baseline what the document compares with (`compare_with`, src/config/compare-with.ts).
    * @param alpha the false discovery rate the document's changes are judged at.
+   * @param previous the set's stored run before this one, which `previous` compares with.
    */
   constructor(
     private readonly snapshot: ReportSnapshot,
     readonly baseline: Baseline<ReportSnapshot> = { kind: 'previous' },
-    alpha?: number,
+    alpha: number = DEFAULT_ALPHA,
+    previous?: ReportSnapshot,
   ) {
-    this.family = new ReportFamily(alpha);
+    const against =
+      baseline.kind === 'run' ? baseline.run : baseline.kind === 'previous' ? previous : undefined;
+    const details = setDetails(snapshot);
+    this.family = new ReportFamily(
+      against && runInsight(snapshotRows(against), snapshotRows(snapshot), details, alpha),
+      alpha,
+    );
   }
 
   /** The answers behind each share of this run, by the noise model (src/insight/sample-sizes.ts). */
@@ -84,6 +99,19 @@ export class PayloadReader {
     const title = t(`endpoint.${metricEndpoint(key).key}` as MessageKey);
     return { available: false, title, note: t('unavailable.note', { title, reason }) };
   }
+}
+
+/** Every metric row of a snapshot's valid payloads, as the store derives them (store/metric-values.ts). */
+export function snapshotRows(snapshot: ReportSnapshot): InsightRow[] {
+  return Object.entries(snapshot.payloads).flatMap(([key, stored]) =>
+    stored.error === null && stored.data != null ? payloadRows(key, stored.data) : [],
+  );
+}
+
+/** The set details the n falls back on (insight/run-changes.ts `setDetailsOf` reads the same field). */
+function setDetails(snapshot: ReportSnapshot): SetDetails {
+  const details = snapshot.querySet.details as { queries_count?: unknown } | null | undefined;
+  return typeof details?.queries_count === 'number' ? { queriesCount: details.queries_count } : {};
 }
 
 function shorten(text: string): string {

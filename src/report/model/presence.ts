@@ -154,10 +154,9 @@ function buildByEngine(reader: PayloadReader): PresenceModel['byEngine'] {
         delta: judgedDelta(
           reader,
           { endpoint: key, field: 'weighted', dimension: 'engine', dimension_id: String(engine.id) },
-          values.weighted,
           values.delta,
           rule,
-          deltaCell(key, undefined, values.delta),
+          (delta) => deltaCell(key, undefined, delta),
         ),
       },
     ];
@@ -184,18 +183,16 @@ function buildByIntent(reader: PayloadReader): PresenceModel['byIntent'] {
         deltaW: judgedDelta(
           reader,
           { endpoint: key, field: 'weighted', dimension: 'intent', dimension_id: String(intent.id) },
-          values.weighted,
           values.deltaW,
           rule,
-          deltaCell(key, undefined, values.deltaW),
+          (delta) => deltaCell(key, undefined, delta),
         ),
         deltaG: judgedDelta(
           reader,
           { endpoint: key, field: 'gross', dimension: 'intent', dimension_id: String(intent.id) },
-          values.gross,
           values.deltaG,
           rule,
-          deltaCell(key, undefined, values.deltaG),
+          (delta) => deltaCell(key, undefined, delta),
         ),
       },
     ];

@@ -22,7 +22,11 @@ const MAX_SENTENCES = 5;
 const MAX_LIKELY = 2;
 
 interface Candidate {
+  /** One of the headline figures (presence.weighted, presence.gross): their likely changes lead. */
+  headline?: boolean;
   metric: string;
+  /** What a headline card's change is measured against ("vs previous run"). */
+  versus?: string;
   dimension: string;
   value: string;
   delta: DeltaView;
@@ -35,6 +39,17 @@ interface Candidate {
 function candidates(model: Pick<StorySections, 'presence'>): Candidate[] {
   const metric = t('endpoint.presence.weighted');
   const out: Candidate[] = [];
+  for (const card of [model.presence.weighted, model.presence.gross])
+    if (card.available)
+      out.push({
+        headline: true,
+        metric: card.kpi.label,
+        dimension: '',
+        value: card.kpi.value,
+        delta: card.kpi.delta,
+        // A card's change says what it is measured against (`compare_with`), as the card does.
+        versus: card.kpi.versus ?? t('kpi.vsPrevious'),
+      });
   if (model.presence.byEngine.available)
     for (const row of model.presence.byEngine.rows)
       out.push({ metric, dimension: row.engine.label, value: row.weighted.text, delta: row.delta });
@@ -45,6 +60,10 @@ function candidates(model: Pick<StorySections, 'presence'>): Candidate[] {
 }
 
 const bySize = (a: Candidate, b: Candidate) => (b.delta.size ?? 0) - (a.delta.size ?? 0);
+
+/** The headline family's likely changes first, then the largest likely changes elsewhere. */
+const headlineFirst = (a: Candidate, b: Candidate) =>
+  Number(b.headline ?? false) - Number(a.headline ?? false) || bySize(a, b);
 
 /**
  * The brand and a competitor that swapped places in share of voice since `before` (the run the
@@ -88,10 +107,10 @@ export const claimKeys = (item: ErrorItem): string[] =>
 
 /** A judged change as the story says it: the metric, its member, the change and its interval. */
 const judgedSentence = (key: 'story.likelyChange' | 'story.unclearChange', c: Candidate) =>
-  t(key, {
+  t(c.dimension === '' && key === 'story.likelyChange' ? 'story.likelyHeadline' : key, {
     metric: c.metric,
     dimension: c.dimension,
-    delta: c.delta.text,
+    delta: c.versus ? `${c.delta.text} ${c.versus}` : c.delta.text,
     interval: c.delta.interval ?? '',
     value: c.value,
   });
@@ -105,6 +124,8 @@ export function buildStory(
   const headline = (card: StorySections['presence']['weighted'] | StorySections['gravity']['plus']) => {
     if (!card.available) return;
     const { label, value, delta, versus } = card.kpi;
+    // A value the service sent out of range ("—") is no place to stand: the card's note says why.
+    if (value === '—') return;
     // The change says what it is measured against, as the card does: a reader of a report that
     // compares with 4 weeks back must not take it for the change since the previous run.
     // Without a change it still says why when the card does ("no stored run that old").
@@ -116,13 +137,19 @@ export function buildStory(
         : t('story.headlineAlone', { metric: label, value }),
     );
   };
-  headline(model.presence.weighted);
-
   const all = candidates(model).filter((c) => c.delta.available && c.delta.direction !== 'flat');
-  // Only changes the report judged likely count: one it could not judge is never called likely.
-  const likely = all.filter((c) => c.delta.verdict === 'likely').sort(bySize);
-  for (const c of likely.slice(0, MAX_LIKELY)) sentences.push(judgedSentence('story.likelyChange', c));
+  // Only changes the report judged likely count: one it could not judge is never called likely. They
+  // lead the story, so it never opens on an unclear figure while a likely one goes unmentioned.
+  const likely = all.filter((c) => c.delta.verdict === 'likely').sort(headlineFirst);
+  const leading = likely.filter((c) => c.headline);
+  const elsewhere = likely.filter((c) => !c.headline);
+  const told = [...leading, ...elsewhere.slice(0, Math.max(1, MAX_LIKELY - leading.length))];
+  for (const c of told) sentences.push(judgedSentence('story.likelyChange', c));
+  // Where the brand stands, unless a likely change of weighted presence has just said it.
+  const weighted = model.presence.weighted;
+  if (!(weighted.available && leading.some((c) => c.delta === weighted.kpi.delta))) headline(weighted);
   if (likely.length === 0) sentences.push(t('story.noLikelyChange'));
+  const candidatesLeft = all.filter((c) => !c.headline);
 
   const errors = model.gravity.errors;
   const open = model.gravity.openErrors;
@@ -156,7 +183,7 @@ export function buildStory(
   const passed = competitive.available ? overtake(competitive.rows, sharesBefore) : undefined;
   if (passed) sentences.push(passed);
 
-  const unclear = all.filter((c) => c.delta.verdict === 'unclear').sort(bySize)[0];
+  const unclear = candidatesLeft.filter((c) => c.delta.verdict === 'unclear').sort(bySize)[0];
   if (unclear) sentences.push(judgedSentence('story.unclearChange', unclear));
 
   // Too little to say: the second headline card keeps the story at its three sentences.

@@ -1,7 +1,7 @@
 import { t } from '../../locale/locale.js';
 import { ruleFor } from '../format.js';
 import { intervalText } from '../model/noise-delta.js';
-import type { SheetContext } from './context.js';
+import { num, type SheetContext } from './context.js';
 import type { CellInput } from './sheet-writer.js';
 
 /**
@@ -23,14 +23,10 @@ export function judgedFigureCells(
 ): CellInput[] {
   if (delta === undefined || value === undefined) return [null, null, null, null, null];
   const rule = ruleFor(key, field).name;
-  const ref = {
-    endpoint: key,
-    field: field ?? 'current',
-    dimension: of.dimension,
-    dimension_id: of.dimension ? of.id : null,
-  };
-  const judged = rule === 'percent' || rule === 'fraction' ? ctx.family.verdictOf(ref) : undefined;
-  if (!judged || judged.low === null || judged.high === null)
+  const judged = ctx.family.verdictOf(refOf(key, field, of));
+  if (judged?.significance === 'invalid') return [null, null, null, null, t('verdict.invalid')];
+  if (judged?.note === 'copies-disagree') return [null, null, null, null, t('verdict.copiesDisagree')];
+  if (!judged || judged.low === null || judged.high === null || (rule !== 'percent' && rule !== 'fraction'))
     return [null, null, null, null, t('verdict.unknown')];
   const probability = (v: number | null) => (v === null ? null : { n: v, fmt: '0.0000' });
   return [
@@ -40,6 +36,37 @@ export function judgedFigureCells(
     probability(judged.q),
     t(`verdict.${judged.significance}`),
   ];
+}
+
+/**
+ * The change cell beside those five: the stored difference of the two runs (the one every surface
+ * reads, insight/run-insight.ts), "—" for a value out of range, the API's own delta only when no
+ * earlier run is stored (the About sheet says so).
+ */
+export function changeCell(
+  ctx: SheetContext,
+  key: string,
+  field: string | undefined,
+  reported: number | undefined,
+  of: { dimension: string; id: string } = { dimension: '', id: '' },
+): CellInput {
+  const levelField = field ?? 'current';
+  if (!ctx.family.insight) return reported === undefined ? null : num(reported, key, field, 'delta');
+  const change = ctx.family.verdictOf(refOf(key, levelField, of));
+  if (!change) return null;
+  if (change.significance === 'invalid') return '—';
+  // Rounded to 12 significant digits: 48.1 − 47.5 is 0.6000000000000014 in binary, and an analyst's
+  // cell should hold the 0.6 the two stored values differ by.
+  return num(Number((change.after - change.before).toPrecision(12)), key, field, 'delta');
+}
+
+function refOf(key: string, field: string | undefined, of: { dimension: string; id: string }) {
+  return {
+    endpoint: key,
+    field: field ?? 'current',
+    dimension: of.dimension,
+    dimension_id: of.dimension ? of.id : null,
+  };
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { MetricGroup } from '../../../api/endpoints.js';
 import { t } from '../../../locale/locale.js';
 import { num, type SheetContext } from '../context.js';
-import { judgedColumns, judgedFigureCells } from '../judged-figure.js';
+import { changeCell, judgedColumns, judgedFigureCells } from '../judged-figure.js';
 import { KPI_SOURCES } from '../kpis.js';
 import type { CellInput, SheetWriter } from '../sheet-writer.js';
 
@@ -25,7 +25,7 @@ export function keyFigures(w: SheetWriter, ctx: SheetContext, group: MetricGroup
       rows.push([
         figure.metric,
         num(figure.value, source.key, figure.field),
-        figure.delta === undefined ? null : num(figure.delta, source.key, figure.field, 'delta'),
+        figure.delta === undefined ? null : changeCell(ctx, source.key, figure.field, figure.delta),
         ...judgedFigureCells(ctx, source.key, figure.field, figure.value, figure.delta),
         figure.note ?? null,
         source.key,

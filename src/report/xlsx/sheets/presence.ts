@@ -1,7 +1,7 @@
 import * as presence from '../../../api/schemas/presence.js';
 import { t } from '../../../locale/locale.js';
 import { joinById, num } from '../context.js';
-import { judgedColumns, judgedFigureCells } from '../judged-figure.js';
+import { changeCell, judgedColumns, judgedFigureCells } from '../judged-figure.js';
 import type { CellInput } from '../sheet-writer.js';
 import { tableBlock, writeBlocks } from '../table-block.js';
 import { intentCells, intentColumns, partCells, rowOf, sharesTable } from '../tables.js';
@@ -79,7 +79,7 @@ const byEngine = tableBlock('presence.by-engine', presence.byEngine, (d, key, ct
     label,
     num(v?.weighted, key, 'weighted'),
     num(v?.gross, key, 'gross'),
-    num(v?.delta, key, 'delta', 'delta'),
+    changeCell(ctx, key, 'weighted', v?.delta, rowOf('engine', entity)),
     // The change is the weighted share's, as the PDF's "Presence by engine" judges it.
     ...judgedFigureCells(ctx, key, 'weighted', v?.weighted, v?.delta, rowOf('engine', entity)),
   ]),
@@ -103,9 +103,9 @@ const byIntent = tableBlock('presence.by-intent', presence.byIntent, (d, key, ct
       ...intentCells(row, key),
       num(v?.weighted, key, 'weighted'),
       num(v?.gross, key, 'gross'),
-      num(v?.deltaW, key, 'deltaW', 'delta'),
+      changeCell(ctx, key, 'weighted', v?.deltaW, of),
       ...judgedFigureCells(ctx, key, 'weighted', v?.weighted, v?.deltaW, of),
-      num(v?.deltaG, key, 'deltaG', 'delta'),
+      changeCell(ctx, key, 'gross', v?.deltaG, of),
       ...judgedFigureCells(ctx, key, 'gross', v?.gross, v?.deltaG, of),
     ];
   }),

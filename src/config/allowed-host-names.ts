@@ -1,0 +1,23 @@
+import { parse } from 'tldts';
+
+/**
+ * Why a configured name cannot be allowed, or undefined when it can: a bare wildcard, or a public
+ * suffix (`.com`, `.co.uk`, `github.io`; the Public Suffix List, through tldts) — allowing one lets
+ * every site registered under it name this server as `Host`, which is the rebinding the check exists
+ * to stop. The config refuses such names in `check` (config/schema.ts).
+ */
+export function unsafeAllowedName(name: string): string | undefined {
+  const allowed = name
+    .trim()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
+  const domain = allowed.replace(/^\*?\./, '');
+  if (domain === '' || /^[*.]+$/.test(allowed) || domain.includes('*'))
+    return `${JSON.stringify(name)} allows every name: list the names of this server instead`;
+  // Only a suffix the list knows: a single-label name it does not (a Kubernetes service `reportd`) is a name.
+  const { publicSuffix, isIcann, isPrivate } = parse(domain, { allowPrivateDomains: true });
+  if (publicSuffix === domain && (isIcann === true || isPrivate === true))
+    return `${JSON.stringify(name)} is a public suffix: every site under it could reach this server (DNS rebinding); list this server's own name instead`;
+  return undefined;
+}
