@@ -5,7 +5,7 @@ import type { Outbox } from '../delivery/outbox-worker.js';
 import type { Logger } from '../log.js';
 import type { IncidentWatch } from '../notify/watch.js';
 import { lifecycleState } from '../schedule/lifecycle.js';
-import type { Store } from '../store/db.js';
+import type { Store } from '../store/sql.js';
 import { type SyncSummary, syncOutcome } from '../sync/types.js';
 import { enqueueNewRuns } from './new-runs.js';
 

@@ -1,4 +1,4 @@
-import type { Store } from '../store/db.js';
+import type { Store } from '../store/sql.js';
 import { type InsightRow, sampleRowsNeeded } from './sample-sizes.js';
 
 /**

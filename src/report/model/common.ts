@@ -1,13 +1,12 @@
+import { type NumberRule, ruleFor } from '../../api/field-units.js';
 import { seriesCard } from '../../api/schemas/common.js';
 import { t } from '../../locale/locale.js';
 import {
   type DeltaView,
   formatDelta,
   formatValue,
-  type NumberRule,
   type Polarity,
   polarityOf,
-  ruleFor,
   toPercentPoints,
 } from '../format.js';
 import { judgedDelta } from './noise-delta.js';

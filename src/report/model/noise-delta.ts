@@ -1,7 +1,8 @@
+import type { NumberRule } from '../../api/field-units.js';
 import { type Judged, measureChange } from '../../insight/changes.js';
 import type { InsightRow } from '../../insight/sample-sizes.js';
 import { currentLocale, t } from '../../locale/locale.js';
-import { type DeltaView, type NumberRule, withVerdict } from '../format.js';
+import { type DeltaView, withVerdict } from '../format.js';
 import type { PayloadReader } from './payloads.js';
 
 /**

@@ -3,7 +3,8 @@ import { metricEndpoint } from '../../api/endpoints.js';
 import { payloadRows } from '../../api/metric-rows.js';
 import type { Baseline } from '../../config/compare-with.js';
 import { COUNT_ENDPOINTS, type RunSamples, runSamples } from '../../insight/sample-sizes.js';
-import { type MessageKey, t } from '../../locale/locale.js';
+import type { MessageKey } from '../../locale/catalog-en.js';
+import { t } from '../../locale/locale.js';
 import { ReportFamily } from './family.js';
 import type { ReportSnapshot } from './snapshot.js';
 
