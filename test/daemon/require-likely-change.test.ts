@@ -78,6 +78,9 @@ describe('require_likely_change in the daemon', () => {
       const skips = await skipsOf(store, job);
       expect(skips).toHaveLength(1);
       expect(skips[0]!.detail).toMatch(quiet);
+      // Recorded at the slot, on the daemon's clock.
+      expect(skips[0]!.at).toBeGreaterThanOrEqual(Date.parse('2026-03-23T08:00:00Z'));
+      expect(skips[0]!.at).toBeLessThanOrEqual(Date.parse('2026-03-23T08:00:01Z'));
     }
     // The next Monday finds the same quiet run: still nothing sent, and history holds it once.
     await advanceTo(clock, '2026-03-30T08:00:01Z');
