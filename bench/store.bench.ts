@@ -18,7 +18,8 @@ import pg from 'pg';
 import { claimNextDelivery, markSending, markSent } from '../src/outbox/deliveries.js';
 import { enqueueDelivery } from '../src/outbox/enqueue.js';
 import { startSandbox } from '../src/sandbox/server.js';
-import { openStore, type Store, type StoreTarget } from '../src/store/db.js';
+import { openStore, type StoreTarget } from '../src/store/db.js';
+import type { Store } from '../src/store/sql.js';
 import { runSync } from '../src/sync/sync.js';
 import { startPostgresCluster } from '../test/helpers/postgres-cluster.js';
 

@@ -1,12 +1,12 @@
 import { runLabel, setLabels } from '../store/alert-facts.js';
 import { validPayload } from '../store/alerts.js';
-import type { Store } from '../store/db.js';
 import {
   companionRows,
   type DerivedSnapshot,
   derivedSnapshots,
   metricValuesOf,
 } from '../store/metric-reads.js';
+import type { Store } from '../store/sql.js';
 import type { RunFacts } from './run-facts.js';
 
 /**

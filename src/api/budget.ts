@@ -9,8 +9,6 @@ import {
   type WindowState,
 } from './retry-timing.js';
 
-export type { RequestHistory } from './request-history.js';
-
 export interface RateBudgetOptions {
   /** Budget identity, normally the API key: the server counts per key. */
   key: string;

@@ -10,7 +10,7 @@ import { listRecipients, type Recipient, summary } from '../outbox/recipients.js
 import { type Delivery, EMAIL_DESTINATION, type EnqueueResult } from '../outbox/row.js';
 import { printable } from '../printable.js';
 import { scrub } from '../secrets.js';
-import type { Store } from '../store/db.js';
+import type { Store } from '../store/sql.js';
 
 /**
  * `reportd deliver --report NAME` sending now: the report's newest complete runs queued, each row

@@ -4,7 +4,7 @@ import type { Mailer } from '../delivery/destinations/smtp-mailer.js';
 import type { Outbox } from '../delivery/outbox-worker.js';
 import { DeliveryFailedError, UsageError } from '../errors/index.js';
 import type { Delivery } from '../outbox/row.js';
-import type { Store } from '../store/db.js';
+import type { Store } from '../store/sql.js';
 import { type ConfigOptions, configOption } from './options.js';
 
 interface DeliverFlags extends ConfigOptions {

@@ -1,7 +1,7 @@
 import { UsageError } from '../errors/index.js';
 import { printable } from '../printable.js';
-import type { Store } from '../store/db.js';
 import { deliveredFiles } from '../store/delivered-files.js';
+import type { Store } from '../store/sql.js';
 
 const DAY_MS = 24 * 3600_000;
 

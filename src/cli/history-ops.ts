@@ -5,9 +5,9 @@ import { printable } from '../printable.js';
 import { lifecycleState } from '../schedule/lifecycle.js';
 import { scrub } from '../secrets.js';
 import { clusterLines, collectCluster } from '../status/cluster.js';
-import type { Store } from '../store/db.js';
 import { listJobSlots } from '../store/job-slots.js';
 import { listScheduleEvents } from '../store/schedule-events.js';
+import type { Store } from '../store/sql.js';
 
 /**
  * The ops part of `reportd history`: each report's lifecycle state (paused, active…), the slots

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { Config } from '../config/index.js';
 import { UsageError } from '../errors/index.js';
 import type { ToolContext } from '../mcp/tool-parts.js';
-import type { Store } from '../store/db.js';
+import type { Store } from '../store/sql.js';
 import { allowedHostOption, type ConfigOptions, configOption } from './options.js';
 
 /**

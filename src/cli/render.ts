@@ -9,7 +9,7 @@ import { type PageSetup, parsePageSize } from '../report/page.js';
 import type { PdfRenderer } from '../report/pdf.js';
 import { pdfRendererOptions, renderConcurrency } from '../report/renderer-config.js';
 import { scrub } from '../secrets.js';
-import type { Store } from '../store/db.js';
+import type { Store } from '../store/sql.js';
 import { type ConfigOptions, configOption } from './options.js';
 
 /**

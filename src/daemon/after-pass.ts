@@ -6,7 +6,7 @@ import { checkStoredRuns } from '../insight/stored-figure-checks.js';
 import type { Logger } from '../log.js';
 import type { IncidentWatch } from '../notify/watch.js';
 import { lifecycleState } from '../schedule/lifecycle.js';
-import type { Store } from '../store/db.js';
+import type { Store } from '../store/sql.js';
 import { type SyncSummary, syncOutcome } from '../sync/types.js';
 import { enqueueNewRuns } from './new-runs.js';
 

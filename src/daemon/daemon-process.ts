@@ -1,7 +1,8 @@
 import type { Config } from '../config/index.js';
 import type { Logger } from '../log.js';
 import { scrub } from '../secrets.js';
-import { type Daemon, type DaemonOptions, shutdownGraceMs, startDaemon } from './daemon.js';
+import { type Daemon, type DaemonOptions, startDaemon } from './daemon.js';
+import { shutdownGraceMs } from './shutdown.js';
 
 /**
  * The daemon as one process: the signals it answers and every way out of it.

@@ -11,8 +11,9 @@ import { DaemonStartError } from '../errors/index.js';
 import { type Logger, silentLogger } from '../log.js';
 import { IncidentWatch } from '../notify/watch.js';
 import { renderConcurrency } from '../report/renderer-config.js';
-import type { Store } from '../store/db.js';
-import { runSync, type SyncOptions } from '../sync/sync.js';
+import type { Store } from '../store/sql.js';
+import { runSync } from '../sync/sync.js';
+import type { SyncOptions } from '../sync/sync-options.js';
 import type { SyncSummary } from '../sync/types.js';
 import { accountShare } from './account-share.js';
 import { type Foundation, layFoundation, refuseBadStart, storeProblemWatch } from './foundation.js';
@@ -68,8 +69,6 @@ export interface DaemonOptions {
   /** Where the loops report their cycles (tests read it; default a fresh one). */
   health?: RoleHealth;
 }
-
-export { shutdownGraceMs } from './shutdown.js';
 
 export interface Daemon {
   store: Store;

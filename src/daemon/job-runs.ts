@@ -1,9 +1,9 @@
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { Lifecycle } from '../schedule/lifecycle.js';
-import type { Store } from '../store/db.js';
 import type { SlotReason } from '../store/job-slots.js';
 import { recordJobEnd, recordJobStart } from '../store/job-state.js';
+import type { Store } from '../store/sql.js';
 import { lostClaimMessage, type SlotClaims, type SlotHold } from './slot-claims.js';
 
 /**

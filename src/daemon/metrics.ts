@@ -3,9 +3,9 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import { countDeliveriesByDestination, countDeliveriesByState } from '../outbox/reads.js';
 import { DELIVERY_STATES } from '../outbox/row.js';
-import type { Store } from '../store/db.js';
 import { driftedEndpoints } from '../store/payloads.js';
 import { countSnapshotsByState } from '../store/snapshot-counts.js';
+import type { Store } from '../store/sql.js';
 import { accountBudget } from '../sync/account-budget.js';
 
 /**

@@ -2,10 +2,10 @@ import type { DueReport } from '../delivery/due.js';
 import { enqueueDigestOf, type LatestRun, latestRuns, worthSending } from '../delivery/due.js';
 import type { Outbox } from '../delivery/outbox-worker.js';
 import type { EnqueueResult } from '../outbox/row.js';
-import type { Store } from '../store/db.js';
 import { getJobCursor, setJobCursor } from '../store/job-state.js';
 import { newestRunFirst } from '../store/query-sets.js';
 import { listSnapshots } from '../store/snapshots.js';
+import type { Store } from '../store/sql.js';
 
 type SeenRuns = Record<string, { runId: number; createdAt: string }>;
 

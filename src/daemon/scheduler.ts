@@ -3,15 +3,13 @@ import { type Clock, systemClock } from '../clock.js';
 import { type Logger, silentLogger } from '../log.js';
 import { holderName as workerName } from '../queue/holder.js';
 import { durationMs, type Lifecycle, latestSlot, nextSlot } from '../schedule/lifecycle.js';
-import type { Store } from '../store/db.js';
 import { getJobSlot, latestClaimedSlot } from '../store/job-slots.js';
 import { getJobState, initJobSlot } from '../store/job-state.js';
 import { recordSkippedSlots } from '../store/schedule-events.js';
+import type { Store } from '../store/sql.js';
 import { type JobContext, type JobDefinition, JobRuns, type JobSlot } from './job-runs.js';
 import { loopRetryMs, RoleHealth } from './role-health.js';
 import { SlotClaims as Claims, lostClaimMessage, type SlotClaims } from './slot-claims.js';
-
-export type { JobContext, JobDefinition } from './job-runs.js';
 
 /**
  * Runs the daemon's jobs: the sync on `sync.schedule`, cron reports in their own timezones, and

@@ -5,7 +5,7 @@ import type { RecipientOutcome } from '../outbox/recipients.js';
 import type { Delivery } from '../outbox/row.js';
 import { staleWrite } from '../queue/fence.js';
 import { scrub } from '../secrets.js';
-import type { Store } from '../store/db.js';
+import type { Store } from '../store/sql.js';
 import type { ChannelDelivery, ChannelResult, ChannelSender } from './channels/types.js';
 import type { EmailContent } from './content.js';
 

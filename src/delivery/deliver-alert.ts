@@ -3,7 +3,7 @@ import type { Config } from '../config/schema.js';
 import { envelopeRecipients } from '../outbox/envelope.js';
 import type { Delivery } from '../outbox/row.js';
 import { getFiring } from '../store/alerts.js';
-import type { Store } from '../store/db.js';
+import type { Store } from '../store/sql.js';
 import type { ChannelAlert } from './channels/types.js';
 import { composeAlertEmail } from './compose/alert-email.js';
 import { senderOf } from './compose/email.js';

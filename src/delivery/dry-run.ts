@@ -4,7 +4,7 @@ import type { Logger } from '../log.js';
 import { deliveryId } from '../outbox/delivery-id.js';
 import { coversKey } from '../outbox/digest-rows.js';
 import { type Delivery, EMAIL_DESTINATION, unsavedDelivery } from '../outbox/row.js';
-import type { Store } from '../store/db.js';
+import type { Store } from '../store/sql.js';
 import type { ChannelSender } from './channels/types.js';
 import type { EmailContent } from './content.js';
 import { previewOnChannel } from './destinations/channel.js';

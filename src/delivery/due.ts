@@ -2,9 +2,9 @@ import type { ReportConfig } from '../config/schema.js';
 import { coveredBefore, findDigest, pairKey } from '../outbox/digest-rows.js';
 import { findDelivery } from '../outbox/reads.js';
 import type { EnqueueResult } from '../outbox/row.js';
-import type { Store } from '../store/db.js';
 import { listQuerySets } from '../store/query-sets.js';
 import { findSnapshot } from '../store/snapshots.js';
+import type { Store } from '../store/sql.js';
 import { type LikelyChangeReport, withLikelyChange } from './likely-change.js';
 import type { Outbox } from './outbox-worker.js';
 

@@ -1,6 +1,6 @@
 import { type Clock, systemClock } from '../clock.js';
-import type { Store } from '../store/db.js';
 import { pruneDeliveredFiles, recordDeliveredFiles } from '../store/delivered-files.js';
+import type { Store } from '../store/sql.js';
 import type { OnWritten } from './destinations/storage.js';
 
 const DAY_MS = 24 * 3600_000;

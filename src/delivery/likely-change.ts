@@ -1,9 +1,9 @@
 import type { ReportConfig } from '../config/schema.js';
 import { type JudgingConfig, judging } from '../report/judging.js';
 import { buildReportModel } from '../report/model/index.js';
-import type { Store } from '../store/db.js';
 import { recordSkippedRun } from '../store/schedule-events.js';
 import { findSnapshot, listSnapshots } from '../store/snapshots.js';
+import type { Store } from '../store/sql.js';
 import { VERSION } from '../version.js';
 
 /**

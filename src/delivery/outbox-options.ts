@@ -5,7 +5,7 @@ import type { Logger } from '../log.js';
 import type { Destined } from '../outbox/claim-scope.js';
 import type { Recipient } from '../outbox/recipients.js';
 import type { Delivery } from '../outbox/row.js';
-import type { Store } from '../store/db.js';
+import type { Store } from '../store/sql.js';
 import type { ChannelAlert, ChannelSender } from './channels/types.js';
 import type { ReportEmailConfig } from './compose/email.js';
 import type { EmailContent } from './content.js';

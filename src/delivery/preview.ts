@@ -2,7 +2,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import { ReportdError } from '../errors/index.js';
 import type { Delivery } from '../outbox/row.js';
-import type { Store } from '../store/db.js';
+import type { Store } from '../store/sql.js';
 import type { ReportEmailConfig } from './compose/email.js';
 import type { DeliveryMessage } from './compose/message.js';
 import type { EmailContent } from './content.js';

@@ -2,7 +2,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import { isStorageChannel, type StorageChannelConfig } from '../config/storage-channels.js';
 import type { Logger } from '../log.js';
-import type { Store } from '../store/db.js';
+import type { Store } from '../store/sql.js';
 import { channelSenders } from './channels/index.js';
 import type { ChannelSender } from './channels/types.js';
 import { senderOf } from './compose/email.js';

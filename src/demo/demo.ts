@@ -20,9 +20,10 @@ import { PdfRenderer } from '../report/pdf.js';
 import { type RenderedSnapshot, renderReportDocuments } from '../report/render.js';
 import { SANDBOX_IDS } from '../sandbox/dataset.js';
 import { startSandbox } from '../sandbox/server.js';
-import { openStore, type Store } from '../store/db.js';
+import { openStore } from '../store/db.js';
 import { setsWithReportableSnapshots } from '../store/snapshot-counts.js';
 import type { StoredSnapshot } from '../store/snapshots.js';
+import type { Store } from '../store/sql.js';
 import { runSync } from '../sync/sync.js';
 import type { SyncProgress, SyncSummary } from '../sync/types.js';
 

@@ -1,9 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { UsageError } from '../errors/index.js';
-import type { Store } from '../store/db.js';
 import { accountIsStored, derivedQuerySetIds, querySetIsStored } from '../store/export-reads.js';
 import type { MetricSelection } from '../store/metric-reads.js';
+import type { Store } from '../store/sql.js';
 import { writeAtomically } from '../write-atomically.js';
 import { toCsv } from './csv.js';
 import type { ExportFormat } from './formats.js';

@@ -1,6 +1,6 @@
-import type { Store } from '../store/db.js';
 import { type DerivedSnapshot, derivedSnapshots, type MetricSelection } from '../store/metric-reads.js';
 import { MAPPING_VERSION } from '../store/metric-values.js';
+import type { Store } from '../store/sql.js';
 import { type LoadRecord, type LoadTarget, runKey, stamped } from './load-target.js';
 import { type ExportTable, exportTablesOf } from './tables.js';
 

@@ -1,5 +1,5 @@
-import type { Store } from '../store/db.js';
 import type { MetricSelection } from '../store/metric-reads.js';
+import type { Store } from '../store/sql.js';
 import { duckdbTarget, replaceDuckdbFile } from './duckdb-target.js';
 import { checkSelection } from './export.js';
 import { filesTarget } from './files-target.js';

@@ -1,5 +1,4 @@
 import { runChanges } from '../insight/run-changes.js';
-import type { Store } from '../store/db.js';
 import { exportQuerySets, exportRuns } from '../store/export-reads.js';
 import {
   companionRows,
@@ -10,6 +9,7 @@ import {
   type MetricSelection,
   metricValueArraysOf,
 } from '../store/metric-reads.js';
+import type { Store } from '../store/sql.js';
 
 /**
  * What `reportd export` writes, format-neutral: `metric_values` and its companion tables as typed

@@ -1,5 +1,5 @@
-import type { Store } from '../store/db.js';
 import { type DerivedSnapshot, derivedSnapshots, metricValuesOf } from '../store/metric-reads.js';
+import type { Store } from '../store/sql.js';
 import type { MetricChange } from './changes.js';
 import { metricName } from './metric-names.js';
 import { compareRuns } from './row-changes.js';

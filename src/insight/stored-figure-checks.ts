@@ -1,7 +1,7 @@
 import type { MetricUnit } from '../api/field-units.js';
 import type { Logger } from '../log.js';
 import { printable } from '../printable.js';
-import type { Store } from '../store/db.js';
+import type { Store } from '../store/sql.js';
 import {
   type DerivedSnapshot,
   derivedSnapshots,

@@ -1,7 +1,8 @@
 import type Handlebars from 'handlebars';
 import { IntlMessageFormat } from 'intl-messageformat';
+import type { MessageKey } from './catalog-en.js';
 import type { CatalogOverrides } from './catalog-files.js';
-import { CATALOGS, currentLocale, type MessageKey } from './locale.js';
+import { CATALOGS, currentLocale } from './locale.js';
 
 /**
  * Template helpers for the document's locale, for the packaged templates and custom ones alike:

@@ -12,15 +12,6 @@ import { type Catalog, en, type MessageKey } from './catalog-en.js';
 import { es } from './catalog-es.js';
 import { fr } from './catalog-fr.js';
 
-export {
-  DEFAULT_LOCALE,
-  isReportLocale,
-  isTimeZone,
-  REPORT_LOCALES,
-  type ReportLocaleTag,
-} from '../config/locale-tags.js';
-export type { Catalog, MessageKey } from './catalog-en.js';
-
 /**
  * The reader's language, number style and time zone for one document. Strings come from the catalog
  * of the tag's language (en-US and en-GB share English words but not date order); numbers and dates

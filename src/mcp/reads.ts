@@ -1,8 +1,8 @@
 import { ToolInputError } from '../errors/index.js';
 import { baseName } from '../insight/metric-names.js';
-import type { Store } from '../store/db.js';
 import type { MetricValueRow } from '../store/metric-reads.js';
 import { newestRunFirst } from '../store/query-sets.js';
+import type { Store } from '../store/sql.js';
 
 /**
  * The MCP tools' reads of the store: sets, their derived runs, and metric rows by run. Every read is

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ToolInputError } from '../errors/index.js';
 import { printable } from '../printable.js';
 import { scrub } from '../secrets.js';
-import type { Store } from '../store/db.js';
+import type { Store } from '../store/sql.js';
 
 /**
  * What every MCP tool is made of (one file each in tools/, registered by the table in tools.ts): its

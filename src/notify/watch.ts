@@ -2,9 +2,9 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../log.js';
 import { lastFinishedDelivery, type NoticeTargets } from '../outbox/notices.js';
-import type { Store } from '../store/db.js';
 import { getJobCursor, setJobCursor } from '../store/job-state.js';
 import { getQuerySet } from '../store/query-sets.js';
+import type { Store } from '../store/sql.js';
 import type { SyncSummary } from '../sync/types.js';
 import { clearIncident, type IncidentKind, listOpenIncidents, openIncident } from './incidents.js';
 

@@ -1,4 +1,4 @@
-import type { Store } from '../store/db.js';
+import type { Store } from '../store/sql.js';
 import { getDelivery } from './reads.js';
 import type { Delivery } from './row.js';
 

@@ -2,7 +2,7 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { Fence } from '../queue/fence.js';
 import { type Heartbeat, startHeartbeat } from '../queue/lease.js';
-import type { Store } from '../store/db.js';
+import type { Store } from '../store/sql.js';
 import { renewLease } from './deliveries.js';
 
 /**

@@ -2,7 +2,7 @@ import type { Clock } from '../clock.js';
 import { DeliveryRecordError } from '../errors/index.js';
 import type { Logger } from '../log.js';
 import { staleWrite } from '../queue/fence.js';
-import type { Store } from '../store/db.js';
+import type { Store } from '../store/sql.js';
 import { coverLabel } from './digest-rows.js';
 import { type Recipient, type RecipientOutcome, settleRecipients } from './recipients.js';
 import type { Delivery } from './row.js';

@@ -1,7 +1,7 @@
 import { UsageError } from '../errors/index.js';
-import type { Store } from '../store/db.js';
 import { setsWithCompleteSnapshots } from '../store/snapshot-sets.js';
 import { findSnapshot, listSnapshots, type StoredSnapshot } from '../store/snapshots.js';
+import type { Store } from '../store/sql.js';
 import { safeFileName } from './file-names.js';
 import { type RenderSnapshotOptions, renderSnapshot, reportBaseName } from './render.js';
 

@@ -9,16 +9,6 @@
 import type { NumberRule } from '../api/field-units.js';
 import { currentLocale, t } from '../locale/locale.js';
 
-// The unit table itself lives beside the endpoint catalog, shared with the metric rows.
-export {
-  FIELD_RULES,
-  mixScale,
-  type NumberRule,
-  RULES,
-  type RuleName,
-  ruleFor,
-} from '../api/field-units.js';
-
 /**
  * Metrics where a rise is bad news: their deltas are colored red when they go up. Everything else is
  * good when it rises, except the `NEUTRAL` ones (sizes of the market, not the brand's performance).

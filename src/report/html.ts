@@ -15,8 +15,6 @@ import { overviewView } from './view/overview.js';
 import { presenceView } from './view/presence.js';
 import { scoutView } from './view/scout.js';
 
-export { kpiSparkline } from './view/common.js';
-
 /**
  * Model → HTML. Charts are made by each page's view (view/; the model stays plain data) and handed
  * to the templates as `SafeString`s, so templates never need a triple-stash: every other value, API

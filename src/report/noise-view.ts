@@ -1,7 +1,7 @@
+import type { FamilySummary } from '../insight/run-insight.js';
 import { currentLocale, t } from '../locale/locale.js';
 import { THEME } from './charts/svg.js';
 import type { DeltaView } from './format.js';
-import type { FamilySummary } from './model/family.js';
 
 /**
  * How a judged change shows beyond its number (report/model/noise-delta.ts): the colour of the

@@ -2,8 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ReportConfig } from '../config/schema.js';
 import { UsageError } from '../errors/index.js';
-import type { Store } from '../store/db.js';
 import { findSnapshot, listSnapshots, type StoredSnapshot } from '../store/snapshots.js';
+import type { Store } from '../store/sql.js';
 import { writeAtomically } from '../write-atomically.js';
 import { biggestMoves, movesOf } from './digest/movers.js';
 import { safeFileName } from './file-names.js';
@@ -15,8 +15,6 @@ import type { PageSetup } from './page.js';
 import type { PdfRenderer, PdfRendererOptions } from './pdf.js';
 import { reportTemplatesFor } from './templates.js';
 import { type ThemeConfig, themeView } from './theme/theme.js';
-
-export { REPORT_FORMATS, type ReportFormat } from './formats.js';
 
 export interface RenderSnapshotOptions {
   formats: readonly ReportFormat[];

@@ -18,8 +18,6 @@ import { scoutSheet } from './xlsx/sheets/scout.js';
 import type { SheetDef } from './xlsx/sheets/sheet-def.js';
 import { TableNames } from './xlsx/text.js';
 
-export type { WorkbookMeta } from './xlsx/context.js';
-
 /** The group sheet of each section of the report (`reports[].sections`). */
 const SECTION_SHEETS: Readonly<Record<ReportSection, SheetDef>> = {
   overview: overviewSheet,

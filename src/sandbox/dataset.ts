@@ -48,8 +48,6 @@ export const HOSTILE = {
   errorNote: '</td></tr></table><script>alert(2)</script>',
 } as const;
 
-export type { RunRecord, SetRecord } from './dataset/records.js';
-
 /** Points a movement run takes off gross presence (and so off weighted): past the example rule's −5. */
 export const MOVEMENT_DROP_POINTS = 9;
 

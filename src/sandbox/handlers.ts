@@ -1,5 +1,6 @@
 import { catalogEndpoints, metricEndpoints } from '../api/endpoints.js';
-import type { SandboxDataset, SetRecord } from './dataset.js';
+import type { SetRecord } from './dataset/records.js';
+import type { SandboxDataset } from './dataset.js';
 import { catalogPayloads } from './payloads/catalog.js';
 import type { MetricHandler } from './payloads/context.js';
 import { gravityHandlers } from './payloads/gravity.js';

@@ -61,8 +61,6 @@ export interface SandboxOptions {
   clock?: Clock;
 }
 
-export type { SandboxStats } from './stats.js';
-
 export interface Sandbox {
   /** http://127.0.0.1:PORT/v2/integration */
   baseUrl: string;

@@ -1,6 +1,6 @@
 import type { EndpointDef } from '../api/endpoints.js';
 import { SandboxBadRequest } from '../errors/index.js';
-import type { RunRecord, SetRecord } from './dataset.js';
+import type { RunRecord, SetRecord } from './dataset/records.js';
 
 /**
  * Server-side checks of what the spec forbids. They are written against the catalog's parameter

@@ -4,12 +4,12 @@ import { claimScope } from '../outbox/claim-scope.js';
 import { unclaimedDeliveries } from '../outbox/reads.js';
 import { scrubOrNull } from '../secrets.js';
 import { getAccount } from '../store/accounts.js';
-import type { Store } from '../store/db.js';
 import { driftedEndpoints } from '../store/payloads.js';
 import { listQuerySets, listRuns, type QuerySetRow } from '../store/query-sets.js';
 import { countRequestsSince } from '../store/request-log.js';
 import { isReportable } from '../store/snapshot-state.js';
 import { snapshotStates } from '../store/snapshots.js';
+import type { Store } from '../store/sql.js';
 import { lastFinishedSyncRun } from '../store/sync-runs.js';
 import { type ClusterView, collectCluster } from './cluster.js';
 

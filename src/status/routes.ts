@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../log.js';
-import type { Store } from '../store/db.js';
+import type { Store } from '../store/sql.js';
 import { accessRefusal, statusPageAccess } from './access.js';
 import { latestFiles } from './downloads.js';
 import { renderStatusPage, statusView } from './page.js';

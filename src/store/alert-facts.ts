@@ -1,4 +1,4 @@
-import type { Store } from './db.js';
+import type { Store } from './sql.js';
 
 /**
  * The labels an alert names a set and a run by (alerts/facts.ts): read here so the alerts module

@@ -10,9 +10,6 @@ import type { Store } from './sql.js';
 import { sqliteStore } from './sqlite-store.js';
 import { storeFaultHint } from './store-fault.js';
 
-export type { Store } from './sql.js';
-export { inTransaction } from './sql.js';
-
 /** Where the store lives: a SQLite file (the embedded default) or a PostgreSQL database. */
 export type StoreTarget = { path: string } | { url: string };
 

@@ -1,4 +1,4 @@
-import type { Store } from './db.js';
+import type { Store } from './sql.js';
 
 /**
  * The reads of `reportd export` beyond the metric rows themselves (metric-reads.ts): the run and

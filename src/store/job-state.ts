@@ -1,5 +1,5 @@
 import { scrubOrNull } from '../secrets.js';
-import type { Store } from './db.js';
+import type { Store } from './sql.js';
 
 /**
  * What the scheduler remembers per job across restarts (table `job_state`, migration 2): the slot it

@@ -1,4 +1,4 @@
-import type { RequestHistory } from '../api/budget.js';
+import type { RequestHistory } from '../api/request-history.js';
 import type { Store } from './sql.js';
 
 /** What `record` hands the budget to pass back to `finish`. */

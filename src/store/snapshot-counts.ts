@@ -1,5 +1,5 @@
-import type { Store } from './db.js';
 import { reportableSql, type SnapshotState, stateSql } from './snapshot-state.js';
+import type { Store } from './sql.js';
 
 /** Stored snapshots per state as readers see them (a settled partial counts as `settled`): `/metrics`. */
 export async function countSnapshotsByState(store: Store): Promise<Map<SnapshotState, number>> {

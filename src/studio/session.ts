@@ -16,9 +16,9 @@ import type { PageSetup } from '../report/page.js';
 import type { PdfRenderer } from '../report/pdf.js';
 import { documentSettings, renderSnapshotDocuments, withBriefMovers } from '../report/render.js';
 import { listAccounts } from '../store/accounts.js';
-import type { Store } from '../store/db.js';
 import { listQuerySets } from '../store/query-sets.js';
 import { listSnapshots } from '../store/snapshots.js';
+import type { Store } from '../store/sql.js';
 import { withInlineParts } from './inline-parts.js';
 import { type ChannelPayload, channelPayloads } from './payloads.js';
 

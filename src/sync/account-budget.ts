@@ -2,8 +2,8 @@ import type { RateBudget, RateBudgetOptions } from '../api/budget.js';
 import { sharedBudget } from '../api/shared-budget.js';
 import type { Clock } from '../clock.js';
 import { budgetKeyFor } from '../config/budget-key.js';
-import type { Store } from '../store/db.js';
 import { StoreRequestHistory } from '../store/request-log.js';
+import type { Store } from '../store/sql.js';
 import type { SyncAccount } from './types.js';
 
 /**

@@ -1,7 +1,7 @@
 import { backgroundClock, type Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import { startHeartbeat } from '../queue/lease.js';
-import type { Store } from '../store/db.js';
+import type { Store } from '../store/sql.js';
 import {
   acquireAccountLease,
   type LeaseHolder,

@@ -2,7 +2,7 @@ import type { ApiClient } from '../api/client.js';
 import type { Clock } from '../clock.js';
 import { NotAuthorizedError, StoreFaultError } from '../errors/index.js';
 import type { Logger } from '../log.js';
-import type { Store } from '../store/db.js';
+import type { Store } from '../store/sql.js';
 import { storeFaultHint } from '../store/store-fault.js';
 import type { SyncAccount, SyncIssue, SyncSettings } from './types.js';
 

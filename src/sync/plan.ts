@@ -1,5 +1,4 @@
 import type { PublishedRun } from '../api/schemas/catalog.js';
-import type { Store } from '../store/db.js';
 import {
   endpointsToFetch,
   maxPayloadAttempts,
@@ -9,6 +8,7 @@ import {
 import { newestRunFirst } from '../store/query-sets.js';
 import { isReportable, type SnapshotState } from '../store/snapshot-state.js';
 import { snapshotStates } from '../store/snapshots.js';
+import type { Store } from '../store/sql.js';
 import type { DiscoveredSet } from './discover.js';
 
 /**

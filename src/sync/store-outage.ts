@@ -1,7 +1,7 @@
 import { systemClock } from '../clock.js';
 import { StoreFaultError } from '../errors/index.js';
 import type { Logger } from '../log.js';
-import type { Store } from '../store/db.js';
+import type { Store } from '../store/sql.js';
 import { isStoreUnreachable } from '../store/store-unreachable.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { ApiClientOptions, RequestEvent } from '../api/client.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
-import type { Store } from '../store/db.js';
+import type { Store } from '../store/sql.js';
 import type { BudgetFactory } from './account-budget.js';
 import type { AccountShare } from './share-accounts.js';
 import type { SyncAccount, SyncProgress, SyncSettings } from './types.js';

@@ -13,8 +13,6 @@ import { syncAccount } from './sync-account.js';
 import type { Patiently, SyncOptions } from './sync-options.js';
 import { emptySyncSummary, type SyncAccount, type SyncSummary, syncOutcome } from './types.js';
 
-export type { SyncOptions } from './sync-options.js';
-
 /**
  * One sync pass over every account, in parallel (each has its own budget and credential; a -4 on
  * one stops only that one). Never throws for API trouble: everything that kept the pass from storing

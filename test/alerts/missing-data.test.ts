@@ -4,7 +4,8 @@ import { runAlertPass } from '../../src/alerts/run-alerts.js';
 import { type Config, configFromObject } from '../../src/config/index.js';
 import { createLogger } from '../../src/log.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { openStore, type Store } from '../../src/store/db.js';
+import { openStore } from '../../src/store/db.js';
+import type { Store } from '../../src/store/sql.js';
 import { runSync } from '../../src/sync/sync.js';
 import { tempDir } from '../delivery/smtp-helpers.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RateBudget, type RequestHistory } from '../../src/api/budget.js';
+import { RateBudget } from '../../src/api/budget.js';
+import type { RequestHistory } from '../../src/api/request-history.js';
 import { maxStartsInAnyWindow } from '../../src/api/retry-timing.js';
 import { FakeClock } from '../../src/clock.js';
 

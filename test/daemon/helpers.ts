@@ -3,7 +3,7 @@ import type { Clock } from '../../src/clock.js';
 import { type Config, configFromObject } from '../../src/config/index.js';
 import type { DeliveryRenderer } from '../../src/delivery/outbox-options.js';
 import { listDeliveries } from '../../src/outbox/reads.js';
-import type { Store } from '../../src/store/db.js';
+import type { Store } from '../../src/store/sql.js';
 import { emptySyncSummary, type SyncSummary } from '../../src/sync/types.js';
 import { fakeFile } from '../delivery/smtp-helpers.js';
 

@@ -3,9 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/clock.js';
-import { type JobContext, Scheduler } from '../../src/daemon/scheduler.js';
-import { openStore, type Store } from '../../src/store/db.js';
+import type { JobContext } from '../../src/daemon/job-runs.js';
+import { Scheduler } from '../../src/daemon/scheduler.js';
+import { openStore } from '../../src/store/db.js';
 import { getJobState } from '../../src/store/job-state.js';
+import type { Store } from '../../src/store/sql.js';
 
 let dir: string;
 let store: Store;

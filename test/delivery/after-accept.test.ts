@@ -11,7 +11,8 @@ import type { DeliveryRenderer, OutboxOptions } from '../../src/delivery/outbox-
 import { Outbox } from '../../src/delivery/outbox-worker.js';
 import { getDelivery } from '../../src/outbox/reads.js';
 import { listRecipients } from '../../src/outbox/recipients.js';
-import { openStore, type Store } from '../../src/store/db.js';
+import { openStore } from '../../src/store/db.js';
+import type { Store } from '../../src/store/sql.js';
 import { ROOT } from '../helpers/cli.js';
 import { fakeFile, startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
 

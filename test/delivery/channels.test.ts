@@ -16,7 +16,8 @@ import { createLogger } from '../../src/log.js';
 import { listDeliveries } from '../../src/outbox/reads.js';
 import { listRecipients } from '../../src/outbox/recipients.js';
 import { clearSecrets, registerSecret } from '../../src/secrets.js';
-import { openStore, type Store } from '../../src/store/db.js';
+import { openStore } from '../../src/store/db.js';
+import type { Store } from '../../src/store/sql.js';
 import { type ChannelPeers, startChannelPeers, verifyWebhook } from './channel-peers.js';
 import { fakeFile, startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
 

@@ -8,6 +8,9 @@ import { startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
  * What the delivery CLI tests share: the sandbox API, a real SMTP server, a temporary folder for
  * configs and the store, and the built CLI run as a user runs it (warnings only in its logs).
  */
+/** Requests per 60 s that the sandbox admits and the config's budget allows. */
+const TEST_RATE_LIMIT = 2000;
+
 export interface DeliveryCliEnv {
   dir: string;
   sandbox: Sandbox;
@@ -25,7 +28,9 @@ export async function startDeliveryCliEnv(
 ): Promise<DeliveryCliEnv> {
   const tmp = tempDir();
   const dir = realpathSync(tmp.dir);
-  const sandbox = await startSandbox();
+  // The API's rate window is not what these tests check (test/api and test/sync do): a budget wide
+  // enough that a second sync never waits out the default 120 per 60 s keeps each file to seconds.
+  const sandbox = await startSandbox({ rate: { requests: TEST_RATE_LIMIT, windowMs: 60_000 } });
   const smtp = await startSmtp(smtpOptions);
   return {
     dir,
@@ -36,6 +41,7 @@ export async function startDeliveryCliEnv(
     base_url: ${sandbox.baseUrl}
     api_key: ${sandbox.apiKey}
     api_secret: ${sandbox.apiSecret}
+    rate_limit: { requests: ${TEST_RATE_LIMIT}, window_seconds: 60 }
 `,
     writeConfig(name, yaml) {
       const path = join(dir, name);

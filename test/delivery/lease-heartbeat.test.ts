@@ -12,7 +12,8 @@ import {
 } from '../../src/delivery/outbox-options.js';
 import { Outbox } from '../../src/delivery/outbox-worker.js';
 import { getDelivery } from '../../src/outbox/reads.js';
-import { openStore, type Store } from '../../src/store/db.js';
+import { openStore } from '../../src/store/db.js';
+import type { Store } from '../../src/store/sql.js';
 import { pausableClock } from './paused-clock.js';
 import { fakeFile, startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
 

@@ -8,7 +8,8 @@ import { mailerFromTransport } from '../../src/delivery/destinations/smtp-mailer
 import type { DeliveryRenderer, OutboxOptions } from '../../src/delivery/outbox-options.js';
 import { Outbox } from '../../src/delivery/outbox-worker.js';
 import { getDelivery } from '../../src/outbox/reads.js';
-import { openStore, type Store } from '../../src/store/db.js';
+import { openStore } from '../../src/store/db.js';
+import type { Store } from '../../src/store/sql.js';
 import { freshDatabaseUrl } from '../helpers/postgres.js';
 import { testEngine } from '../helpers/test-store.js';
 import { pausableClock } from './paused-clock.js';

@@ -9,7 +9,8 @@ import type { DeliveryOutcome } from '../../src/delivery/outbox-options.js';
 import { Outbox } from '../../src/delivery/outbox-worker.js';
 import { listDeliveries } from '../../src/outbox/reads.js';
 import { listRecipients } from '../../src/outbox/recipients.js';
-import { openStore, type Store } from '../../src/store/db.js';
+import { openStore } from '../../src/store/db.js';
+import type { Store } from '../../src/store/sql.js';
 import { type ChannelPeers, startChannelPeers } from './channel-peers.js';
 import { fakeFile, startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createMetrics } from '../../src/daemon/metrics.js';
-import type { Store } from '../../src/store/db.js';
+import type { Store } from '../../src/store/sql.js';
 import { readPage } from './pages.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Store } from '../../src/store/db.js';
+import type { Store } from '../../src/store/sql.js';
 
 /**
  * Many stored snapshots quickly, for the backfill crash test and `bench:export`: `count` new published

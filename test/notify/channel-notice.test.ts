@@ -10,7 +10,8 @@ import { createLogger } from '../../src/log.js';
 import { openIncident } from '../../src/notify/incidents.js';
 import { listNotices } from '../../src/outbox/notices.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { openStore, type Store } from '../../src/store/db.js';
+import { openStore } from '../../src/store/db.js';
+import type { Store } from '../../src/store/sql.js';
 import { type ChannelPeers, startChannelPeers, verifyWebhook } from '../delivery/channel-peers.js';
 import { tempDir } from '../delivery/smtp-helpers.js';
 

@@ -8,7 +8,8 @@ import { createLogger } from '../../src/log.js';
 import { openIncident } from '../../src/notify/incidents.js';
 import { listNotices } from '../../src/outbox/notices.js';
 import { listRecipients } from '../../src/outbox/recipients.js';
-import { openStore, type Store } from '../../src/store/db.js';
+import { openStore } from '../../src/store/db.js';
+import type { Store } from '../../src/store/sql.js';
 import { type ChannelPeers, startChannelPeers } from '../delivery/channel-peers.js';
 import { tempDir } from '../delivery/smtp-helpers.js';
 

@@ -10,8 +10,9 @@ import { enqueueDelivery } from '../../src/outbox/enqueue.js';
 import { listNotices } from '../../src/outbox/notices.js';
 import type { DeliveryKey } from '../../src/outbox/row.js';
 import { upsertAccount } from '../../src/store/accounts.js';
-import { openStore, type Store } from '../../src/store/db.js';
+import { openStore } from '../../src/store/db.js';
 import { markGone, saveQuerySets } from '../../src/store/query-sets.js';
+import type { Store } from '../../src/store/sql.js';
 import { emptySyncSummary, type SyncIssue, type SyncSummary } from '../../src/sync/types.js';
 import { tempDir } from '../delivery/smtp-helpers.js';
 

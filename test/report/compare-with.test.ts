@@ -1,14 +1,16 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ruleFor } from '../../src/api/field-units.js';
 import { parseComparison, resolveBaseline } from '../../src/config/compare-with.js';
 import { headlineKpis } from '../../src/delivery/headline.js';
-import { formatDelta, polarityOf, ruleFor } from '../../src/report/format.js';
+import { formatDelta, polarityOf } from '../../src/report/format.js';
 import { renderReportHtml } from '../../src/report/html.js';
 import { renderReportDocuments } from '../../src/report/render.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { openStore, type Store } from '../../src/store/db.js';
+import { openStore } from '../../src/store/db.js';
 import { listSnapshots } from '../../src/store/snapshots.js';
+import type { Store } from '../../src/store/sql.js';
 import { tempDir } from '../delivery/smtp-helpers.js';
 import { runCli } from '../helpers/cli.js';
 

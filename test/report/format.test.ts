@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { metricEndpoints } from '../../src/api/endpoints.js';
-import {
-  excelFormat,
-  FIELD_RULES,
-  formatDelta,
-  formatValue,
-  mixScale,
-  polarityOf,
-  RULES,
-  ruleFor,
-  withVerdict,
-} from '../../src/report/format.js';
+import { FIELD_RULES, mixScale, RULES, ruleFor } from '../../src/api/field-units.js';
+import { excelFormat, formatDelta, formatValue, polarityOf, withVerdict } from '../../src/report/format.js';
 
 describe('number display rules', () => {
   it('shows percent-point fields and fraction fields the same way', () => {

@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readDraft, topLevelBookmarkPages, withFrontPages } from '../../src/report/digest/front-pages.js';
+import { topLevelBookmarkPages, withFrontPages } from '../../src/report/digest/front-pages.js';
 import { PdfRenderer } from '../../src/report/pdf.js';
+import { readDraft } from '../../src/report/pdf-index.js';
 
 /**
  * The digest's front-matter swap as an incremental update, on real Chromium PDFs, read back with

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPORT_LOCALES, reportLocale } from '../../src/locale/locale.js';
+import { REPORT_LOCALES } from '../../src/config/locale-tags.js';
+import { reportLocale } from '../../src/locale/locale.js';
 import { THEME } from '../../src/report/charts/svg.js';
 import { renderDigestHtml } from '../../src/report/digest/html.js';
 import { renderReportHtml } from '../../src/report/html.js';

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPORT_LOCALES } from '../../src/config/locale-tags.js';
 import { composeEmail } from '../../src/delivery/compose/email.js';
 import { digestEmailContent, emailContentFor } from '../../src/delivery/headline.js';
-import { CATALOGS, REPORT_LOCALES, reportLocale } from '../../src/locale/locale.js';
+import { CATALOGS, reportLocale } from '../../src/locale/locale.js';
 import { renderDigestHtml } from '../../src/report/digest/html.js';
 import { renderReportHtml } from '../../src/report/html.js';
 import { buildReportModel, type ReportModel } from '../../src/report/model/index.js';

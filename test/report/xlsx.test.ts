@@ -2,7 +2,8 @@ import ExcelJS from 'exceljs';
 import JSZip from 'jszip';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metricEndpoints } from '../../src/api/endpoints.js';
-import { excelFormat, ruleFor } from '../../src/report/format.js';
+import { ruleFor } from '../../src/api/field-units.js';
+import { excelFormat } from '../../src/report/format.js';
 import { KPI_SOURCES } from '../../src/report/xlsx/kpis.js';
 import {
   DATA_SHEET,

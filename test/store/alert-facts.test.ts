@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { saveBrands, upsertAccount } from '../../src/store/accounts.js';
 import { runLabel, setLabels } from '../../src/store/alert-facts.js';
-import type { Store } from '../../src/store/db.js';
 import { ensureQuerySet, saveQuerySets, saveRuns } from '../../src/store/query-sets.js';
+import type { Store } from '../../src/store/sql.js';
 import { tempStore } from '../sync/helpers/temp-store.js';
 
 /**

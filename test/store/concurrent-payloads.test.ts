@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { openStore, type Store } from '../../src/store/db.js';
+import { openStore } from '../../src/store/db.js';
 import { ensureSnapshot, REQUIRED_ENDPOINTS, savePayload } from '../../src/store/payloads.js';
+import type { Store } from '../../src/store/sql.js';
 import { sandboxSnapshot } from '../report/sandbox-snapshot.js';
 import { seedCatalog } from '../sync/helpers/seed-catalog.js';
 import { type TempStore, tempStore } from '../sync/helpers/temp-store.js';

@@ -1,11 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type JobContext, Scheduler } from '../../src/daemon/scheduler.js';
+import type { JobContext } from '../../src/daemon/job-runs.js';
+import { Scheduler } from '../../src/daemon/scheduler.js';
 import { claimJobSlot, finishJobSlot, renewJobSlot } from '../../src/daemon/slot-lease.js';
 import { nextSlot } from '../../src/schedule/lifecycle.js';
-import { openStore, type Store } from '../../src/store/db.js';
+import { openStore } from '../../src/store/db.js';
 import { getJobSlot, jobSlotsOf } from '../../src/store/job-slots.js';
 import { initJobSlot } from '../../src/store/job-state.js';
 import { listScheduleEvents } from '../../src/store/schedule-events.js';
+import type { Store } from '../../src/store/sql.js';
 import { type TempStore, tempStore } from '../sync/helpers/temp-store.js';
 
 /**

@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metricEndpoints } from '../../src/api/endpoints.js';
 import { exportMetrics } from '../../src/export/export.js';
-import { openStore, type Store } from '../../src/store/db.js';
+import { openStore } from '../../src/store/db.js';
 import { metricValues } from '../../src/store/metric-reads.js';
 import { backfillMetricRows, MAPPING_VERSION } from '../../src/store/metric-values.js';
+import type { Store } from '../../src/store/sql.js';
 import { type SyncEnv, startSyncEnv } from '../sync/helpers/sync-env.js';
 
 /**

@@ -7,8 +7,9 @@ import { silentLogger } from '../../src/log.js';
 import { listNotices } from '../../src/outbox/notices.js';
 import { getDelivery } from '../../src/outbox/reads.js';
 import { listRecipients } from '../../src/outbox/recipients.js';
-import { migrate, type Store } from '../../src/store/db.js';
+import { migrate } from '../../src/store/db.js';
 import { migrations } from '../../src/store/migrations/index.js';
+import type { Store } from '../../src/store/sql.js';
 import { startSmtp, type TestSmtp } from '../delivery/smtp-helpers.js';
 import { type TempStore, tempStore } from '../sync/helpers/temp-store.js';
 

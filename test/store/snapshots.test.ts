@@ -1,5 +1,4 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Store } from '../../src/store/db.js';
 import {
   endpointsToFetch,
   ensureSnapshot,
@@ -8,6 +7,7 @@ import {
   savePayload,
 } from '../../src/store/payloads.js';
 import { findSnapshot, listSnapshots } from '../../src/store/snapshots.js';
+import type { Store } from '../../src/store/sql.js';
 import { seedCatalog } from '../sync/helpers/seed-catalog.js';
 import { tempStore } from '../sync/helpers/temp-store.js';
 

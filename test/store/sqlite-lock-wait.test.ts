@@ -1,7 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '../../src/store/db.js';
+import { openStore } from '../../src/store/db.js';
+import type { Store } from '../../src/store/sql.js';
 import { tempDir } from '../delivery/smtp-helpers.js';
 import { holdWriteLock } from '../helpers/sqlite-locker.js';
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Store } from '../../src/store/db.js';
 import { listSnapshots } from '../../src/store/snapshots.js';
+import type { Store } from '../../src/store/sql.js';
 import { spawnCli } from './helpers/cli.js';
 import { type SyncEnv, startSyncEnv } from './helpers/sync-env.js';
 

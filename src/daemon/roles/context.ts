@@ -3,7 +3,7 @@ import type { Config } from '../../config/index.js';
 import type { Outbox } from '../../delivery/outbox-worker.js';
 import type { Logger } from '../../log.js';
 import type { IncidentWatch } from '../../notify/watch.js';
-import type { Store } from '../../store/db.js';
+import type { Store } from '../../store/sql.js';
 import type { DaemonMetrics } from '../metrics.js';
 import type { RoleHealth } from '../role-health.js';
 

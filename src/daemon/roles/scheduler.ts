@@ -8,7 +8,7 @@ import type { RoleContext } from './context.js';
  * store enqueue a slot once) and wakes this process's worker, if it has one.
  */
 export function addReportSchedules(ctx: RoleContext, scheduler: Scheduler): void {
-  const { config, store, logger, outbox } = ctx;
+  const { config, store, logger, outbox, clock } = ctx;
   // Paused reports are left out entirely: they never fire, whatever the store remembers of them.
   for (const report of config.reports.filter((r) => r.enabled)) {
     if (!report.schedule) continue;
@@ -23,7 +23,8 @@ export function addReportSchedules(ctx: RoleContext, scheduler: Scheduler): void
       async run() {
         const problem = ctx.storeProblem();
         if (problem) throw new Error(problem);
-        const results = await enqueueDue(outbox, store, report, config.accounts);
+        // A run skipped by `require_likely_change` is recorded at the slot's time, on the daemon's clock.
+        const results = await enqueueDue(outbox, store, report, config.accounts, { now: clock.now() });
         const fresh = results.filter((r) => r.created).length;
         logger.info(
           { report: report.name, queued: fresh, alreadyDelivered: results.length - fresh },

@@ -1,7 +1,7 @@
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import type { Clock } from '../../clock.js';
 import type { Delivery } from '../../outbox/row.js';
-import type { Store } from '../../store/db.js';
+import type { Store } from '../../store/sql.js';
 import type { ChannelAlert, ChannelNotice } from '../channels/types.js';
 import type { EmailContent } from '../content.js';
 

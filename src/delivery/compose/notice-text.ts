@@ -2,7 +2,7 @@ import { getIncident, type Incident } from '../../notify/incidents.js';
 import { idStem } from '../../outbox/delivery-id.js';
 import { type Notice, noticeOf, noticeRecipients } from '../../outbox/notices.js';
 import type { Delivery } from '../../outbox/row.js';
-import type { Store } from '../../store/db.js';
+import type { Store } from '../../store/sql.js';
 import type { ChannelNotice } from '../channels/index.js';
 import { cardRow, emailClose, emailOpen, escapeHtml } from './email-layout.js';
 

@@ -1,6 +1,6 @@
 import type { Clock } from '../../clock.js';
 import type { Delivery } from '../../outbox/row.js';
-import type { Store } from '../../store/db.js';
+import type { Store } from '../../store/sql.js';
 import { channelAttempt } from '../channel-attempt.js';
 import type { ChannelSender } from '../channels/types.js';
 import type { DeliveryMessage } from '../compose/message.js';

@@ -2,7 +2,6 @@ import { accessSync, constants, statSync } from 'node:fs';
 import type { Config } from '../../config/schema.js';
 import type { ConfigIssue } from '../../errors/index.js';
 import { installedFontFamilies } from '../theme/fonts.js';
-import { cachedLogo } from '../theme/theme.js';
 
 /**
  * Paths the config names that only matter when something renders: `reportd check` refuses them
@@ -49,6 +48,9 @@ async function reportLookIssues(config: Config): Promise<ConfigIssue[]> {
     const logo = report.theme?.logo;
     if (logo === undefined) return undefined;
     const path = `reports[${index}].theme.logo`;
+    // Loaded only for a config with a logo: the image decoders and the SVG rasteriser are most of
+    // what `reportd check` would otherwise load beyond the config itself.
+    const { cachedLogo } = await import('../theme/theme.js');
     // The message starts with the path; the issue carries it on its own.
     return cachedLogo(logo, path).then(
       () => undefined,

@@ -1,8 +1,6 @@
 import { PDFArray, PDFContext, PDFDocument, PDFName, type PDFObject, PDFObjectCopier, PDFRef } from 'pdf-lib';
 import { type DraftPdf, dictAt } from '../pdf-index.js';
 
-export { type DraftPdf, readDraft } from '../pdf-index.js';
-
 /**
  * The digest's contents page needs the page each set starts on, which only a render knows. Printing
  * the whole document a second time just to fill in those numbers doubled the digest's cost, so the

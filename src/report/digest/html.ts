@@ -1,10 +1,11 @@
 import Handlebars from 'handlebars';
 import { reportLocale, t, withLocale } from '../../locale/locale.js';
-import { kpiSparkline, type ReportContents, setView, themeForTemplates } from '../html.js';
+import { type ReportContents, setView, themeForTemplates } from '../html.js';
 import type { ReportModel } from '../model/index.js';
 import { showsNoise } from '../noise-view.js';
 import { DEFAULT_PAGE, type PageSetup, pageView } from '../page.js';
 import type { ReportTemplates } from '../templates.js';
+import { kpiSparkline } from '../view/common.js';
 import { type MoverView, moverView } from './mover-view.js';
 import type { PortfolioMove } from './movers.js';
 

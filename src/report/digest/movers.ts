@@ -1,9 +1,9 @@
 import type { Significance } from '../../insight/changes.js';
 import { compareRuns } from '../../insight/row-changes.js';
 import { figureOf } from '../../insight/sample-sizes.js';
-import type { Store } from '../../store/db.js';
 import { derivedSnapshots, type MetricValueRow, metricValuesOf } from '../../store/metric-reads.js';
 import type { StoredSnapshot } from '../../store/snapshots.js';
+import type { Store } from '../../store/sql.js';
 
 /**
  * "Biggest changes across the portfolio": each set's covered run against its previous run, through

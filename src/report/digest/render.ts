@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Store } from '../../store/db.js';
 import { isReportable } from '../../store/snapshot-state.js';
 import { findSnapshot, listSnapshots, type StoredSnapshot } from '../../store/snapshots.js';
+import type { Store } from '../../store/sql.js';
 import { writeAtomically } from '../../write-atomically.js';
 import { safeFileName } from '../file-names.js';
 import { type ReportContents, type ReportHtml, renderReportHtml } from '../html.js';
@@ -208,7 +208,10 @@ export async function printDigestPdf(
   const draft = await renderer.render(first.html, { ...first, page });
   if (!withContents) return draft;
   // pdf-lib only when a digest prints: the daemon's start-up does not load it.
-  const { readDraft, topLevelBookmarkPages, withFrontPages } = await import('./front-pages.js');
+  const [{ readDraft }, { topLevelBookmarkPages, withFrontPages }] = await Promise.all([
+    import('../pdf-index.js'),
+    import('./front-pages.js'),
+  ]);
   const read = readDraft(draft);
   const tops = read && topLevelBookmarkPages(read);
   if (!read || !tops || tops.length !== HEADINGS_BEFORE_SETS + setCount) return draft;

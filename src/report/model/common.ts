@@ -1,4 +1,4 @@
-import { unitOfRule } from '../../api/field-units.js';
+import { type NumberRule, ruleFor, unitOfRule } from '../../api/field-units.js';
 import { seriesCard } from '../../api/schemas/common.js';
 import { validValue } from '../../insight/valid-values.js';
 import { t } from '../../locale/locale.js';
@@ -6,10 +6,8 @@ import {
   type DeltaView,
   formatDelta,
   formatValue,
-  type NumberRule,
   type Polarity,
   polarityOf,
-  ruleFor,
   toPercentPoints,
 } from '../format.js';
 import { judgedDelta } from './noise-delta.js';

@@ -2,8 +2,6 @@ import type { MetricChange } from '../../insight/changes.js';
 import type { FamilySummary, RunInsight } from '../../insight/run-insight.js';
 import type { InsightRow } from '../../insight/sample-sizes.js';
 
-export type { FamilySummary } from '../../insight/run-insight.js';
-
 /**
  * The verdicts a report (or one set's section of a digest) prints: the run's own changes against the
  * run it compares with, computed once from the two stored snapshots (insight/run-insight.ts) — the

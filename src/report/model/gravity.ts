@@ -1,6 +1,7 @@
+import { mixScale, ruleFor } from '../../api/field-units.js';
 import * as schema from '../../api/schemas/gravity.js';
 import { t } from '../../locale/locale.js';
-import { formatDelta, formatValue, mixScale, polarityOf, ruleFor, toPercentPoints } from '../format.js';
+import { formatDelta, formatValue, polarityOf, toPercentPoints } from '../format.js';
 import {
   byId,
   type Cell,

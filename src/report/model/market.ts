@@ -1,6 +1,7 @@
+import { ruleFor } from '../../api/field-units.js';
 import * as schema from '../../api/schemas/market.js';
 import { t } from '../../locale/locale.js';
-import { formatDelta, formatValue, polarityOf, ruleFor, toPercentPoints } from '../format.js';
+import { formatDelta, formatValue, polarityOf, toPercentPoints } from '../format.js';
 import type { KpiView } from './common.js';
 import { type SharesView, shareRows } from './overview.js';
 import type { Available, PayloadReader } from './payloads.js';

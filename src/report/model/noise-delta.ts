@@ -1,8 +1,9 @@
+import type { NumberRule } from '../../api/field-units.js';
 import type { Judged, MetricChange } from '../../insight/changes.js';
 import type { InsightRow } from '../../insight/sample-sizes.js';
 import { validValue } from '../../insight/valid-values.js';
 import { currentLocale, t } from '../../locale/locale.js';
-import { type DeltaView, formatValue, type NumberRule, withVerdict } from '../format.js';
+import { type DeltaView, formatValue, withVerdict } from '../format.js';
 import type { PayloadReader } from './payloads.js';
 
 /**

@@ -1,6 +1,7 @@
+import { ruleFor } from '../../api/field-units.js';
 import { competitiveContext, summary } from '../../api/schemas/overview.js';
 import { t } from '../../locale/locale.js';
-import { formatValue, ruleFor, toPercentPoints } from '../format.js';
+import { formatValue, toPercentPoints } from '../format.js';
 import type { Available, PayloadReader } from './payloads.js';
 
 export interface ShareRow {

@@ -11,7 +11,8 @@ import {
   runSamples,
   type SetDetails,
 } from '../../insight/sample-sizes.js';
-import { type MessageKey, t } from '../../locale/locale.js';
+import type { MessageKey } from '../../locale/catalog-en.js';
+import { t } from '../../locale/locale.js';
 import { ReportFamily } from './family.js';
 import type { ReportSnapshot } from './snapshot.js';
 

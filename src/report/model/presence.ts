@@ -1,7 +1,8 @@
+import { mixScale, ruleFor } from '../../api/field-units.js';
 import * as schema from '../../api/schemas/presence.js';
 import { t } from '../../locale/locale.js';
 import type { DeltaView } from '../format.js';
-import { formatValue, mixScale, ruleFor } from '../format.js';
+import { formatValue } from '../format.js';
 import {
   byId,
   type Cell,

@@ -1,7 +1,8 @@
+import { ruleFor } from '../../api/field-units.js';
 import * as schema from '../../api/schemas/scout.js';
 import { t } from '../../locale/locale.js';
 import type { DeltaView } from '../format.js';
-import { formatDelta, formatValue, polarityOf, ruleFor } from '../format.js';
+import { formatDelta, formatValue, polarityOf } from '../format.js';
 import {
   byId,
   type Cell,

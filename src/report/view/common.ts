@@ -1,8 +1,11 @@
 import Handlebars from 'handlebars';
-import { type MessageKey, t } from '../../locale/locale.js';
+import { ruleFor } from '../../api/field-units.js';
+import type { MessageKey } from '../../locale/catalog-en.js';
+import { t } from '../../locale/locale.js';
 import { trendAlt } from '../charts/alt.js';
-import { sparkline, stackedHistory } from '../charts.js';
-import { formatDisplay, ruleFor } from '../format.js';
+import { stackedHistory } from '../charts/bars.js';
+import { sparkline } from '../charts/svg.js';
+import { formatDisplay } from '../format.js';
 import type { KpiView } from '../model/common.js';
 import type { Available } from '../model/payloads.js';
 import { sparkColor } from '../noise-view.js';

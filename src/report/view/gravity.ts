@@ -1,6 +1,7 @@
 import { t } from '../../locale/locale.js';
+import { donut } from '../charts/donut.js';
+import { trendChart } from '../charts/lines.js';
 import { THEME } from '../charts/svg.js';
-import { donut, trendChart } from '../charts.js';
 import { SOURCE_KINDS } from '../model/gravity.js';
 import type { ReportModel } from '../model/index.js';
 import { card, kindsHistory, when } from './common.js';

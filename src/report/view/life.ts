@@ -1,6 +1,7 @@
 import { t } from '../../locale/locale.js';
+import { stackedBars } from '../charts/bars.js';
+import { lifeScatter } from '../charts/scatter.js';
 import { miniStack } from '../charts/svg.js';
-import { lifeScatter, stackedBars } from '../charts.js';
 import type { ReportModel } from '../model/index.js';
 import { STANCES } from '../model/life.js';
 import type { Available } from '../model/payloads.js';

@@ -1,5 +1,5 @@
 import { t } from '../../locale/locale.js';
-import { shareBars } from '../charts.js';
+import { shareBars } from '../charts/bars.js';
 import type { ReportModel } from '../model/index.js';
 import { card, kpiSparkline, when } from './common.js';
 

@@ -1,6 +1,8 @@
 import { t } from '../../locale/locale.js';
+import { groupedBars } from '../charts/bars.js';
+import { heatmap } from '../charts/heatmap.js';
+import { trendChart } from '../charts/lines.js';
 import { THEME } from '../charts/svg.js';
-import { groupedBars, heatmap, trendChart } from '../charts.js';
 import type { ReportModel } from '../model/index.js';
 import { card, svg, when } from './common.js';
 

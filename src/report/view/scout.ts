@@ -1,5 +1,5 @@
 import { t } from '../../locale/locale.js';
-import { engineBars, groupedBars } from '../charts.js';
+import { engineBars, groupedBars } from '../charts/bars.js';
 import type { ReportModel } from '../model/index.js';
 import { card, when } from './common.js';
 

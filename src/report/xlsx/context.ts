@@ -1,7 +1,9 @@
 import type { z } from 'zod';
 import { metricEndpoint } from '../../api/endpoints.js';
-import { type MessageKey, t } from '../../locale/locale.js';
-import { excelFormat, mixScale, ruleFor } from '../format.js';
+import { mixScale, ruleFor } from '../../api/field-units.js';
+import type { MessageKey } from '../../locale/catalog-en.js';
+import { t } from '../../locale/locale.js';
+import { excelFormat } from '../format.js';
 import type { ReportFamily } from '../model/family.js';
 import { reportFamily } from '../model/index.js';
 import { PayloadReader } from '../model/payloads.js';

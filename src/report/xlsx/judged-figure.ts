@@ -1,5 +1,5 @@
+import { ruleFor } from '../../api/field-units.js';
 import { t } from '../../locale/locale.js';
-import { ruleFor } from '../format.js';
 import { intervalText } from '../model/noise-delta.js';
 import { num, type SheetContext } from './context.js';
 import type { CellInput } from './sheet-writer.js';

@@ -7,7 +7,8 @@ import * as market from '../../api/schemas/market.js';
 import * as overview from '../../api/schemas/overview.js';
 import * as presence from '../../api/schemas/presence.js';
 import * as scout from '../../api/schemas/scout.js';
-import { type MessageKey, t } from '../../locale/locale.js';
+import type { MessageKey } from '../../locale/catalog-en.js';
+import { t } from '../../locale/locale.js';
 
 /** One headline number of a payload: `field` picks its `format.ts` rule (`ruleFor(key, field)`). */
 export interface Figure {

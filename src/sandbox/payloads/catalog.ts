@@ -1,5 +1,6 @@
 import { engineById, engineImage } from '../dataset/catalog.js';
-import type { SandboxDataset, SetRecord } from '../dataset.js';
+import type { SetRecord } from '../dataset/records.js';
+import type { SandboxDataset } from '../dataset.js';
 
 /** Payloads of the four catalog endpoints. */
 export const catalogPayloads = {

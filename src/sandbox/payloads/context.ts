@@ -1,7 +1,8 @@
 import type { RunFigures } from '../answers/figures.js';
 import { runFigures } from '../answers/run.js';
 import { type EngineDef, engineById, engineImage, type IntentDef } from '../dataset/catalog.js';
-import type { RunRecord, SandboxDataset, SetRecord } from '../dataset.js';
+import type { RunRecord, SetRecord } from '../dataset/records.js';
+import type { SandboxDataset } from '../dataset.js';
 import { round } from '../rng.js';
 
 /**

@@ -1,6 +1,6 @@
 import { saveBrands, upsertAccount } from '../../../src/store/accounts.js';
-import type { Store } from '../../../src/store/db.js';
 import { saveDetails, saveQuerySets, saveRuns } from '../../../src/store/query-sets.js';
+import type { Store } from '../../../src/store/sql.js';
 
 /** Seeds account `acme`, brand 1, set 101 with runs 1..n (run n newest) straight into the store. */
 export async function seedCatalog(store: Store, runs = 3, at = Date.UTC(2026, 0, 1)): Promise<void> {

@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { catalogEndpoints } from '../../../src/api/endpoints.js';
 import { clearSharedBudgets } from '../../../src/api/shared-budget.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../../src/sandbox/server.js';
-import type { Store } from '../../../src/store/db.js';
-import { runSync, type SyncOptions } from '../../../src/sync/sync.js';
+import type { Store } from '../../../src/store/sql.js';
+import { runSync } from '../../../src/sync/sync.js';
+import type { SyncOptions } from '../../../src/sync/sync-options.js';
 import type { SyncAccount, SyncSettings, SyncSummary } from '../../../src/sync/types.js';
 import { tempStore } from './temp-store.js';
 

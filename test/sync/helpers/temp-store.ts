@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type OpenStoreOptions, openStore, type Store } from '../../../src/store/db.js';
+import { type OpenStoreOptions, openStore } from '../../../src/store/db.js';
+import type { Store } from '../../../src/store/sql.js';
 import { freshDatabaseUrl } from '../../helpers/postgres.js';
 import { testEngine } from '../../helpers/test-store.js';
 

@@ -1,6 +1,7 @@
 import { metricEndpoints } from '../../../api/endpoints.js';
 import { querySetDetails } from '../../../api/schemas/catalog.js';
-import { type MessageKey, t } from '../../../locale/locale.js';
+import type { MessageKey } from '../../../locale/catalog-en.js';
+import { t } from '../../../locale/locale.js';
 import { familyLine } from '../../noise-view.js';
 import type { SheetContext } from '../context.js';
 import type { CellInput, SheetWriter } from '../sheet-writer.js';

@@ -1,9 +1,10 @@
 import type { MetricUnit } from '../../../api/field-units.js';
+import { RULES, type RuleName } from '../../../api/field-units.js';
 import { payloadRows } from '../../../api/metric-rows.js';
 import { metricName } from '../../../insight/metric-names.js';
 import { METRIC_VALUE_COLUMNS } from '../../../store/metric-reads.js';
 import { isReportable } from '../../../store/snapshot-state.js';
-import { excelFormat, RULES, type RuleName } from '../../format.js';
+import { excelFormat } from '../../format.js';
 import type { ReportSnapshot } from '../../model/snapshot.js';
 import type { SheetContext } from '../context.js';
 import type { CellInput, SheetWriter } from '../sheet-writer.js';

@@ -1,6 +1,7 @@
 import * as market from '../../../api/schemas/market.js';
 import { MARKET_CARDS, type MarketCard } from '../../../config/market-cards.js';
-import { type MessageKey, t } from '../../../locale/locale.js';
+import type { MessageKey } from '../../../locale/catalog-en.js';
+import { t } from '../../../locale/locale.js';
 import { num } from '../context.js';
 import { tableBlock, writeBlocks } from '../table-block.js';
 import { brandSharesTable } from '../tables.js';

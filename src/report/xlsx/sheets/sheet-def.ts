@@ -1,4 +1,4 @@
-import type { MessageKey } from '../../../locale/locale.js';
+import type { MessageKey } from '../../../locale/catalog-en.js';
 import type { SheetContext } from '../context.js';
 import type { SheetWriter } from '../sheet-writer.js';
 

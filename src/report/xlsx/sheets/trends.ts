@@ -1,5 +1,6 @@
 import { seriesCard } from '../../../api/schemas/common.js';
-import { type MessageKey, t } from '../../../locale/locale.js';
+import type { MessageKey } from '../../../locale/catalog-en.js';
+import { t } from '../../../locale/locale.js';
 import { type SheetContext, seriesRows } from '../context.js';
 import type { CellInput, SheetWriter } from '../sheet-writer.js';
 
