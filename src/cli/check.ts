@@ -20,7 +20,11 @@ export function register(program: Command): void {
         'with the text drawn on it. Every problem of an invalid config is listed at once (exit 2).',
     )
     .addOption(configOption)
-    .action(async (options: ConfigOptions) => {
+    .option(
+      '--destinations',
+      'instead of printing the config: write a small probe object to each storage channel (s3, sftp, folder) and remove it; one line each, exit 1 when any fails',
+    )
+    .action(async (options: ConfigOptions & { destinations?: boolean }) => {
       // Loaded here, not at the top: `reportd --help` declares every command and must not load them.
       const [
         { stringify },
@@ -56,6 +60,11 @@ export function register(program: Command): void {
         })),
       ];
       if (problems.length > 0) throw new ConfigError(options.config, problems);
+      if (options.destinations) {
+        const { checkDestinations } = await import('./check-destinations.js');
+        process.exitCode = await checkDestinations(config);
+        return;
+      }
       // Masked by field, then scrubbed by value in case a secret was also pasted into another field.
       const text = scrub(stringify(maskedConfig(config), { lineWidth: 0 }));
       const schedules = scheduleListing(config, Date.now()).join('\n');

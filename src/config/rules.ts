@@ -19,7 +19,10 @@ export function crossFieldIssues(raw: unknown): ConfigIssue[] {
   const accountNames = names(accounts, 'accounts', issues, 'account');
   const reportNames = names(reports, 'reports', issues, 'report');
   const channelNames = names(channels, 'channels', issues, 'channel');
-  const known: KnownNames = { accountNames, channelNames };
+  const s3ChannelNames = channels
+    .filter((c) => isRecord(c) && c.type === 's3' && typeof c.name === 'string')
+    .map((c) => (c as { name: string }).name);
+  const known: KnownNames = { accountNames, channelNames, s3ChannelNames };
   names(alerts, 'alerts', issues, 'alert');
   issues.push(...alertIssues(alerts, reportNames));
   alerts.forEach((alert, index) => {
@@ -48,6 +51,8 @@ export function crossFieldIssues(raw: unknown): ConfigIssue[] {
 interface KnownNames {
   accountNames: string[];
   channelNames: string[];
+  /** The `type: s3` channels: the only stores that sign links (`links_from`). */
+  s3ChannelNames?: string[];
 }
 
 /** An alert's account and channels, and somewhere for it to go. */
@@ -94,12 +99,37 @@ function reportIssues(report: unknown, path: string, known: KnownNames): ConfigI
       ),
     );
   }
+  if (isRecord(report.email)) issues.push(...linkIssues(report.email, `${path}.email`, known));
   if (Array.isArray(report.formats)) {
     const twice = report.formats.filter((format, i, all) => all.indexOf(format) !== i);
     if (twice.length > 0)
       issues.push({ path: `${path}.formats`, message: `lists ${twice.join(', ')} twice` });
   }
   return issues;
+}
+
+/** `attach: links|auto` needs `links_from`, and it must name an S3 channel (the store that signs links). */
+function linkIssues(email: Record<string, unknown>, path: string, known: KnownNames): ConfigIssue[] {
+  const links = email.attach === 'links' || email.attach === 'auto';
+  const s3 = known.s3ChannelNames ?? [];
+  if (email.links_from === undefined)
+    return links
+      ? [
+          {
+            path: `${path}.links_from`,
+            message: `required with attach: ${email.attach} (the S3 channel the links point into)`,
+          },
+        ]
+      : [];
+  if (typeof email.links_from !== 'string') return [];
+  if (!s3.includes(email.links_from))
+    return [
+      {
+        path: `${path}.links_from`,
+        message: `"${email.links_from}" is not an s3 channel (s3 channels: ${s3.join(', ') || 'none'})`,
+      },
+    ];
+  return [];
 }
 
 /** A schedule or a trigger (one of them), and an active window that can ever be open. */

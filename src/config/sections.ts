@@ -220,6 +220,28 @@ export const notifyOnFailure = z
     'Failure notices, sent once per incident through the outbox and once more when it clears: a delivery that failed for good, an API credential refused (-4), the sync failing `after_failed_syncs` passes in a row, a query set gone (-132). Default: incidents are recorded (see `reportd history`) but nobody is mailed.',
   );
 
+/** SigV4 refuses pre-signed links that live longer than 7 days (604800 s). */
+export const MAX_LINK_EXPIRY_SECONDS = 7 * 24 * 3600;
+
+/** "90s", "45m", "12h", "7d" in seconds (the forms `link_expiry` takes). */
+export function durationSeconds(text: string): number {
+  const match = /^([1-9]\d{0,6})([smhd])$/.exec(text);
+  if (!match) return Number.NaN;
+  const unit = { s: 1, m: 60, h: 3600, d: 86_400 }[match[2] as 's' | 'm' | 'h' | 'd'];
+  return Number(match[1]) * unit;
+}
+
+const linkExpiry = z
+  .string()
+  .regex(/^[1-9]\d{0,6}[smhd]$/, { message: 'a duration such as 7d, 12h, 30m or 90s' })
+  .default('7d')
+  .refine((text) => !(durationSeconds(text) > MAX_LINK_EXPIRY_SECONDS), {
+    message: 'at most 7d (S3 pre-signed links, SigV4, last 7 days at most)',
+  })
+  .describe(
+    "How long the links of `attach: links`/`auto` work: 90s, 30m, 12h or 7d, at most 7d (SigV4's limit). The email says until when. Default 7d.",
+  );
+
 export const report = z
   .strictObject({
     name: z
@@ -318,6 +340,20 @@ export const report = z
           .describe(
             `Subject line, a Handlebars template with ${SUBJECT_VARIABLES.map((v) => `{{${v}}}`).join(', ')} ({{query_set}} and {{run}}: the query set's name and the run's label, e.g. "Week 37 · 2026", in a digest the first set's; {{sets}}: how many query sets the message covers; {{period}}: the runs' labels, collapsed when equal). Default "AI visibility — {{brand}} — {{run}}" (a digest: "AI visibility digest — {{report}} — {{period}}"), in the report's locale.`,
           ),
+        attach: z
+          .enum(['files', 'links', 'auto'])
+          .default('files')
+          .describe(
+            '`files`: the PDF and workbook travel as attachments (up to `max_attachment_mb`); `links`: they are uploaded to the S3 channel `links_from` names and the email carries pre-signed links that work for `link_expiry`; `auto`: attachments while they fit in `max_attachment_mb`, links when they do not. Default files.',
+          ),
+        links_from: z
+          .string()
+          .min(1)
+          .optional()
+          .describe(
+            'Name of the `type: s3` channel the files are uploaded to for links (same names, hashes and manifest as that channel writes). Required with attach: links or auto.',
+          ),
+        link_expiry: linkExpiry,
       })
       .optional()
       .describe('Who receives the report by email. Set this, `channels`, or both.'),

@@ -27,11 +27,12 @@ export function composerKind(row: Pick<Delivery, 'kind' | 'covers'>): ComposerKi
 export function composersFor(
   options: Pick<
     OutboxOptions,
-    'renderer' | 'reports' | 'from' | 'templatesDir' | 'messageFor' | 'channelAlertFor'
+    'renderer' | 'reports' | 'from' | 'templatesDir' | 'messageFor' | 'channelAlertFor' | 'storage'
   >,
 ): Record<ComposerKind, Composer> {
   const report = {
     renderer: options.renderer,
+    ...(options.storage ? { storage: options.storage } : {}),
     reports: options.reports,
     from: options.from,
     templatesDir: options.templatesDir,
@@ -47,7 +48,7 @@ export function composersFor(
 /** `email` (the mailer), one destination per configured message channel and one per storage channel. */
 export function destinationsFor(options: OutboxOptions, clock: Clock): Map<string, Destination> {
   const destinations = new Map<string, Destination>([
-    [EMAIL_DESTINATION, emailDestination(options.mailer, options.from)],
+    [EMAIL_DESTINATION, emailDestination(options.mailer, options.from, options.onFilesWritten)],
   ]);
   for (const [name, sender] of options.channels ?? [])
     destinations.set(name, channelDestination(sender, options.store, clock));

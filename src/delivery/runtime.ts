@@ -54,9 +54,6 @@ export function createOutbox(config: Config, parts: RuntimeParts): Outbox {
     alerts: config.alerts,
     channels,
     onFilesWritten: fileRecorder(store, config.delivery.keep_records, parts.clock),
-    storage: new Map(
-      config.channels.filter(isStorageChannel).map((c): [string, StorageChannelConfig] => [c.name, c]),
-    ),
     // Notices go to every destination this process can reach; email only with a real mailer.
     noticeDestinations: parts.renderer ? [...(mailer ? ['email'] : []), ...channels.keys()] : [],
     ...(parts.clock ? { clock: parts.clock } : {}),
@@ -71,7 +68,7 @@ export function createOutbox(config: Config, parts: RuntimeParts): Outbox {
 /** What the composers are built from (handlers.ts): the outbox's, and every preview's (preview.ts). */
 export type ComposerParts = Pick<
   OutboxOptions,
-  'renderer' | 'reports' | 'from' | 'templatesDir' | 'messageFor' | 'channelAlertFor'
+  'renderer' | 'reports' | 'from' | 'templatesDir' | 'messageFor' | 'channelAlertFor' | 'storage'
 >;
 
 /**
@@ -86,5 +83,9 @@ export function composerParts(config: Config, store: Store, renderer: DeliveryRe
     templatesDir: config.templates.dir,
     messageFor: alertMessageBuilder(store, config),
     channelAlertFor: channelAlertBuilder(store, config),
+    // Storage channels are destinations, and the store an email's links point into (links_from).
+    storage: new Map(
+      config.channels.filter(isStorageChannel).map((c): [string, StorageChannelConfig] => [c.name, c]),
+    ),
   };
 }

@@ -204,6 +204,7 @@ export const de: Catalog = {
   'email.subject': 'KI-Sichtbarkeit — {brand} — {run}',
   'email.headline': 'Kennzahl',
   'email.attached': 'Im Anhang: {files}.',
+  'email.links': 'Die Dateien zum Herunterladen (die Links gelten bis {until}):',
   'email.leftOut': '{file} ({size}) fehlt: über dem Anhangslimit von {limit} MB.',
   'email.sentBy': 'Gesendet von reportd für den Bericht „{report}“. Abfrageset {querySetId}, Lauf {runId}.',
 

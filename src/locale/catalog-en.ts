@@ -204,6 +204,7 @@ export const en = {
   'email.subject': 'AI visibility — {brand} — {run}',
   'email.headline': 'Headline',
   'email.attached': 'Attached: {files}.',
+  'email.links': 'Download the files (the links work until {until}):',
   'email.leftOut': '{file} ({size}) was left out: over the {limit} MB attachment limit.',
   'email.sentBy': 'Sent by reportd for the report “{report}”. Query set {querySetId}, run {runId}.',
 

@@ -203,6 +203,7 @@ export const es: Catalog = {
   'email.subject': 'Visibilidad en IA — {brand} — {run}',
   'email.headline': 'Indicador',
   'email.attached': 'Adjuntos: {files}.',
+  'email.links': 'Descargue los archivos (los enlaces funcionan hasta el {until}):',
   'email.leftOut': '{file} ({size}) no se adjunta: supera el límite de {limit} MB.',
   'email.sentBy':
     'Enviado por reportd para el informe «{report}». Conjunto de consultas {querySetId}, medición {runId}.',

@@ -204,6 +204,7 @@ export const fr: Catalog = {
   'email.subject': 'Visibilité IA — {brand} — {run}',
   'email.headline': 'Indicateur',
   'email.attached': 'Pièces jointes : {files}.',
+  'email.links': 'Les fichiers à télécharger (liens valables jusqu’au {until}) :',
   'email.leftOut': '{file} ({size}) n’est pas joint : au-delà de la limite de {limit} Mo.',
   'email.sentBy':
     'Envoyé par reportd pour le rapport « {report} ». Jeu de requêtes {querySetId}, relevé {runId}.',

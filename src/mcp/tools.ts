@@ -2,6 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { guarded, type McpTool, type ToolContext } from './tool-parts.js';
 import { citedSourcesTool } from './tools/cited-sources.js';
 import { compareRunsTool } from './tools/compare-runs.js';
+import { deliveredFilesTool } from './tools/delivered-files.js';
 import { errorRegisterTool } from './tools/error-register.js';
 import { listMetricsTool } from './tools/list-metrics.js';
 import { listRunsTool } from './tools/list-runs.js';
@@ -24,6 +25,7 @@ export const TOOLS: readonly McpTool[] = [
   renderReportTool,
   compareRunsTool,
   errorRegisterTool,
+  deliveredFilesTool,
 ];
 
 export function registerTools(server: McpServer, ctx: ToolContext): void {

@@ -92,7 +92,7 @@ reports:
       require_likely_change: false,
       page: { size: 'A4', orientation: 'portrait' },
       // No subject: the locale's default subject is used when the email is composed.
-      email: { to: ['cmo@example.com'], cc: [], bcc: [] },
+      email: { to: ['cmo@example.com'], cc: [], bcc: [], attach: 'files', link_expiry: '7d' },
       max_attachment_mb: 10,
       enabled: true,
     });

@@ -16,6 +16,8 @@ export interface TestSmtp {
   messages: ParsedMail[];
   /** The envelope recipients (RCPT TO accepted) of each stored message, in the same order. */
   envelopes: string[][];
+  /** The size on the wire (bytes of DATA) of each stored message, in the same order. */
+  sizes: number[];
   failNext: number;
   /** Resolves once `count` messages have arrived. */
   waitFor(count: number, timeoutMs?: number): Promise<ParsedMail[]>;
@@ -47,6 +49,7 @@ export async function startSmtp(
 ): Promise<TestSmtp> {
   const messages: ParsedMail[] = [];
   const envelopes: string[][] = [];
+  const sizes: number[] = [];
   const waiters: (() => void)[] = [];
   const state = { failNext: 0 };
   const server = new SMTPServer({
@@ -81,6 +84,10 @@ export async function startSmtp(
       callback();
     },
     onData(stream, session, callback) {
+      let size = 0;
+      stream.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+      });
       simpleParser(stream)
         .then(async (mail) => {
           if (options.onData) await options.onData();
@@ -94,6 +101,7 @@ export async function startSmtp(
           }
           messages.push(mail);
           envelopes.push(session.envelope.rcptTo.map((a) => a.address));
+          sizes.push(size);
           for (const wake of waiters.splice(0)) wake();
           if (options.afterStore) await options.afterStore();
           callback();
@@ -111,6 +119,7 @@ export async function startSmtp(
     url: `smtp://127.0.0.1:${port}`,
     messages,
     envelopes,
+    sizes,
     get failNext() {
       return state.failNext;
     },

@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createConnection, createServer, type Server } from 'node:net';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -31,6 +31,16 @@ export async function startS3(dir: string, buckets: string[]): Promise<TestS3> {
   });
   const address = (await server.run()) as AddressInfo;
   return { endpoint: `http://127.0.0.1:${address.port}`, dir, close: () => server.close() };
+}
+
+/**
+ * The multipart uploads s3rver holds unfinished in `bucket` (their ids). s3rver answers
+ * ListMultipartUploads with NotImplemented, so the tests read its folder: each upload in progress is
+ * a folder of parts there until it is completed.
+ */
+export function unfinishedUploads(s3: TestS3, bucket: string): string[] {
+  const uploads = join(s3.dir, bucket, '._S3rver_uploads');
+  return existsSync(uploads) ? readdirSync(uploads) : [];
 }
 
 export interface TestSshd {

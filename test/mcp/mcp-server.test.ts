@@ -23,6 +23,7 @@ const TOKEN = 'mcp-test-token-7f3a91';
 const TOOLS = [
   'cited_sources',
   'compare_runs',
+  'delivered_files',
   'error_register',
   'list_metrics',
   'list_runs',

@@ -12,6 +12,7 @@ import { readUnder } from '../../locale/template-file.js';
 import { headerText } from '../../printable.js';
 import { type ThemeConfig, templateLogo, themeView } from '../../report/theme/theme.js';
 import { attachmentName, type EmailContent } from '../content.js';
+import type { LinksView } from '../sent-files.js';
 import { templateLayout } from './email-layout.js';
 import { emailLogo } from './email-logo.js';
 
@@ -19,7 +20,20 @@ import { emailLogo } from './email-logo.js';
 export interface ReportEmailConfig {
   name: string;
   /** Absent for a report delivered through channels only. Subject: the locale's default when absent. */
-  email?: { to: string[]; cc?: string[]; bcc?: string[]; subject?: string };
+  email?: {
+    to: string[];
+    cc?: string[];
+    bcc?: string[];
+    subject?: string;
+    /** `files` (default), `links`, or `auto` (links when the files exceed `max_attachment_mb`). */
+    attach?: 'files' | 'links' | 'auto';
+    /** The s3 channel links point into. */
+    links_from?: string;
+    /** How long links work ("7d"). */
+    link_expiry?: string;
+  };
+  /** `reports[].timezone`: the zone the links' "until" is written in (default UTC). */
+  timezone?: string;
   /** Names of `channels[]` entries that get the report too (one outbox row each). */
   channels?: readonly string[];
   max_attachment_mb?: number;
@@ -40,6 +54,8 @@ export interface ComposeOptions {
   /** A user copy of templates/ (config `templates.dir`); its `email/` files win over the built-ins. */
   templatesDir?: string;
   date?: Date;
+  /** The files as links (email-links.ts): then nothing is attached. */
+  links?: LinksView;
 }
 
 /** The From of every message: `smtp.from`, or a placeholder a preview without smtp shows. */
@@ -69,7 +85,9 @@ export async function composeEmail(options: ComposeOptions): Promise<Mail.Option
   if (!email) throw new Error(`report "${report.name}" has no email section`);
   const vars = subjectVariables(report, content);
   const subject = emailSubject(email.subject, report.name, content, vars, locale);
-  const { attachments, attached, notes } = await fileAttachments(report, content, locale);
+  const { attachments, attached, notes } = options.links
+    ? { attachments: [] as Mail.Attachment[], attached: [] as string[], notes: [] as string[] }
+    : await fileAttachments(report, content, locale);
 
   const { logo, ...theme } = await themeView(report.theme, `report "${report.name}" theme`);
   // The logo travels as an inline PNG part (cid:), which mail clients show; most refuse data: URLs
@@ -110,6 +128,7 @@ export async function composeEmail(options: ComposeOptions): Promise<Mail.Option
     /** The file names joined the locale's way ("a, b and c"), for the `email.attached` message. */
     attachedList: new Intl.ListFormat(locale.tag, { type: 'conjunction' }).format(attached),
     notes,
+    links: options.links,
   };
   const templates = loadTemplates(report.templates?.dir ?? options.templatesDir);
   return {

@@ -4,6 +4,7 @@ import type { Delivery } from '../../outbox/row.js';
 import type { Store } from '../../store/sql.js';
 import type { ChannelAlert, ChannelNotice } from '../channels/types.js';
 import type { EmailContent } from '../content.js';
+import type { LinkUpload, SentFile } from '../sent-files.js';
 
 /**
  * One message, built once per attempt by the composer of the row's kind and handed to the destination
@@ -25,7 +26,14 @@ export interface DeliveryMessage {
    * The message as email spells it (subject, text, HTML, attachments, headers) and its envelope
    * recipients. Built on first use and kept, so a row bound for a channel never composes an email.
    */
-  email?: () => Promise<{ message: Mail.Options; recipients: string[] }>;
+  email?: () => Promise<{
+    message: Mail.Options;
+    recipients: string[];
+    /** The report files the email carries (attachments or links), for the record of what was sent. */
+    files?: SentFile[];
+    /** With links: writes the files to the store the links point into, before the email is sent. */
+    links?: LinkUpload;
+  }>;
   /** How long rendering took, when something was rendered (metrics, and the shutdown check after it). */
   renderMs?: number;
 }

@@ -1,12 +1,17 @@
+import type { StorageChannelConfig } from '../../config/storage-channels.js';
 import { envelopeRecipients } from '../../outbox/envelope.js';
 import type { Delivery } from '../../outbox/row.js';
 import { EMAIL_DESTINATION } from '../../outbox/row.js';
+import { emailLinks } from '../email-links.js';
 import type { DeliveryRenderer } from '../outbox-options.js';
+import { attachedFiles } from './attached-files.js';
 import { composeEmail, type ReportEmailConfig } from './email.js';
 import { type ComposeContext, type Composed, type Composer, once } from './message.js';
 
 export interface ReportComposerOptions {
   renderer: DeliveryRenderer;
+  /** The storage channels by name: an email's `links_from`. */
+  storage?: ReadonlyMap<string, StorageChannelConfig>;
   reports: readonly ReportEmailConfig[];
   from: string;
   templatesDir?: string;
@@ -41,17 +46,31 @@ export function reportComposer(options: ReportComposerOptions): Composer {
           renderMs,
           ...(email
             ? {
-                email: once(async () => ({
-                  message: await composeEmail({
+                email: once(async () => {
+                  const now = context.clock.now();
+                  const links = await emailLinks({
+                    report,
+                    content,
+                    row,
+                    storage: options.storage ?? new Map(),
+                    now,
+                  });
+                  const message = await composeEmail({
                     from: options.from,
                     report,
                     content,
                     messageId: row.messageId,
                     templatesDir: options.templatesDir,
-                    date: new Date(context.clock.now()),
-                  }),
-                  recipients: envelopeRecipients(email),
-                })),
+                    date: new Date(now),
+                    ...(links ? { links: links.view } : {}),
+                  });
+                  return {
+                    message,
+                    recipients: envelopeRecipients(email),
+                    files: links ? links.files : await attachedFiles(message),
+                    ...(links ? { links } : {}),
+                  };
+                }),
               }
             : {}),
         },

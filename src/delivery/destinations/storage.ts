@@ -3,11 +3,14 @@ import type { Delivery } from '../../outbox/row.js';
 import { scrub } from '../../secrets.js';
 import { channelFiles } from '../channels/files.js';
 import type { EmailContent } from '../content.js';
+import type { OnWritten } from '../sent-files.js';
 import { createObjectStore } from './storage/index.js';
 import { deliveryVariables, objectName } from './storage/names.js';
 import { type ObjectStore, StorageFault } from './storage/object-store.js';
-import { type ManifestHead, type WrittenFile, writeDelivery } from './storage/write-delivery.js';
+import { type ManifestHead, writeDelivery } from './storage/write-delivery.js';
 import type { Destination } from './types.js';
+
+export type { OnWritten, SentFile } from '../sent-files.js';
 
 /**
  * A storage channel (S3, SFTP, folder): the report's PDF and XLSX files written under stable names,
@@ -37,7 +40,12 @@ export function storageDestination(
       const store = open(channel);
       try {
         const written = await writeDelivery(store, await plan(channel, row, message.content), signal);
-        await options.onWritten?.(row, channel, store.where, written);
+        await options.onWritten?.(
+          row,
+          [recipient],
+          channel.name,
+          written.map((w) => ({ ...w, location: store.where })),
+        );
         const fresh = written.filter((w) => w.written).length;
         log.info({ files: written.length, written: fresh }, `files stored in ${store.where}`);
         return {
@@ -74,16 +82,16 @@ export function storageDestination(
   };
 }
 
-/** Told about the files of each delivered attempt (the record of what was sent). */
-export type OnWritten = (
-  row: Delivery,
+/**
+ * The names, files and manifest head of a delivery to `channel`: the storage channel's own, and the
+ * links of an email (links.ts), so both write the same names.
+ */
+export async function plan(
   channel: StorageChannelConfig,
-  where: string,
-  files: readonly WrittenFile[],
-) => Promise<void>;
-
-/** The names, files and manifest head of a delivery. */
-async function plan(channel: StorageChannelConfig, row: Delivery, content: EmailContent) {
+  row: Delivery,
+  content: EmailContent,
+  recipient = row.destination,
+) {
   const files = await channelFiles(row.report, content);
   const runs = content.digest
     ? content.digest.sets.map((s) => ({
@@ -104,7 +112,7 @@ async function plan(channel: StorageChannelConfig, row: Delivery, content: Email
     delivery: row.messageId,
     report: row.report,
     account: row.account,
-    recipient: row.destination,
+    recipient,
     runs,
   };
   return {

@@ -84,6 +84,23 @@ export const emailViewSchema = z.strictObject({
   attached: z.array(z.string()).describe('File names attached.'),
   attachedList: z.string().describe('The file names joined the locale\'s way ("a, b and c").'),
   notes: z.array(z.string()).describe('Files left out for size, one line each.'),
+  links: z
+    .strictObject({
+      files: z
+        .array(
+          z.strictObject({
+            name: z.string().describe('The file name.'),
+            url: z.string().describe('Its pre-signed link (S3); escape it in HTML as Handlebars does.'),
+            size: z.string().describe('Its size, formatted ("25.0 MB").'),
+          }),
+        )
+        .describe('The files, one link each.'),
+      until: z.string().describe("When the links stop working, in the locale and the report's zone."),
+    })
+    .optional()
+    .describe(
+      'With `email.attach: links` (or `auto` over the cap): the files as links instead of attachments.',
+    ),
   lang: z.string().describe('The locale (BCP 47).'),
   theme: z
     .strictObject({

@@ -30,8 +30,11 @@ export interface ObjectStore {
   put(name: string, file: LocalFile, signal?: AbortSignal): Promise<void>;
   /** Removes `name` and what travels with it (its `.sha256`); no error when absent. */
   remove(name: string): Promise<void>;
-  /** A link that reads `name` until `expiresInSeconds` from now (only stores that sign links have one). */
-  presign?(name: string, expiresInSeconds: number): Promise<string>;
+  /**
+   * A link that reads `name` for `expiresInSeconds` after `signedAt` (default now); only stores that
+   * sign links have one. The time is the caller's clock, so the email's "until" and the link agree.
+   */
+  presign?(name: string, expiresInSeconds: number, signedAt?: Date): Promise<string>;
   /** Ends the connection (SFTP); safe to call twice. */
   close(): Promise<void>;
 }

@@ -84,9 +84,10 @@ export function s3Store(config: S3ChannelConfig): ObjectStore {
         client.send(new DeleteObjectCommand({ Bucket: config.bucket, Key: key(name) })),
       );
     },
-    presign(name, expiresInSeconds) {
+    presign(name, expiresInSeconds, signedAt) {
       return getSignedUrl(client, new GetObjectCommand({ Bucket: config.bucket, Key: key(name) }), {
         expiresIn: Math.min(expiresInSeconds, MAX_LINK_SECONDS),
+        ...(signedAt ? { signingDate: signedAt } : {}),
       });
     },
     close: async () => client.destroy(),

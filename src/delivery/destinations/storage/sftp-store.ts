@@ -26,7 +26,11 @@ export function sftpStore(config: SftpChannelConfig): ObjectStore {
   const at = (name: string) => posix.join(config.path, name);
   const connect = () => {
     connected ??= (async () => {
-      const client = new SftpClient();
+      // The library's default listeners print "Global end listener…" to stdout and errors to stderr
+      // (a `check --destinations` line broken up, a log line that is not ours); every fault already
+      // reaches us through the rejected promise, as one line.
+      const quiet = { error: () => {}, end: () => {}, close: () => {} };
+      const client = new SftpClient('reportd', quiet as never);
       const password = config.password_env ? process.env[config.password_env] : undefined;
       if (config.password_env && !password)
         throw new StorageFault(
