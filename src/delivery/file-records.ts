@@ -1,7 +1,7 @@
 import { type Clock, systemClock } from '../clock.js';
 import { pruneDeliveredFiles, recordDeliveredFiles } from '../store/delivered-files.js';
 import type { Store } from '../store/sql.js';
-import type { OnWritten } from './destinations/storage.js';
+import type { OnWritten } from './sent-files.js';
 
 const DAY_MS = 24 * 3600_000;
 

@@ -10,7 +10,7 @@ import type { ChannelAlert, ChannelSender } from './channels/types.js';
 import type { ReportEmailConfig } from './compose/email.js';
 import type { EmailContent } from './content.js';
 import type { Mailer } from './destinations/smtp-mailer.js';
-import type { OnWritten } from './destinations/storage.js';
+import type { OnWritten } from './sent-files.js';
 
 /** What the outbox (outbox.ts) is built from and what it tells about each attempt. */
 

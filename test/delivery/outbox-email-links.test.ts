@@ -11,8 +11,9 @@ import { mailerFromTransport } from '../../src/delivery/destinations/smtp-mailer
 import { fileRecorder } from '../../src/delivery/file-records.js';
 import type { DeliveryRenderer } from '../../src/delivery/outbox-options.js';
 import { Outbox } from '../../src/delivery/outbox-worker.js';
-import { openStore, type Store } from '../../src/store/db.js';
+import { openStore } from '../../src/store/db.js';
 import { deliveredFiles } from '../../src/store/delivered-files.js';
+import type { Store } from '../../src/store/sql.js';
 import { runCli } from '../helpers/cli.js';
 import { freshDatabaseUrl } from '../helpers/postgres.js';
 import { testEngine } from '../helpers/test-store.js';

@@ -10,8 +10,6 @@ import { type ObjectStore, StorageFault } from './storage/object-store.js';
 import { type ManifestHead, writeDelivery } from './storage/write-delivery.js';
 import type { Destination } from './types.js';
 
-export type { OnWritten, SentFile } from '../sent-files.js';
-
 /**
  * A storage channel (S3, SFTP, folder): the report's PDF and XLSX files written under stable names,
  * each once and whole with its SHA-256, then the manifest. The channel's name is the row's single
