@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { Config } from '../config/index.js';
 import { ConfigError } from '../errors/index.js';
 import { scrub } from '../secrets.js';
 import { type ConfigOptions, configOption } from './options.js';
@@ -57,7 +58,7 @@ export function register(program: Command): void {
       ];
       if (problems.length > 0) throw new ConfigError(options.config, problems);
       // Masked by field, then scrubbed by value in case a secret was also pasted into another field.
-      const text = scrub(stringify(maskedConfig(config), { lineWidth: 0 }));
+      const text = scrub(stringify(withTablesCounted(maskedConfig(config)), { lineWidth: 0 }));
       const schedules = scheduleListing(config, Date.now()).join('\n');
       process.stdout.write(`# ${options.config}: valid\n${text}${schedules}\n`);
       const page = statusPageAccess(config.http);
@@ -72,4 +73,19 @@ export function register(program: Command): void {
         }
       });
     });
+}
+
+/** A recipient table printed as its size (it may hold 10,000 rows); `reportd recipients` lists it. */
+function withTablesCounted(config: Config): unknown {
+  return {
+    ...config,
+    reports: config.reports.map((report) =>
+      report.recipients
+        ? {
+            ...report,
+            recipients: `${report.recipients.length} readers (see \`reportd recipients ${report.name}\`)`,
+          }
+        : report,
+    ),
+  };
 }

@@ -1,6 +1,7 @@
 import type { Config } from '../config/index.js';
 import { enqueueDue, latestRuns } from '../delivery/due.js';
 import type { Outbox } from '../delivery/outbox-worker.js';
+import { isRecipientDestination, recipientOf } from '../delivery/recipients.js';
 import { DeliveryFailedError, InterruptedError, UsageError } from '../errors/index.js';
 import { awaitOtherAttempt } from '../outbox/await-outcome.js';
 import { makeDueNow } from '../outbox/deliveries.js';
@@ -73,8 +74,7 @@ export async function deliverNow(
 async function sendRow(sending: Sending, queued: EnqueueResult): Promise<string | undefined> {
   const { outbox, store, report, signal } = sending;
   // Named by the row as it was queued; a failed row sent again is a new generation of the same run.
-  const to =
-    queued.delivery.destination === EMAIL_DESTINATION ? '' : ` to channel ${queued.delivery.destination}`;
+  const to = channelOf(report, queued.delivery.destination);
   const label = reportLabel(report.name, queued.delivery);
   if (signal.aborted) return `${label}: not sent (interrupted)`;
   const { delivery, created } = await sendFailedAgain(outbox, report.name, queued);
@@ -180,4 +180,12 @@ function recipientLine(recipients: readonly Recipient[]): { got: string; missed:
     .map((r) => r.recipient)
     .join(', ');
   return { got, missed: summary(recipients) ?? '' };
+}
+
+/** ` to channel NAME` for a row bound for a channel (a reader's row: theirs), empty for email. */
+function channelOf(report: Report, destination: string): string {
+  if (destination === EMAIL_DESTINATION) return '';
+  if (!isRecipientDestination(destination)) return ` to channel ${destination}`;
+  const channel = recipientOf(report, destination)?.channel;
+  return channel === undefined ? '' : ` to channel ${channel}`;
 }

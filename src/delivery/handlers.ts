@@ -27,7 +27,7 @@ export function composerKind(row: Pick<Delivery, 'kind' | 'covers'>): ComposerKi
 export function composersFor(
   options: Pick<
     OutboxOptions,
-    'renderer' | 'reports' | 'from' | 'templatesDir' | 'messageFor' | 'channelAlertFor'
+    'renderer' | 'reports' | 'from' | 'templatesDir' | 'themes' | 'messageFor' | 'channelAlertFor'
   >,
 ): Record<ComposerKind, Composer> {
   const report = {
@@ -35,6 +35,7 @@ export function composersFor(
     reports: options.reports,
     from: options.from,
     templatesDir: options.templatesDir,
+    themes: options.themes,
   };
   return {
     report: reportComposer(report),

@@ -71,7 +71,7 @@ export function createOutbox(config: Config, parts: RuntimeParts): Outbox {
 /** What the composers are built from (handlers.ts): the outbox's, and every preview's (preview.ts). */
 export type ComposerParts = Pick<
   OutboxOptions,
-  'renderer' | 'reports' | 'from' | 'templatesDir' | 'messageFor' | 'channelAlertFor'
+  'renderer' | 'reports' | 'from' | 'templatesDir' | 'themes' | 'messageFor' | 'channelAlertFor'
 >;
 
 /**
@@ -84,6 +84,7 @@ export function composerParts(config: Config, store: Store, renderer: DeliveryRe
     reports: config.reports,
     from: senderOf(config),
     templatesDir: config.templates.dir,
+    themes: config.themes,
     messageFor: alertMessageBuilder(store, config),
     channelAlertFor: channelAlertBuilder(store, config),
   };

@@ -1,4 +1,5 @@
 import type { Config, ReportConfig } from '../config/index.js';
+import { scheduleZone } from '../config/recipient-schema.js';
 import { listOpenIncidents } from '../notify/incidents.js';
 import { coverLabel } from '../outbox/digest-rows.js';
 import { noticeLabel } from '../outbox/notices.js';
@@ -90,7 +91,7 @@ interface ReportRowInput {
 
 /** A report's schedule, its last and next fire, and the files it last wrote. */
 function reportRow({ config, report, index, job, recent, now }: ReportRowInput) {
-  const timezone = report.schedule?.timezone ?? 'UTC';
+  const timezone = scheduleZone(report);
   const state = lifecycleState(report, timezone, now);
   const lastDelivery = recent.find((d) => d.report === report.name);
   const lastFire = report.schedule ? job?.last_started_at : lastDelivery?.createdAt;
