@@ -1,7 +1,7 @@
 import type { Config } from '../config/index.js';
+import { isRecipientDestination, readerLabel, recipientOf } from '../config/recipient-names.js';
 import { enqueueDue, latestRuns } from '../delivery/due.js';
 import type { Outbox } from '../delivery/outbox-worker.js';
-import { isRecipientDestination, recipientOf } from '../delivery/recipients.js';
 import { DeliveryFailedError, InterruptedError, UsageError } from '../errors/index.js';
 import { awaitOtherAttempt } from '../outbox/await-outcome.js';
 import { makeDueNow } from '../outbox/deliveries.js';
@@ -75,7 +75,7 @@ async function sendRow(sending: Sending, queued: EnqueueResult): Promise<string 
   const { outbox, store, report, signal } = sending;
   // Named by the row as it was queued; a failed row sent again is a new generation of the same run.
   const to = channelOf(report, queued.delivery.destination);
-  const label = reportLabel(report.name, queued.delivery);
+  const label = reportLabel(report.name, queued.delivery, report);
   if (signal.aborted) return `${label}: not sent (interrupted)`;
   const { delivery, created } = await sendFailedAgain(outbox, report.name, queued);
   if (!created && delivery.state === 'sent') {
@@ -165,8 +165,18 @@ async function otherProcessOutcome(
  * A report row as `deliver` names it: its set and run, or a digest's sets and runs (its own
  * `querySetId`/`runId` are placeholders), and the channel unless it is the email row.
  */
-export function reportLabel(name: string, delivery: Delivery): string {
-  const to = delivery.destination === EMAIL_DESTINATION ? '' : ` to channel ${delivery.destination}`;
+export function reportLabel(
+  name: string,
+  delivery: Delivery,
+  report?: Pick<Report, 'name' | 'recipients'>,
+): string {
+  // A reader's row is named by its reader (and channel), never by its opaque `recipient:<id>`.
+  const reader = readerLabel(report, delivery.destination);
+  const to = reader
+    ? ` for ${printable(reader)}${channelOf(report, delivery.destination)}`
+    : delivery.destination === EMAIL_DESTINATION
+      ? ''
+      : ` to channel ${delivery.destination}`;
   const digestRuns = coveredRuns(delivery);
   return digestRuns
     ? `report ${name}, digest of ${digestRuns.map((r) => `query set ${r.querySetId} run ${r.runId}`).join(', ')}${to}`
@@ -183,7 +193,7 @@ function recipientLine(recipients: readonly Recipient[]): { got: string; missed:
 }
 
 /** ` to channel NAME` for a row bound for a channel (a reader's row: theirs), empty for email. */
-function channelOf(report: Report, destination: string): string {
+function channelOf(report: Pick<Report, 'name' | 'recipients'> | undefined, destination: string): string {
   if (destination === EMAIL_DESTINATION) return '';
   if (!isRecipientDestination(destination)) return ` to channel ${destination}`;
   const channel = recipientOf(report, destination)?.channel;

@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config/load.js';
 import type { RecipientRow } from '../config/recipient-fields.js';
+import { readerText, sliceText } from '../config/recipient-names.js';
 import { RECIPIENT_ZONE, rowZone } from '../config/recipient-schema.js';
 import type { ReportConfig } from '../config/schema.js';
-import { documentKey, readerText, sliceText } from '../delivery/recipients.js';
+import { documentKey } from '../delivery/recipients.js';
 import { UsageError } from '../errors/index.js';
 import { printable } from '../printable.js';
 import { nextSlot } from '../schedule/lifecycle.js';

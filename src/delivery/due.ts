@@ -1,6 +1,8 @@
 import type { RecipientRow } from '../config/recipient-fields.js';
+import { readerText, recipientDestination, sliceText } from '../config/recipient-names.js';
 import { rowZone } from '../config/recipient-schema.js';
 import type { ReportConfig } from '../config/schema.js';
+import { ConfigError } from '../errors/index.js';
 import { coveredBefore, findDigest, pairKey } from '../outbox/digest-rows.js';
 import { findDelivery } from '../outbox/reads.js';
 import type { EnqueueResult } from '../outbox/row.js';
@@ -10,7 +12,7 @@ import { recordSkippedRun } from '../store/schedule-events.js';
 import { findSnapshot } from '../store/snapshots.js';
 import { type LikelyChangeReport, withLikelyChange } from './likely-change.js';
 import type { Outbox } from './outbox-worker.js';
-import { readerText, recipientDestination, sliceText } from './recipients.js';
+import { sliceIssues } from './slice-check.js';
 
 /**
  * Which (report, query set, run) rows are due. A report is about the newest complete run of each of
@@ -199,6 +201,9 @@ async function enqueueForReaders(
   accounts: readonly { name: string }[],
   options: EnqueueOptions,
 ): Promise<EnqueueResult[]> {
+  // A table naming another account's set is refused whole, before any row is queued.
+  const issues = await sliceIssues(store, report.recipients, accounts);
+  if (issues.length > 0) throw new ConfigError(`the recipients of report "${report.name}"`, issues);
   const now = options.now ?? Date.now();
   const bySlice = new Map<string, Promise<LatestRun[]>>();
   const results: EnqueueResult[] = [];

@@ -1,5 +1,6 @@
 import { backoffCeiling } from '../api/retry-timing.js';
 import { type Clock, systemClock } from '../clock.js';
+import { isRecipientDestination, recipientDestination, recipientOf } from '../config/recipient-names.js';
 import { type Logger, silentLogger } from '../log.js';
 import { type ClaimScope, claimScope } from '../outbox/claim-scope.js';
 import {
@@ -32,7 +33,6 @@ import {
   type DeliveryOutcome,
   type OutboxOptions,
 } from './outbox-options.js';
-import { isRecipientDestination, recipientDestination, recipientOf } from './recipients.js';
 
 /**
  * The outbox worker: claim one due row, compose its message (compose/, by kind), mark `sending`, hand

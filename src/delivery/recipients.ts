@@ -13,33 +13,6 @@ import type { ThemeConfig } from '../report/theme/theme.js';
  * exactly once whatever the table's order, and a reader removed from the table is never sent again.
  */
 
-const PREFIX = 'recipient:';
-
-/** The outbox destination of a row's deliveries. */
-export function recipientDestination(row: Pick<RecipientRow, 'id'>): string {
-  return `${PREFIX}${row.id}`;
-}
-
-export function isRecipientDestination(destination: string): boolean {
-  return destination.startsWith(PREFIX);
-}
-
-/** What a report with a table needs to find a row again. */
-interface WithRecipients {
-  name: string;
-  recipients?: readonly RecipientRow[];
-}
-
-/** The row a destination names in `report`'s table, or undefined (no table, or the row left it). */
-export function recipientOf(
-  report: WithRecipients | undefined,
-  destination: string,
-): RecipientRow | undefined {
-  if (!report?.recipients || !isRecipientDestination(destination)) return undefined;
-  const id = destination.slice(PREFIX.length);
-  return report.recipients.find((row) => row.id === id);
-}
-
 /** The report as this reader gets it: the row's slice, language, look, paper, formats and address. */
 export function readerReport<R extends ReaderBase>(
   report: R,
@@ -97,15 +70,4 @@ export function documentKey(row: RecipientRow): string {
     row.page.orientation,
   ];
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 16);
-}
-
-/** The slice as text for people: `acme: 101 102`, `acme: all`. */
-export function sliceText(row: Pick<RecipientRow, 'account' | 'query_sets'>): string {
-  return `${row.account}: ${row.query_sets === 'all' ? 'all' : row.query_sets.join(' ')}`;
-}
-
-/** The reader as text for people: their address or `#channel`, and their name. */
-export function readerText(row: Pick<RecipientRow, 'email' | 'channel' | 'name'>): string {
-  const who = row.email ?? `channel ${row.channel}`;
-  return row.name === undefined ? who : `${row.name} <${who}>`;
 }

@@ -1,19 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { RecipientRow } from '../config/recipient-fields.js';
+import { isRecipientDestination, recipientOf, sliceText } from '../config/recipient-names.js';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { coveredBefore, coveredRuns, pairKey } from '../outbox/digest-rows.js';
 import type { Delivery } from '../outbox/row.js';
 import type { Store } from '../store/db.js';
 import type { EmailContent } from './content.js';
-import {
-  documentKey,
-  isRecipientDestination,
-  type ReaderBase,
-  readerReport,
-  recipientOf,
-  sliceText,
-} from './recipients.js';
+import { documentKey, type ReaderBase, readerReport } from './recipients.js';
 
 /**
  * One render per distinct document of a recipient table: rows whose documents would be the same

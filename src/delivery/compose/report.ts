@@ -1,10 +1,11 @@
 import type { RecipientRow } from '../../config/recipient-fields.js';
+import { isRecipientDestination, recipientOf } from '../../config/recipient-names.js';
 import { envelopeRecipients } from '../../outbox/envelope.js';
 import type { Delivery } from '../../outbox/row.js';
 import { EMAIL_DESTINATION } from '../../outbox/row.js';
 import type { ThemeConfig } from '../../report/theme/theme.js';
 import type { DeliveryRenderer } from '../outbox-options.js';
-import { isRecipientDestination, readerReport, recipientOf } from '../recipients.js';
+import { readerReport } from '../recipients.js';
 import { composeEmail, type ReportEmailConfig } from './email.js';
 import { type ComposeContext, type Composed, type Composer, once } from './message.js';
 
