@@ -183,6 +183,11 @@ const a = await measured(async () => {
 });
 const renders = drawn(table.output.dir);
 const aReceived = received;
+// Printed at once: on a loaded machine B takes as long again.
+console.log(
+  `A (table): ${renders} renders, ${aReceived} messages in ${(a.ms / 1000).toFixed(1)} s ` +
+    `(${Math.round(aReceived / (a.ms / 60_000))} messages/min), peak ${a.peakMb} MB`,
+);
 
 const plain = loadConfig(plainConfig);
 const b1 = await measured(async () => {
