@@ -10,6 +10,8 @@ const bothEngines = [
   'test/store/**/*.test.ts',
   'test/sync/**/*.test.ts',
   'test/delivery/outbox*.test.ts',
+  // A recipient table's readers on the outbox across kill -9 (real processes).
+  'test/recipients/outbox-*.test.ts',
   // The generic lease on its own (claim, renew, release, takeover, stale writes).
   'test/queue/leased-rows.test.ts',
   'test/daemon/shards.test.ts',

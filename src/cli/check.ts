@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { ConfigError } from '../errors/index.js';
+import type { Config } from '../config/index.js';
+import { ConfigError, type ConfigIssue } from '../errors/index.js';
 import { scrub } from '../secrets.js';
 import { type ConfigOptions, configOption } from './options.js';
 
@@ -59,6 +60,7 @@ export function register(program: Command): void {
           message: formatProblem(problem),
         })),
       ];
+      problems.push(...(await storedSliceIssues(config)));
       if (problems.length > 0) throw new ConfigError(options.config, problems);
       if (options.destinations) {
         const { checkDestinations } = await import('./check-destinations.js');
@@ -66,7 +68,7 @@ export function register(program: Command): void {
         return;
       }
       // Masked by field, then scrubbed by value in case a secret was also pasted into another field.
-      const text = scrub(stringify(maskedConfig(config), { lineWidth: 0 }));
+      const text = scrub(stringify(withTablesCounted(maskedConfig(config)), { lineWidth: 0 }));
       const schedules = scheduleListing(config, Date.now()).join('\n');
       process.stdout.write(`# ${options.config}: valid\n${text}${schedules}\n`);
       const page = statusPageAccess(config.http);
@@ -81,4 +83,42 @@ export function register(program: Command): void {
         }
       });
     });
+}
+
+/** A recipient table printed as its size (it may hold 10,000 rows); `reportd recipients` lists it. */
+function withTablesCounted(config: Config): unknown {
+  return {
+    ...config,
+    reports: config.reports.map((report) =>
+      report.recipients
+        ? {
+            ...report,
+            recipients: `${report.recipients.length} readers (see \`reportd recipients ${report.name}\`)`,
+          }
+        : report,
+    ),
+  };
+}
+
+/**
+ * Recipient rows checked against the sets the store has (delivery/slice-check.ts): only when a store
+ * is there to ask (before the first sync, or with the store down, the config alone is judged).
+ */
+async function storedSliceIssues(config: Config): Promise<ConfigIssue[]> {
+  const tables = config.reports.filter((report) => report.recipients);
+  if (tables.length === 0) return [];
+  const [{ openStore }, { sliceIssues }] = await Promise.all([
+    import('../store/db.js'),
+    import('../delivery/slice-check.js'),
+  ]);
+  const store = await openStore(config.store, { mustExist: true }).catch(() => undefined);
+  if (!store) return [];
+  try {
+    const issues: ConfigIssue[] = [];
+    for (const report of tables)
+      issues.push(...(await sliceIssues(store, report.recipients ?? [], config.accounts)));
+    return issues;
+  } finally {
+    await store.close();
+  }
 }

@@ -23,6 +23,7 @@ const commands: Record<string, () => Promise<{ register: Register }>> = {
   history: () => import('./history.js'),
   mcp: () => import('./mcp.js'),
   'migrate-store': () => import('./migrate-store.js'),
+  recipients: () => import('./recipients.js'),
   render: () => import('./render.js'),
   sandbox: () => import('./sandbox.js'),
   status: () => import('./status.js'),

@@ -1,4 +1,5 @@
 import type { Config } from '../config/index.js';
+import { isRecipientDestination, readerLabel, recipientOf } from '../config/recipient-names.js';
 import { enqueueDue, latestRuns } from '../delivery/due.js';
 import type { Outbox } from '../delivery/outbox-worker.js';
 import { DeliveryFailedError, InterruptedError, UsageError } from '../errors/index.js';
@@ -73,9 +74,8 @@ export async function deliverNow(
 async function sendRow(sending: Sending, queued: EnqueueResult): Promise<string | undefined> {
   const { outbox, store, report, signal } = sending;
   // Named by the row as it was queued; a failed row sent again is a new generation of the same run.
-  const to =
-    queued.delivery.destination === EMAIL_DESTINATION ? '' : ` to channel ${queued.delivery.destination}`;
-  const label = reportLabel(report.name, queued.delivery);
+  const to = channelOf(report, queued.delivery.destination);
+  const label = reportLabel(report.name, queued.delivery, report);
   if (signal.aborted) return `${label}: not sent (interrupted)`;
   const { delivery, created } = await sendFailedAgain(outbox, report.name, queued);
   if (!created && delivery.state === 'sent') {
@@ -165,8 +165,18 @@ async function otherProcessOutcome(
  * A report row as `deliver` names it: its set and run, or a digest's sets and runs (its own
  * `querySetId`/`runId` are placeholders), and the channel unless it is the email row.
  */
-export function reportLabel(name: string, delivery: Delivery): string {
-  const to = delivery.destination === EMAIL_DESTINATION ? '' : ` to channel ${delivery.destination}`;
+export function reportLabel(
+  name: string,
+  delivery: Delivery,
+  report?: Pick<Report, 'name' | 'recipients'>,
+): string {
+  // A reader's row is named by its reader (and channel), never by its opaque `recipient:<id>`.
+  const reader = readerLabel(report, delivery.destination);
+  const to = reader
+    ? ` for ${printable(reader)}${channelOf(report, delivery.destination)}`
+    : delivery.destination === EMAIL_DESTINATION
+      ? ''
+      : ` to channel ${delivery.destination}`;
   const digestRuns = coveredRuns(delivery);
   return digestRuns
     ? `report ${name}, digest of ${digestRuns.map((r) => `query set ${r.querySetId} run ${r.runId}`).join(', ')}${to}`
@@ -180,4 +190,12 @@ function recipientLine(recipients: readonly Recipient[]): { got: string; missed:
     .map((r) => r.recipient)
     .join(', ');
   return { got, missed: summary(recipients) ?? '' };
+}
+
+/** ` to channel NAME` for a row bound for a channel (a reader's row: theirs), empty for email. */
+function channelOf(report: Pick<Report, 'name' | 'recipients'> | undefined, destination: string): string {
+  if (destination === EMAIL_DESTINATION) return '';
+  if (!isRecipientDestination(destination)) return ` to channel ${destination}`;
+  const channel = recipientOf(report, destination)?.channel;
+  return channel === undefined ? '' : ` to channel ${channel}`;
 }

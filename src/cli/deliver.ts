@@ -106,7 +106,7 @@ async function deliverPending(config: Config): Promise<void> {
   // failure notices the last `reportd sync` queued (daemon/after-pass.ts) included.
   const [{ getDelivery }, pendingLabel] = await Promise.all([
     import('../outbox/reads.js'),
-    pendingLabeller(),
+    pendingLabeller(config),
   ]);
   return throughOutbox(config, async (outbox, store, signal) => {
     const outcomes = await outbox.drain(signal);
@@ -176,14 +176,19 @@ async function throughOutbox(
 }
 
 /** How `deliver --pending` names a row: a report's or alert's set and run, a notice's incident and event. */
-async function pendingLabeller(): Promise<(row: Delivery) => string> {
+async function pendingLabeller(config: Config): Promise<(row: Delivery) => string> {
   const [{ noticeLabel }, { reportLabel }] = await Promise.all([
     import('../outbox/notices.js'),
     import('./deliver-now.js'),
   ]);
   return (row) => {
     if (row.kind === 'notice') return noticeLabel(row);
-    if (row.kind === 'report') return reportLabel(row.report, row);
+    if (row.kind === 'report')
+      return reportLabel(
+        row.report,
+        row,
+        config.reports.find((r) => r.name === row.report),
+      );
     return `${row.kind} ${row.report}, query set ${row.querySetId}, run ${row.runId}`;
   };
 }

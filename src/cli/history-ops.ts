@@ -1,4 +1,5 @@
 import type { Config } from '../config/index.js';
+import { scheduleZone } from '../config/recipient-schema.js';
 import { listIncidents } from '../notify/incidents.js';
 import { listNotices } from '../outbox/notices.js';
 import { printable } from '../printable.js';
@@ -20,7 +21,7 @@ const iso = (at: number) => new Date(at).toISOString();
 export async function opsHistory(config: Config, store: Store, now: number, limit: number) {
   const schedules = config.reports.map((report) => ({
     report: report.name,
-    state: lifecycleState(report, report.schedule?.timezone ?? 'UTC', now),
+    state: lifecycleState(report, scheduleZone(report), now),
     schedule: report.schedule ? `${report.schedule.cron} ${report.schedule.timezone}` : 'trigger: new_run',
   }));
   const skipped = (await listScheduleEvents(store, limit)).map((e) => ({

@@ -1,4 +1,6 @@
+import type { Config } from '../config/index.js';
 import { loadConfig } from '../config/load.js';
+import { readerLabel } from '../config/recipient-names.js';
 import { UsageError } from '../errors/index.js';
 import { coveredRuns } from '../outbox/digest-rows.js';
 import { noticeLabel } from '../outbox/notices.js';
@@ -46,7 +48,7 @@ export async function showHistory(flags: HistoryFlags): Promise<void> {
       store,
       rows.map((d) => d.id),
     );
-    const deliveries = rows.map((d) => deliveryView(d, recipients.get(d.id) ?? []));
+    const deliveries = rows.map((d) => deliveryView(d, recipients.get(d.id) ?? [], config));
     const jobs = (await listJobStates(store)).map((job) => ({
       job: job.job,
       lastSlot: iso(job.last_slot_at),
@@ -91,7 +93,7 @@ function deliveryLines(deliveries: readonly ReturnType<typeof deliveryView>[]): 
       continue;
     }
     out.push(
-      `  ${d.updatedAt}  ${d.state.padEnd(9)} ${shown(d.report)}${d.destination === 'email' ? '' : ` → ${shown(d.destination)}`}  ${d.covers ? `digest ${d.covers.map((c) => `${c.querySetId}:${c.runId}`).join(',')}` : `set ${d.querySetId}  run ${d.runId}`}${again}  ` +
+      `  ${d.updatedAt}  ${d.state.padEnd(9)} ${shown(d.report)}${d.reader ? ` for ${shown(d.reader)}` : d.destination === 'email' ? '' : ` → ${shown(d.destination)}`}  ${d.covers ? `digest ${d.covers.map((c) => `${c.querySetId}:${c.runId}`).join(',')}` : `set ${d.querySetId}  run ${d.runId}`}${again}  ` +
         `attempts ${d.attempts}${d.lastError ? `  ${shown(d.lastError)}` : ''}`,
     );
     // Who got it and who did not, one line per delivery (the reply only for those who did not).
@@ -134,7 +136,15 @@ function syncView(s: SyncRun) {
   };
 }
 
-function deliveryView(d: Delivery, recipients: readonly Recipient[]) {
+function deliveryView(d: Delivery, recipients: readonly Recipient[], config: Pick<Config, 'reports'>) {
+  // A recipient table's row: named by its reader (as the table has it now), not by `recipient:<id>`.
+  const reader =
+    d.kind === 'report'
+      ? readerLabel(
+          config.reports.find((r) => r.name === d.report),
+          d.destination,
+        )
+      : undefined;
   return {
     id: d.id,
     kind: d.kind,
@@ -142,6 +152,7 @@ function deliveryView(d: Delivery, recipients: readonly Recipient[]) {
     ...(d.kind === 'notice' ? { notice: noticeLabel(d) } : {}),
     report: d.report,
     destination: d.destination,
+    ...(reader ? { reader } : {}),
     account: d.account,
     querySetId: d.querySetId,
     runId: d.runId,

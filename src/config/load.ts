@@ -7,6 +7,7 @@ import { scrub } from '../secrets.js';
 import { budgetOptionIssues } from './budget-options.js';
 import { interpolate, typeWholeReferences } from './interpolate.js';
 import { formatPath, fromZodIssues } from './issues.js';
+import { recipientTables } from './recipient-table.js';
 import { deepFreeze, resolveConfig } from './resolve.js';
 import { crossFieldIssues } from './rules.js';
 import { type Config, configSchema } from './schema.js';
@@ -70,13 +71,15 @@ function build(document: unknown, baseDir: string, env: NodeJS.ProcessEnv, label
     ...crossFieldIssues(raw),
   ];
   issues.push(...later.filter((issue) => !unset.has(issue.path)));
+  // Read only from a valid document: a row names accounts, channels and themes checked above.
+  const tables = result.success ? recipientTables(result.data, baseDir, issues) : new Map();
   if (issues.length > 0 || !result.success) {
     throw new ConfigError(
       label,
       issues.map((issue) => ({ path: issue.path, message: scrub(issue.message) })),
     );
   }
-  return deepFreeze(resolveConfig(result.data, baseDir, secrets));
+  return deepFreeze(resolveConfig(result.data, baseDir, secrets, tables));
 }
 
 /** Reads `${VAR}` values as numbers or booleans where the schema said it expected one. */

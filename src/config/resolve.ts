@@ -1,4 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
+import type { RecipientRow } from './recipient-fields.js';
 import type { AccountConfig, ChannelConfig, Config, ParsedConfig as Parsed, SmtpConfig } from './schema.js';
 import { type SecretFiles, safeDecode } from './secret-files.js';
 
@@ -7,7 +8,12 @@ import { type SecretFiles, safeDecode } from './secret-files.js';
  * read from the config file's folder, so the daemon does not depend on its working directory),
  * secrets from files in place, an smtp URL unpacked. Only called once every check has passed.
  */
-export function resolveConfig(parsed: Parsed, baseDir: string, secrets: SecretFiles): Config {
+export function resolveConfig(
+  parsed: Parsed,
+  baseDir: string,
+  secrets: SecretFiles,
+  tables: ReadonlyMap<number, RecipientRow[]> = new Map(),
+): Config {
   const at = (path: string): string => (isAbsolute(path) ? path : resolve(baseDir, path));
   const accounts: AccountConfig[] = parsed.accounts.map((account, index) => ({
     ...account,
@@ -32,7 +38,14 @@ export function resolveConfig(parsed: Parsed, baseDir: string, secrets: SecretFi
     },
     ...smtp,
     channels: parsed.channels.map((entry, index) => resolveChannel(entry, secrets.channels.get(index), at)),
-    reports: parsed.reports.map((report) => resolveReportPaths(report, at)),
+    themes: Object.fromEntries(
+      Object.entries(parsed.themes).map(([name, theme]) => [name, resolveThemeLogo(theme, at)]),
+    ),
+    reports: parsed.reports.map((report, index) => {
+      const { recipients: _table, ...resolved } = resolveReportPaths(report, at);
+      const rows = tables.get(index);
+      return rows ? { ...resolved, recipients: rows } : resolved;
+    }),
     alerts: parsed.alerts,
     notify_on_failure: parsed.notify_on_failure,
     http: resolveHttp(parsed.http, secrets, at),
@@ -52,9 +65,14 @@ function resolveReportPaths(
   const dir = report.templates?.dir;
   return {
     ...report,
-    ...(report.theme && logo !== undefined ? { theme: { ...report.theme, logo: at(logo) } } : {}),
+    ...(report.theme && logo !== undefined ? { theme: resolveThemeLogo(report.theme, at) } : {}),
     ...(dir === undefined ? {} : { templates: { dir: at(dir) } }),
   };
+}
+
+/** A theme's logo path, absolute. */
+function resolveThemeLogo<T extends { logo?: string }>(theme: T, at: (path: string) => string): T {
+  return theme.logo === undefined ? theme : { ...theme, logo: at(theme.logo) };
 }
 
 /** `http.auth` with the secrets from its files in place (and the file paths absolute). */

@@ -67,7 +67,7 @@ function alertEntryIssues(alert: unknown, path: string, known: KnownNames): Conf
 
 /** A report or an alert without email and channels would reach no one. */
 function recipientIssues(entry: Record<string, unknown>, path: string): ConfigIssue[] {
-  if (entry.email !== undefined || entry.channels !== undefined) return [];
+  if (entry.email !== undefined || entry.channels !== undefined || entry.recipients !== undefined) return [];
   return [{ path, message: 'needs email, channels, or both (nothing would receive it)' }];
 }
 
@@ -87,7 +87,9 @@ function accountSecretIssues(account: unknown, path: string): ConfigIssue[] {
 function reportIssues(report: unknown, path: string, known: KnownNames): ConfigIssue[] {
   if (!isRecord(report)) return [];
   const issues = reportTimingIssues(report, path);
-  issues.push(...accountReferenceIssues(report.account, `${path}.account`, known.accountNames));
+  // A recipient table's rows name their accounts (recipient-fields.ts); the report's is their default.
+  if (report.recipients === undefined || report.account !== undefined)
+    issues.push(...accountReferenceIssues(report.account, `${path}.account`, known.accountNames));
   issues.push(...recipientIssues(report, path));
   issues.push(...channelReferenceIssues(report.channels, `${path}.channels`, known.channelNames));
   if (isRecord(report.notify_on_failure)) {

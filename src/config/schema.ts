@@ -4,6 +4,8 @@ import { alert } from './alert-section.js';
 import { unsafeAllowedName } from './allowed-host-names.js';
 import { channel } from './channels.js';
 import { daemonSection } from './daemon-section.js';
+import type { RecipientRow } from './recipient-fields.js';
+import { themes } from './recipient-schema.js';
 import {
   account,
   cron,
@@ -162,6 +164,7 @@ export const configSchema = z
       .describe(
         'Named Slack, Teams, webhook, S3, SFTP and folder destinations that reports reference by name. Default none.',
       ),
+    themes,
     reports: z
       .array(report)
       .default([])
@@ -256,7 +259,8 @@ export type AccountConfig = Omit<Parsed['accounts'][number], 'api_secret'> & { a
 /** SMTP after loading: a `url` is unpacked into host, port, secure, user and password. */
 export type SmtpConfig = Omit<ParsedSmtp, 'host' | 'port'> & { host: string; port: number };
 
-export type ReportConfig = Parsed['reports'][number];
+/** A report after loading: its recipient table (a CSV file or inline rows) read into rows. */
+export type ReportConfig = Omit<Parsed['reports'][number], 'recipients'> & { recipients?: RecipientRow[] };
 export type QuerySetSelection = ReportConfig['query_sets'];
 export type ReportFormat = ReportConfig['formats'][number];
 export type LogLevel = Parsed['log']['level'];
@@ -266,7 +270,8 @@ export type HttpAuthConfig = NonNullable<Parsed['http']['auth']>;
  * The loaded config: validated, defaults applied, paths absolute, secrets read from their files,
  * deeply frozen. Only `loadConfig` / `configFromObject` (load.ts) produce one.
  */
-export type Config = Omit<Parsed, 'accounts' | 'smtp' | 'channels' | 'store'> & {
+export type Config = Omit<Parsed, 'accounts' | 'smtp' | 'channels' | 'store' | 'reports'> & {
+  reports: ReportConfig[];
   accounts: AccountConfig[];
   /** The SQLite file (absolute) or the PostgreSQL URL, with a URL file read. */
   store: { path: string } | { url: string };

@@ -4,6 +4,7 @@ import { comparisonText } from './compare-with.js';
 import { cronProblem } from './cron.js';
 import { DEFAULT_LOCALE, REPORT_LOCALES } from './locale-tags.js';
 import { ORIENTATIONS, PAGE_SIZES } from './paper.js';
+import { RECIPIENT_ZONE, recipientTable } from './recipient-schema.js';
 import { REPORT_SECTIONS } from './report-sections.js';
 import { SUBJECT_VARIABLES, subjectTemplateProblem } from './subject-template.js';
 import { reportTemplates, reportTheme } from './theme-section.js';
@@ -112,9 +113,12 @@ const reportSchedule = z
     cron: cron.describe(
       'When to send: a 5-field cron expression (minute hour day-of-month month day-of-week), or 6 fields with seconds first; numbers, names, *, ranges, lists and steps, `L` (last day of the month; `5L` last Friday), `W` (nearest weekday), `1#1` (first Monday) and @daily-style nicknames. Required. Example: `0 8 * * 1` is Mondays at 08:00; `0 8 L * *` the last day of each month.',
     ),
-    timezone: timezone
+    timezone: z
+      .union([z.literal(RECIPIENT_ZONE), timezone])
       .default('UTC')
-      .describe('IANA time zone the cron expression is read in, e.g. Europe/Berlin. Default UTC.'),
+      .describe(
+        "IANA time zone the cron expression is read in, e.g. Europe/Berlin; `recipient` (a report with `recipients`): in each row's `timezone`, so Monday 08:00 is each reader's own 08:00. Default UTC.",
+      ),
   })
   .describe('Send on a clock schedule. Set this or `trigger`, not both.');
 
@@ -335,6 +339,13 @@ export const report = z
     email: z
       .strictObject({
         ...recipientFields,
+        // Empty only beside `recipients` (rules.ts): then the rows say who, and this section the subject.
+        to: z
+          .array(emailAddress)
+          .default([])
+          .describe(
+            'Recipients (email addresses). Required, at least one, unless the report has `recipients`.',
+          ),
         subject: subjectTemplate
           .optional()
           .describe(
@@ -362,6 +373,7 @@ export const report = z
       .min(1)
       .optional()
       .describe('Names of `channels[]` entries that also (or instead) get the report. Default none.'),
+    recipients: recipientTable,
     ...lifecycleFields,
     notify_on_failure: reportNotify.optional(),
     max_attachment_mb: z

@@ -17,7 +17,8 @@ export function subjectTemplateProblem(template: string): string | undefined {
     const reason = (error as Error).message.split('\n')[0];
     return `not a valid Handlebars template: ${reason}`;
   }
-  const known = new Set<string>(SUBJECT_VARIABLES);
+  // {{recipient.name}}: the reader's name in a report with `recipients` (empty elsewhere).
+  const known = new Set<string>([...SUBJECT_VARIABLES, 'recipient.name']);
   for (const statement of program.body) {
     if (statement.type === 'ContentStatement') continue;
     const path =

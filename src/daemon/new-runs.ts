@@ -1,5 +1,5 @@
 import type { DueReport } from '../delivery/due.js';
-import { enqueueDigestOf, type LatestRun, latestRuns, worthSending } from '../delivery/due.js';
+import { enqueueDigestOf, enqueueDue, type LatestRun, latestRuns, worthSending } from '../delivery/due.js';
 import type { Outbox } from '../delivery/outbox-worker.js';
 import type { EnqueueResult } from '../outbox/row.js';
 import { getJobCursor, setJobCursor } from '../store/job-state.js';
@@ -39,7 +39,7 @@ export async function enqueueNewRuns(
       ) < 0;
     if (!newer) continue;
     anyNewer = true;
-    if (seen && !digest) {
+    if (seen && !digest && !report.recipients) {
       // Every run published since the last evaluation is sent, once each and oldest first: readers
       // of a "new run" report expect each one, not only the newest when two land between syncs. A
       // set that appears after the first evaluation is new data too: its newest run is sent.
@@ -59,7 +59,10 @@ export async function enqueueNewRuns(
   }
   // A digest is enqueued once per evaluation, after the sync pass: a pass that stored three new runs
   // sends one message covering them all, not three.
-  if (seen && digest && anyNewer) {
+  // A table's rows each take the newest runs of their own slice (due.ts), whatever the mode.
+  if (seen && anyNewer && report.recipients)
+    results.push(...(await enqueueDue(outbox, store, report, accounts)));
+  else if (seen && digest && anyNewer) {
     const runs = await worthSending(store, report, latest, {});
     if (runs.length > 0) results.push(...(await enqueueDigestOf(outbox, store, report.name, runs)));
   }

@@ -1,12 +1,18 @@
+import type { RecipientRow } from '../config/recipient-fields.js';
+import { readerText, recipientDestination, sliceText } from '../config/recipient-names.js';
+import { rowZone } from '../config/recipient-schema.js';
 import type { ReportConfig } from '../config/schema.js';
+import { ConfigError } from '../errors/index.js';
 import { coveredBefore, findDigest, pairKey } from '../outbox/digest-rows.js';
 import { findDelivery } from '../outbox/reads.js';
 import type { EnqueueResult } from '../outbox/row.js';
 import { listQuerySets } from '../store/query-sets.js';
+import { recordSkippedRun } from '../store/schedule-events.js';
 import { findSnapshot } from '../store/snapshots.js';
 import type { Store } from '../store/sql.js';
 import { type LikelyChangeReport, withLikelyChange } from './likely-change.js';
 import type { Outbox } from './outbox-worker.js';
+import { sliceIssues } from './slice-check.js';
 
 /**
  * Which (report, query set, run) rows are due. A report is about the newest complete run of each of
@@ -21,7 +27,9 @@ import type { Outbox } from './outbox-worker.js';
  */
 export type DueReport = Pick<ReportConfig, 'query_sets'> &
   Partial<Pick<ReportConfig, 'account' | 'mode'>> &
-  LikelyChangeReport;
+  LikelyChangeReport &
+  /** One reader per row, each enqueued with their own slice (recipients.ts). */
+  Partial<Pick<ReportConfig, 'recipients' | 'timezone'>>;
 
 /** How an enqueue may be asked: `force` sends again (and past `require_likely_change`); `skipped` collects why runs were left out. */
 export interface EnqueueOptions {
@@ -29,6 +37,8 @@ export interface EnqueueOptions {
   skipped?: string[];
   /** When the decision is made (epoch ms), for the `history` row of a skip. */
   now?: number;
+  /** Only the rows whose slots are read in this zone (`schedule.timezone: recipient`). */
+  zone?: string;
 }
 
 /**
@@ -105,6 +115,8 @@ export async function enqueueDue(
   accounts: readonly { name: string }[],
   options: EnqueueOptions = {},
 ): Promise<EnqueueResult[]> {
+  const { recipients } = report;
+  if (recipients) return enqueueForReaders(outbox, store, { ...report, recipients }, accounts, options);
   if (report.mode === 'per_set') return enqueueLatest(outbox, store, report, accounts, options);
   const runs = await worthSending(store, report, await latestRuns(store, report, accounts), options);
   if (runs.length === 0) return [];
@@ -122,12 +134,12 @@ export async function enqueueDigestOf(
   store: Store,
   report: string,
   runs: readonly LatestRun[],
-  options: { force?: boolean } = {},
+  options: { force?: boolean; destinations?: readonly string[] } = {},
 ): Promise<EnqueueResult[]> {
   const pairs = runs.map((r) => ({ account: r.account, querySetId: r.querySetId, runId: r.runId }));
   const only = runs.length === 1 ? runs[0] : undefined;
   const results: EnqueueResult[] = [];
-  for (const destination of outbox.destinationsOf(report)) {
+  for (const destination of options.destinations ?? outbox.destinationsOf(report)) {
     const covered = await coveredBefore(store, report, undefined, destination);
     const fresh = runs.some((run) => !covered.has(pairKey(run)));
     // One set: the digest of one (set, run) is that run's per-set row, the same key as ever, so a
@@ -142,8 +154,8 @@ export async function enqueueDigestOf(
     if (fresh || options.force) {
       results.push(
         key
-          ? await outbox.enqueue(key, options)
-          : await outbox.enqueueDigest(report, pairs, { ...options, destination }),
+          ? await outbox.enqueue(key, { force: options.force })
+          : await outbox.enqueueDigest(report, pairs, { force: options.force, destination }),
       );
       continue;
     }
@@ -172,6 +184,65 @@ export async function enqueueLatest(
         options,
       )),
     );
+  }
+  return results;
+}
+
+/**
+ * A report with `recipients`: each row enqueued on its own destination with the runs of its own
+ * slice (and, with `require_likely_change`, judged on that slice alone). This is the slice filter:
+ * a row's delivery covers only runs of its account and sets, so its render can read nothing else.
+ * A row whose slice has no stored run is named in `history` and left out; the others go on.
+ */
+async function enqueueForReaders(
+  outbox: Outbox,
+  store: Store,
+  report: DueReport & { recipients: readonly RecipientRow[] },
+  accounts: readonly { name: string }[],
+  options: EnqueueOptions,
+): Promise<EnqueueResult[]> {
+  // A table naming another account's set is refused whole, before any row is queued.
+  const issues = await sliceIssues(store, report.recipients, accounts);
+  if (issues.length > 0) throw new ConfigError(`the recipients of report "${report.name}"`, issues);
+  const now = options.now ?? Date.now();
+  const bySlice = new Map<string, Promise<LatestRun[]>>();
+  const results: EnqueueResult[] = [];
+  for (const row of report.recipients) {
+    if (options.zone !== undefined && rowZone(report, row) !== options.zone) continue;
+    const slice = { ...report, account: row.account, query_sets: row.query_sets, recipients: undefined };
+    const key = sliceText(row);
+    // Rows of one slice share its runs and its likely-change verdict: read and judged once.
+    if (!bySlice.has(key))
+      bySlice.set(
+        key,
+        latestRuns(store, slice, accounts).then((runs) => worthSending(store, slice, runs, options)),
+      );
+    const runs = await bySlice.get(key)!;
+    const destination = recipientDestination(row);
+    if (runs.length === 0) {
+      const detail = `reader ${readerText(row)} (${row.at}): no stored run to send in slice ${key}`;
+      options.skipped?.push(detail);
+      await recordSkippedRun(store, { job: `report:${report.name}`, runAt: now, at: now, detail });
+      continue;
+    }
+    if (report.mode !== 'per_set') {
+      results.push(
+        ...(await enqueueDigestOf(outbox, store, report.name, runs, {
+          ...options,
+          destinations: [destination],
+        })),
+      );
+      continue;
+    }
+    for (const run of runs) {
+      const runKey = {
+        report: report.name,
+        querySetId: run.querySetId,
+        runId: run.runId,
+        account: run.account,
+      };
+      results.push(await outbox.enqueue({ ...runKey, destination }, { force: options.force }));
+    }
   }
   return results;
 }

@@ -27,7 +27,7 @@ export function composerKind(row: Pick<Delivery, 'kind' | 'covers'>): ComposerKi
 export function composersFor(
   options: Pick<
     OutboxOptions,
-    'renderer' | 'reports' | 'from' | 'templatesDir' | 'messageFor' | 'channelAlertFor' | 'storage'
+    'renderer' | 'reports' | 'from' | 'templatesDir' | 'themes' | 'messageFor' | 'channelAlertFor' | 'storage'
   >,
 ): Record<ComposerKind, Composer> {
   const report = {
@@ -36,6 +36,7 @@ export function composersFor(
     reports: options.reports,
     from: options.from,
     templatesDir: options.templatesDir,
+    themes: options.themes,
   };
   return {
     report: reportComposer(report),

@@ -5,6 +5,7 @@ import type { Logger } from '../log.js';
 import type { Destined } from '../outbox/claim-scope.js';
 import type { Recipient } from '../outbox/recipients.js';
 import type { Delivery } from '../outbox/row.js';
+import type { ThemeConfig } from '../report/theme/theme.js';
 import type { Store } from '../store/sql.js';
 import type { ChannelAlert, ChannelSender } from './channels/types.js';
 import type { ReportEmailConfig } from './compose/email.js';
@@ -34,6 +35,8 @@ export interface OutboxOptions {
   /** The config's alerts: with the reports and channels they make the claim scope (claim-scope.ts). */
   alerts?: readonly Destined[];
   templatesDir?: string;
+  /** The top-level `themes:` that recipient rows name. */
+  themes?: Readonly<Record<string, ThemeConfig>>;
   clock?: Clock;
   logger?: Logger;
   /** Names this worker in `claimed_by`; unique per process by default. */

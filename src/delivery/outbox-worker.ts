@@ -1,5 +1,6 @@
 import { backoffCeiling } from '../api/retry-timing.js';
 import { type Clock, systemClock } from '../clock.js';
+import { isRecipientDestination, recipientDestination, recipientOf } from '../config/recipient-names.js';
 import { type Logger, silentLogger } from '../log.js';
 import { type ClaimScope, claimScope } from '../outbox/claim-scope.js';
 import {
@@ -94,6 +95,7 @@ export class Outbox {
   destinationsOf(reportName: string): string[] {
     const report = this.options.reports.find((r) => r.name === reportName);
     if (!report) return [EMAIL_DESTINATION];
+    if (report.recipients) return report.recipients.map(recipientDestination);
     return [...(report.email ? [EMAIL_DESTINATION] : []), ...(report.channels ?? [])];
   }
 
@@ -118,14 +120,35 @@ export class Outbox {
     const destination = key.destination ?? EMAIL_DESTINATION;
     return enqueueDelivery(this.options.store, { ...key, destination }, this.clock.now(), {
       ...options,
-      messageIdFor: runRowId({ ...key, destination }, this.options.from, this.emailRecipientsOf(key.report)),
+      messageIdFor: runRowId(
+        { ...key, destination },
+        this.options.from,
+        this.emailRecipientsOf(key.report, destination),
+        this.sendsEmail(key.report, destination),
+      ),
     });
   }
 
-  /** The envelope recipients of a report's email (none without an email section): part of its ids. */
-  private emailRecipientsOf(report: string): string[] {
-    const email = this.options.reports.find((r) => r.name === report)?.email;
-    return email ? envelopeRecipients(email) : [];
+  /**
+   * The envelope recipients of a report's email (none without an email section): part of its ids.
+   * A reader's row adds its destination, so two rows of one address never share an id.
+   */
+  private emailRecipientsOf(report: string, destination: string): string[] {
+    const entry = this.options.reports.find((r) => r.name === report);
+    const row = recipientOf(entry, destination);
+    if (row) return [destination, ...envelopeRecipients({ to: row.email ? [row.email] : [], cc: row.cc })];
+    return entry?.email ? envelopeRecipients(entry.email) : [];
+  }
+
+  /** Whether the row goes by email (`email`, or a reader's row with an address). */
+  private sendsEmail(report: string, destination: string): boolean {
+    if (destination === EMAIL_DESTINATION) return true;
+    return (
+      recipientOf(
+        this.options.reports.find((r) => r.name === report),
+        destination,
+      )?.email !== undefined
+    );
   }
 
   /** The digest rows for `report` covering exactly `runs`, one per destination of the report. */
@@ -151,8 +174,25 @@ export class Outbox {
     return enqueueDigest(this.options.store, report, runs, this.clock.now(), {
       ...options,
       destination,
-      messageIdFor: digestRowId(report, destination, this.options.from, this.emailRecipientsOf(report)),
+      messageIdFor: digestRowId(
+        report,
+        destination,
+        this.options.from,
+        this.emailRecipientsOf(report, destination),
+        this.sendsEmail(report, destination),
+      ),
     });
+  }
+
+  /** Where a row goes: its destination by name, or for a reader's row the row's email or channel. */
+  private destinationOf(row: Delivery): Destination | undefined {
+    if (!isRecipientDestination(row.destination)) return this.destinations.get(row.destination);
+    const reader = recipientOf(
+      this.options.reports.find((r) => r.name === row.report),
+      row.destination,
+    );
+    if (!reader) return undefined;
+    return this.destinations.get(reader.channel ?? EMAIL_DESTINATION);
   }
 
   /** The scope less the reports held for now (`OutboxOptions.held`). */
@@ -248,7 +288,7 @@ export class Outbox {
   ): Promise<DeliveryOutcome> {
     const base = { id: row.id, report: row.report, destination: row.destination };
     const composer = this.composers[composerKind(row)];
-    const destination = this.destinations.get(row.destination);
+    const destination = this.destinationOf(row);
     // Shutdown and the heartbeat giving up both end a render; they are told apart below.
     const renderSignal = signal ? AbortSignal.any([signal, heartbeat.signal]) : heartbeat.signal;
     const context = {

@@ -15,6 +15,7 @@ import type { Store } from '../store/sql.js';
 import { type EmailContent, formatOf, type ReportFile } from './content.js';
 import { digestEmailContent, emailContentFor } from './headline.js';
 import type { DeliveryRenderer } from './outbox-options.js';
+import { documentOf, readerOf, SharedRenders } from './shared-renders.js';
 
 /**
  * The production renderer of deliveries: the report module writes the files (PDF through one warm
@@ -45,20 +46,30 @@ export function createReportRenderer(options: {
     logger,
   );
   // Teams webhooks carry no files: a card needs only headlines, so no browser and no folder for it.
-  const isTeams = (delivery: Delivery) =>
-    config.channels.some((c) => c.name === delivery.destination && c.type === 'teams');
+  const isTeams = (channel: string) => config.channels.some((c) => c.name === channel && c.type === 'teams');
+  const shared = new SharedRenders(logger);
   return {
     async render(delivery: Delivery, signal?: AbortSignal) {
       signal?.throwIfAborted();
-      const report =
+      const found =
         delivery.kind === 'alert'
           ? alertAttachments(config, delivery.report)
           : config.reports.find((r) => r.name === delivery.report);
-      if (!report) throw new Error(`report "${delivery.report}" is no longer in the config`);
+      if (!found) throw new Error(`report "${delivery.report}" is no longer in the config`);
+      const reader = readerOf(config, found, delivery);
+      const report = reader?.report ?? found;
       const digestRuns = coveredRuns(delivery);
-      const teams = isTeams(delivery);
+      const teams = isTeams(reader?.row.channel ?? delivery.destination);
       const attempt: RenderAttempt = { config, store, clock, browser, delivery, report, teams, signal };
-      return digestRuns ? renderDigestDelivery(attempt, digestRuns) : renderSetDelivery(attempt);
+      const draw = () =>
+        digestRuns ? renderDigestDelivery(attempt, digestRuns) : renderSetDelivery(attempt);
+      if (!reader) return draw();
+      // Rows with the same document (slice, locale, theme, formats, paper) and runs share one render.
+      const key = await documentOf(store, found.name, delivery, reader.row, teams);
+      return shared.get(key, (folder) => {
+        attempt.folder = folder;
+        return draw();
+      });
     },
     close: () => browser.close(),
   };
@@ -75,6 +86,8 @@ interface RenderAttempt {
   /** A Teams card: no browser is started and no document written for it (the models alone are built). */
   teams: boolean;
   signal: AbortSignal | undefined;
+  /** A document shared by recipient rows: its own folder instead of the row's (shared-renders.ts). */
+  folder?: string;
 }
 
 type ReportSettings = Pick<Config['reports'][number], 'name' | 'formats'> &
@@ -169,7 +182,11 @@ async function withRenderer<T>(
 function documentOptions(attempt: RenderAttempt, folder: string) {
   const { config, report, delivery } = attempt;
   return {
-    outDir: join(config.output.dir, safeFileName([report.name]), `${folder}${destinationSuffix(delivery)}`),
+    outDir: join(
+      config.output.dir,
+      safeFileName([report.name]),
+      attempt.folder ?? `${folder}${destinationSuffix(delivery)}`,
+    ),
     templatesDir: config.templates.dir,
     ...documentSettings(report),
     contents: { sections: report.sections, detail: report.detail },

@@ -68,7 +68,7 @@ export function createOutbox(config: Config, parts: RuntimeParts): Outbox {
 /** What the composers are built from (handlers.ts): the outbox's, and every preview's (preview.ts). */
 export type ComposerParts = Pick<
   OutboxOptions,
-  'renderer' | 'reports' | 'from' | 'templatesDir' | 'messageFor' | 'channelAlertFor' | 'storage'
+  'renderer' | 'reports' | 'from' | 'templatesDir' | 'themes' | 'messageFor' | 'channelAlertFor' | 'storage'
 >;
 
 /**
@@ -81,6 +81,7 @@ export function composerParts(config: Config, store: Store, renderer: DeliveryRe
     reports: config.reports,
     from: senderOf(config),
     templatesDir: config.templates.dir,
+    themes: config.themes,
     messageFor: alertMessageBuilder(store, config),
     channelAlertFor: channelAlertBuilder(store, config),
     // Storage channels are destinations, and the store an email's links point into (links_from).

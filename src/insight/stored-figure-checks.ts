@@ -1,13 +1,13 @@
 import type { MetricUnit } from '../api/field-units.js';
 import type { Logger } from '../log.js';
 import { printable } from '../printable.js';
-import type { Store } from '../store/sql.js';
 import {
   type DerivedSnapshot,
   derivedSnapshots,
   type MetricValueRow,
   metricValuesOf,
 } from '../store/metric-reads.js';
+import type { Store } from '../store/sql.js';
 import { levelOf } from './metric-names.js';
 import { isInvalidRow } from './valid-values.js';
 

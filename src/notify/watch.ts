@@ -1,7 +1,8 @@
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/index.js';
+import { readerLabel } from '../config/recipient-names.js';
 import type { Logger } from '../log.js';
-import { lastFinishedDelivery, type NoticeTargets } from '../outbox/notices.js';
+import { lastFinishedDelivery, lastFinishedReaderRows, type NoticeTargets } from '../outbox/notices.js';
 import { getJobCursor, setJobCursor } from '../store/job-state.js';
 import { getQuerySet } from '../store/query-sets.js';
 import type { Store } from '../store/sql.js';
@@ -127,6 +128,10 @@ export class IncidentWatch {
     ];
     let changed = false;
     for (const { kind, entry } of targets) {
+      if (kind === 'report' && 'recipients' in entry && entry.recipients) {
+        changed = (await this.reconcileReaders(entry.name)) || changed;
+        continue;
+      }
       const destinations = [...(entry.email ? ['email'] : []), ...(entry.channels ?? [])];
       for (const destination of destinations) {
         const last = await lastFinishedDelivery(store, { kind, name: entry.name, destination });
@@ -145,6 +150,33 @@ export class IncidentWatch {
               )
             : await this.clear(key, `${what}: delivered again`, report)) || changed;
       }
+    }
+    return changed;
+  }
+
+  /**
+   * A recipient table: each reader is a destination of its own, so one reader's failure opens an
+   * incident naming that reader (file and line), and only that reader's success clears it. Only
+   * failed readers and open incidents are touched: a drain of 10,000 sent readers clears nothing.
+   */
+  private async reconcileReaders(name: string): Promise<boolean> {
+    const { config, store } = this.options;
+    const report = config.reports.find((r) => r.name === name);
+    const keyOf = (destination: string) => `delivery:report:${name}:${destination}`;
+    const open = new Set((await listOpenIncidents(store)).map((incident) => incident.key));
+    let changed = false;
+    for (const last of await lastFinishedReaderRows(store, name)) {
+      const key = keyOf(last.destination);
+      const what = `report ${name} for ${readerLabel(report, last.destination) ?? last.destination}`;
+      if (last.state === 'failed')
+        changed =
+          (await this.open(
+            key,
+            'delivery_failed',
+            `${what}: could not be delivered: ${last.lastError ?? 'no reason recorded'}`,
+            name,
+          )) || changed;
+      else if (open.has(key)) changed = (await this.clear(key, `${what}: delivered again`, name)) || changed;
     }
     return changed;
   }

@@ -22,6 +22,9 @@ export interface ClaimTarget {
 }
 export type ClaimScope = readonly ClaimTarget[];
 
+/** A target's destination standing for every row of a report's recipient table (`recipient:<id>`). */
+export const READER_ROWS = 'recipient:*';
+
 /**
  * The scope as a filter on (kind, report, destination), notices on their destination alone; see
  * `membership`.
@@ -33,8 +36,17 @@ export function scopeFilter(
   if (!scope) return membership(['kind'], undefined, { negate });
   const named = membership(
     ['kind', 'report', 'destination'],
-    scope.filter((t) => t.kind !== 'notice').map((t) => [t.kind, t.name, t.destination]),
+    scope
+      .filter((t) => t.kind !== 'notice' && t.destination !== READER_ROWS)
+      .map((t) => [t.kind, t.name, t.destination]),
   );
+  // A recipient table's rows by report, not one tuple per reader: a table may hold 10,000.
+  const readers = membership(
+    ['kind', 'report'],
+    scope.filter((t) => t.destination === READER_ROWS).map((t) => [t.kind, t.name]),
+  );
+  named.sql = `(${named.sql} OR (${readers.sql} AND destination LIKE 'recipient:%'))`;
+  named.params.push(...readers.params);
   const notices = membership(
     ['destination'],
     scope.filter((t) => t.kind === 'notice').map((t) => [t.destination]),
@@ -48,6 +60,8 @@ export interface Destined {
   name: string;
   email?: unknown;
   channels?: readonly string[];
+  /** A recipient table: its rows are claimed together (`READER_ROWS`). */
+  recipients?: readonly unknown[];
 }
 
 /**
@@ -74,7 +88,10 @@ export function claimScope(options: {
         targets.push({ kind, name: entry.name, destination: channel });
     }
   };
-  for (const report of options.reports) add('report', report);
+  for (const report of options.reports) {
+    if (report.recipients) targets.push({ kind: 'report', name: report.name, destination: READER_ROWS });
+    else add('report', report);
+  }
   for (const alert of options.alerts ?? []) add('alert', alert);
   // Notices are claimed by destination alone: whichever report or sync they are about.
   for (const destination of options.noticeDestinations ?? [])

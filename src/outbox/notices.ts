@@ -78,6 +78,26 @@ export async function lastFinishedDelivery(
   return row ? { id: Number(row.id), state: row.state, lastError: row.last_error } : undefined;
 }
 
+/**
+ * The newest finished row of each reader of a report's recipient table (destinations
+ * `recipient:<id>`), in one query: a table of 10,000 readers is not 10,000 look-ups per drain.
+ */
+export async function lastFinishedReaderRows(
+  store: Store,
+  report: string,
+): Promise<{ destination: string; state: 'sent' | 'failed'; lastError: string | null }[]> {
+  const rows = await store.all<{ destination: string; state: 'sent' | 'failed'; last_error: string | null }>(
+    `SELECT destination, state, last_error FROM (
+       SELECT destination, state, last_error,
+              ROW_NUMBER() OVER (PARTITION BY destination ORDER BY updated_at DESC, id DESC) AS newest
+       FROM deliveries
+       WHERE kind = 'report' AND report = ? AND destination LIKE 'recipient:%' AND state IN ('sent', 'failed')
+     ) finished WHERE newest = 1`,
+    [report],
+  );
+  return rows.map((row) => ({ destination: row.destination, state: row.state, lastError: row.last_error }));
+}
+
 /** The notices (of one incident when given), oldest first, with their email recipients. */
 export async function listNotices(store: Store, incidentId?: number): Promise<Notice[]> {
   const rows = await listDeliveriesOfKind(store, 'notice', incidentId);

@@ -12,10 +12,12 @@ export function runRowId(
   key: DeliveryKey,
   from: string,
   recipients: readonly string[],
+  /** By email (a Message-ID) though the destination is not `email`: a recipient table's row. */
+  byEmail = (key.destination ?? EMAIL_DESTINATION) === EMAIL_DESTINATION,
 ): (generation: number) => string {
   const tag = key.kind === 'alert' ? ['alert'] : [];
   const destination = key.destination ?? EMAIL_DESTINATION;
-  if (destination !== EMAIL_DESTINATION)
+  if (!byEmail)
     return (generation) =>
       deliveryId({ of: 'channel-run', ...key, destination, generation, extra: tag }, { form: 'msg' });
   const extra = [...tag, senderAddress(from), ...recipients];
@@ -29,8 +31,8 @@ export function digestRowId(
   destination: string,
   from: string,
   recipients: readonly string[],
+  isEmail = destination === EMAIL_DESTINATION,
 ): (covers: string, generation: number) => string {
-  const isEmail = destination === EMAIL_DESTINATION;
   const extra = isEmail ? [senderAddress(from), ...recipients] : [destination];
   const domain = isEmail ? senderDomain(from) : undefined;
   return (covers, generation) =>

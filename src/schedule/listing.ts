@@ -1,4 +1,5 @@
 import type { Config } from '../config/index.js';
+import { scheduleZone, scheduleZones } from '../config/recipient-schema.js';
 import { printable } from '../printable.js';
 import { type Lifecycle, lifecycleState, nextSlots } from './lifecycle.js';
 
@@ -48,7 +49,7 @@ export function scheduleListing(config: Config, now: number, count = 3): string[
   for (const report of config.reports) {
     // Names come from the config file, but still go through printable: a comment line must stay one line.
     const name = printable(report.name);
-    const state = lifecycleState(report, report.schedule?.timezone ?? 'UTC', now);
+    const state = lifecycleState(report, scheduleZone(report), now);
     if (state === 'paused') {
       out.push(`#   report ${name}: paused (enabled: false)`);
       continue;
@@ -62,11 +63,14 @@ export function scheduleListing(config: Config, now: number, count = 3): string[
       out.push(`#   report ${name}: on each newly published run (trigger: new_run)${from}`);
       continue;
     }
-    const { cron, timezone } = report.schedule;
-    out.push(
-      `#   report ${name}: "${cron}" ${timezone}${from}`,
-      ...slotLines(cron, timezone, report, now, count),
-    );
+    const { cron } = report.schedule;
+    // Under `timezone: recipient` each zone of the table has its own slots.
+    for (const timezone of scheduleZones(report)) {
+      out.push(
+        `#   report ${name}: "${cron}" ${timezone}${from}`,
+        ...slotLines(cron, timezone, report, now, count),
+      );
+    }
   }
   return out;
 }

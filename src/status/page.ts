@@ -1,7 +1,9 @@
 import type { Config, ReportConfig } from '../config/index.js';
+import { readerLabel } from '../config/recipient-names.js';
+import { scheduleZone } from '../config/recipient-schema.js';
 import { listOpenIncidents } from '../notify/incidents.js';
 import { coverLabel } from '../outbox/digest-rows.js';
-import { noticeLabel } from '../outbox/notices.js';
+import { lastFinishedReaderRows, noticeLabel } from '../outbox/notices.js';
 import { listDeliveries } from '../outbox/reads.js';
 import type { Delivery } from '../outbox/row.js';
 import { type LifecycleState, lifecycleState, nextSlot } from '../schedule/lifecycle.js';
@@ -39,6 +41,7 @@ export async function statusView({ config, store, now, deliveries = 15 }: Status
   // The job states are read first (one per report), so the rest stays a plain map.
   const jobs = await Promise.all(config.reports.map((report) => getJobState(store, `report:${report.name}`)));
   const shown = await listDeliveries(store, deliveries);
+  const readers = await Promise.all(config.reports.map((report) => readerStates(store, report)));
   return {
     generatedAt: shortUtc(now),
     lastSync: status.lastSync,
@@ -49,13 +52,13 @@ export async function statusView({ config, store, now, deliveries = 15 }: Status
     })),
     accounts: status.accounts.map((account) => accountRow(account, refused)),
     reports: config.reports.map((report, index) =>
-      reportRow({ config, report, index, job: jobs[index], recent, now }),
+      reportRow({ config, report, index, job: jobs[index], recent, now, readers: readers[index] }),
     ),
     // The daemons on this store (src/status/cluster.ts): every value below is escaped by the template.
     instances: status.cluster.instances.map(instanceRow),
     otherHolders: status.cluster.others.map((o) => `${o.holder} holds ${o.kind} ${o.what}`),
     definitionConflicts: conflictLines(status.cluster),
-    deliveries: shown.map(deliveryRow),
+    deliveries: shown.map((d) => deliveryRow(d, config)),
   };
 }
 
@@ -86,16 +89,48 @@ interface ReportRowInput {
   /** The latest deliveries, newest first: an unscheduled report's last fire is its last delivery. */
   recent: readonly Delivery[];
   now: number;
+  /** A recipient table's readers by their newest finished delivery (`readerStates`). */
+  readers: ReaderStates | undefined;
+}
+
+/** How many of a table's readers were last sent or failed, and the failed ones by name. */
+interface ReaderStates {
+  summary: string;
+  failed: string[];
+}
+
+/** At most this many failed readers are named on the page; the rest are counted. */
+const NAMED_FAILURES = 20;
+
+/** Per reader of a recipient table: whether their newest finished delivery went out. */
+async function readerStates(store: Store, report: ReportConfig): Promise<ReaderStates | undefined> {
+  if (!report.recipients) return undefined;
+  const rows = await lastFinishedReaderRows(store, report.name);
+  const failed = rows.filter((row) => row.state === 'failed');
+  const named = failed
+    .slice(0, NAMED_FAILURES)
+    .map(
+      (row) =>
+        `${readerLabel(report, row.destination) ?? row.destination}: ${scrubOrNull(row.lastError) ?? 'failed'}`,
+    );
+  if (failed.length > NAMED_FAILURES) named.push(`and ${failed.length - NAMED_FAILURES} more`);
+  const waiting =
+    report.recipients.length - rows.filter((row) => readerLabel(report, row.destination)).length;
+  return {
+    summary: `${report.recipients.length} readers: ${rows.length - failed.length} sent, ${failed.length} failed, ${Math.max(waiting, 0)} not sent yet`,
+    failed: named,
+  };
 }
 
 /** A report's schedule, its last and next fire, and the files it last wrote. */
-function reportRow({ config, report, index, job, recent, now }: ReportRowInput) {
-  const timezone = report.schedule?.timezone ?? 'UTC';
+function reportRow({ config, report, index, job, recent, now, readers }: ReportRowInput) {
+  const timezone = scheduleZone(report);
   const state = lifecycleState(report, timezone, now);
   const lastDelivery = recent.find((d) => d.report === report.name);
   const lastFire = report.schedule ? job?.last_started_at : lastDelivery?.createdAt;
   return {
     name: report.name,
+    readers,
     state,
     paused: state === 'paused',
     schedule: report.schedule ? `${report.schedule.cron} (${timezone})` : 'on each new run',
@@ -136,9 +171,16 @@ function instanceRow(i: StatusReport['cluster']['instances'][number]) {
   };
 }
 
-function deliveryRow(d: Delivery) {
+function deliveryRow(d: Delivery, config: Pick<Config, 'reports'>) {
+  const reader =
+    d.kind === 'report'
+      ? readerLabel(
+          config.reports.find((r) => r.name === d.report),
+          d.destination,
+        )
+      : undefined;
   return {
-    report: d.kind === 'notice' ? noticeLabel(d) : d.report,
+    report: d.kind === 'notice' ? noticeLabel(d) : reader ? `${d.report} for ${reader}` : d.report,
     /** A notice's set and run fields hold its incident and event: shown in its report cell instead. */
     notice: d.kind === 'notice',
     querySetId: d.querySetId,

@@ -4,6 +4,7 @@ import { comparedWithText } from '../../alerts/compared-with-text.js';
 import type { AlertContent } from '../../alerts/run-alerts.js';
 import type { AlertConfig } from '../../config/alert-section.js';
 import { nextFireTime } from '../../config/cron.js';
+import { scheduleZone } from '../../config/recipient-schema.js';
 import type { SubjectVariables } from '../../config/subject-template.js';
 import { headerText } from '../../printable.js';
 import { cardRow, emailClose, emailOpen, mutedText } from './email-layout.js';
@@ -127,7 +128,7 @@ function nextReportLine(options: AlertMailOptions): string {
   for (const report of options.reports) {
     if (!report.schedule) continue;
     if (report.query_sets !== 'all' && !report.query_sets.includes(content.querySetId)) continue;
-    const at = nextFireTime(report.schedule.cron, report.schedule.timezone, options.date.getTime());
+    const at = nextFireTime(report.schedule.cron, scheduleZone(report), options.date.getTime());
     if (!best || at < best.at) best = { name: report.name, at };
   }
   return best

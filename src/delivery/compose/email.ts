@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Handlebars from 'handlebars';
 import type Mail from 'nodemailer/lib/mailer/index.js';
+import type { RecipientRow } from '../../config/recipient-fields.js';
 import type { SubjectVariables } from '../../config/subject-template.js';
 import { catalogStamp, readCatalogOverrides } from '../../locale/catalog-files.js';
 import { registerLocaleHelpers } from '../../locale/helpers.js';
@@ -43,6 +44,8 @@ export interface ReportEmailConfig {
   theme?: ThemeConfig;
   /** `reports[].templates.dir`: this report's templates over the global folder. */
   templates?: { dir?: string };
+  /** `reports[].recipients`: one reader per row, each row its own destination (recipients.ts). */
+  recipients?: readonly RecipientRow[];
 }
 
 export interface ComposeOptions {
@@ -56,6 +59,8 @@ export interface ComposeOptions {
   date?: Date;
   /** The files as links (email-links.ts): then nothing is attached. */
   links?: LinksView;
+  /** A recipient table's reader: `{{recipient.name}}` in the subject, the body and the file names. */
+  recipient?: { name: string };
 }
 
 /** The From of every message: `smtp.from`, or a placeholder a preview without smtp shows. */
@@ -83,11 +88,14 @@ export async function composeEmail(options: ComposeOptions): Promise<Mail.Option
   const locale = reportLocale(report.locale);
   const email = report.email;
   if (!email) throw new Error(`report "${report.name}" has no email section`);
-  const vars = subjectVariables(report, content);
+  // A reader of a recipient table: {{recipient.name}} in the subject and body, their name in file names.
+  const recipient = options.recipient ?? { name: '' };
+  const vars = { ...subjectVariables(report, content), recipient };
   const subject = emailSubject(email.subject, report.name, content, vars, locale);
+  const named = recipient.name === '' ? report : { ...report, name: `${report.name} ${recipient.name}` };
   const { attachments, attached, notes } = options.links
     ? { attachments: [] as Mail.Attachment[], attached: [] as string[], notes: [] as string[] }
-    : await fileAttachments(report, content, locale);
+    : await fileAttachments(named, content, locale);
 
   const { logo, ...theme } = await themeView(report.theme, `report "${report.name}" theme`);
   // The logo travels as an inline PNG part (cid:), which mail clients show; most refuse data: URLs
@@ -163,7 +171,7 @@ function emailSubject(
   template: string | undefined,
   reportName: string,
   content: EmailContent,
-  vars: SubjectVariables,
+  vars: SubjectVariables & { recipient: { name: string } },
   locale: ReportLocale,
 ): string {
   // Handlebars without HTML escaping (a subject is not HTML); headerText drops what would break or
