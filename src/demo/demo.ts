@@ -75,6 +75,25 @@ const DEMO_REPORT = {
  * a temporary store, one sync pass, a PDF and a workbook for every query set with published runs, and
  * the weekly email as an `.eml` file. The temporary store is removed afterwards.
  */
+/** One sync pass of the demo's config; a pass with an error ends the demo with it. */
+async function syncOrFail(
+  store: Store,
+  config: ReturnType<typeof demoConfig>,
+  options: Pick<DemoOptions, 'logger' | 'onProgress'>,
+) {
+  const summary = await runSync({
+    store,
+    accounts: config.accounts,
+    settings: config.sync,
+    logger: options.logger ?? silentLogger,
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+  });
+  if (summary.errors.length > 0) {
+    throw new ReportdError(`demo sync failed: ${summary.errors[0]?.message ?? 'unknown problem'}`);
+  }
+  return summary;
+}
+
 export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const outDir = resolve(options.outDir);
   const sandbox = await startSandbox({
@@ -89,16 +108,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   try {
     const config = demoConfig(sandbox.baseUrl, sandbox.apiKey, sandbox.apiSecret, work, outDir);
     store = await openStore(config.store);
-    const sync = await runSync({
-      store,
-      accounts: config.accounts,
-      settings: config.sync,
-      logger: options.logger ?? silentLogger,
-      onProgress: options.onProgress,
-    });
-    if (sync.errors.length > 0) {
-      throw new ReportdError(`demo sync failed: ${sync.errors[0]?.message ?? 'unknown problem'}`);
-    }
+    const sync = await syncOrFail(store, config, options);
     // The alert's first look records the history; then the sandbox publishes a run with a presence
     // drop and a new false claim, and a second pass stores it: that run is what the alert is about.
     const alertPass = () =>
@@ -111,15 +121,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       });
     await alertPass();
     sandbox.publishRun(SANDBOX_IDS.sets.main, { movement: true });
-    const second = await runSync({
-      store,
-      accounts: config.accounts,
-      settings: config.sync,
-      logger: options.logger ?? silentLogger,
-    });
-    if (second.errors.length > 0) {
-      throw new ReportdError(`demo sync failed: ${second.errors[0]?.message ?? 'unknown problem'}`);
-    }
+    await syncOrFail(store, config, { logger: options.logger });
     const [queued] = await alertPass();
     if (!queued) throw new ReportdError('demo: the published run tripped no alert rule');
     // The alert row as the outbox would compose it (the same composer, the demo's clock).

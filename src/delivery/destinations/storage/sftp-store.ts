@@ -18,45 +18,48 @@ import {
  * `.sha256` written the same way. The server's host key is pinned: any other key ends the handshake.
  * One connection per attempt, opened on first use.
  */
-export function sftpStore(config: SftpChannelConfig): ObjectStore {
-  const where = `sftp host ${config.host}`;
+/** A connected client, the server's key checked against the pinned one; a refusal names the host. */
+async function connectSftp(config: SftpChannelConfig, where: string): Promise<SftpClient> {
   const pinned = Buffer.from(config.host_key.split(' ')[1] ?? '', 'base64');
   let keyRefused = false;
+  // The library's default listeners print "Global end listener…" to stdout and errors to stderr
+  // (a `check --destinations` line broken up, a log line that is not ours); every fault already
+  // reaches us through the rejected promise, as one line.
+  const quiet = { error: () => {}, end: () => {}, close: () => {} };
+  const client = new SftpClient('reportd', quiet as never);
+  const password = config.password_env ? process.env[config.password_env] : undefined;
+  if (config.password_env && !password)
+    throw new StorageFault('permanent', `${where}: environment variable ${config.password_env} is not set`);
+  if (password) registerSecret(password);
+  try {
+    await client.connect({
+      host: config.host,
+      port: config.port,
+      username: config.username,
+      readyTimeout: config.timeout_seconds * 1000,
+      ...(config.private_key_file ? { privateKey: await readFile(config.private_key_file) } : {}),
+      ...(password ? { password } : {}),
+      hostVerifier: (key: Buffer) => {
+        keyRefused = !key.equals(pinned);
+        return !keyRefused;
+      },
+    });
+  } catch (error) {
+    throw sftpFault(error, where, keyRefused);
+  }
+  return client;
+}
+
+export function sftpStore(config: SftpChannelConfig): ObjectStore {
+  const where = `sftp host ${config.host}`;
   let connected: Promise<SftpClient> | undefined;
   const at = (name: string) => posix.join(config.path, name);
   const connect = () => {
-    connected ??= (async () => {
-      // The library's default listeners print "Global end listener…" to stdout and errors to stderr
-      // (a `check --destinations` line broken up, a log line that is not ours); every fault already
-      // reaches us through the rejected promise, as one line.
-      const quiet = { error: () => {}, end: () => {}, close: () => {} };
-      const client = new SftpClient('reportd', quiet as never);
-      const password = config.password_env ? process.env[config.password_env] : undefined;
-      if (config.password_env && !password)
-        throw new StorageFault(
-          'permanent',
-          `${where}: environment variable ${config.password_env} is not set`,
-        );
-      if (password) registerSecret(password);
-      try {
-        await client.connect({
-          host: config.host,
-          port: config.port,
-          username: config.username,
-          readyTimeout: config.timeout_seconds * 1000,
-          ...(config.private_key_file ? { privateKey: await readFile(config.private_key_file) } : {}),
-          ...(password ? { password } : {}),
-          hostVerifier: (key: Buffer) => {
-            keyRefused = !key.equals(pinned);
-            return !keyRefused;
-          },
-        });
-      } catch (error) {
-        connected = undefined;
-        throw sftpFault(error, where, keyRefused);
-      }
-      return client;
-    })();
+    // A failed connection is not kept: the next call tries again.
+    connected ??= connectSftp(config, where).catch((error: unknown) => {
+      connected = undefined;
+      throw error;
+    });
     return connected;
   };
   const call = async <T>(what: string, run: (client: SftpClient) => Promise<T>): Promise<T> => {
