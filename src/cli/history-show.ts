@@ -1,6 +1,6 @@
 import type { Config } from '../config/index.js';
 import { loadConfig } from '../config/load.js';
-import { readerLabel } from '../config/recipient-names.js';
+import { readerOfRow } from '../config/recipient-names.js';
 import { UsageError } from '../errors/index.js';
 import { coveredRuns } from '../outbox/digest-rows.js';
 import { noticeLabel } from '../outbox/notices.js';
@@ -138,13 +138,7 @@ function syncView(s: SyncRun) {
 
 function deliveryView(d: Delivery, recipients: readonly Recipient[], config: Pick<Config, 'reports'>) {
   // A recipient table's row: named by its reader (as the table has it now), not by `recipient:<id>`.
-  const reader =
-    d.kind === 'report'
-      ? readerLabel(
-          config.reports.find((r) => r.name === d.report),
-          d.destination,
-        )
-      : undefined;
+  const reader = readerOfRow(d, config.reports);
   return {
     id: d.id,
     kind: d.kind,

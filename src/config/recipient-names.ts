@@ -64,3 +64,15 @@ export function readerLabel(report: WithRecipients | undefined, destination: str
   const row = recipientOf(report, destination);
   return row ? `reader ${readerText(row)} (${row.at})` : undefined;
 }
+
+/** The reader of an outbox row, when it is a report row of a recipient table: for `history` and the status page. */
+export function readerOfRow(
+  row: { kind: string; report: string; destination: string },
+  reports: readonly (WithRecipients & { name: string })[],
+): string | undefined {
+  if (row.kind !== 'report') return undefined;
+  return readerLabel(
+    reports.find((r) => r.name === row.report),
+    row.destination,
+  );
+}

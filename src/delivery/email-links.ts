@@ -42,7 +42,7 @@ export async function emailLinks(options: {
   if (attach === 'auto' && files.reduce((sum, f) => sum + f.size, 0) <= capBytes) return undefined;
   const channel = email.links_from === undefined ? undefined : options.storage.get(email.links_from);
   // The config check refuses these; a definition changed under a live daemon lands here.
-  if (!channel || channel.type !== 's3')
+  if (channel?.type !== 's3')
     throw new Error(`report "${report.name}": links_from "${email.links_from ?? ''}" is not an s3 channel`);
   const open = options.open ?? createObjectStore;
   const expiry = durationSeconds(email.link_expiry ?? '7d');

@@ -1,5 +1,5 @@
 import type { Config, ReportConfig } from '../config/index.js';
-import { readerLabel } from '../config/recipient-names.js';
+import { readerLabel, readerOfRow } from '../config/recipient-names.js';
 import { scheduleZone } from '../config/recipient-schema.js';
 import { listOpenIncidents } from '../notify/incidents.js';
 import { coverLabel } from '../outbox/digest-rows.js';
@@ -172,13 +172,7 @@ function instanceRow(i: StatusReport['cluster']['instances'][number]) {
 }
 
 function deliveryRow(d: Delivery, config: Pick<Config, 'reports'>) {
-  const reader =
-    d.kind === 'report'
-      ? readerLabel(
-          config.reports.find((r) => r.name === d.report),
-          d.destination,
-        )
-      : undefined;
+  const reader = readerOfRow(d, config.reports);
   return {
     report: d.kind === 'notice' ? noticeLabel(d) : reader ? `${d.report} for ${reader}` : d.report,
     /** A notice's set and run fields hold its incident and event: shown in its report cell instead. */

@@ -7,8 +7,8 @@ import ExcelJS from 'exceljs';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, runCli } from '../helpers/cli.js';
-import { type StandIn, startStandIn, type UpstreamGet } from '../helpers/stand-in.js';
-import { type SyncEnv, startSyncEnv } from '../sync/helpers/sync-env.js';
+import { type Rewrite, startStandIn, type UpstreamGet } from '../helpers/stand-in.js';
+import { startSyncEnv } from '../sync/helpers/sync-env.js';
 
 type Row = Record<string, string | undefined>;
 
@@ -93,44 +93,50 @@ function byEngineRewrite(deltaOf: 'gross' | 'weighted') {
   };
 }
 
+/** A sandbox behind a stand-in, a config with `extra` appended, and one `reportd sync` through it. */
+async function standInWorld(rewrite: Rewrite, extra: readonly string[]) {
+  const env = await startSyncEnv({
+    rate: { requests: 2000, windowMs: 1000 },
+    sandbox: { quiet: true },
+    settings: { query_sets: [101], backfill_runs: 2 },
+    concurrency: 4,
+  });
+  const standIn = await startStandIn(env.sandbox.baseUrl, rewrite);
+  env.account.base_url = standIn.baseUrl;
+  const config = env.writeConfig();
+  const out = join(env.dir, 'out');
+  mkdirSync(out);
+  appendFileSync(
+    config,
+    ['smtp: { url: "smtp://127.0.0.1:1", from: "Reports <reports@example.com>" }', ...extra, ''].join('\n'),
+  );
+  const sync = await runCli(['sync', '--config', config, '--no-progress']);
+  expect(sync.code, sync.stderr).toBe(0);
+  const close = async () => {
+    await standIn.close();
+    await env.close();
+  };
+  return { config, out, syncStderr: sync.stderr, close };
+}
+
 describe.each(['gross', 'weighted'] as const)(
   'by-engine delta as the %s change: one verdict per figure on every surface',
   (deltaOf) => {
-    let env: SyncEnv;
-    let standIn: StandIn;
     let config: string;
     let out: string;
     let syncStderr: string;
+    let close: () => Promise<void>;
 
     beforeAll(async () => {
-      env = await startSyncEnv({
-        rate: { requests: 2000, windowMs: 1000 },
-        sandbox: { quiet: true },
-        settings: { query_sets: [101], backfill_runs: 2 },
-        concurrency: 4,
-      });
-      standIn = await startStandIn(env.sandbox.baseUrl, byEngineRewrite(deltaOf));
-      env.account.base_url = standIn.baseUrl;
-      config = env.writeConfig();
-      out = join(env.dir, 'out');
-      mkdirSync(out);
-      appendFileSync(
-        config,
-        [
-          'smtp: { url: "smtp://127.0.0.1:1", from: "Reports <reports@example.com>" }',
-          'reports:',
-          '  - name: weekly',
-          '    query_sets: [101]',
-          '    mode: per_set',
-          '    formats: [pdf, xlsx]',
-          '    schedule: { cron: "0 8 * * 1" }',
-          '    email: { to: [cmo@example.com] }',
-          '',
-        ].join('\n'),
-      );
-      const sync = await runCli(['sync', '--config', config, '--no-progress']);
-      expect(sync.code, sync.stderr).toBe(0);
-      syncStderr = sync.stderr;
+      ({ config, out, syncStderr, close } = await standInWorld(byEngineRewrite(deltaOf), [
+        'reports:',
+        '  - name: weekly',
+        '    query_sets: [101]',
+        '    mode: per_set',
+        '    formats: [pdf, xlsx]',
+        '    schedule: { cron: "0 8 * * 1" }',
+        '    email: { to: [cmo@example.com] }',
+      ]));
       const render = await runCli([
         'render',
         '--config',
@@ -165,10 +171,7 @@ describe.each(['gross', 'weighted'] as const)(
       expect(exported.code, exported.stderr).toBe(0);
     }, 240_000);
 
-    afterAll(async () => {
-      await standIn?.close();
-      await env?.close();
-    });
+    afterAll(() => close?.());
 
     /** The report's PDF as pdftotext reads it, columns kept. */
     function pdfText(): string {
@@ -337,42 +340,22 @@ async function impossible(
 }
 
 describe('values no unit allows: warned once each, shown as "—", never judged or alerted on', () => {
-  let env: SyncEnv;
-  let standIn: StandIn;
   let config: string;
   let out: string;
   let syncStderr: string;
+  let close: () => Promise<void>;
 
   beforeAll(async () => {
-    env = await startSyncEnv({
-      rate: { requests: 2000, windowMs: 1000 },
-      sandbox: { quiet: true },
-      settings: { query_sets: [101], backfill_runs: 2 },
-      concurrency: 4,
-    });
-    standIn = await startStandIn(env.sandbox.baseUrl, impossible);
-    env.account.base_url = standIn.baseUrl;
-    config = env.writeConfig();
-    out = join(env.dir, 'out');
-    mkdirSync(out);
-    appendFileSync(
-      config,
-      [
-        'smtp: { url: "smtp://127.0.0.1:1", from: "Reports <reports@example.com>" }',
-        'alerts:',
-        '  - name: watch',
-        '    query_sets: [101]',
-        '    rules:',
-        '      - { metric: presence.gross, change: ">= 5", significant: false }',
-        '      - { metric: presence.weighted, value: "< 0" }',
-        '      - { metric: presence.weighted, change: "<= -5", significant: false }',
-        '    email: { to: [ops@example.com] }',
-        '',
-      ].join('\n'),
-    );
-    const sync = await runCli(['sync', '--config', config, '--no-progress']);
-    expect(sync.code, sync.stderr).toBe(0);
-    syncStderr = sync.stderr;
+    ({ config, out, syncStderr, close } = await standInWorld(impossible, [
+      'alerts:',
+      '  - name: watch',
+      '    query_sets: [101]',
+      '    rules:',
+      '      - { metric: presence.gross, change: ">= 5", significant: false }',
+      '      - { metric: presence.weighted, value: "< 0" }',
+      '      - { metric: presence.weighted, change: "<= -5", significant: false }',
+      '    email: { to: [ops@example.com] }',
+    ]));
     const render = await runCli([
       'render',
       '--config',
@@ -397,10 +380,7 @@ describe('values no unit allows: warned once each, shown as "—", never judged 
     expect(exported.code, exported.stderr).toBe(0);
   }, 240_000);
 
-  afterAll(async () => {
-    await standIn?.close();
-    await env?.close();
-  });
+  afterAll(() => close?.());
 
   it('warns once per field in the sync, naming run, endpoint, field and value', () => {
     const lines = syncStderr.split('\n').filter((line) => /stored as sent, shown as/.test(line));
