@@ -22,13 +22,23 @@ export function sparkColor(delta: DeltaView): string {
  * only where an interval needs explaining, so a page of counts (never judged) does not claim its
  * arrows are judged.
  */
-export function showsNoise(view: unknown, depth = 0): boolean {
-  if (view === null || typeof view !== 'object' || depth > 8) return false;
-  if (Array.isArray(view)) return view.some((item) => showsNoise(item, depth + 1));
-  const record = view as Record<string, unknown>;
+export function showsNoise(view: unknown): boolean {
   // Judged either way: a likely change prints its interval too (noise-delta.ts), which the note explains.
-  if (typeof record.verdict === 'string' && typeof record.interval === 'string') return true;
-  return Object.values(record).some((child) => showsNoise(child, depth + 1));
+  for (const record of recordsOf(view))
+    if (typeof record.verdict === 'string' && typeof record.interval === 'string') return true;
+  return false;
+}
+
+/** Every object inside a view (itself included), depth first, at most 8 levels down. */
+function* recordsOf(view: unknown, depth = 0): Generator<Record<string, unknown>> {
+  if (view === null || typeof view !== 'object' || depth > 8) return;
+  if (Array.isArray(view)) {
+    for (const item of view) yield* recordsOf(item, depth + 1);
+    return;
+  }
+  const record = view as Record<string, unknown>;
+  yield record;
+  for (const child of Object.values(record)) yield* recordsOf(child, depth + 1);
 }
 
 /**
@@ -36,15 +46,9 @@ export function showsNoise(view: unknown, depth = 0): boolean {
  * states equals the arrows a reader finds in it (the run's family may hold likely changes of figures
  * this document does not print).
  */
-export function likelyShown(view: unknown, into = new Set<string>(), depth = 0): Set<string> {
-  if (view === null || typeof view !== 'object' || depth > 8) return into;
-  if (Array.isArray(view)) {
-    for (const item of view) likelyShown(item, into, depth + 1);
-    return into;
-  }
-  const record = view as Record<string, unknown>;
-  if (record.verdict === 'likely' && typeof record.figure === 'string') into.add(record.figure);
-  for (const child of Object.values(record)) likelyShown(child, into, depth + 1);
+export function likelyShown(view: unknown, into = new Set<string>()): Set<string> {
+  for (const record of recordsOf(view))
+    if (record.verdict === 'likely' && typeof record.figure === 'string') into.add(record.figure);
   return into;
 }
 

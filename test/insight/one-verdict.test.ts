@@ -93,6 +93,13 @@ function byEngineRewrite(deltaOf: 'gross' | 'weighted') {
   };
 }
 
+/** Runs the built CLI, which must succeed (its stderr is the message when it does not). */
+async function reportd(...args: string[]) {
+  const result = await runCli(args);
+  expect(result.code, result.stderr).toBe(0);
+  return result;
+}
+
 /** A sandbox behind a stand-in, a config with `extra` appended, and one `reportd sync` through it. */
 async function standInWorld(rewrite: Rewrite, extra: readonly string[]) {
   const env = await startSyncEnv({
@@ -110,8 +117,7 @@ async function standInWorld(rewrite: Rewrite, extra: readonly string[]) {
     config,
     ['smtp: { url: "smtp://127.0.0.1:1", from: "Reports <reports@example.com>" }', ...extra, ''].join('\n'),
   );
-  const sync = await runCli(['sync', '--config', config, '--no-progress']);
-  expect(sync.code, sync.stderr).toBe(0);
+  const sync = await reportd('sync', '--config', config, '--no-progress');
   const close = async () => {
     await standIn.close();
     await env.close();
@@ -137,38 +143,9 @@ describe.each(['gross', 'weighted'] as const)(
         '    schedule: { cron: "0 8 * * 1" }',
         '    email: { to: [cmo@example.com] }',
       ]));
-      const render = await runCli([
-        'render',
-        '--config',
-        config,
-        '--set',
-        '101',
-        '--format',
-        'pdf,xlsx',
-        '--out',
-        out,
-      ]);
-      expect(render.code, render.stderr).toBe(0);
-      const eml = await runCli([
-        'deliver',
-        '--config',
-        config,
-        '--report',
-        'weekly',
-        '--eml',
-        join(out, 'weekly.eml'),
-      ]);
-      expect(eml.code, eml.stderr).toBe(0);
-      const exported = await runCli([
-        'export',
-        '--config',
-        config,
-        '--format',
-        'csv',
-        '--out',
-        join(out, 'csv'),
-      ]);
-      expect(exported.code, exported.stderr).toBe(0);
+      await reportd('render', '--config', config, '--set', '101', '--format', 'pdf,xlsx', '--out', out);
+      await reportd('deliver', '--config', config, '--report', 'weekly', '--eml', join(out, 'weekly.eml'));
+      await reportd('export', '--config', config, '--format', 'csv', '--out', join(out, 'csv'));
     }, 240_000);
 
     afterAll(() => close?.());
@@ -356,28 +333,8 @@ describe('values no unit allows: warned once each, shown as "—", never judged 
       '      - { metric: presence.weighted, change: "<= -5", significant: false }',
       '    email: { to: [ops@example.com] }',
     ]));
-    const render = await runCli([
-      'render',
-      '--config',
-      config,
-      '--set',
-      '101',
-      '--format',
-      'pdf',
-      '--out',
-      out,
-    ]);
-    expect(render.code, render.stderr).toBe(0);
-    const exported = await runCli([
-      'export',
-      '--config',
-      config,
-      '--format',
-      'csv',
-      '--out',
-      join(out, 'csv'),
-    ]);
-    expect(exported.code, exported.stderr).toBe(0);
+    await reportd('render', '--config', config, '--set', '101', '--format', 'pdf', '--out', out);
+    await reportd('export', '--config', config, '--format', 'csv', '--out', join(out, 'csv'));
   }, 240_000);
 
   afterAll(() => close?.());
@@ -430,8 +387,7 @@ describe('values no unit allows: warned once each, shown as "—", never judged 
   });
 
   it('fires no alert on them', async () => {
-    const alerts = await runCli(['alerts', '--config', config, '--set', '101']);
-    expect(alerts.code, alerts.stderr).toBe(0);
+    const alerts = await reportd('alerts', '--config', config, '--set', '101');
     expect(alerts.stdout).toContain('nothing fires');
     // Each rule says once why it read nothing: the value is not one its unit allows.
     const skipped = alerts.stdout.split('\n').filter((line) => /skipped rule/.test(line));
