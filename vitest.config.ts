@@ -10,8 +10,12 @@ const bothEngines = [
   'test/store/**/*.test.ts',
   'test/sync/**/*.test.ts',
   'test/delivery/outbox*.test.ts',
-  // A recipient table's readers on the outbox across kill -9 (real processes).
+  // A recipient table's readers: on the outbox across kill -9 (real processes), each reader's slice
+  // alone, and bad tables judged against the store. Not local-time.test.ts: it fakes the host's
+  // clock, and on PostgreSQL slots are timed by the database's clock (cluster-clock-skew tests that).
   'test/recipients/outbox-*.test.ts',
+  'test/recipients/isolation.test.ts',
+  'test/recipients/check-cli.test.ts',
   // The generic lease on its own (claim, renew, release, takeover, stale writes).
   'test/queue/leased-rows.test.ts',
   'test/daemon/shards.test.ts',

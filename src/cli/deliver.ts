@@ -104,12 +104,22 @@ async function deliverPending(config: Config): Promise<void> {
   if (!config.smtp) throw new UsageError('smtp is not configured');
   // Its claims, like the daemon's, are the rows this config's reports, alerts and notices can send,
   // failure notices the last `reportd sync` queued (daemon/after-pass.ts) included.
-  const [{ getDelivery }, pendingLabel] = await Promise.all([
-    import('../outbox/reads.js'),
-    pendingLabeller(config),
-  ]);
+  const [{ getDelivery }, pendingLabel, { IncidentWatch }, { systemClock }, { createLogger }] =
+    await Promise.all([
+      import('../outbox/reads.js'),
+      pendingLabeller(config),
+      import('../notify/watch.js'),
+      import('../clock.js'),
+      import('../log.js'),
+    ]);
   return throughOutbox(config, async (outbox, store, signal) => {
     const outcomes = await outbox.drain(signal);
+    // As the daemon's worker does after each drain: a row that just failed for good opens its
+    // incident (one that went out clears it), and the notice goes out in this same run, so a cron
+    // install that only runs `deliver --pending` hears of failures as a daemon's operators do.
+    const logger = createLogger({ level: config.log.level });
+    const watch = new IncidentWatch({ config, store, clock: systemClock, logger });
+    if (await watch.reconcileDeliveries()) outcomes.push(...(await outbox.drain(signal)));
     const problems: string[] = [];
     let noticesSent = 0;
     for (const outcome of outcomes) {

@@ -1,10 +1,10 @@
 import type { Config } from '../config/index.js';
 import { loadConfig } from '../config/load.js';
-import { readerOfRow } from '../config/recipient-names.js';
+import { destinationsOfReader, readerOfRow } from '../config/recipient-names.js';
 import { UsageError } from '../errors/index.js';
 import { coveredRuns } from '../outbox/digest-rows.js';
 import { noticeLabel } from '../outbox/notices.js';
-import { listDeliveries } from '../outbox/reads.js';
+import { type DeliveryFilter, listDeliveries } from '../outbox/reads.js';
 import { type Recipient, recipientsOf } from '../outbox/recipients.js';
 import type { Delivery } from '../outbox/row.js';
 import { printable } from '../printable.js';
@@ -21,6 +21,7 @@ export interface HistoryFlags extends ConfigOptions, FilesFlags {
   json?: boolean;
   limit: string;
   files?: boolean;
+  report?: string;
 }
 
 /** `reportd history` when run (history.ts declares it, and loads this only then). */
@@ -43,7 +44,7 @@ export async function showHistory(flags: HistoryFlags): Promise<void> {
   try {
     if (flags.files) return await showFiles(store, flags);
     const syncs = (await listSyncRuns(store, limit)).map(syncView);
-    const rows = await listDeliveries(store, limit);
+    const rows = await listDeliveries(store, limit, deliveryFilter(flags, config));
     const recipients = await recipientsOf(
       store,
       rows.map((d) => d.id),
@@ -66,6 +67,29 @@ export async function showHistory(flags: HistoryFlags): Promise<void> {
   } finally {
     await store.close();
   }
+}
+
+/**
+ * `--report` and `--reader` on the deliveries: a reader is an address (their email rows and any row
+ * that had them among its recipients) or a channel's name (its posts and a table's rows by it).
+ */
+function deliveryFilter(flags: HistoryFlags, config: Pick<Config, 'reports'>): DeliveryFilter {
+  const reader = flags.reader?.trim();
+  return {
+    ...(flags.report === undefined ? {} : { report: flags.report }),
+    ...(reader
+      ? {
+          reader: {
+            // An address is no channel's name: its own rows are found by their recipients.
+            destinations: [
+              ...(reader.includes('@') ? [] : [reader]),
+              ...destinationsOfReader(config.reports, reader),
+            ],
+            ...(reader.includes('@') ? { address: reader } : {}),
+          },
+        }
+      : {}),
+  };
 }
 
 function syncLines(syncs: readonly ReturnType<typeof syncView>[]): string[] {

@@ -19,7 +19,11 @@ export function register(program: Command): void {
     .option('--json', "print JSON instead of a table; adds the scheduler's jobs (last slot, outcome, error)")
     .option('--limit <n>', 'rows of each kind, 1 to 10000', '20')
     .option('--files', 'list the delivered files instead: hash, size, destination, reader, time')
-    .option('--reader <reader>', 'with --files: only what this reader (an address or a channel name) got')
+    .option(
+      '--reader <reader>',
+      "only what this reader got (an address or a channel's name; a recipient table's reader by either): their deliveries, or with --files their files",
+    )
+    .option('--report <name>', "only this report's deliveries")
     .option('--date <yyyy-mm-dd>', 'with --files: only what was delivered on this day (UTC)')
     // Loaded when run, not declared: `reportd --help` declares every command and must not load them.
     .action(async (flags: HistoryFlags) => (await import('./history-show.js')).showHistory(flags));

@@ -76,3 +76,16 @@ export function readerOfRow(
     row.destination,
   );
 }
+
+/**
+ * The outbox destinations of every table row whose reader is `reader` (their address, any case, or
+ * their channel's name), over all reports: what `history --reader` looks for besides the address.
+ */
+export function destinationsOfReader(reports: readonly WithRecipients[], reader: string): string[] {
+  const address = reader.toLowerCase();
+  return reports.flatMap((report) =>
+    (report.recipients ?? [])
+      .filter((row) => row.email?.toLowerCase() === address || row.channel === reader)
+      .map(recipientDestination),
+  );
+}

@@ -117,10 +117,41 @@ export async function listDeliveriesOfKind(
   return rows.map(toDelivery);
 }
 
-export async function listDeliveries(store: Store, limit = 20): Promise<Delivery[]> {
+/**
+ * Which deliveries `history` lists: one report's, and one reader's — the rows sent to one of
+ * `destinations` (a channel's name, a recipient table's `recipient:<id>`) or with `address` among
+ * their recipients. Filtered in SQL, so `--limit` counts that reader's rows, not everyone's.
+ */
+export interface DeliveryFilter {
+  report?: string;
+  reader?: { destinations: readonly string[]; address?: string };
+}
+
+export async function listDeliveries(
+  store: Store,
+  limit = 20,
+  filter: DeliveryFilter = {},
+): Promise<Delivery[]> {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (filter.report !== undefined) {
+    where.push('report = ?');
+    params.push(filter.report);
+  }
+  if (filter.reader) {
+    const { destinations, address } = filter.reader;
+    const either = destinations.map(() => 'destination = ?');
+    params.push(...destinations);
+    if (address !== undefined) {
+      either.push('id IN (SELECT delivery_id FROM delivery_recipients WHERE lower(recipient) = ?)');
+      params.push(address.toLowerCase());
+    }
+    where.push(either.length ? `(${either.join(' OR ')})` : '1 = 0');
+  }
   const rows = await store.all<DeliveryRow>(
-    'SELECT * FROM deliveries ORDER BY updated_at DESC, id DESC LIMIT ?',
-    [limit],
+    `SELECT * FROM deliveries ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+     ORDER BY updated_at DESC, id DESC LIMIT ?`,
+    [...params, limit],
   );
   return rows.map(toDelivery);
 }

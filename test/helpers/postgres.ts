@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
+import { testEngine } from './test-store.js';
 
 /**
  * A new, empty, uniquely named database on the run's PostgreSQL server (see postgres-setup.ts), so
@@ -28,4 +29,14 @@ export async function freshDatabaseUrl(): Promise<string> {
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return url.toString();
+}
+
+/**
+ * The config's `store:` line for the engine this project runs: a fresh PostgreSQL database in the
+ * `postgres` project, `sqliteFile` otherwise, so a suite listed in bothEngines runs on both.
+ */
+export async function storeLine(sqliteFile: string): Promise<string> {
+  return testEngine() === 'postgres'
+    ? `store: { url: "${await freshDatabaseUrl()}" }`
+    : `store: { path: "${sqliteFile}" }`;
 }

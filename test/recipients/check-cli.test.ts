@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { startSmtp, type TestSmtp, tempDir } from '../delivery/smtp-helpers.js';
 import { runCli } from '../helpers/cli.js';
+import { storeLine } from '../helpers/postgres.js';
 
 /**
  * Bad recipient tables as operators write them, through the built CLI against a synced store: each
@@ -13,6 +14,8 @@ import { runCli } from '../helpers/cli.js';
 const tmp = tempDir();
 let sandbox: Sandbox;
 let smtp: TestSmtp;
+/** The config's store: one for the whole file (the synced sets are what a table is judged against). */
+let store: string;
 
 function configWith(table: string, csv: string): string {
   writeFileSync(join(tmp.dir, table), csv);
@@ -23,7 +26,7 @@ function configWith(table: string, csv: string): string {
     `accounts:
   - { name: north, base_url: "${sandbox.baseUrl}", api_key: ${sandbox.apiKey}, api_secret: ${sandbox.apiSecret}, rate_limit: { requests: 100000 } }
   - { name: south, base_url: "${sandbox.baseUrl}", api_key: ${south.apiKey}, api_secret: ${south.apiSecret}, rate_limit: { requests: 100000 } }
-store: { path: ${join(tmp.dir, 'reportd.sqlite')} }
+${store}
 sync: { backfill_runs: 1 }
 smtp: { url: "${smtp.url}", from: "Agency <reports@agency.example>" }
 reports:
@@ -53,6 +56,7 @@ beforeAll(async () => {
     startSandbox({ companies: 2, rate: { requests: 100_000, windowMs: 60_000 } }),
     startSmtp(),
   ]);
+  store = await storeLine(join(tmp.dir, 'reportd.sqlite'));
   // The store learns which sets are whose: a set of another account is judged against it.
   const ok = configWith('good.csv', 'email,account,query_sets\na@client.example,north,101\n');
   const synced = await reportd(ok, 'sync');

@@ -18,6 +18,7 @@ import { openStore } from '../../src/store/db.js';
 import { type ChannelPeers, startChannelPeers } from '../delivery/channel-peers.js';
 import { tempDir } from '../delivery/smtp-helpers.js';
 import { runCli } from '../helpers/cli.js';
+import { storeLine } from '../helpers/postgres.js';
 
 /**
  * The isolation guarantee, measured: two accounts on two sandbox servers (companies with distinct
@@ -198,6 +199,7 @@ beforeAll(async () => {
     `accounts:
   - { name: north, base_url: "${north.baseUrl}", api_key: ${north.apiKey}, api_secret: ${north.apiSecret}, ${limit} }
   - { name: south, base_url: "${south.baseUrl}", api_key: ${southKey.apiKey}, api_secret: ${southKey.apiSecret}, ${limit} }
+${await storeLine(join(dir, 'reportd.sqlite'))}
 sync: { backfill_runs: 1 }
 smtp: { url: "${smtp.url}", from: "Agency <reports@agency.example>" }
 channels:
@@ -397,6 +399,38 @@ describe('a recipient table over two accounts', () => {
     expect(failed).toHaveLength(1);
     expect(failed[0]).toContain('clients for reader Reader 0 <gone@bounce.test> (readers.csv line 2)');
     expect(history.stdout.match(/ for reader Reader \d+ /g)).toHaveLength(200);
+    // One reader's own rows, found by their address in any case, by their channel, by the report.
+    const of = async (...args: string[]) => {
+      const run = await reportd('history', '--json', '--limit', '500', ...args);
+      expect(run.code, run.stderr).toBe(0);
+      return JSON.parse(run.stdout).deliveries as { reader?: string; state: string; report: string }[];
+    };
+    expect(await of('--reader', 'READER13@client1.example')).toEqual([
+      expect.objectContaining({
+        reader: 'reader Reader 13 <reader13@client1.example> (readers.csv line 15)',
+      }),
+    ]);
+    expect(await of('--reader', REFUSED)).toEqual([
+      expect.objectContaining({ reader: expect.stringContaining(`<${REFUSED}>`), state: 'failed' }),
+    ]);
+    const byChannel = await of('--reader', 'ops');
+    expect(byChannel).toHaveLength(20);
+    for (const d of byChannel) expect(d.reader).toMatch(/^reader Reader \d*9 <channel ops> /);
+    expect(await of('--reader', 'nobody@client1.example')).toEqual([]);
+    expect(await of('--report', 'clients')).toHaveLength(200);
+    expect(await of('--report', 'someone-else')).toEqual([]);
+
+    // What a cron install runs: `deliver --pending` opens the one reader's incident (as the daemon's
+    // worker does after each drain) and sends its notice in the same run, to the operators only.
+    const before = smtp.raw.length;
+    const notice = await reportd('deliver', '--pending');
+    expect(notice.code, notice.stderr).toBe(0);
+    expect(notice.stdout).toContain('sent: 1 failure notice(s)');
+    expect(smtp.raw.length).toBe(before + 1);
+    const mail = await simpleParser(smtp.raw.at(-1)!.bytes);
+    expect(smtp.raw.at(-1)!.envelope).toEqual(['ops@agency.example']);
+    expect(mail.text).toContain('Reader 0 <gone@bounce.test> (readers.csv line 2)');
+    expect(mail.text).not.toMatch(/Reader [1-9]/);
 
     const loaded = loadConfig(config);
     const store = await openStore(loaded.store);
@@ -408,30 +442,25 @@ describe('a recipient table over two accounts', () => {
           expect.stringMatching(/^reader Reader 0 <gone@bounce\.test> \(readers\.csv line 2\): .*550/),
         ],
       });
-      // What the daemon's worker does after each drain: one incident for the one failed reader.
+      expect((await listOpenIncidents(store)).map((i) => i.detail)).toEqual([
+        expect.stringMatching(
+          /^report clients for reader Reader 0 <gone@bounce\.test> \(readers\.csv line 2\): could not be delivered: .*550/,
+        ),
+      ]);
+      // The daemon's worker, after its next drain, finds nothing new to open or clear.
       const watch = new IncidentWatch({
         config: loaded,
         store,
         clock: systemClock,
         logger: createLogger({ level: 'silent' }),
       });
-      expect(await watch.reconcileDeliveries()).toBe(true);
-      expect((await listOpenIncidents(store)).map((i) => i.detail)).toEqual([
-        expect.stringMatching(
-          /^report clients for reader Reader 0 <gone@bounce\.test> \(readers\.csv line 2\): could not be delivered: .*550/,
-        ),
-      ]);
       expect(await watch.reconcileDeliveries()).toBe(false);
     } finally {
       await store.close();
     }
-    const before = smtp.raw.length;
-    const notice = await reportd('deliver', '--pending');
-    expect(notice.code, notice.stderr).toBe(0);
+    // A second cron run: nothing due, no second notice.
+    const again = await reportd('deliver', '--pending');
+    expect(again.code, again.stderr).toBe(0);
     expect(smtp.raw.length).toBe(before + 1);
-    const mail = await simpleParser(smtp.raw.at(-1)!.bytes);
-    expect(smtp.raw.at(-1)!.envelope).toEqual(['ops@agency.example']);
-    expect(mail.text).toContain('Reader 0 <gone@bounce.test> (readers.csv line 2)');
-    expect(mail.text).not.toMatch(/Reader [1-9]/);
   }, 300_000);
 });

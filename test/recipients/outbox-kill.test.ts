@@ -5,8 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { startSmtp, type TestSmtp, tempDir } from '../delivery/smtp-helpers.js';
 import { runCli } from '../helpers/cli.js';
-import { freshDatabaseUrl } from '../helpers/postgres.js';
-import { testEngine } from '../helpers/test-store.js';
+import { storeLine } from '../helpers/postgres.js';
 
 /**
  * A recipient table's readers are rows of the fenced outbox like any delivery: `reportd deliver` is
@@ -31,10 +30,7 @@ beforeAll(async () => {
       if (smtp.messages.length === KILL_AT) first?.kill('SIGKILL');
     },
   });
-  const store =
-    testEngine() === 'postgres'
-      ? `store: { url: "${await freshDatabaseUrl()}" }`
-      : `store: { path: ${join(tmp.dir, 'reportd.sqlite')} }`;
+  const store = await storeLine(join(tmp.dir, 'reportd.sqlite'));
   // 200 readers over 2 slices (sets 101 and 102): two renders, so the test is about the queue.
   const rows = ['email,name,query_sets'];
   for (let i = 0; i < 200; i++) rows.push(`reader${i}@client.example,Reader ${i},${i % 2 ? 102 : 101}`);
