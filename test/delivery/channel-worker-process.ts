@@ -13,6 +13,8 @@ export interface ChannelWorker {
   output(): string;
   /** Resolves with everything it printed once it exits. */
   exit: Promise<string>;
+  /** Lets a worker started with `held` begin (it has loaded its modules meanwhile). */
+  go(): void;
 }
 
 /**
@@ -30,6 +32,8 @@ export function channelWorker(options: {
   leaseMs: number;
   dir: string;
   env?: Record<string, string>;
+  /** Started but waiting for `go()`: the next worker of a test that kills one after another. */
+  held?: boolean;
 }): ChannelWorker {
   const { peers } = options;
   const child = spawn(
@@ -48,14 +52,17 @@ export function channelWorker(options: {
       String(options.leaseMs),
       options.dir,
     ],
-    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...options.env } },
+    {
+      stdio: [options.held ? 'pipe' : 'ignore', 'pipe', 'inherit'],
+      env: { ...process.env, ...options.env, ...(options.held ? { HOLD: '1' } : {}) },
+    },
   );
   let text = '';
   child.stdout!.on('data', (chunk) => {
     text += chunk;
   });
   const exit = new Promise<string>((resolve) => child.on('exit', () => resolve(text)));
-  return { child, output: () => text, exit };
+  return { child, output: () => text, exit, go: () => child.stdin?.end('go\n') };
 }
 
 /**

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listDeliveries } from '../../src/outbox/reads.js';
 import { openStore } from '../../src/store/db.js';
 import { type ChannelPeers, startChannelPeers } from './channel-peers.js';
-import { channelWorker } from './channel-worker-process.js';
+import { type ChannelWorker, channelWorker } from './channel-worker-process.js';
 import { startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
 
 /**
@@ -40,8 +40,9 @@ afterEach(async () => {
   tmp.cleanup();
 });
 
-function worker(): ChildProcess {
-  const { child } = channelWorker({
+/** A worker that loads while another works, and starts on `go()`. */
+function worker(): ChannelWorker {
+  const started = channelWorker({
     store: storePath,
     smtp,
     peers,
@@ -49,10 +50,12 @@ function worker(): ChildProcess {
     mode: 'normal',
     leaseMs: 1500,
     dir: tmp.dir,
-    env: { RUNS: RUNS.join('-') },
+    // One worker at a time, from one kill to the next, none to overlap: renders need not be slow.
+    env: { RUNS: RUNS.join('-'), RENDER_MS: '20' },
+    held: true,
   });
-  children.push(child);
-  return child;
+  children.push(started.child);
+  return started;
 }
 
 describe('Slack under kill -9', () => {
@@ -72,9 +75,14 @@ describe('Slack under kill -9', () => {
       killedAt.push(route);
       throw new Error('the worker is gone'); // its connection drops unanswered
     };
+    // Each worker is a new process; the next one loads its modules while this one works.
+    let next = worker();
     for (let i = 0; i < 80 && (i === 0 || kills.length > 0 || current === undefined); i++) {
-      current = worker();
+      const started = next;
+      next = worker();
+      current = started.child;
       const child = current;
+      started.go();
       if (child.exitCode === null && child.signalCode === null) await once(child, 'exit');
       if (current === child && kills.length === 0) break;
     }
@@ -83,8 +91,8 @@ describe('Slack under kill -9', () => {
     );
     if (current === undefined) {
       // The last kill's work is finished by one more worker.
-      const last = worker();
-      await once(last, 'exit');
+      next.go();
+      await once(next.child, 'exit');
     }
     const store = await openStore(storePath);
     const slackRows = (await listDeliveries(store, 100)).filter((d) => d.destination === 'marketing');
