@@ -41,6 +41,12 @@ export interface PdfOptions {
   footerTemplate?: string;
   /** Paper and orientation (config `reports[].page`); A4 portrait when absent. */
   page?: PageSetup;
+  /**
+   * When the document was made (the render's clock, as its pages print it): the PDF's creation and
+   * modification dates, so the same document at the same clock is the same file. The print's own
+   * time when absent.
+   */
+  date?: Date;
 }
 
 /**
@@ -114,7 +120,7 @@ export class PdfRenderer {
     }
     // After the permit and outside the deadline: another document may go to Chromium while this one
     // is finished here (bounded work in this process, about a millisecond a page).
-    const finished = finishPdf(printed);
+    const finished = finishPdf(printed, { date: pdf.date });
     if (!finished)
       this.logger.warn('the printed PDF could not be made PDF/UA-1; it is kept as Chromium wrote it');
     return finished ?? printed;

@@ -185,7 +185,8 @@ export async function renderSnapshotDocuments(
       // Loaded on first use: an idle daemon, or a run writing only xlsx/html, never loads puppeteer.
       const renderer = options.renderer ?? new (await import('./pdf.js')).PdfRenderer(options.chromium);
       try {
-        writeAtomically(file, await renderer.render(doc.html, { ...doc, page: options.page }));
+        const print = { ...doc, page: options.page, date: meta.generatedAt };
+        writeAtomically(file, await renderer.render(doc.html, print));
       } finally {
         if (!options.renderer) await renderer.close();
       }

@@ -17,6 +17,7 @@ import { presenceSheet } from './xlsx/sheets/presence.js';
 import { scoutSheet } from './xlsx/sheets/scout.js';
 import type { SheetDef } from './xlsx/sheets/sheet-def.js';
 import { TableNames } from './xlsx/text.js';
+import { workbookBytes } from './xlsx/workbook-bytes.js';
 
 /** The group sheet of each section of the report (`reports[].sections`). */
 const SECTION_SHEETS: Readonly<Record<ReportSection, SheetDef>> = {
@@ -121,7 +122,7 @@ export async function renderWorkbook(
     writeDataSheet(book, [ctx]);
     return book.workbook;
   });
-  return Buffer.from(await workbook.xlsx.writeBuffer());
+  return workbookBytes(workbook);
 }
 
 /** A workbook being built, with the names its sheets and tables already use. */

@@ -22,7 +22,9 @@ import { startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
  * Preview = send: `reportd deliver --eml` and a delivery through the outbox to a real SMTP server,
  * for the same run at the same clock, give the same message once the three things that must differ
  * are set aside: the Message-ID (a preview is no delivery), the Date header's own spelling, and how
- * the inline logo is referred to (MIME boundaries and cid: values are per message).
+ * the inline logo is referred to (MIME boundaries and cid: values are per message). The whole
+ * message: headers, text and HTML parts, and every attachment byte for byte, the PDF and the
+ * workbook included (each rendered twice, by two renderers, and dated by the clock alone).
  */
 
 let tmp: ReturnType<typeof tempDir>;
@@ -57,8 +59,7 @@ beforeAll(async () => {
         {
           name: 'weekly',
           query_sets: [102],
-          // HTML only (never attached): a PDF carries Chromium's own clock, a workbook its zip's.
-          formats: ['html'],
+          formats: ['pdf', 'xlsx'],
           schedule: { cron: '0 8 * * 1', timezone: 'Europe/Berlin' },
           theme: { logo },
           email: {
@@ -82,6 +83,17 @@ afterAll(async () => {
   await sandbox?.close();
   tmp?.cleanup();
 });
+
+/**
+ * Where two attachments' bytes first differ (none when equal): a failure says which file and where,
+ * rather than two checksums.
+ */
+function firstDifference(a: Buffer, b: Buffer): string | undefined {
+  if (a.equals(b)) return undefined;
+  let at = 0;
+  while (at < a.length && at < b.length && a[at] === b[at]) at++;
+  return `${a.length} and ${b.length} bytes, first difference at byte ${at}`;
+}
 
 /** The message with what must differ set aside: Message-ID, Date, the inline parts' references. */
 function normalised(mail: ParsedMail) {
@@ -139,8 +151,20 @@ describe('what `deliver --eml` writes is what the outbox sends', () => {
     expect(preview.messageId).not.toBe(received!.messageId);
     expect(preview.date?.getTime()).toBe(at);
     expect(received!.date?.getTime()).toBe(at);
-    expect(preview.attachments.map((a) => a.contentType)).toEqual(['image/png']);
+    expect(preview.attachments.map((a) => a.contentType)).toEqual([
+      'image/png',
+      'application/pdf',
+      'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    ]);
     expect(preview.html).toContain('Northwind Coffee');
+    expect(preview.text).toContain('Northwind Coffee');
+    // Every attachment byte for byte (the PDF's dates and the workbook's zip entries are the clock's).
+    expect(
+      preview.attachments.map((a, i) => [
+        a.filename,
+        firstDifference(a.content, received!.attachments[i]!.content),
+      ]),
+    ).toEqual(preview.attachments.map((a) => [a.filename, undefined]));
     expect(normalised(preview)).toEqual(normalised(received!));
   }, 180_000);
 });

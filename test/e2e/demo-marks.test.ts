@@ -115,6 +115,21 @@ describe('the demo: marks as the legend says, and every PDF wholly tagged', () =
     }
   });
 
+  it('paints no rule, box or background inside tagged text in any PDF, the digest included', () => {
+    expect(pdfs).toHaveLength(4);
+    for (const file of pdfs) {
+      const name = file.split('/').at(-1);
+      const pdf = readPdfStructure(file);
+      // Table rules, row backgrounds and badges' boxes are artifacts, never part of what is read...
+      const pages = pdf.pathsInTaggedText.flatMap((count, page) =>
+        count > 0 ? [`page ${page + 1}: ${count}`] : [],
+      );
+      expect(pages, name).toEqual([]);
+      // ...while the charts' marks stay the content of their figures (the count is not vacuous).
+      expect(pdf.pathsInFigures, name).toBeGreaterThan(0);
+    }
+  });
+
   it("links each entry of the digest's contents to its page, its page number read with it", () => {
     const file = pdfs.find((f) => f.includes('weekly-executive'))!;
     const pdf = readPdfStructure(file);

@@ -8,8 +8,7 @@ import { safeFileName } from '../file-names.js';
 import { type ReportContents, type ReportHtml, renderReportHtml } from '../html.js';
 import { documentMeta } from '../judging.js';
 import { buildReportModel, type ReportModel } from '../model/index.js';
-import type { PageSetup } from '../page.js';
-import type { PdfRenderer } from '../pdf.js';
+import type { PdfOptions, PdfRenderer } from '../pdf.js';
 import { type RenderSnapshotOptions, reportBaseName, themedContents } from '../render.js';
 import { reportTemplatesFor } from '../templates.js';
 import type { WorkbookMeta } from '../xlsx/context.js';
@@ -103,7 +102,8 @@ export async function renderDigest(store: Store, options: RenderDigestOptions): 
   for (const format of formats) {
     const file = `${base}.${format}`;
     if (format === 'html') writeAtomically(file, digestHtml().html);
-    else if (format === 'pdf') await writePdf(file, options, digestHtml, loaded.length, !single);
+    else if (format === 'pdf')
+      await writePdf(file, options, digestHtml, loaded.length, !single, meta.generatedAt);
     else if (format === 'xlsx') await writeWorkbook(file, options.report, loaded, meta, contents);
     written.push(file);
   }
@@ -145,11 +145,13 @@ async function writePdf(
   digestHtml: DigestHtml,
   setCount: number,
   withContents: boolean,
+  date: Date,
 ): Promise<void> {
   // Loaded on first use, as for one set: a daemon that has not rendered yet never loads puppeteer.
   const renderer = options.renderer ?? new (await import('../pdf.js')).PdfRenderer(options.chromium);
   try {
-    writeAtomically(file, await printDigestPdf(renderer, digestHtml, setCount, withContents, options.page));
+    const print = { page: options.page, date };
+    writeAtomically(file, await printDigestPdf(renderer, digestHtml, setCount, withContents, print));
   } finally {
     if (!options.renderer) await renderer.close();
   }
@@ -202,10 +204,10 @@ export async function printDigestPdf(
   html: DigestHtml,
   setCount: number,
   withContents: boolean,
-  page?: PageSetup,
+  print: Pick<PdfOptions, 'page' | 'date'> = {},
 ): Promise<Buffer> {
   const first = html();
-  const draft = await renderer.render(first.html, { ...first, page });
+  const draft = await renderer.render(first.html, { ...first, ...print });
   if (!withContents) return draft;
   // pdf-lib only when a digest prints: the daemon's start-up does not load it.
   const [{ readDraft }, { topLevelBookmarkPages, withFrontPages }] = await Promise.all([
@@ -218,7 +220,7 @@ export async function printDigestPdf(
   const pages: DigestPages = { portfolio: tops[2]!, sets: tops.slice(HEADINGS_BEFORE_SETS) };
   const full = async () => {
     const final = html(pages);
-    return renderer.render(final.html, { ...final, page });
+    return renderer.render(final.html, { ...final, ...print });
   };
   const front = html(pages, true);
   const templates = [front.headerTemplate ?? '', front.footerTemplate ?? ''];
@@ -228,7 +230,7 @@ export async function printDigestPdf(
     ...front,
     headerTemplate: total(front.headerTemplate),
     footerTemplate: total(front.footerTemplate),
-    page,
+    ...print,
   });
   // The portfolio page follows the front matter: the front matter is its page number minus one.
   return (await withFrontPages(read, frontPdf, pages.portfolio - 1)) ?? full();

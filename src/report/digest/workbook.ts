@@ -2,6 +2,7 @@ import { reportLocale, t, withLocale } from '../../locale/locale.js';
 import type { ReportSnapshot } from '../model/snapshot.js';
 import { createContext, type WorkbookMeta } from '../xlsx/context.js';
 import { SheetWriter } from '../xlsx/sheet-writer.js';
+import { workbookBytes } from '../xlsx/workbook-bytes.js';
 import { newWorkbook, sheetName, type WorkbookContents, writeDataSheet, writeSetSheets } from '../xlsx.js';
 
 /**
@@ -69,5 +70,5 @@ export async function renderDigestWorkbook(
     writeDataSheet(book, contexts);
     return book.workbook;
   });
-  return Buffer.from(await workbook.xlsx.writeBuffer());
+  return workbookBytes(workbook);
 }

@@ -2,7 +2,7 @@ import { deflateSync, inflateSync } from 'node:zlib';
 import { PDFArray, type PDFDict, PDFHexString, PDFName, PDFRef, PDFString } from 'pdf-lib';
 import { type DraftPdf, dictAt, readDraft } from '../pdf-index.js';
 import { markArtifacts } from './artifacts.js';
-import { xmpPacket } from './xmp.js';
+import { pdfDate, xmpPacket } from './xmp.js';
 
 /**
  * Chromium's tagged PDF made a PDF/UA-1 document (ISO 14289-1). Chromium already writes the structure
@@ -11,7 +11,10 @@ import { xmpPacket } from './xmp.js';
  *
  * - the XMP metadata stream with the PDF/UA identifier, title and language (xmp.ts);
  * - artifacts: the content it paints outside the structure tree (running header and footer,
- *   decorations, what the HTML hides from assistive technology) marked as such (artifacts.ts).
+ *   decorations, what the HTML hides from assistive technology) marked as such (artifacts.ts);
+ * - the render's own date: Chromium dates the document when it prints it, so the same document at
+ *   the same clock would differ by a second here and there; with `date` (in the information
+ *   dictionary and the XMP alike) a preview and the message sent carry the very same PDF.
  *
  * A post-processing step rather than a PDF library re-building the document: only the catalog, the
  * information dictionary, the pages and their content streams are parsed (pdf-index.ts); every other
@@ -23,8 +26,13 @@ import { xmpPacket } from './xmp.js';
 /** zlib level for re-compressed content streams: 6 (Skia's) cost ~3× the time for ~4 % smaller pages. */
 const DEFLATE_LEVEL = 1;
 
+export interface FinishOptions {
+  /** When the document was made (the render's clock): its CreationDate and ModDate. Chromium's own when absent. */
+  date?: Date;
+}
+
 /** `pdf` as PDF/UA-1, or undefined when it is not laid out the way Chromium writes PDFs. */
-export function finishPdf(pdf: Uint8Array): Buffer | undefined {
+export function finishPdf(pdf: Uint8Array, options: FinishOptions = {}): Buffer | undefined {
   const draft = readDraft(pdf);
   if (!draft) return undefined;
   try {
@@ -42,6 +50,12 @@ export function finishPdf(pdf: Uint8Array): Buffer | undefined {
     }
     const catalog = dictAt(draft, draft.root);
     const info = draft.info ? dictAt(draft, draft.info) : undefined;
+    if (info && draft.info && options.date) {
+      const date = PDFString.of(pdfDate(options.date));
+      info.set(PDFName.of('CreationDate'), date);
+      info.set(PDFName.of('ModDate'), date);
+      replaced.set(draft.info.objectNumber, dictObject(draft.info.objectNumber, info));
+    }
     const text = (dict: PDFDict | undefined, key: string) => {
       const value = dict?.get(PDFName.of(key));
       return value instanceof PDFString || value instanceof PDFHexString ? value.decodeText() : undefined;
@@ -67,9 +81,7 @@ export function finishPdf(pdf: Uint8Array): Buffer | undefined {
       ),
     );
     catalog.set(PDFName.of('Metadata'), PDFRef.of(metadata));
-    const body = Buffer.alloc(catalog.sizeInBytes());
-    catalog.copyBytesInto(body, 0);
-    replaced.set(draft.root.objectNumber, objectBytes(draft.root.objectNumber, body));
+    replaced.set(draft.root.objectNumber, dictObject(draft.root.objectNumber, catalog));
     return rewrite(draft, replaced, metadata + 1);
   } catch {
     return undefined; // an object not where the table says, or not what a page holds: leave it as printed
@@ -122,6 +134,12 @@ const streamObject = (number: number, flate: boolean, data: Uint8Array) =>
 
 const objectBytes = (number: number, body: Uint8Array) =>
   Buffer.concat([Buffer.from(`${number} 0 obj\n`, 'latin1'), body, Buffer.from('\nendobj\n', 'latin1')]);
+
+function dictObject(number: number, dict: PDFDict): Buffer {
+  const body = Buffer.alloc(dict.sizeInBytes());
+  dict.copyBytesInto(body, 0);
+  return objectBytes(number, body);
+}
 
 /**
  * The draft written again: its objects in their order, each as it was or as `replaced` has it, new

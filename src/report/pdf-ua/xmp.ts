@@ -31,6 +31,12 @@ export function xmpDate(pdfDate: string | undefined): string | undefined {
   return `${y}-${mo}-${d}T${h}:${mi}:${s}${sign ? `${sign}${zh}:${zm}` : 'Z'}`;
 }
 
+/** `date` as a PDF date string in UTC, spelled as Chromium spells its own: `D:20261128105412+00'00'`. */
+export function pdfDate(date: Date): string {
+  const digits = date.toISOString().slice(0, 19).replace(/\D/g, '');
+  return `D:${digits}+00'00'`;
+}
+
 /** The packet, UTF-8, ready to be a /Metadata stream. */
 export function xmpPacket(fields: XmpFields): Buffer {
   const line = (tag: string, value: string | undefined) =>

@@ -1,6 +1,7 @@
 import type { Cell, Worksheet } from 'exceljs';
 import { t } from '../../locale/locale.js';
 import { cleanText, headerNames, type TableNames } from './text.js';
+import { stableExtensionId } from './workbook-bytes.js';
 
 /** A number with its own Excel format (rows of one column can carry different units). */
 export interface NumberCell {
@@ -169,17 +170,18 @@ export class SheetWriter {
     columns.forEach((column, j) => {
       if (!column.bar) return;
       const letter = this.ws.getColumn(j + 1).letter;
+      const ref = `${letter}${first}:${letter}${last}`;
+      const priority = this.priority++;
+      const bar = {
+        type: 'dataBar',
+        priority,
+        cfvo: [{ type: 'min' }, { type: 'max' }],
+        color: { argb: BAR_COLOR },
+      };
       this.ws.addConditionalFormatting({
-        ref: `${letter}${first}:${letter}${last}`,
+        ref,
         // exceljs writes the bar colour but its typings omit it.
-        rules: [
-          {
-            type: 'dataBar',
-            priority: this.priority++,
-            cfvo: [{ type: 'min' }, { type: 'max' }],
-            color: { argb: BAR_COLOR },
-          } as never,
-        ],
+        rules: [stableExtensionId(bar, `${this.ws.name}!${ref}#${priority}`) as never],
       });
     });
     const scaled = columns.flatMap((column, j) => (column.scale ? [j + 1] : []));
