@@ -40,6 +40,7 @@ RUN --mount=type=secret,id=npm_ca,required=false \
  && npm ci --ignore-scripts --no-audit --no-fund && npm rebuild better-sqlite3
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY scripts/build-cli.ts ./scripts/
 # Then what the runtime never loads (~80 MB): better-sqlite3's SQLite sources and object files (its
 # compiled .node stays), the browser bundles of exceljs and pdf-lib (node loads their lib/cjs builds),
 # and `puppeteer` with the TypeScript it drags in (cosmiconfig's peer): reportd drives the system

@@ -32,9 +32,7 @@ export function register(program: Command): void {
         { destinationIssues },
         { loadConfig },
         { maskedConfig },
-        { configTemplateProblems },
         { pathIssues },
-        { formatProblem },
         { themeContrastWarnings },
         { scheduleListing },
         { statusPageAccess },
@@ -43,9 +41,7 @@ export function register(program: Command): void {
         import('../config/destination-address.js'),
         import('../config/load.js'),
         import('../config/mask.js'),
-        import('../report/check/config-templates.js'),
         import('../report/check/path-checks.js'),
-        import('../report/check/templates-check.js'),
         import('../report/theme/contrast.js'),
         import('../schedule/listing.js'),
         import('../status/access.js'),
@@ -54,13 +50,9 @@ export function register(program: Command): void {
       const problems = [
         ...(await pathIssues(config)),
         ...(await destinationIssues(config)),
-        // A template that will not render is as much a setup mistake as a missing folder.
-        ...configTemplateProblems(config).map((problem) => ({
-          path: 'templates',
-          message: formatProblem(problem),
-        })),
+        ...(await ownTemplateIssues(config)),
+        ...(await storedSliceIssues(config)),
       ];
-      problems.push(...(await storedSliceIssues(config)));
       if (problems.length > 0) throw new ConfigError(options.config, problems);
       if (options.destinations) {
         const { checkDestinations } = await import('./check-destinations.js');
@@ -98,6 +90,24 @@ function withTablesCounted(config: Config): unknown {
         : report,
     ),
   };
+}
+
+/**
+ * A template that will not render is as much a setup mistake as a missing folder. Only the folders
+ * of the user's are walked (report/check/template-folders.ts says why), and the checker, with its
+ * Handlebars walk, catalogs and view schema, is loaded only when there is one.
+ */
+async function ownTemplateIssues(config: Config): Promise<ConfigIssue[]> {
+  const { templateFolders } = await import('../report/check/template-folders.js');
+  if (templateFolders(config, { ownFoldersOnly: true }).size === 0) return [];
+  const [{ configTemplateProblems }, { formatProblem }] = await Promise.all([
+    import('../report/check/config-templates.js'),
+    import('../report/check/templates-check.js'),
+  ]);
+  return configTemplateProblems(config, { ownFoldersOnly: true }).map((problem) => ({
+    path: 'templates',
+    message: formatProblem(problem),
+  }));
 }
 
 /**

@@ -1,17 +1,14 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Handlebars from 'handlebars';
 import { TemplateError } from '../errors/index.js';
 import { catalogStamp, readCatalogOverrides } from '../locale/catalog-files.js';
 import { registerLocaleHelpers } from '../locale/helpers.js';
 import { readUnder } from '../locale/template-file.js';
+import { PACKAGE_ROOT } from '../package-root.js';
 
-/**
- * Where report templates come from. The packaged `templates/` sits at the package root, two levels up
- * from this file both in src/report/ (tsx) and in dist/report/ (built), so the same URL works for both.
- */
-export const PACKAGED_TEMPLATES_DIR = fileURLToPath(new URL('../../templates/', import.meta.url));
+/** Where report templates come from: the packaged `templates/` at the package root. */
+export const PACKAGED_TEMPLATES_DIR = join(PACKAGE_ROOT, 'templates');
 
 export { TemplateError };
 

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatStatus } from '../../src/cli/status.js';
+import { formatStatus } from '../../src/cli/status-text.js';
 import type { Config } from '../../src/config/index.js';
 import { type Daemon, startDaemon } from '../../src/daemon/daemon.js';
 import { enqueueLatest } from '../../src/delivery/due.js';

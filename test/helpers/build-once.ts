@@ -5,15 +5,18 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * The e2e tests drive the built CLI (bin/reportd.js → dist/). Building once before the run keeps
- * dist/ in step with src/, so a test never passes or fails because of a stale build. Both vitest
- * projects (sqlite, postgres) list this setup; their global setups run in the one main process, so
- * a flag on globalThis (each project may load its own copy of this module) makes the second a no-op.
+ * The e2e tests drive the built CLI (bin/reportd.js → dist/bundle/, which scripts/build-cli.ts bundles
+ * from src/ with esbuild in a few seconds). Building once before the run keeps it in step with src/,
+ * so a test never passes or fails because of a stale build. No test runs tsc's own output (dist/*.js,
+ * which `npm run build` emits too, for the image's health check): tsc is left out here, and the
+ * types to `npm run typecheck`. Both vitest projects (sqlite, postgres) list this setup; their global
+ * setups run in the one main process, so a flag on globalThis (each project may load its own copy of
+ * this module) makes the second a no-op.
  *
- * The build (tsc, 40–70 s on two busy cores) is skipped when dist/ is the one this setup built from
- * exactly these sources: a stamp in dist/ holds a hash of src/ and the tsconfigs together with the
- * newest mtime under dist/ at the end of that build, so an edit in src/, another build (`npm run
- * build`, whose output may differ) or a touched file in dist/ all build again.
+ * The build is skipped when dist/ is the one this setup built from exactly these sources: a stamp in
+ * dist/ holds a hash of src/, the build's own files and the tsconfigs together with the newest mtime
+ * under dist/ at the end of that build, so an edit in src/, another build (`npm run build`, whose
+ * output may differ) or a touched file in dist/ all build again.
  */
 const builtFlag = Symbol.for('reportd.test.built-once');
 const STAMP = '.built-by-tests';
@@ -33,6 +36,8 @@ function sourceHash(root: string): string {
     ...files(join(root, 'src')),
     join(root, 'tsconfig.json'),
     join(root, 'tsconfig.build.json'),
+    join(root, 'scripts', 'build-cli.ts'),
+    join(root, 'package.json'),
   ]) {
     hash.update(file.slice(root.length)).update('\0').update(readFileSync(file)).update('\0');
   }
@@ -56,7 +61,7 @@ export default function setup(): void {
   const current =
     existsSync(stampFile) && readFileSync(stampFile, 'utf8') === `${sources} ${newestOutput(dist)}`;
   if (!current) {
-    execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], {
+    execFileSync(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'scripts/build-cli.ts'], {
       cwd: root,
       stdio: 'inherit',
     });

@@ -1,5 +1,6 @@
 // Preloaded with `node --import` by tests: appends every npm package a process loads (ESM imports and
-// CommonJS requires) to the file named by REPORTD_TEST_MODULE_LOG, one name a line.
+// CommonJS requires) to the file named by REPORTD_TEST_MODULE_LOG, one name a line; and each chunk of
+// the bundled CLI it loads, as `bundle:<path under dist/bundle/>`.
 import { appendFileSync } from 'node:fs';
 import Module, { register } from 'node:module';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatStatus } from '../../src/cli/status.js';
+import { formatStatus } from '../../src/cli/status-text.js';
 import { configFromObject } from '../../src/config/index.js';
 import { openIncident } from '../../src/notify/incidents.js';
 import { listDeliveries } from '../../src/outbox/reads.js';

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { recipientLines } from '../../src/cli/recipients.js';
+import { recipientLines } from '../../src/cli/recipient-lines.js';
 import { loadConfig } from '../../src/config/load.js';
 import { scheduleListing } from '../../src/schedule/listing.js';
 import { tempDir } from '../delivery/smtp-helpers.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatStatus } from '../../src/cli/status.js';
+import { formatStatus } from '../../src/cli/status-text.js';
 import { createMetrics } from '../../src/daemon/metrics.js';
 import { latestRuns } from '../../src/delivery/due.js';
 import { renderReport } from '../../src/report/render.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatStatus } from '../../src/cli/status.js';
+import { formatStatus } from '../../src/cli/status-text.js';
 import { collectStatus } from '../../src/status/collect.js';
 import { listRuns } from '../../src/store/query-sets.js';
 import { listSnapshots } from '../../src/store/snapshots.js';

@@ -1,7 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Handlebars from 'handlebars';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import type { RecipientRow } from '../../config/recipient-fields.js';
@@ -11,6 +10,7 @@ import { registerLocaleHelpers } from '../../locale/helpers.js';
 import { type ReportLocale, reportLocale, withLocale } from '../../locale/locale.js';
 import { readUnder } from '../../locale/template-file.js';
 import { headerText } from '../../printable.js';
+import { PACKAGED_TEMPLATES_DIR } from '../../report/templates.js';
 import { type ThemeConfig, templateLogo, themeView } from '../../report/theme/theme.js';
 import { attachmentName, type EmailContent } from '../content.js';
 import type { LinksView } from '../sent-files.js';
@@ -76,7 +76,7 @@ export const DIGEST_FULL_SETS = 12;
 
 /** Content-ID of the theme's logo in a report email. */
 const LOGO_CID = 'logo@reportd';
-const BUILTIN = fileURLToPath(new URL('../../../templates/email/', import.meta.url));
+const BUILTIN = join(PACKAGED_TEMPLATES_DIR, 'email');
 const MIME: Record<string, string> = {
   pdf: 'application/pdf',
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',

@@ -1,0 +1,105 @@
+/**
+ * Bundles the CLI into dist/bundle/ (`npm run build` runs it after tsc; bin/reportd.js runs its
+ * output). Node 20 resolves and evaluates each ES module file on its own, and `reportd check` reaches
+ * a few hundred of them (the config schema, yaml, handlebars, zod): one bundled file per command,
+ * with the pure-JS packages those commands need inside it, starts in a fraction of that time.
+ *
+ * Each command's module stays behind a dynamic import (src/cli/commands.ts), so esbuild splits it into
+ * its own chunk: `--version` and `--help` evaluate the command table and the commands' declarations,
+ * nothing of their work. Packages not listed in INLINE stay external and are loaded from node_modules
+ * as before: native ones (better-sqlite3, duckdb, resvg) must, and the heavy ones (puppeteer, exceljs,
+ * the AWS SDK, pg, pino with its worker threads) are only loaded by the commands that use them.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build, type Plugin } from 'esbuild';
+
+/** Pure-JS packages on the paths of `check`, `--help` and the config: parsed once inside the bundle. */
+const INLINE = new Set(['commander', 'croner', 'handlebars', 'intl-messageformat', 'yaml', 'zod']);
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+const outdir = join(root, 'dist', 'bundle');
+const { dependencies } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  dependencies: Record<string, string>;
+};
+const external = Object.keys(dependencies).filter((name) => !INLINE.has(name));
+
+/**
+ * `await import('yaml')` of a CommonJS package inlined in a split bundle gets a chunk that exports only
+ * `default` (esbuild cannot list a CommonJS module's names), where Node gives its named exports too.
+ * A dynamic import of an inlined package is served a module that names them, as Node's own import of
+ * the package names them at build time.
+ */
+const namedExports: Plugin = {
+  name: 'named-exports',
+  setup(build) {
+    const names = new Map<string, string[]>();
+    build.onResolve({ filter: /^[^./]/ }, async ({ path, kind }) => {
+      if (kind !== 'dynamic-import' || !INLINE.has(path)) return undefined;
+      // Resolved from scripts/, that is from the package's own node_modules, as the bundle's sources are.
+      const namespace = (await import(path)) as object;
+      names.set(
+        path,
+        Object.keys(namespace).filter((key) => key !== 'default' && /^[A-Za-z_$][\w$]*$/.test(key)),
+      );
+      return { path, namespace: 'named-exports' };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'named-exports' }, ({ path }) => ({
+      contents: `import * as m from '${path}';\nexport default m.default;\nexport const { ${names.get(path)!.join(', ')} } = m;\n`,
+      resolveDir: root,
+    }));
+  },
+};
+
+/**
+ * Code reportd never runs, left out of the inlined packages (about a fifth of what `check` would parse):
+ * - zod's error messages in 40-odd languages (`z.locales`, ~360 KB): reportd writes its own messages
+ *   and never calls `z.config(z.locales.…())`; English, zod's default, stays.
+ * - `source-map` under handlebars (~60 KB): handlebars maps a compiled template back to its source only
+ *   when given `srcName`, which reportd never passes, and without the package it uses its own
+ *   string-only stand-in, so the compiled templates are the same.
+ */
+const leaveOut: Plugin = {
+  name: 'leave-out',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, ({ importer }) =>
+      /node_modules\/zod\//.test(importer) ? { path: 'zod-locales', namespace: 'left-out' } : undefined,
+    );
+    build.onResolve({ filter: /^source-map$/ }, ({ importer }) =>
+      /node_modules\/handlebars\//.test(importer) ? { path: 'source-map', namespace: 'left-out' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'left-out' }, ({ path }) =>
+      path === 'zod-locales'
+        ? { contents: "export { default as en } from 'zod/v4/locales/en.js';\n", resolveDir: root }
+        : { contents: 'module.exports = {};\n' },
+    );
+  },
+};
+
+await rm(outdir, { recursive: true, force: true });
+const { metafile } = await build({
+  absWorkingDir: root,
+  entryPoints: { reportd: join(root, 'src', 'cli', 'main.ts') },
+  outdir,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  chunkNames: 'chunks/[name]-[hash]',
+  // A package's subpaths (`nodemailer/lib/…`) are external with it.
+  external: external.flatMap((name) => [name, `${name}/*`]),
+  // The inlined CommonJS packages (handlebars, commander) call require() for Node's built-ins.
+  banner: {
+    js: "import { createRequire as __reportdRequire } from 'node:module';\nconst require = __reportdRequire(import.meta.url);",
+  },
+  sourcemap: 'linked',
+  metafile: true,
+  plugins: [namedExports, leaveOut],
+  logLevel: 'warning',
+});
+// Which sources and packages each chunk holds: test/cli/command-loads.test.ts reads it.
+writeFileSync(join(outdir, 'meta.json'), JSON.stringify(metafile));
+process.stdout.write(`bundled the CLI into ${outdir}\n`);

@@ -1,0 +1,116 @@
+import { execFile } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { VERSION } from '../../src/version.js';
+import { tempDir } from '../delivery/smtp-helpers.js';
+import { BIN, ROOT } from '../helpers/cli.js';
+
+/**
+ * Each command loads only what it uses: `reportd --version` and `--help` (spawned by cron jobs,
+ * editors and assistants) load no command's work, and `check` none of the renderer, the workbook, the
+ * store drivers or the senders. The built CLI runs as a user runs it, under a recorder of every npm
+ * package it loads; a chunk of the bundle counts for the packages inlined in it (the bundle's
+ * metafile, dist/bundle/meta.json, says which). How fast that makes it is `npm run bench:cli`.
+ */
+const MODULE_LOG = fileURLToPath(new URL('../helpers/module-log.mjs', import.meta.url));
+const META = join(ROOT, 'dist', 'bundle', 'meta.json');
+
+/** What nothing but the command that uses it may load: the work of render, export, deliver, sync. */
+const HEAVY = [
+  'puppeteer',
+  'puppeteer-core',
+  'exceljs',
+  'pdf-lib',
+  'better-sqlite3',
+  'pg',
+  '@duckdb/node-api',
+  'nodemailer',
+  '@aws-sdk/client-s3',
+  'ssh2-sftp-client',
+  '@slack/web-api',
+  'undici',
+  'pino',
+];
+
+let tmp: ReturnType<typeof tempDir>;
+beforeAll(() => {
+  tmp = tempDir();
+});
+afterAll(() => tmp?.cleanup());
+
+/** Runs the CLI; returns what it printed and every package and source file it loaded. */
+async function loads(args: string[]) {
+  const log = join(tmp.dir, `${args.join('-').replace(/\W+/g, '_')}.txt`);
+  writeFileSync(log, '');
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', MODULE_LOG, BIN, ...args], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      REPORTD_TEST_MODULE_LOG: log,
+      REPORTD_API_KEY: 'test-key',
+      REPORTD_API_SECRET: 'test-secret',
+      SMTP_PASSWORD: 'test-password',
+    },
+  });
+  const { outputs } = JSON.parse(readFileSync(META, 'utf8')) as {
+    outputs: Record<string, { inputs: Record<string, unknown> }>;
+  };
+  const packages = new Set<string>();
+  const sources = new Set<string>();
+  for (const line of readFileSync(log, 'utf8').split('\n').filter(Boolean)) {
+    if (!line.startsWith('bundle:')) {
+      packages.add(line);
+      continue;
+    }
+    const chunk = outputs[`dist/bundle/${line.slice('bundle:'.length)}`];
+    if (!chunk) throw new Error(`${line} is not in ${META}: a stale build?`);
+    for (const input of Object.keys(chunk.inputs)) {
+      const name = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1];
+      if (name) packages.add(name);
+      else sources.add(input);
+    }
+  }
+  return { stdout, packages, sources };
+}
+
+describe('what a command loads', () => {
+  it('--version loads the command table and commander, nothing else', async () => {
+    const { stdout, packages, sources } = await loads(['--version']);
+    expect(stdout.trim()).toBe(VERSION);
+    expect([...packages]).toEqual(['commander']);
+    expect([...sources].sort()).toEqual([
+      'src/cli/commands.ts',
+      'src/cli/main.ts',
+      'src/cli/program.ts',
+      'src/package-root.ts',
+      'src/version.ts',
+    ]);
+  });
+
+  it('--help declares every command but loads none of their work (no config schema, yaml, zod)', async () => {
+    const { stdout, packages, sources } = await loads(['--help']);
+    expect(stdout).toContain('check');
+    expect(stdout).toContain('recipients');
+    expect([...packages]).toEqual(['commander']);
+    expect(sources).toContain('src/cli/check.ts');
+    expect(sources).not.toContain('src/config/load.ts');
+    expect(sources).not.toContain('src/config/schema.ts');
+  });
+
+  it('check loads the config, not the renderer, the workbook, the store drivers or the senders', async () => {
+    const { stdout, packages, sources } = await loads(['check', '--config', 'config/reportd.example.yaml']);
+    expect(stdout).toContain('config/reportd.example.yaml: valid');
+    // The recorder sees what check does need.
+    expect(packages).toContain('zod');
+    expect(packages).toContain('yaml');
+    expect(sources).toContain('src/config/load.ts');
+    expect([...packages].filter((name) => HEAVY.includes(name))).toEqual([]);
+    // Nor what this config does not need: it names no template folder (the built-in templates are
+    // checked by the suite) and no allowed host name to judge against the Public Suffix List.
+    expect(sources).not.toContain('src/report/check/templates-check.ts');
+    expect(packages).not.toContain('tldts');
+  });
+});
