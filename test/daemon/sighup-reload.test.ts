@@ -129,3 +129,65 @@ describe('reportd daemon and SIGHUP', () => {
     expect(mine.filter((i) => i.stopped_at === null)).toEqual([]);
   }, 120_000);
 });
+
+/**
+ * "The table is re-read on SIGHUP like the config": the config file never changes, only the recipient
+ * table beside it. After an edit and SIGHUP the next run goes to the new reader; after an edit that
+ * breaks a row and SIGHUP, one line refuses it (file and line named) and the next run still goes to the
+ * reader of the last valid table.
+ */
+describe('a recipient table and SIGHUP', () => {
+  const table = (reader: string) =>
+    writeFileSync(join(tmp.dir, 'readers.csv'), `email,query_sets\n${reader},101\n`);
+  let before = 0;
+  const readers = () => recipients().slice(before);
+  it('an edited table takes effect at the next slot; a broken one is refused in one line and the last valid one kept', async () => {
+    before = smtp.messages.length;
+    const file = join(tmp.dir, 'reportd-table.yaml');
+    writeFileSync(
+      file,
+      daemonConfig({
+        sandbox,
+        store: `store: { path: "${join(tmp.dir, 'reportd.sqlite')}" }`,
+        smtpUrl: smtp.url,
+        outDir: join(tmp.dir, 'out'),
+        report: false,
+      }) +
+        [
+          'reports:',
+          '  - name: clients',
+          '    formats: [xlsx]',
+          '    schedule: { cron: "*/5 * * * * *", timezone: UTC }',
+          '    recipients: readers.csv',
+          '',
+        ].join('\n'),
+    );
+    table('first@client.example');
+    await newRun();
+    daemon = spawnDaemon(file);
+    const logs = () => daemon!.logs;
+    await smtp.waitFor(before + 1, 60_000);
+    expect(readers()).toEqual(['first@client.example']);
+
+    table('second@client.example');
+    daemon.child.kill('SIGHUP');
+    await until(() => /config reloaded/.test(logs()), 'the reload', logs);
+    await newRun();
+    await smtp.waitFor(before + 2, 60_000);
+    expect(readers()).toEqual(['first@client.example', 'second@client.example']);
+
+    table('not an address');
+    daemon.child.kill('SIGHUP');
+    await until(() => /config reload refused/.test(logs()), 'the refusal', logs);
+    const refusal = logs()
+      .split('\n')
+      .filter((line) => /config reload refused/.test(line));
+    expect(refusal).toHaveLength(1);
+    expect(refusal[0]).toMatch(/readers\.csv line 2/);
+    expect(logs()).not.toMatch(/\n\s+at /);
+    await newRun();
+    await smtp.waitFor(before + 3, 60_000);
+    expect(readers()).toEqual(['first@client.example', 'second@client.example', 'second@client.example']);
+    expect(await stopDaemon(daemon)).toBe(0);
+  }, 180_000);
+});
