@@ -62,6 +62,17 @@ async function newRun() {
   ).toEqual([]);
 }
 
+/** Waits for the daemon to refuse a reload; the refusal is one line, with no stack trace. */
+async function refusedOnce(logs: () => string): Promise<string[]> {
+  await until(() => /config reload refused/.test(logs()), 'the refusal', logs);
+  const refusal = logs()
+    .split('\n')
+    .filter((line) => /config reload refused/.test(line));
+  expect(refusal).toHaveLength(1);
+  expect(logs()).not.toMatch(/\n\s+at /);
+  return refusal;
+}
+
 const recipients = () => smtp.messages.map((m) => (Array.isArray(m.to) ? m.to[0] : m.to)?.text);
 
 describe('reportd daemon and SIGHUP', () => {
@@ -88,13 +99,8 @@ describe('reportd daemon and SIGHUP', () => {
     // Invalid: a cron that does not parse. Refused in one line, the daemon keeps the last valid one.
     writeFileSync(file, config('third@example.com').replace('"*/5 * * * * *"', '"every now and then"'));
     daemon.child.kill('SIGHUP');
-    await until(() => /config reload refused/.test(logs()), 'the refusal', logs);
-    const refusal = logs()
-      .split('\n')
-      .filter((line) => /config reload refused/.test(line));
-    expect(refusal).toHaveLength(1);
+    const refusal = await refusedOnce(logs);
     expect(refusal[0]).toMatch(/reports\[0\]\.schedule\.cron/);
-    expect(logs()).not.toMatch(/\n\s+at /);
     expect(daemon.child.exitCode).toBeNull();
     await newRun();
     await smtp.waitFor(3, 60_000);
@@ -178,13 +184,8 @@ describe('a recipient table and SIGHUP', () => {
 
     table('not an address');
     daemon.child.kill('SIGHUP');
-    await until(() => /config reload refused/.test(logs()), 'the refusal', logs);
-    const refusal = logs()
-      .split('\n')
-      .filter((line) => /config reload refused/.test(line));
-    expect(refusal).toHaveLength(1);
+    const refusal = await refusedOnce(logs);
     expect(refusal[0]).toMatch(/readers\.csv line 2/);
-    expect(logs()).not.toMatch(/\n\s+at /);
     await newRun();
     await smtp.waitFor(before + 3, 60_000);
     expect(readers()).toEqual(['first@client.example', 'second@client.example', 'second@client.example']);
