@@ -3,6 +3,7 @@ import type { Config } from '../config/index.js';
 import type { Mailer } from '../delivery/destinations/smtp-mailer.js';
 import type { Outbox } from '../delivery/outbox-worker.js';
 import { DeliveryFailedError, UsageError } from '../errors/index.js';
+import type { Logger } from '../log.js';
 import type { Delivery } from '../outbox/row.js';
 import type { Store } from '../store/sql.js';
 import { type ConfigOptions, configOption } from './options.js';
@@ -104,20 +105,17 @@ async function deliverPending(config: Config): Promise<void> {
   if (!config.smtp) throw new UsageError('smtp is not configured');
   // Its claims, like the daemon's, are the rows this config's reports, alerts and notices can send,
   // failure notices the last `reportd sync` queued (daemon/after-pass.ts) included.
-  const [{ getDelivery }, pendingLabel, { IncidentWatch }, { systemClock }, { createLogger }] =
-    await Promise.all([
-      import('../outbox/reads.js'),
-      pendingLabeller(config),
-      import('../notify/watch.js'),
-      import('../clock.js'),
-      import('../log.js'),
-    ]);
-  return throughOutbox(config, async (outbox, store, signal) => {
+  const [{ getDelivery }, pendingLabel, { IncidentWatch }, { systemClock }] = await Promise.all([
+    import('../outbox/reads.js'),
+    pendingLabeller(config),
+    import('../notify/watch.js'),
+    import('../clock.js'),
+  ]);
+  return throughOutbox(config, async (outbox, store, signal, logger) => {
     const outcomes = await outbox.drain(signal);
     // As the daemon's worker does after each drain: a row that just failed for good opens its
     // incident (one that went out clears it), and the notice goes out in this same run, so a cron
     // install that only runs `deliver --pending` hears of failures as a daemon's operators do.
-    const logger = createLogger({ level: config.log.level });
     const watch = new IncidentWatch({ config, store, clock: systemClock, logger });
     if (await watch.reconcileDeliveries()) outcomes.push(...(await outbox.drain(signal)));
     const problems: string[] = [];
@@ -127,7 +125,11 @@ async function deliverPending(config: Config): Promise<void> {
       const label = pendingLabel(row);
       // Notices are counted, not listed: their text is in the message, their rows in `history`.
       if (outcome.result === 'sent' && row.kind === 'notice') noticesSent++;
-      else if (outcome.result === 'sent') process.stdout.write(`sent: ${label} (${row.messageId})\n`);
+      // Sent to some, refused by others for good: said as `deliver --report` says it.
+      else if (outcome.result === 'sent')
+        process.stdout.write(
+          `sent: ${label} (${row.messageId})${outcome.error ? `; ${outcome.error}` : ''}\n`,
+        );
       else problems.push(`${label}: ${outcome.error ?? row.lastError ?? outcome.result}`);
     }
     if (noticesSent > 0) process.stdout.write(`sent: ${noticesSent} failure notice(s)\n`);
@@ -143,7 +145,7 @@ async function deliverPending(config: Config): Promise<void> {
  */
 async function throughOutbox(
   config: Config,
-  send: (outbox: Outbox, store: Store, signal: AbortSignal) => Promise<void>,
+  send: (outbox: Outbox, store: Store, signal: AbortSignal, logger: Logger) => Promise<void>,
 ): Promise<void> {
   const [
     { systemClock },
@@ -174,7 +176,7 @@ async function throughOutbox(
   });
   const interrupt = onInterrupt();
   try {
-    await send(outbox, store, interrupt.signal);
+    await send(outbox, store, interrupt.signal, logger);
   } catch (error) {
     throw asStoreFault(error, store.location);
   } finally {

@@ -4,7 +4,7 @@ import type { Logger } from '../log.js';
 import { staleWrite } from '../queue/fence.js';
 import type { Store } from '../store/sql.js';
 import { coverLabel } from './digest-rows.js';
-import { type Recipient, type RecipientOutcome, settleRecipients } from './recipients.js';
+import { type Recipient, type RecipientOutcome, settleRecipients, summary } from './recipients.js';
 import type { Delivery } from './row.js';
 
 export interface RecordedAnswer {
@@ -78,7 +78,8 @@ export async function recordAnswer(options: {
   else log.error(fields, 'delivery failed');
   return {
     result: state === 'sent' ? 'sent' : state === 'pending' ? 'retry' : 'failed',
-    error: missed.length ? missed.join(', ') : undefined,
+    // The same line `history` shows (with each server's reply), so `deliver --pending` says why too.
+    error: summary(recipients) ?? undefined,
     recipients,
   };
 }

@@ -10,7 +10,7 @@ import {
 import { type CompanyCatalog, companyCatalog } from './dataset/companies.js';
 import { errorsOf, type GravityErrorDef } from './dataset/error-register.js';
 import type { RunRecord, SetRecord } from './dataset/records.js';
-import { type SourceDef, sourcesOf } from './dataset/sources.js';
+import { sourcesOf } from './dataset/sources.js';
 import { hashSeed } from './rng.js';
 
 /**

@@ -75,4 +75,30 @@ describe('deliver / history per recipient', () => {
     expect(third.stdout).toMatch(/^already delivered: /);
     expect(env.smtp.messages).toHaveLength(2);
   }, 120_000);
+
+  it("deliver --pending says who refused the message and the server's reply, as deliver --report does", async () => {
+    const pending = env.writeConfig(
+      'pending.yaml',
+      `${env.accountsYaml}sync: { query_sets: [102], backfill_runs: 1 }
+store: { path: pending.sqlite }
+smtp: { url: "${env.smtp.url}", from: "Reports <reports@example.com>" }
+reports:
+  - name: fresh
+    query_sets: [102]
+    formats: [xlsx]
+    trigger: new_run
+    email: { to: [ceo@example.com, gone@example.com] }
+log: { level: warn }
+`,
+    );
+    expect((await env.reportd(pending, 'sync')).code).toBe(0);
+    env.sandbox.publishRun(102);
+    expect((await env.reportd(pending, 'sync')).code).toBe(0);
+    // Sent to one, refused for good by the other: the row is sent, and the refusal is said with it.
+    const run = await env.reportd(pending, 'deliver', '--pending');
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(
+      /^sent: report fresh, query set 102, run \d+ \(<[^>]+>\); refused: gone@example\.com \(550 No such user here\)\n$/,
+    );
+  }, 120_000);
 });
