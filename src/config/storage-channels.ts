@@ -74,6 +74,14 @@ export const s3Channel = z
       .regex(/^[A-Z_]+$/, { message: 'an S3 storage class, e.g. STANDARD_IA' })
       .optional()
       .describe('Passed to the store as `StorageClass` (STANDARD_IA, GLACIER_IR, …). Default: STANDARD.'),
+    timeout_seconds: z
+      .number()
+      .positive()
+      .max(600)
+      .default(30)
+      .describe(
+        'Time to connect, and the longest the connection may stay silent mid-request, in seconds (a large upload may take longer in all). Default 30.',
+      ),
     name_template: nameTemplate,
   })
   .describe(

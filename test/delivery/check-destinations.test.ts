@@ -1,4 +1,5 @@
 import { mkdirSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -86,5 +87,41 @@ describe('reportd check --destinations', () => {
     );
     expect(`${result.stdout}${result.stderr}`).not.toContain(WRONG_SECRET);
     expect(`${result.stdout}${result.stderr}`).not.toContain('AKIAWRONGKEY0000');
+  }, 120_000);
+
+  it('an S3 endpoint that accepts and never answers fails after timeout_seconds, in one line', async () => {
+    // A TCP server that takes the connection and says nothing: a hung proxy or a dropping firewall.
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    const hung = join(dir, 'hung.yaml');
+    writeFileSync(
+      hung,
+      `accounts:
+  - { name: acme, base_url: "http://127.0.0.1:9", api_key: k, api_secret: s }
+channels:
+  - { name: hung, type: s3, bucket: reports, endpoint: "http://127.0.0.1:${port}", force_path_style: true, timeout_seconds: 1 }
+`,
+    );
+    try {
+      const result = await runCli(['check', '--destinations', '--config', hung], {
+        cwd: dir,
+        env: {
+          REPORTD_LOG_LEVEL: 'warn',
+          AWS_ACCESS_KEY_ID: S3_KEY.id,
+          AWS_SECRET_ACCESS_KEY: S3_KEY.secret,
+        },
+      });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe('');
+      expect(result.stdout).toMatch(
+        /^channel hung: s3 bucket reports: PUT reportd-check-\w+\.txt: network error, .+\n$/,
+      );
+      expect(sockets.size).toBeGreaterThan(0);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    }
   }, 120_000);
 });

@@ -52,6 +52,7 @@ const s3Config = (over: Partial<S3ChannelConfig> = {}): S3ChannelConfig => ({
   bucket: 'reports',
   prefix: 'weekly/',
   region: 'us-east-1',
+  timeout_seconds: 30,
   endpoint: s3.endpoint,
   force_path_style: true,
   name_template: plan.template,

@@ -35,6 +35,13 @@ export function s3Store(config: S3ChannelConfig): ObjectStore {
     ...(config.endpoint ? { endpoint: config.endpoint } : {}),
     forcePathStyle: config.force_path_style,
     maxAttempts: 1,
+    // Without these the SDK waits for ever on an endpoint that accepts and never answers (a firewall
+    // that drops, a hung proxy), holding the delivery's claim. Idle time, not the whole request, so a
+    // large upload that keeps moving is never cut.
+    requestHandler: {
+      connectionTimeout: config.timeout_seconds * 1000,
+      socketTimeout: config.timeout_seconds * 1000,
+    },
     // S3-compatible stores (MinIO, Ceph, R2) differ in the flexible checksums they accept.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
