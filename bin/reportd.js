@@ -1,12 +1,44 @@
 #!/usr/bin/env node
 // Launcher: runs the bundled CLI (built by `npm run build`, which `npm ci` runs through `prepare`;
-// scripts/build-cli.ts says why it is bundled).
-import { existsSync } from 'node:fs';
+// scripts/build-cli.ts says why it is bundled). `reportd --version` and the top-level help are spawned
+// often (cron jobs, editors, assistants) and say the same thing every time, so they are answered here,
+// without loading commander and the command table: the version from package.json, the help as
+// `npm run build` captured it from the bundled program itself (test/cli/launcher.test.ts checks both
+// are what the program prints).
+import { existsSync, readFileSync } from 'node:fs';
+import module from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const entry = new URL('../dist/bundle/reportd.js', import.meta.url);
-if (!existsSync(fileURLToPath(entry))) {
+const helpFile = new URL('../dist/bundle/help.txt', import.meta.url);
+const args = process.argv.slice(2);
+
+/**
+ * The top-level help where commander would print it: stdout for `--help`/`-h`, stderr (exit 2, as
+ * main.ts maps commander's usage errors) when no command is given. Only at the 80 columns it was
+ * captured at: commander wraps to a terminal's own width, so a wider or narrower one gets commander.
+ */
+function helpAnswer() {
+  if (args.length > 1 || (args.length === 1 && args[0] !== '--help' && args[0] !== '-h')) return undefined;
+  const stream = args.length === 0 ? process.stderr : process.stdout;
+  if (stream.isTTY && stream.columns !== undefined && stream.columns !== 80) return undefined;
+  if (!existsSync(fileURLToPath(helpFile))) return undefined;
+  return { stream, text: readFileSync(helpFile, 'utf8'), exitCode: args.length === 0 ? 2 : 0 };
+}
+
+const help = helpAnswer();
+if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
+  const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  process.stdout.write(`${version}\n`);
+} else if (help) {
+  help.stream.write(help.text);
+  process.exitCode = help.exitCode;
+} else if (!existsSync(fileURLToPath(entry))) {
   process.stderr.write('reportd: not built yet, run `npm run build` (or `npm ci`) first\n');
   process.exit(2);
+} else {
+  // Node ≥ 22.1 keeps the compiled code of the bundle's chunks on disk between runs (in the system's
+  // temporary folder); Node 20 has no such cache and compiles them every time.
+  module.enableCompileCache?.();
+  await import(entry.href);
 }
-await import(entry.href);

@@ -10,6 +10,7 @@
  * as before: native ones (better-sqlite3, duckdb, resvg) must, and the heavy ones (puppeteer, exceljs,
  * the AWS SDK, pg, pino with its worker threads) are only loaded by the commands that use them.
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -78,6 +79,9 @@ const leaveOut: Plugin = {
   },
 };
 
+const BANNER =
+  "import { createRequire as __reportdRequire } from 'node:module';\nconst require = __reportdRequire(import.meta.url);";
+
 await rm(outdir, { recursive: true, force: true });
 const { metafile } = await build({
   absWorkingDir: root,
@@ -92,14 +96,33 @@ const { metafile } = await build({
   // A package's subpaths (`nodemailer/lib/…`) are external with it.
   external: external.flatMap((name) => [name, `${name}/*`]),
   // The inlined CommonJS packages (handlebars, commander) call require() for Node's built-ins.
-  banner: {
-    js: "import { createRequire as __reportdRequire } from 'node:module';\nconst require = __reportdRequire(import.meta.url);",
-  },
+  banner: { js: BANNER },
   sourcemap: 'linked',
+  // Whitespace and syntax, not names: a third less for Node to parse on every start (what `check`
+  // loads goes from 1.2 MB to 0.8 MB), and a bug's stack trace still names its functions.
+  minifyWhitespace: true,
+  minifySyntax: true,
   metafile: true,
   plugins: [namedExports, leaveOut],
   logLevel: 'warning',
 });
+// esbuild's `__require` lives in one chunk, and only chunks that name `require` call it: the banner
+// leaves the others (each would build a `require` for nothing, some forty times for `check`). A blank
+// line takes its place, so the source maps' lines still match.
+for (const file of Object.keys(metafile.outputs).filter((name) => name.endsWith('.js'))) {
+  const path = join(root, file);
+  const text = readFileSync(path, 'utf8');
+  const body = text.slice(BANNER.length);
+  if (text.startsWith(BANNER) && !/\brequire\b/.test(body)) writeFileSync(path, `\n${body}`);
+}
 // Which sources and packages each chunk holds: test/cli/command-loads.test.ts reads it.
 writeFileSync(join(outdir, 'meta.json'), JSON.stringify(metafile));
+// The top-level help as the bundled program prints it to a pipe (80 columns, no colours), for
+// bin/reportd.js to print without loading commander and every command's declaration.
+const help = execFileSync(process.execPath, [join(outdir, 'reportd.js'), '--help'], {
+  cwd: root,
+  encoding: 'utf8',
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+writeFileSync(join(outdir, 'help.txt'), help);
 process.stdout.write(`bundled the CLI into ${outdir}\n`);

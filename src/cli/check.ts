@@ -1,8 +1,6 @@
 import type { Command } from 'commander';
-import type { Config } from '../config/index.js';
-import { ConfigError, type ConfigIssue } from '../errors/index.js';
-import { scrub } from '../secrets.js';
-import { type ConfigOptions, configOption } from './options.js';
+import type { CheckOptions } from './check-run.js';
+import { configOption } from './options.js';
 
 /**
  * `reportd check`: validates the config and prints it as reportd will use it (defaults filled in,
@@ -25,110 +23,11 @@ export function register(program: Command): void {
       '--destinations',
       'instead of printing the config: write a small probe object to each storage channel (s3, sftp, folder) and remove it; one line each, exit 1 when any fails',
     )
-    .action(async (options: ConfigOptions & { destinations?: boolean }) => {
+    .action(async (options: CheckOptions) => {
       // Loaded here, not at the top: `reportd --help` declares every command and must not load them.
-      const [
-        { stringify },
-        { destinationIssues },
-        { loadConfig },
-        { maskedConfig },
-        { pathIssues },
-        { themeContrastWarnings },
-        { scheduleListing },
-        { statusPageAccess },
-      ] = await Promise.all([
-        import('yaml'),
-        import('../config/destination-address.js'),
-        import('../config/load.js'),
-        import('../config/mask.js'),
-        import('../report/check/path-checks.js'),
-        import('../report/theme/contrast.js'),
-        import('../schedule/listing.js'),
-        import('../status/access.js'),
-      ]);
-      const config = loadConfig(options.config);
-      const problems = [
-        ...(await pathIssues(config)),
-        ...(await destinationIssues(config)),
-        ...(await ownTemplateIssues(config)),
-        ...(await storedSliceIssues(config)),
-      ];
-      if (problems.length > 0) throw new ConfigError(options.config, problems);
-      if (options.destinations) {
-        const { checkDestinations } = await import('./check-destinations.js');
-        process.exitCode = await checkDestinations(config);
-        return;
-      }
-      // Masked by field, then scrubbed by value in case a secret was also pasted into another field.
-      const text = scrub(stringify(withTablesCounted(maskedConfig(config)), { lineWidth: 0 }));
-      const schedules = scheduleListing(config, Date.now()).join('\n');
-      process.stdout.write(`# ${options.config}: valid\n${text}${schedules}\n`);
-      const page = statusPageAccess(config.http);
-      // A warning, not an error: the probes work and the daemon runs; only the page stays dark.
-      if (config.http.port !== undefined && page.mode === 'off') {
-        process.stderr.write(`reportd: warning: ${page.reason}\n`);
-      }
-      // Warnings too: the report prints, but some of its readers cannot read all of it.
-      config.reports.forEach((report, index) => {
-        for (const line of report.theme ? themeContrastWarnings(report.theme) : []) {
-          process.stderr.write(`reportd: warning: reports[${index}].theme: ${line}\n`);
-        }
-      });
+      // One module holding all that check runs: one chunk of the bundle to find and load where eight
+      // separate imports made it load many small ones.
+      const { runCheck } = await import('./check-run.js');
+      await runCheck(options);
     });
-}
-
-/** A recipient table printed as its size (it may hold 10,000 rows); `reportd recipients` lists it. */
-function withTablesCounted(config: Config): unknown {
-  return {
-    ...config,
-    reports: config.reports.map((report) =>
-      report.recipients
-        ? {
-            ...report,
-            recipients: `${report.recipients.length} readers (see \`reportd recipients ${report.name}\`)`,
-          }
-        : report,
-    ),
-  };
-}
-
-/**
- * A template that will not render is as much a setup mistake as a missing folder. Only the folders
- * of the user's are walked (report/check/template-folders.ts says why), and the checker, with its
- * Handlebars walk, catalogs and view schema, is loaded only when there is one.
- */
-async function ownTemplateIssues(config: Config): Promise<ConfigIssue[]> {
-  const { templateFolders } = await import('../report/check/template-folders.js');
-  if (templateFolders(config, { ownFoldersOnly: true }).size === 0) return [];
-  const [{ configTemplateProblems }, { formatProblem }] = await Promise.all([
-    import('../report/check/config-templates.js'),
-    import('../report/check/templates-check.js'),
-  ]);
-  return configTemplateProblems(config, { ownFoldersOnly: true }).map((problem) => ({
-    path: 'templates',
-    message: formatProblem(problem),
-  }));
-}
-
-/**
- * Recipient rows checked against the sets the store has (delivery/slice-check.ts): only when a store
- * is there to ask (before the first sync, or with the store down, the config alone is judged).
- */
-async function storedSliceIssues(config: Config): Promise<ConfigIssue[]> {
-  const tables = config.reports.filter((report) => report.recipients);
-  if (tables.length === 0) return [];
-  const [{ openStore }, { sliceIssues }] = await Promise.all([
-    import('../store/db.js'),
-    import('../delivery/slice-check.js'),
-  ]);
-  const store = await openStore(config.store, { mustExist: true }).catch(() => undefined);
-  if (!store) return [];
-  try {
-    const issues: ConfigIssue[] = [];
-    for (const report of tables)
-      issues.push(...(await sliceIssues(store, report.recipients ?? [], config.accounts)));
-    return issues;
-  } finally {
-    await store.close();
-  }
 }

@@ -61,9 +61,11 @@ function build(document: unknown, baseDir: string, env: NodeJS.ProcessEnv, label
   // Before anything can fail: a refused config must not print a secret either.
   registerInlineSecrets(raw);
   const secrets = readSecretFiles(raw, baseDir, issues);
-  let result = configSchema.safeParse(raw);
+  // Parsed once (twice at most) per process: zod's compiled fast path for each object schema costs
+  // more to generate than it saves on one document, and `reportd check` would pay it on every run.
+  let result = configSchema.safeParse(raw, { jitless: true });
   if (!result.success && retype(raw, wholeReferences, result.error.issues) > 0)
-    result = configSchema.safeParse(raw);
+    result = configSchema.safeParse(raw, { jitless: true });
   const later = [
     ...(result.success
       ? budgetOptionIssues(result.data.accounts)

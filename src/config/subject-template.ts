@@ -1,4 +1,5 @@
-import Handlebars from 'handlebars';
+// The parser alone (handlebars-parse.d.ts): the config needs no compiler.
+import { parse } from 'handlebars/dist/cjs/handlebars/compiler/base.js';
 
 /**
  * The variables an email subject may use. The delivery module fills exactly these; checking them when
@@ -12,7 +13,7 @@ export type SubjectVariables = Record<(typeof SUBJECT_VARIABLES)[number], string
 export function subjectTemplateProblem(template: string): string | undefined {
   let program: hbs.AST.Program;
   try {
-    program = Handlebars.parse(template);
+    program = parse(template);
   } catch (error) {
     const reason = (error as Error).message.split('\n')[0];
     return `not a valid Handlebars template: ${reason}`;
