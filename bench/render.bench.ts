@@ -8,6 +8,9 @@
  * - warm single: `PdfRenderer.render` (isolated context, JS off, request interception, deadline) with
  *   its work between renders done (`idle()`), as in a daemon where workbook and email come between;
  * - back to back: renders with no pause, each also paying for clearing the last page;
+ * - each extra report of `render --set all --run all` against a batch of bare tagged prints of the
+ *   same HTML at the same concurrency, round by round (extra-report.ts; REPORTD_BENCH_BASELINE adds
+ *   another checkout, REPORTD_BENCH_ROUNDS sets the rounds, 5, REPORTD_BENCH_EXTRA_ONLY=1 runs only this);
  * - batch of 20: `renderBatch` (model → charts → HTML → PDF, files written) at concurrency 1 and at
  *   the default (cores, at most 4), as reports per minute, each renderer warm (as many documents
  *   printed at once as it has browsers before the clock starts, as in a daemon past its first batch;
@@ -36,6 +39,7 @@ import { reportTemplatesFor } from '../src/report/templates.js';
 import { renderWorkbook } from '../src/report/xlsx.js';
 import { fixtureSnapshot } from '../test/report/fixtures.js';
 import { seedStore } from '../test/report/helpers.js';
+import { baselinePath, extraReportRounds } from './extra-report.js';
 
 // A real collection before each memory reading, so RSS shows retained memory, not garbage not yet swept.
 setFlagsFromString('--expose-gc');
@@ -176,7 +180,8 @@ await bareBrowser.close();
 const burstMs = await time(warm);
 await renderer.close();
 
-// A batch of 20 reports, the whole path (HTML step, PDF, file), at concurrency 1 and the default.
+// A batch of 20 reports, the whole path (HTML step, PDF, file), at concurrency 1 and the default
+// (what `render` uses when chromium.concurrency is not set: renderConcurrency).
 const defaultConcurrency = Math.max(1, Math.min(4, availableParallelism()));
 const work = mkdtempSync(join(tmpdir(), 'reportd-bench-'));
 const batchItems: BatchItem[] = Array.from({ length: 20 }, (_, i) => ({
@@ -184,6 +189,24 @@ const batchItems: BatchItem[] = Array.from({ length: 20 }, (_, i) => ({
   history: [],
   baseName: `report-${i}`,
 }));
+const extraLines = await extraReportRounds({
+  executablePath,
+  doc,
+  pdfOptions,
+  items: batchItems,
+  concurrency: defaultConcurrency,
+  rounds: Number(process.env.REPORTD_BENCH_ROUNDS ?? 5),
+  outDir: join(work, 'extra'),
+  paths: [
+    { name: 'this tree', PdfRenderer, renderBatch },
+    ...[await baselinePath()].filter((path) => path !== undefined),
+  ],
+});
+console.log(extraLines.join('\n'));
+if (process.env.REPORTD_BENCH_EXTRA_ONLY === '1') {
+  rmSync(work, { recursive: true, force: true });
+  process.exit(0);
+}
 /** CPU a batch's report cost, all processes together: the Chromium trees and this process. */
 const batchCpu = new Map<number, { chromiumMs: number; nodeMs: number }[]>();
 async function chromiumCpuMs(renderer: PdfRenderer): Promise<number> {

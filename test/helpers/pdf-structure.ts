@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
+import { readMarkedContent } from './pdf-marked-content.js';
 
 /**
  * A PDF as assistive technology meets it, read from its own objects with qpdf and poppler (never with
@@ -219,5 +220,10 @@ export function expectPdfUa(file: string, expected: PdfUaExpectations): PdfStruc
     counts.flatMap((count, page) => (count > 0 ? [`page ${page + 1}: ${count}`] : []));
   expect(pages(pdf.unmarkedPainting), name).toEqual([]);
   expect(pages(pdf.pathsInTaggedText), `${name}: paths painted inside tagged text`).toEqual([]);
+  // The content and the structure tree agree both ways: every sequence is claimed by an element, and
+  // every MCID an element or the parent tree names is in the content (none left behind by artifacts).
+  const marked = readMarkedContent(file);
+  expect(marked.orphans, `${name}: marked content outside the structure tree`).toEqual([]);
+  expect(marked.dangling, `${name}: structure pointing at content that is not there`).toEqual([]);
   return pdf;
 }

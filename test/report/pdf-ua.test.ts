@@ -1,10 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PdfRenderer } from '../../src/report/pdf.js';
 import { renderSnapshot } from '../../src/report/render.js';
-import { expectPdfUa } from '../helpers/pdf-structure.js';
+import { readMarkedContent } from '../helpers/pdf-marked-content.js';
+import { expectPdfUa, readPdfStructure } from '../helpers/pdf-structure.js';
 import { fixtureSnapshot } from './fixtures.js';
 
 /**
@@ -52,4 +53,32 @@ describe('PDF/UA-1 in the reader’s language', () => {
     expect(pdf.headerScopes).toContain('/Row');
     expect(pdf.headerScopes).toContain('/Column');
   }, 120_000);
+});
+
+describe('decoration made an artifact leaves the structure tree whole', () => {
+  it('an element that held only decoration leaves the tree; an empty cell keeps its place in the row', async () => {
+    // A labelled box with a border and nothing in it, a cell with only a background and a border:
+    // Chromium tags both boxes' painting as their elements' content; the finish makes it an artifact.
+    const html = `<!doctype html><html lang="en"><head><title>Decoration</title></head><body>
+      <h1>Title</h1>
+      <section aria-label="box" style="border:2px solid #c00;height:20px"></section>
+      <table><thead><tr><th>A</th><th>B</th></tr></thead>
+      <tbody><tr><td style="background:#c00;border:1px solid #00c"></td><td>2</td></tr></tbody></table>
+      </body></html>`;
+    const file = join(dir, 'decoration.pdf');
+    writeFileSync(file, await renderer.render(html));
+    const marked = readMarkedContent(file);
+    expect(marked.orphans).toEqual([]);
+    expect(marked.dangling).toEqual([]);
+    // The box is gone (its object freed, not left unreachable); the table keeps two cells a row.
+    expect(Object.fromEntries(readPdfStructure(file).elements)).toEqual({
+      '/Document': 1,
+      '/H1': 1,
+      '/Table': 1,
+      '/TR': 2,
+      '/TH': 2,
+      '/TD': 2,
+      '/NonStruct': 4,
+    });
+  }, 60_000);
 });

@@ -87,11 +87,13 @@ function operatorCode(data: Uint8Array, start: number, end: number): number {
   return value;
 }
 
-/** Whether a `BDC`'s property list (the bytes before it) ties the sequence to the structure tree. */
-const hasMcid = (data: Uint8Array, from: number, to: number) =>
-  Buffer.from(data.buffer, data.byteOffset + from, to - from)
-    .toString('latin1')
-    .includes('/MCID');
+/** The MCID in a `BDC`'s property list (the bytes before it): what ties it to the structure tree. */
+const mcidOf = (data: Uint8Array, from: number, to: number) => {
+  const mcid = /\/MCID\s+(\d+)/.exec(
+    Buffer.from(data.buffer, data.byteOffset + from, to - from).toString('latin1'),
+  );
+  return mcid ? Number(mcid[1]) : undefined;
+};
 
 /** Whether the sequence whose tag starts at `at` is a figure (a chart: its paths are its content). */
 const isFigure = (data: Uint8Array, at: number) =>
@@ -102,6 +104,7 @@ interface Tagged {
   /** Where its tag starts and its `BDC` ends: the bytes `/Artifact BMC` replaces. */
   from: number;
   to: number;
+  mcid: number;
   figure: boolean;
   paths: number;
   /** Text, an XObject, a shading or a nested tagged sequence: real content. */
@@ -117,6 +120,8 @@ interface Tagged {
 class Marker {
   /** `[at, bytes, end]`: `bytes` in place of `at..end` (an insertion when end is at). */
   readonly inserts: [number, Buffer, number?][] = [];
+  /** The MCIDs of the tagged sequences made artifacts: the structure tree must let go of them. */
+  readonly removed: number[] = [];
   tagged: Tagged | undefined;
   depth = 0;
   inText = false;
@@ -127,6 +132,8 @@ class Marker {
   /** Where the current path object began, while it is unmarked at depth 0 and not yet painted. */
   pathStart = -1;
 
+  constructor(private readonly decorations: boolean) {}
+
   /**
    * One operator of `kind` whose operands start at `at` (the operator itself at `start`); false when
    * the stream is not one this pass understands.
@@ -136,12 +143,21 @@ class Marker {
     if (kind === Kind.Begin || kind === Kind.BeginBare) {
       // A sequence of the structure tree ends the artifact; one without an MCID (an ActualText
       // span) is no real content by itself, so it stays inside the artifact or starts one.
-      const real = kind === Kind.Begin && hasMcid(data, at, start);
+      const mcid = kind === Kind.Begin ? mcidOf(data, at, start) : undefined;
+      const real = mcid !== undefined;
       if (this.depth === 0) {
         if (kind === Kind.Begin && !real) this.openAt(at);
         else this.closeAt(at);
-        if (real)
-          this.tagged = { from: at, to: start + 3, figure: isFigure(data, at), paths: 0, content: false };
+        if (real && this.decorations) {
+          this.tagged = {
+            from: at,
+            to: start + 3,
+            mcid,
+            figure: isFigure(data, at),
+            paths: 0,
+            content: false,
+          };
+        }
       } else if (real && this.tagged) this.tagged.content = true;
       this.depth++;
     } else if (kind === Kind.End) {
@@ -174,6 +190,7 @@ class Marker {
     this.tagged = undefined;
     if (!tagged || tagged.figure || tagged.content || tagged.paths === 0) return;
     this.inserts.push([tagged.from, ARTIFACT, tagged.to]);
+    this.removed.push(tagged.mcid);
   }
 
   openAt(at: number): void {
@@ -191,9 +208,18 @@ class Marker {
   }
 }
 
-/** The content stream with its unmarked painting wrapped as artifacts; undefined when not understood. */
-export function markArtifacts(data: Uint8Array): Buffer | undefined {
-  const marker = new Marker();
+/** A content stream with its artifacts marked, and the MCIDs it no longer holds. */
+export interface MarkedContent {
+  content: Buffer;
+  removed: number[];
+}
+
+/**
+ * The content stream with its unmarked painting wrapped as artifacts, and (unless `decorations` is
+ * false) its tagged decoration made artifacts too; undefined when not understood.
+ */
+export function markArtifacts(data: Uint8Array, { decorations = true } = {}): MarkedContent | undefined {
+  const marker = new Marker(decorations);
   /** Where the operands of the next operator start (-1 before the first). */
   let operands = -1;
   let dicts = 0;
@@ -256,5 +282,5 @@ export function markArtifacts(data: Uint8Array): Buffer | undefined {
     from = end ?? at;
   }
   parts.push(data.subarray(from));
-  return Buffer.concat(parts);
+  return { content: Buffer.concat(parts), removed: marker.removed };
 }

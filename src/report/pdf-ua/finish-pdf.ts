@@ -1,7 +1,8 @@
 import { deflateSync, inflateSync } from 'node:zlib';
-import { PDFArray, type PDFDict, PDFHexString, PDFName, PDFRef, PDFString } from 'pdf-lib';
+import { PDFArray, type PDFDict, PDFHexString, PDFName, type PDFObject, PDFRef, PDFString } from 'pdf-lib';
 import { type DraftPdf, dictAt, readDraft } from '../pdf-index.js';
 import { markArtifacts } from './artifacts.js';
+import { releaseMarkedContent } from './struct-tree.js';
 import { pdfDate, xmpPacket } from './xmp.js';
 
 /**
@@ -11,7 +12,8 @@ import { pdfDate, xmpPacket } from './xmp.js';
  *
  * - the XMP metadata stream with the PDF/UA identifier, title and language (xmp.ts);
  * - artifacts: the content it paints outside the structure tree (running header and footer,
- *   decorations, what the HTML hides from assistive technology) marked as such (artifacts.ts);
+ *   decorations, what the HTML hides from assistive technology) marked as such (artifacts.ts), and
+ *   the structure tree rid of the decoration that was tagged (struct-tree.ts);
  * - the render's own date: Chromium dates the document when it prints it, so the same document at
  *   the same clock would differ by a second here and there; with `date` (in the information
  *   dictionary and the XMP alike) a preview and the message sent carry the very same PDF.
@@ -36,25 +38,29 @@ export function finishPdf(pdf: Uint8Array, options: FinishOptions = {}): Buffer 
   const draft = readDraft(pdf);
   if (!draft) return undefined;
   try {
-    const streams = draft.pages.flatMap((page) =>
-      contentsOf(dictAt(draft, page)).flatMap((ref) => streamAt(draft, ref) ?? []),
-    );
-    // zlib in this thread: its async form measured no cheaper in CPU, which is what bounds renders
-    // on a small machine, and a report's ~15 ms here hold the event loop no longer than a template.
-    const replaced = new Map<number, Uint8Array>();
-    for (const stream of streams) {
-      const content = markArtifacts(stream.flate ? inflateSync(stream.data) : stream.data);
-      if (!content) continue;
-      const data = stream.flate ? deflateSync(content, { level: DEFLATE_LEVEL }) : content;
-      replaced.set(stream.number, streamObject(stream.number, stream.flate, data));
+    const pages = draft.pages.map((page) => ({
+      page: page.objectNumber,
+      streams: contentsOf(dictAt(draft, page)).flatMap((ref) => streamAt(draft, ref) ?? []),
+    }));
+    const replaced = new Map<number, Uint8Array | null>();
+    let marked = markPages(pages, true);
+    let tree: Map<number, PDFObject | null>;
+    try {
+      tree = releaseMarkedContent(draft, marked.removed);
+    } catch {
+      // A tree this cannot edit: its decoration stays tagged rather than the tree point at nothing.
+      marked = markPages(pages, false);
+      tree = new Map();
     }
+    for (const [number, bytes] of marked.streams) replaced.set(number, bytes);
+    for (const [number, object] of tree) replaced.set(number, object && indirectObject(number, object));
     const catalog = dictAt(draft, draft.root);
     const info = draft.info ? dictAt(draft, draft.info) : undefined;
     if (info && draft.info && options.date) {
       const date = PDFString.of(pdfDate(options.date));
       info.set(PDFName.of('CreationDate'), date);
       info.set(PDFName.of('ModDate'), date);
-      replaced.set(draft.info.objectNumber, dictObject(draft.info.objectNumber, info));
+      replaced.set(draft.info.objectNumber, indirectObject(draft.info.objectNumber, info));
     }
     const text = (dict: PDFDict | undefined, key: string) => {
       const value = dict?.get(PDFName.of(key));
@@ -81,11 +87,35 @@ export function finishPdf(pdf: Uint8Array, options: FinishOptions = {}): Buffer 
       ),
     );
     catalog.set(PDFName.of('Metadata'), PDFRef.of(metadata));
-    replaced.set(draft.root.objectNumber, dictObject(draft.root.objectNumber, catalog));
+    replaced.set(draft.root.objectNumber, indirectObject(draft.root.objectNumber, catalog));
     return rewrite(draft, replaced, metadata + 1);
   } catch {
     return undefined; // an object not where the table says, or not what a page holds: leave it as printed
   }
+}
+
+/**
+ * Each page's content streams with their artifacts marked (the new stream objects, by number), and
+ * the MCIDs each page (by object number) no longer holds.
+ */
+function markPages(
+  pages: { page: number; streams: ContentStream[] }[],
+  decorations: boolean,
+): { streams: Map<number, Uint8Array>; removed: Map<number, number[]> } {
+  const streams = new Map<number, Uint8Array>();
+  const removed = new Map<number, number[]>();
+  for (const { page, streams: contents } of pages) {
+    for (const stream of contents) {
+      // zlib in this thread: its async form measured no cheaper in CPU, which is what bounds renders
+      // on a small machine, and a report's ~15 ms here hold the event loop no longer than a template.
+      const marked = markArtifacts(stream.flate ? inflateSync(stream.data) : stream.data, { decorations });
+      if (!marked) continue;
+      const data = stream.flate ? deflateSync(marked.content, { level: DEFLATE_LEVEL }) : marked.content;
+      streams.set(stream.number, streamObject(stream.number, stream.flate, data));
+      if (marked.removed.length > 0) removed.set(page, [...(removed.get(page) ?? []), ...marked.removed]);
+    }
+  }
+  return { streams, removed };
 }
 
 /** The content stream references of a page (one stream, or an array of them). */
@@ -135,18 +165,19 @@ const streamObject = (number: number, flate: boolean, data: Uint8Array) =>
 const objectBytes = (number: number, body: Uint8Array) =>
   Buffer.concat([Buffer.from(`${number} 0 obj\n`, 'latin1'), body, Buffer.from('\nendobj\n', 'latin1')]);
 
-function dictObject(number: number, dict: PDFDict): Buffer {
-  const body = Buffer.alloc(dict.sizeInBytes());
-  dict.copyBytesInto(body, 0);
+function indirectObject(number: number, object: PDFObject): Buffer {
+  const body = Buffer.alloc(object.sizeInBytes());
+  object.copyBytesInto(body, 0);
   return objectBytes(number, body);
 }
 
 /**
- * The draft written again: its objects in their order, each as it was or as `replaced` has it, new
- * object numbers (at or past the draft's size) after them, then a cross-reference table and trailer
- * for the lot. One section, as Chromium writes it, so the result reads like any print of it.
+ * The draft written again: its objects in their order, each as it was or as `replaced` has it (null:
+ * left out, a free entry), new object numbers (at or past the draft's size) after them, then a
+ * cross-reference table and trailer for the lot. One section, as Chromium writes it, so the result
+ * reads like any print of it.
  */
-function rewrite(draft: DraftPdf, replaced: Map<number, Uint8Array>, size: number): Buffer {
+function rewrite(draft: DraftPdf, replaced: Map<number, Uint8Array | null>, size: number): Buffer {
   const order = [...draft.offsets].sort((a, b) => a[1] - b[1]);
   const parts: Uint8Array[] = [draft.bytes.subarray(0, order[0]?.[1] ?? 0)];
   let at = parts[0]!.length;
@@ -157,9 +188,11 @@ function rewrite(draft: DraftPdf, replaced: Map<number, Uint8Array>, size: numbe
     at += bytes.length;
   };
   order.forEach(([number, offset], k) => {
-    put(number, replaced.get(number) ?? draft.bytes.subarray(offset, order[k + 1]?.[1] ?? draft.startXref));
+    const bytes = replaced.get(number);
+    if (bytes !== null)
+      put(number, bytes ?? draft.bytes.subarray(offset, order[k + 1]?.[1] ?? draft.startXref));
   });
-  for (const [number, bytes] of replaced) if (!draft.offsets.has(number)) put(number, bytes);
+  for (const [number, bytes] of replaced) if (bytes && !draft.offsets.has(number)) put(number, bytes);
   const rows = ['0000000000 65535 f \n'];
   for (let number = 1; number < size; number++) {
     const offset = offsets.get(number);
