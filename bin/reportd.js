@@ -7,6 +7,8 @@
 // are what the program prints).
 import { existsSync, readFileSync } from 'node:fs';
 import module from 'node:module';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const entry = new URL('../dist/bundle/reportd.js', import.meta.url);
@@ -37,8 +39,11 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   process.stderr.write('reportd: not built yet, run `npm run build` (or `npm ci`) first\n');
   process.exit(2);
 } else {
-  // Node ≥ 22.1 keeps the compiled code of the bundle's chunks on disk between runs (in the system's
-  // temporary folder); Node 20 has no such cache and compiles them every time.
-  module.enableCompileCache?.();
+  // Node ≥ 22.1 keeps the compiled code of the bundle's chunks on disk between runs; Node 20 has no
+  // such cache and compiles them every time. In the user's own cache folder, not Node's default in the
+  // shared temporary folder, where another local user could have made the folder first and placed
+  // code there for this one to run. A folder that cannot be written only turns the cache off.
+  const cacheHome = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  module.enableCompileCache?.(join(cacheHome, 'reportd', 'compile-cache'));
   await import(entry.href);
 }
