@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import { openSqliteDatabase } from '../src/store/sqlite-addon.js';
 
 /**
  * Counts the SQL statements this process sends to its store, on both engines, for the benches'
@@ -50,7 +51,7 @@ export function countStatements(): void {
     counted(source);
     return exec.call(this, source);
   };
-  const probe = new Database(':memory:');
+  const probe = openSqliteDatabase(':memory:');
   const statement = Object.getPrototypeOf(probe.prepare('SELECT 1')) as Record<
     'run' | 'get' | 'all',
     (...args: unknown[]) => unknown

@@ -14,6 +14,8 @@
 #   faketime       libfaketime, which puts one of the tests' daemons 120 s ahead of the database's clock
 #   openssh-server sshd, which the SFTP channel's tests start on a local port with their own config
 # System packages are installed only when missing, with apt-get as root (or through sudo).
+# Then `npm ci`, and for the tests the Node.js line the image ships when the machine runs another one
+# (scripts/node-line.sh: into .node/, with better-sqlite3 built for it; once, then kept).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -65,3 +67,4 @@ fi
 
 # .puppeteerrc.cjs skips puppeteer's own browser download because a system Chromium is now present.
 npm ci --no-audit --no-fund
+bash scripts/node-line.sh

@@ -19,12 +19,16 @@ export interface BrowserSlot {
   inFlight: number;
   retired: boolean;
   closing?: Promise<void>;
+  /** Set while Chromium is starting: aborting it ends that Chromium and fails the launch at once. */
+  launching?: AbortController;
 }
 
 export interface LaunchOptions {
   executablePath: string;
   handleSignals: boolean;
   protocolTimeoutMs: number;
+  /** Kills the browser being launched and rejects the launch (puppeteer's own option). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -44,6 +48,7 @@ export function launchBrowser(options: LaunchOptions): Promise<Browser> {
     handleSIGTERM: options.handleSignals,
     handleSIGHUP: options.handleSignals,
     protocolTimeout: options.protocolTimeoutMs,
+    signal: options.signal,
   });
 }
 

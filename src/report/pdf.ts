@@ -259,11 +259,15 @@ export class PdfRenderer {
       lanes: 0,
       browser: Promise.resolve(null as never),
     };
+    const launching = new AbortController();
+    slot.launching = launching;
     slot.browser = launchBrowser({
       executablePath: this.executablePath,
       handleSignals: this.options.handleSignals ?? true,
       protocolTimeoutMs: this.timeoutMs + 10_000,
+      signal: launching.signal,
     }).then((browser) => {
+      slot.launching = undefined;
       // The first render's page (the tab Chromium opened) is made ready while the caller still
       // builds its HTML.
       const first = this.prepareLane(slot, browser, true);
@@ -277,7 +281,10 @@ export class PdfRenderer {
       return browser;
     });
     // A failed launch must not stick: the next render tries again.
-    slot.browser.catch(() => this.retire(slot));
+    slot.browser.catch(() => {
+      slot.launching = undefined;
+      this.retire(slot);
+    });
     this.slots.push(slot);
     return slot;
   }
@@ -291,6 +298,10 @@ export class PdfRenderer {
   }
 
   private shut(slot: BrowserSlot): Promise<void> {
+    // A browser still starting is ended, not waited for: its launch would hold `close()` (and a
+    // `deliver` stopped by Ctrl+C mid-render) until puppeteer gives up on it, up to the protocol
+    // timeout (the render timeout plus 10 s), then as long again for the Browser.close it sends.
+    slot.launching?.abort(new RendererClosedError('the PDF renderer is closed'));
     slot.closing ??= slot.browser
       .then((browser) => endBrowser(browser, { kill: this.options.killOnClose === true }))
       .catch(() => undefined)

@@ -1,12 +1,13 @@
 import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { ReportdError, StoreError, UsageError } from '../errors/index.js';
 import { registerSecret } from '../secrets.js';
 import { backfillMetricRows } from './metric-values.js';
 import { migrations as allMigrations, type Migration, sqlOf } from './migrations/index.js';
 import { postgresPool, postgresStore } from './postgres-store.js';
 import type { Store } from './sql.js';
+import { openSqliteDatabase } from './sqlite-addon.js';
 import { sqliteStore } from './sqlite-store.js';
 import { storeFaultHint } from './store-fault.js';
 
@@ -88,7 +89,7 @@ function openSqlite(path: string, options: OpenStoreOptions): Store {
   let db: Database.Database;
   try {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-    db = new Database(file);
+    db = openSqliteDatabase(file);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');

@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { openSqliteDatabase } from '../../src/store/sqlite-addon.js';
 import { startSmtp, type TestSmtp, tempDir } from '../delivery/smtp-helpers.js';
 import { runCli } from '../helpers/cli.js';
 
@@ -46,7 +46,7 @@ afterAll(async () => {
 });
 
 const alertRows = () => {
-  const db = new Database(join(tmp.dir, 'store.sqlite'), { readonly: true });
+  const db = openSqliteDatabase(join(tmp.dir, 'store.sqlite'), { readonly: true });
   try {
     return db.prepare(`SELECT run_id, state FROM deliveries WHERE kind = 'alert' ORDER BY id`).all() as {
       run_id: number;

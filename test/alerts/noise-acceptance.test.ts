@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { openSqliteDatabase } from '../../src/store/sqlite-addon.js';
 import { startSmtp, type TestSmtp, tempDir } from '../delivery/smtp-helpers.js';
 import { runCli } from '../helpers/cli.js';
 
@@ -50,7 +50,7 @@ afterAll(async () => {
 });
 
 const queued = () => {
-  const db = new Database(join(tmp.dir, 'store.sqlite'), { readonly: true });
+  const db = openSqliteDatabase(join(tmp.dir, 'store.sqlite'), { readonly: true });
   try {
     return db
       .prepare(

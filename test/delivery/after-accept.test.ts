@@ -13,6 +13,7 @@ import { getDelivery } from '../../src/outbox/reads.js';
 import { listRecipients } from '../../src/outbox/recipients.js';
 import { openStore } from '../../src/store/db.js';
 import type { Store } from '../../src/store/sql.js';
+import { sqliteAddonOptions } from '../../src/store/sqlite-addon.js';
 import { ROOT } from '../helpers/cli.js';
 import { fakeFile, startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
 
@@ -75,7 +76,7 @@ function holdWriteLock(path: string, ms: number): Promise<void> {
     [
       '-e',
       `const Database = require('better-sqlite3');
-       const db = new Database(process.argv[1]);
+       const db = new Database(process.argv[1], ${JSON.stringify(sqliteAddonOptions())});
        db.exec('BEGIN IMMEDIATE');
        process.stdout.write('locked\\n');
        setTimeout(() => { db.exec('COMMIT'); db.close(); }, Number(process.argv[2]));`,

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openSqliteDatabase } from '../../src/store/sqlite-addon.js';
 import { type CliResult, spawnCli } from '../helpers/cli.js';
 import { type DeliveryCliEnv, startDeliveryCliEnv } from './cli-env.js';
 
@@ -83,7 +83,10 @@ async function until(what: string, condition: () => boolean, timeoutMs = 60_000)
 
 /** Whether the newest outbox row is being sent by process `pid`. */
 function sendingBy(pid: number | undefined): boolean {
-  const db = new Database(join(env.dir, 'data', 'reportd.sqlite'), { readonly: true, fileMustExist: true });
+  const db = openSqliteDatabase(join(env.dir, 'data', 'reportd.sqlite'), {
+    readonly: true,
+    fileMustExist: true,
+  });
   try {
     const row = db.prepare('SELECT state, claimed_by FROM deliveries ORDER BY id DESC LIMIT 1').get() as
       | { state: string; claimed_by: string | null }

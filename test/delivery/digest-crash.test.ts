@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openSqliteDatabase } from '../../src/store/sqlite-addon.js';
 import { chromiumProcessesWith } from '../helpers/chromium-processes.js';
 import { runCli } from '../helpers/cli.js';
 import { type GatedChromium, gatedChromium } from '../helpers/gated-chromium.js';
@@ -42,7 +42,10 @@ afterAll(async () => {
 });
 
 const rows = () => {
-  const db = new Database(join(env.dir, 'data', 'reportd.sqlite'), { readonly: true, fileMustExist: true });
+  const db = openSqliteDatabase(join(env.dir, 'data', 'reportd.sqlite'), {
+    readonly: true,
+    fileMustExist: true,
+  });
   try {
     return db.prepare('SELECT id, state, claimed_by, covers FROM deliveries ORDER BY id').all() as {
       id: number;

@@ -2,6 +2,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sqliteAddonOptions } from '../../src/store/sqlite-addon.js';
 import { ROOT } from '../helpers/cli.js';
 import { type DeliveryCliEnv, startDeliveryCliEnv } from './cli-env.js';
 
@@ -65,7 +66,7 @@ describe('the store under trouble', () => {
           process.execPath,
           [
             '-e',
-            `const db = new (require('better-sqlite3'))(process.argv[1]); db.prepare('SELECT 1 FROM deliveries').all(); process.stdout.write('open\\n'); setInterval(() => {}, 1000);`,
+            `const db = new (require('better-sqlite3'))(process.argv[1], ${JSON.stringify(sqliteAddonOptions())}); db.prepare('SELECT 1 FROM deliveries').all(); process.stdout.write('open\\n'); setInterval(() => {}, 1000);`,
             store,
           ],
           { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },

@@ -1,5 +1,6 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openSqliteDatabase } from '../../src/store/sqlite-addon.js';
 import { type SyncEnv, startSyncEnv } from '../sync/helpers/sync-env.js';
 import { readPage } from './pages.js';
 
@@ -20,7 +21,7 @@ beforeAll(async () => {
     concurrency: 8,
   });
   await env.sync();
-  reader = new Database(env.storePath, { readonly: true });
+  reader = openSqliteDatabase(env.storePath, { readonly: true });
 }, 60_000);
 afterAll(async () => {
   reader.close();

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { sqliteAddonOptions } from '../../src/store/sqlite-addon.js';
 import { ROOT } from './cli.js';
 
 /**
@@ -14,7 +15,7 @@ export async function holdWriteLock(
     process.execPath,
     [
       '-e',
-      `const db = new (require('better-sqlite3'))(process.argv[1]);
+      `const db = new (require('better-sqlite3'))(process.argv[1], ${JSON.stringify(sqliteAddonOptions())});
        db.exec('BEGIN IMMEDIATE'); console.log('locked');
        process.stdin.once('data', () => { db.exec('COMMIT'); db.close(); process.exit(0); });`,
       file,

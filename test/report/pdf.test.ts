@@ -19,6 +19,7 @@ import { withoutScreenLayout } from '../../src/report/page-lane.js';
 import { PdfRenderer } from '../../src/report/pdf.js';
 import { renderSnapshot } from '../../src/report/render.js';
 import { loadReportTemplates } from '../../src/report/templates.js';
+import { gatedChromium } from '../helpers/gated-chromium.js';
 import { fixturePayloads, fixtureSnapshot } from './fixtures.js';
 import { pdfText, pdfTextOf } from './helpers.js';
 
@@ -243,6 +244,29 @@ describe('PdfRenderer lifecycle', () => {
       expect(existsSync(profile!)).toBe(false);
     });
   }
+
+  it('close() ends a browser still starting: the render waiting for it fails, no process is left', async () => {
+    // Chromium held before it starts (as a slow or wedged start): close() used to wait for puppeteer
+    // to give up on the launch (the protocol timeout, then as long for its Browser.close), so a
+    // `deliver` stopped by Ctrl+C then hung for minutes.
+    const gate = gatedChromium(dir);
+    gate.hold();
+    const starting = new PdfRenderer({ executablePath: gate.path });
+    const render = starting.render('<p>never</p>');
+    render.catch(() => undefined);
+    const launched = () =>
+      readdirSync('/proc').filter((name) => {
+        try {
+          return /^\d+$/.test(name) && readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(gate.path);
+        } catch {
+          return false; // gone meanwhile
+        }
+      });
+    await expect.poll(launched, { timeout: 20_000 }).not.toEqual([]);
+    await starting.close();
+    await expect(render).rejects.toThrow();
+    await expect.poll(launched, { timeout: 5_000 }).toEqual([]);
+  });
 
   it('tags every PDF (screen readers) and gives it bookmarks from its headings', async () => {
     const plain = await renderer.render('<h1>Set</h1><h2>Section</h2><p>text</p>');

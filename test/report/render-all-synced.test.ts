@@ -3,9 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { openSqliteDatabase } from '../../src/store/sqlite-addon.js';
 import { chromiumProcessesWith } from '../helpers/chromium-processes.js';
 import { type CliResult, runCli } from '../helpers/cli.js';
 
@@ -51,7 +51,7 @@ describe('reportd render --set all --run all on a synced store', () => {
   it("writes every complete snapshot's PDF exactly once and prints each path", async () => {
     expect(sync.code).toBe(0);
     // What the store holds, read with plain SQL: one document per complete (or settled) snapshot.
-    const db = new Database(join(dir, 'store.sqlite'), { readonly: true });
+    const db = openSqliteDatabase(join(dir, 'store.sqlite'), { readonly: true });
     const stored = db
       .prepare(
         `SELECT s.query_set_id AS setId, q.name AS setName, r.display_name AS run FROM snapshots s

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { coveredBefore, enqueueDigest } from '../../src/outbox/digest-rows.js';
 import { enqueueDelivery } from '../../src/outbox/enqueue.js';
 import { listDeliveries } from '../../src/outbox/reads.js';
 import { openStore } from '../../src/store/db.js';
 import { migrations } from '../../src/store/migrations/index.js';
+import { openSqliteDatabase } from '../../src/store/sqlite-addon.js';
 import { tempDir } from '../delivery/smtp-helpers.js';
 import { testEngine } from '../helpers/test-store.js';
 
@@ -34,7 +34,7 @@ describe('migration 13 (digest covers)', () => {
       await before.close();
 
       const after = await openStore(path);
-      const raw = new Database(path, { readonly: true });
+      const raw = openSqliteDatabase(path, { readonly: true });
       try {
         const rowsAfter = raw.prepare('SELECT * FROM deliveries ORDER BY id').all() as Record<
           string,
