@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { openStore } from '../../src/store/db.js';
 import { jobSlotsOf } from '../../src/store/job-slots.js';
@@ -21,43 +21,55 @@ import {
 
 /**
  * Issue 25's first rows: `reportd daemon` processes on a PostgreSQL store whose server is restarted
- * (`pg_ctl restart -m fast`, then `-m immediate`) or stopped for a while under them. The cluster is
- * this file's own (the run's shared one must not be restarted under other files' tests). The report
- * fires every 5 seconds (croner's 6-field cron) rather than every minute, to keep the wall time
- * short; between messages a run is published and synced into the store, so every new message is one
- * new run: one message per run, each run sent once, both daemons alive throughout.
+ * (`pg_ctl restart -m fast`, then `-m immediate`) or stopped for a while under them. Each test has its
+ * own cluster (the run's shared one must not be restarted under other files' tests), sandbox and SMTP
+ * server, so the two run at once: the outage test spends two minutes waiting with the server down, and
+ * nothing one test does to its server, runs or mailbox reaches the other's. The report fires every 5
+ * seconds (croner's 6-field cron) rather than every minute, to keep the wall time short; between
+ * messages a run is published and synced into the store, so every new message is one new run: one
+ * message per run, each run sent once, both daemons alive throughout.
  */
-let cluster: PostgresCluster;
-let sandbox: Sandbox;
-let smtp: TestSmtp;
-let dir: string;
-let store: Store | undefined;
+interface Peers {
+  cluster: PostgresCluster;
+  sandbox: Sandbox;
+  smtp: TestSmtp;
+  dir: string;
+}
+const started: Peers[] = [];
+const stores: Store[] = [];
 const children: ChildProcess[] = [];
 
-beforeAll(async () => {
+async function startPeers(): Promise<Peers> {
   // PostgreSQL's default durability: with synchronous_commit off, `-m immediate` may take a commit the
   // daemons were told was kept (a slot's claim, a row marked sent), which no production server does.
-  cluster = await startPostgresCluster({ durableCommits: true });
-  sandbox = await startSandbox({ rate: { requests: 1000, windowMs: 60_000 } });
-  smtp = await startSmtp();
-  dir = mkdtempSync(join(tmpdir(), 'reportd-restarts-'));
-});
+  const cluster = await startPostgresCluster({ durableCommits: true });
+  const peers: Peers = {
+    cluster,
+    sandbox: await startSandbox({ rate: { requests: 1000, windowMs: 60_000 } }),
+    smtp: await startSmtp(),
+    dir: mkdtempSync(join(tmpdir(), 'reportd-restarts-')),
+  };
+  started.push(peers);
+  return peers;
+}
 
 afterAll(async () => {
   for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
-  await store?.close().catch(() => {});
-  await smtp?.close();
-  await sandbox?.close();
-  cluster?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  for (const store of stores) await store.close().catch(() => {});
+  for (const { cluster, sandbox, smtp, dir } of started) {
+    await smtp.close();
+    await sandbox.close();
+    cluster.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 function spawnDaemon(config: string) {
   return spawnChild(config, children);
 }
 
-function writeConfig(name: string, database: string, settings: string[] = []): string {
-  const url = `postgres://postgres@127.0.0.1:${cluster.port}/${database}`;
+function writeConfig({ cluster, sandbox, smtp, dir }: Peers, name: string, settings: string[] = []): string {
+  const url = `postgres://postgres@127.0.0.1:${cluster.port}/${name}`;
   const file = join(dir, `${name}.yaml`);
   writeFileSync(
     file,
@@ -73,15 +85,17 @@ function writeConfig(name: string, database: string, settings: string[] = []): s
   return file;
 }
 
-async function createDatabase(name: string): Promise<Store> {
+async function createDatabase({ cluster }: Peers, name: string): Promise<Store> {
   const admin = await openStore(cluster.adminUrl, { migrations: [] });
   await admin.exec(`CREATE DATABASE ${name}`);
   await admin.close();
-  return openStore(`postgres://postgres@127.0.0.1:${cluster.port}/${name}`);
+  const store = await openStore(`postgres://postgres@127.0.0.1:${cluster.port}/${name}`);
+  stores.push(store);
+  return store;
 }
 
 /** Publishes a run and stores it, retrying while the server is still coming back. */
-async function publishAndSync(target: Store, logs: () => string) {
+async function publishAndSync({ sandbox }: Peers, target: Store, logs: () => string) {
   sandbox.publishRun(101);
   await until(
     async () =>
@@ -92,11 +106,15 @@ async function publishAndSync(target: Store, logs: () => string) {
   );
 }
 
-describe('daemons on a PostgreSQL server that restarts', () => {
-  it('two daemons survive pg_ctl restart -m fast and -m immediate and keep sending one message per run', async () => {
-    store = await createDatabase('restarts');
-    const config = writeConfig('restarts', 'restarts');
-    await publishAndSync(store, () => '');
+describe.concurrent('daemons on a PostgreSQL server that restarts', () => {
+  it('two daemons survive pg_ctl restart -m fast and -m immediate and keep sending one message per run', async ({
+    expect,
+  }) => {
+    const peers = await startPeers();
+    const { cluster, smtp } = peers;
+    const store = await createDatabase(peers, 'restarts');
+    const config = writeConfig(peers, 'restarts');
+    await publishAndSync(peers, store, () => '');
     const daemons = [spawnDaemon(config), spawnDaemon(config)];
     const logs = () => daemons.map((d) => d.logs).join('\n');
     await until(() => daemons.every((d) => /daemon started/.test(d.logs)), 'both daemons to start', logs);
@@ -104,25 +122,26 @@ describe('daemons on a PostgreSQL server that restarts', () => {
 
     for (const [index, mode] of (['fast', 'immediate'] as const).entries()) {
       const restartedAt = Date.now();
-      cluster.restart(mode);
+      // In the background: this process's sandbox and SMTP servers (the other test's too) keep answering.
+      await cluster.restartInBackground(mode);
       // Two slots after the restart, both daemons still up, and the slots claimed and run again.
       await until(
         async () =>
-          (await jobSlotsOf(store!, 'report:fivesecondly')).filter(
+          (await jobSlotsOf(store, 'report:fivesecondly')).filter(
             (row) => row.slot_at > restartedAt && row.outcome === 'ok',
           ).length >= 2,
         `slots after pg_ctl restart -m ${mode}`,
         logs,
       );
       expect(daemons.map((d) => d.child.exitCode)).toEqual([null, null]);
-      await publishAndSync(store, logs);
+      await publishAndSync(peers, store, logs);
       await smtp.waitFor(index + 2, 60_000);
     }
     // Every chance for a duplicate: a few more slots after the last message.
     const last = Date.now();
     await until(
       async () =>
-        (await jobSlotsOf(store!, 'report:fivesecondly')).filter((row) => row.slot_at > last).length >= 2,
+        (await jobSlotsOf(store, 'report:fivesecondly')).filter((row) => row.slot_at > last).length >= 2,
       'two more slots',
       logs,
     );
@@ -147,14 +166,18 @@ describe('daemons on a PostgreSQL server that restarts', () => {
     );
   }, 240_000);
 
-  it('PostgreSQL down for 2 minutes: /readyz 503 then 200, one notice each way, the slots fire again within one interval', async () => {
-    store = await createDatabase('outage');
-    const config = writeConfig('outage', 'outage', [
+  it('PostgreSQL down for 2 minutes: /readyz 503 then 200, one notice each way, the slots fire again within one interval', async ({
+    expect,
+  }) => {
+    const peers = await startPeers();
+    const { cluster, smtp } = peers;
+    const store = await createDatabase(peers, 'outage');
+    const config = writeConfig(peers, 'outage', [
       'http: { port: 0, host: 127.0.0.1 }',
       // Six seconds instead of the default five minutes, to keep the test short.
       'notify_on_failure: { email: [ops@example.com], store_unreachable_after: 0.1 }',
     ]);
-    await publishAndSync(store, () => '');
+    await publishAndSync(peers, store, () => '');
     const before = smtp.messages.length;
     const daemon = spawnDaemon(config);
     const logs = () => daemon.logs;
@@ -198,7 +221,7 @@ describe('daemons on a PostgreSQL server that restarts', () => {
     ]);
     await until(
       async () =>
-        (await jobSlotsOf(store!, 'report:fivesecondly')).some(
+        (await jobSlotsOf(store, 'report:fivesecondly')).some(
           (row) => row.slot_at > upAt && row.outcome === 'ok',
         ),
       'a slot after the outage',

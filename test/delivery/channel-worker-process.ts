@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach } from 'vitest';
+import { bundledFixture } from '../helpers/bundled-fixture.js';
 import { type ChannelPeers, startChannelPeers } from './channel-peers.js';
 import { startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
 
@@ -39,9 +40,7 @@ export function channelWorker(options: {
   const child = spawn(
     process.execPath,
     [
-      '--import',
-      'tsx',
-      FIXTURE,
+      ...bundledFixture(FIXTURE),
       options.store,
       options.smtp.url,
       peers.url,

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listDeliveries } from '../../src/outbox/reads.js';
 import { openStore } from '../../src/store/db.js';
+import { bundledFixture } from '../helpers/bundled-fixture.js';
 import { type ChannelPeers, startChannelPeers } from './channel-peers.js';
 import { startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
 
@@ -41,9 +42,7 @@ function worker(mode: string, leaseMs = LEASE_MS) {
   const child: ChildProcess = spawn(
     process.execPath,
     [
-      '--import',
-      'tsx',
-      FIXTURE,
+      ...bundledFixture(FIXTURE),
       storePath,
       smtp.url,
       peers.url,

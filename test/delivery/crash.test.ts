@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listDeliveries } from '../../src/outbox/reads.js';
 import { openStore } from '../../src/store/db.js';
+import { bundledFixture } from '../helpers/bundled-fixture.js';
 import { startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
 
 /** Real processes killed with SIGKILL at a chosen step, then a fresh process on the same store. */
@@ -30,7 +31,7 @@ function worker(mode: string): {
 } {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', FIXTURE, storePath, smtp.url, mode, String(LEASE_MS), tmp.dir],
+    [...bundledFixture(FIXTURE), storePath, smtp.url, mode, String(LEASE_MS), tmp.dir],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   let text = '';

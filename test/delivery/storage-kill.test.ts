@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Outbox } from '../../src/delivery/outbox-worker.js';
 import { openStore } from '../../src/store/db.js';
+import { bundledFixture } from '../helpers/bundled-fixture.js';
 import { tempDir } from './smtp-helpers.js';
 import { startSshd, type TestSshd } from './storage-peers.js';
 
@@ -56,7 +57,7 @@ function throttlingProxy(port: number, bytesPerSecond: number): Server {
 function worker(channel: object): { child: ChildProcess; exit: Promise<string> } {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', FIXTURE, join(dir, 'reportd.sqlite'), JSON.stringify(channel), pdf, String(LEASE_MS)],
+    [...bundledFixture(FIXTURE), join(dir, 'reportd.sqlite'), JSON.stringify(channel), pdf, String(LEASE_MS)],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   let text = '';

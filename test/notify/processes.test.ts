@@ -6,6 +6,7 @@ import { listIncidents } from '../../src/notify/incidents.js';
 import { listNotices } from '../../src/outbox/notices.js';
 import { openStore } from '../../src/store/db.js';
 import { startSmtp, type TestSmtp, tempDir } from '../delivery/smtp-helpers.js';
+import { bundledFixture } from '../helpers/bundled-fixture.js';
 
 /**
  * Two daemons on one store see the same failure: three real processes race to open the same
@@ -33,7 +34,7 @@ function race(storePath: string, phase: 'open' | 'clear', count: number) {
         new Promise<{ won: boolean; sent: number }>((resolve, reject) => {
           const child = spawn(
             process.execPath,
-            ['--import', 'tsx', FIXTURE, storePath, smtp.url, phase, String(startAt)],
+            [...bundledFixture(FIXTURE), storePath, smtp.url, phase, String(startAt)],
             {
               stdio: ['ignore', 'pipe', 'inherit'],
             },
