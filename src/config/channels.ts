@@ -1,5 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} is the config file's own interpolation syntax.
 import { z } from 'zod';
+import { channelTimeout } from './channel-timeout.js';
 import { folderChannel, s3Channel, sftpChannel } from './storage-channels.js';
 
 /**
@@ -26,14 +27,10 @@ const secretFile = (what: string) =>
     );
 
 /** Teams' and webhooks' wait for an answer (Slack's has its own text: it looks before posting again). */
-const postTimeout = z
-  .number()
-  .positive()
-  .max(600)
-  .default(60)
-  .describe(
-    "How long one POST is waited for, in seconds, before the attempt counts as unknown and is retried (same `webhook-id` / card: a receiver that got it and answered late sees a second copy, so keep it above the receiver's slowest answer). Default 60.",
-  );
+const postTimeout = channelTimeout(
+  60,
+  "How long one POST is waited for, in seconds, before the attempt counts as unknown and is retried (same `webhook-id` / card: a receiver that got it and answered late sees a second copy, so keep it above the receiver's slowest answer). Default 60.",
+);
 
 export const slackChannel = z
   .strictObject({
@@ -54,14 +51,10 @@ export const slackChannel = z
     api_url: httpUrl('the Slack Web API base, ending in /api/')
       .default('https://slack.com/api/')
       .describe('Slack Web API base URL (tests, proxies). Default https://slack.com/api/.'),
-    timeout_seconds: z
-      .number()
-      .positive()
-      .max(600)
-      .default(30)
-      .describe(
-        'How long one Slack Web API call is waited for, in seconds, before the attempt counts as unknown; the next attempt looks for the message (conversations.history, by its metadata) before posting again. Default 30.',
-      ),
+    timeout_seconds: channelTimeout(
+      30,
+      'How long one Slack Web API call is waited for, in seconds, before the attempt counts as unknown; the next attempt looks for the message (conversations.history, by its metadata) before posting again. Default 30.',
+    ),
     allow_private_network: z
       .boolean()
       .default(false)

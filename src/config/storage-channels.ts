@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { channelTimeout } from './channel-timeout.js';
 
 /**
  * `channels[]` entries that keep files rather than post messages: an S3-compatible bucket, an SFTP
@@ -74,14 +75,10 @@ export const s3Channel = z
       .regex(/^[A-Z_]+$/, { message: 'an S3 storage class, e.g. STANDARD_IA' })
       .optional()
       .describe('Passed to the store as `StorageClass` (STANDARD_IA, GLACIER_IR, …). Default: STANDARD.'),
-    timeout_seconds: z
-      .number()
-      .positive()
-      .max(600)
-      .default(30)
-      .describe(
-        'Time to connect, and the longest the connection may stay silent mid-request, in seconds (a large upload may take longer in all). Default 30.',
-      ),
+    timeout_seconds: channelTimeout(
+      30,
+      'Time to connect, and the longest the connection may stay silent mid-request, in seconds (a large upload may take longer in all). Default 30.',
+    ),
     name_template: nameTemplate,
   })
   .describe(
@@ -120,12 +117,7 @@ export const sftpChannel = z
       .string()
       .default('.')
       .describe('Folder on the server the names are written below. Default the login folder.'),
-    timeout_seconds: z
-      .number()
-      .positive()
-      .max(600)
-      .default(30)
-      .describe('Connect and per-operation timeout, in seconds. Default 30.'),
+    timeout_seconds: channelTimeout(30, 'Connect and per-operation timeout, in seconds. Default 30.'),
     name_template: nameTemplate,
   })
   .describe(
