@@ -42,8 +42,15 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   // Node ≥ 22.1 keeps the compiled code of the bundle's chunks on disk between runs; Node 20 has no
   // such cache and compiles them every time. In the user's own cache folder, not Node's default in the
   // shared temporary folder, where another local user could have made the folder first and placed
-  // code there for this one to run. A folder that cannot be written only turns the cache off.
-  const cacheHome = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
-  module.enableCompileCache?.(join(cacheHome, 'reportd', 'compile-cache'));
+  // code there for this one to run. A folder that cannot be written only turns the cache off, and so
+  // does no home at all (HOME unset for a user with no passwd entry: homedir() throws).
+  if (module.enableCompileCache) {
+    try {
+      const cacheHome = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+      module.enableCompileCache(join(cacheHome, 'reportd', 'compile-cache'));
+    } catch {
+      // No cache then: the same program, compiled afresh.
+    }
+  }
   await import(entry.href);
 }

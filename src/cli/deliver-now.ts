@@ -91,10 +91,10 @@ async function sendRow(sending: Sending, queued: EnqueueResult): Promise<string 
   if (outcome?.result === 'sent' && to) {
     // A channel has one destination, already named in the label; its reply says what it did.
     const reply = outcome.recipients?.[0]?.reply;
-    process.stdout.write(`sent: ${label} (${row.messageId}${reply ? `; ${scrub(reply)}` : ''})\n`);
+    process.stdout.write(`sent: ${label} (${row.messageId}${reply ? `; ${printable(scrub(reply))}` : ''})\n`);
   } else if (outcome?.result === 'sent') {
     process.stdout.write(
-      `sent: ${label} to ${who.got || 'nobody'} (${row.messageId})${who.missed ? `; ${who.missed}` : ''}\n`,
+      `sent: ${label} to ${who.got || 'nobody'} (${row.messageId})${who.missed ? `; ${printable(scrub(who.missed))}` : ''}\n`,
     );
   } else if (!outcome) {
     // Someone alive holds it (a daemon, another `deliver`): its outcome is this command's answer.

@@ -5,6 +5,8 @@ import type { Outbox } from '../delivery/outbox-worker.js';
 import { DeliveryFailedError, UsageError } from '../errors/index.js';
 import type { Logger } from '../log.js';
 import type { Delivery } from '../outbox/row.js';
+import { printable } from '../printable.js';
+import { scrub } from '../secrets.js';
 import type { Store } from '../store/sql.js';
 import { type ConfigOptions, configOption } from './options.js';
 
@@ -125,10 +127,11 @@ async function deliverPending(config: Config): Promise<void> {
       const label = pendingLabel(row);
       // Notices are counted, not listed: their text is in the message, their rows in `history`.
       if (outcome.result === 'sent' && row.kind === 'notice') noticesSent++;
-      // Sent to some, refused by others for good: said as `deliver --report` says it.
+      // Sent to some, refused by others for good: said as `deliver --report` says it. The refusals
+      // quote the SMTP server's replies, untrusted text for the terminal.
       else if (outcome.result === 'sent')
         process.stdout.write(
-          `sent: ${label} (${row.messageId})${outcome.error ? `; ${outcome.error}` : ''}\n`,
+          `sent: ${label} (${row.messageId})${outcome.error ? `; ${printable(scrub(outcome.error))}` : ''}\n`,
         );
       else problems.push(`${label}: ${outcome.error ?? row.lastError ?? outcome.result}`);
     }

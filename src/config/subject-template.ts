@@ -15,8 +15,7 @@ export function subjectTemplateProblem(template: string): string | undefined {
   try {
     program = parse(template);
   } catch (error) {
-    const reason = (error as Error).message.split('\n')[0];
-    return `not a valid Handlebars template: ${reason}`;
+    return `not a valid Handlebars template: ${parseErrorLine((error as Error).message)}`;
   }
   // {{recipient.name}}: the reader's name in a report with `recipients` (empty elsewhere).
   const known = new Set<string>([...SUBJECT_VARIABLES, 'recipient.name']);
@@ -34,4 +33,15 @@ export function subjectTemplateProblem(template: string): string | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * Handlebars' parse error in one line. Its message is four: where, the template around the spot, a
+ * caret under it, what was expected; the first alone ("Parse error on line 1:") says nothing.
+ */
+function parseErrorLine(message: string): string {
+  const [where = message, excerpt, caret, expected] = message.split('\n');
+  const at = caret?.indexOf('^') ?? -1;
+  if (excerpt === undefined || expected === undefined || at < 0) return where;
+  return `${where.replace(/:$/, '')}, after "${excerpt.slice(0, at)}": ${expected}`;
 }

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { StoreError } from '../errors/index.js';
@@ -28,6 +28,7 @@ export function openSqliteDatabase(
   options: Database.Options = {},
   addon: { nativeBinding?: string } = sqliteAddonOptions(),
 ): Database.Database {
+  if (addon.nativeBinding) refuseTruncated(addon.nativeBinding);
   try {
     return new Database(file, { ...options, ...addon });
   } catch (error) {
@@ -49,4 +50,31 @@ function addonMismatch(error: unknown): StoreError | undefined {
     `better-sqlite3 is built for another Node.js (ABI ${found[1]}), not this Node.js ${process.version} (ABI ${found[2]}): run \`bash scripts/install.sh\` (builds it for the line the image ships) or \`npm rebuild better-sqlite3\` with this Node.js`,
     { cause: error },
   );
+}
+
+/**
+ * A build cut short (a full disk, a copy interrupted) is not refused by the loader: it maps the file
+ * and the process dies of SIGBUS, printing nothing. An ELF file ends with its section headers, so
+ * their end past the file's size says so first. install.sh would keep such a file (its stamp still
+ * matches): the remedy deletes it.
+ */
+function refuseTruncated(addon: string): void {
+  const header = Buffer.alloc(64);
+  const fd = openSync(addon, 'r');
+  let size: number;
+  try {
+    size = fstatSync(fd).size;
+    readSync(fd, header, 0, 64, 0);
+  } finally {
+    closeSync(fd);
+  }
+  const elf64 = size >= 64 && header.readUInt32BE(0) === 0x7f454c46 && header[4] === 2 && header[5] === 1;
+  const end = elf64
+    ? Number(header.readBigUInt64LE(0x28)) + header.readUInt16LE(0x3a) * header.readUInt16LE(0x3c)
+    : 0;
+  if (size < 64 || end > size) {
+    throw new StoreError(
+      `better-sqlite3's build for this Node.js, ${addon}, is cut short (${size} bytes${end > size ? ` of ${end}` : ''}): delete it and run \`bash scripts/install.sh\``,
+    );
+  }
 }

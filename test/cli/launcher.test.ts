@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -56,4 +56,34 @@ describe('the launcher answers as the program does', () => {
     );
     expect(readFileSync(join(ROOT, 'dist', 'bundle', 'help.txt'), 'utf8')).not.toBe(launcher);
   });
+});
+
+/** A Node.js with a compile cache (≥ 22.1): this one, or the line scripts/node-line.sh put in .node/. */
+function compileCacheNode(): string | undefined {
+  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+  if (major > 22 || (major === 22 && minor >= 1)) return process.execPath;
+  const lines = existsSync(join(ROOT, '.node')) ? readdirSync(join(ROOT, '.node')) : [];
+  const line = lines.find((name) => /^\d+$/.test(name) && Number(name) >= 23);
+  return line && existsSync(join(ROOT, '.node', line, 'bin', 'node'))
+    ? join(ROOT, '.node', line, 'bin', 'node')
+    : undefined;
+}
+const cacheNode = compileCacheNode();
+
+describe('the compile cache', () => {
+  // A user with no passwd entry and no HOME (a container run as an arbitrary uid, `env -i`): Node's
+  // homedir() throws. setpriv switches to such a uid, which only root can.
+  it.skipIf(cacheNode === undefined || process.getuid?.() !== 0)(
+    'is only turned off when there is no home folder to keep it in: the command still runs',
+    async () => {
+      const { HOME: _home, XDG_CACHE_HOME: _cache, ...env } = process.env;
+      const { stdout, stderr } = await promisify(execFile)(
+        'setpriv',
+        ['--reuid=54321', '--regid=54321', '--clear-groups', cacheNode!, BIN, 'status', '--help'],
+        { cwd: ROOT, env },
+      );
+      expect(stderr).toBe('');
+      expect(stdout).toMatch(/^Usage: reportd status/);
+    },
+  );
 });

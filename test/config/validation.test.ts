@@ -121,7 +121,10 @@ ${SMTP}reports:
       'reports[0].email.subject: unknown variable {{brnad}}; use {{brand}}, {{query_set}}, {{run}}, {{report}}, {{sets}}, {{period}}',
     ]);
     const [broken] = check(withSubject('{{brand} weekly'));
-    expect(broken).toMatch(/^reports\[0\]\.email\.subject: not a valid Handlebars template: /);
+    // One line that shows where and what: not Handlebars' bare "Parse error on line 1:".
+    expect(broken).toMatch(
+      /^reports\[0\]\.email\.subject: not a valid Handlebars template: Parse error on line 1, after "\{\{brand": Expecting .*'CLOSE'.*, got 'INVALID'$/,
+    );
   });
 
   it('needs smtp as soon as a report is emailed', () => {

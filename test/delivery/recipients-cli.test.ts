@@ -15,6 +15,10 @@ beforeAll(async () => {
       if (address === 'cfo@example.com' && greylist)
         return { code: 450, text: 'Greylisted, try again later' };
       if (address === 'gone@example.com') return { code: 550, text: 'No such user here' };
+      // A hostile server's reply: terminal escapes (ESC, and the 8-bit CSI, which clears the screen
+      // here) and a bidi override.
+      if (address === 'odd@example.com')
+        return { code: 550, text: 'No \u001b]0;owned such\u009b2J\u202e user' };
       return undefined;
     },
   });
@@ -35,6 +39,31 @@ log: { level: warn }
 }, 120_000);
 
 afterAll(() => env?.close());
+
+/**
+ * A config of its own with one `new_run` report to ceo@example.com and `other`, synced before and after
+ * a new run is published: that report's row is then due. Its path.
+ */
+async function newRunReport(name: string, other: string): Promise<string> {
+  const config = env.writeConfig(
+    `${name}.yaml`,
+    `${env.accountsYaml}sync: { query_sets: [102], backfill_runs: 1 }
+store: { path: ${name}.sqlite }
+smtp: { url: "${env.smtp.url}", from: "Reports <reports@example.com>" }
+reports:
+  - name: ${name}
+    query_sets: [102]
+    formats: [xlsx]
+    trigger: new_run
+    email: { to: [ceo@example.com, ${other}] }
+log: { level: warn }
+`,
+  );
+  expect((await env.reportd(config, 'sync')).code).toBe(0);
+  env.sandbox.publishRun(102);
+  expect((await env.reportd(config, 'sync')).code).toBe(0);
+  return config;
+}
 
 describe('deliver / history per recipient', () => {
   it('names who got it, who was deferred and who was refused; a later run sends only to the deferred one', async () => {
@@ -77,28 +106,25 @@ describe('deliver / history per recipient', () => {
   }, 120_000);
 
   it("deliver --pending says who refused the message and the server's reply, as deliver --report does", async () => {
-    const pending = env.writeConfig(
-      'pending.yaml',
-      `${env.accountsYaml}sync: { query_sets: [102], backfill_runs: 1 }
-store: { path: pending.sqlite }
-smtp: { url: "${env.smtp.url}", from: "Reports <reports@example.com>" }
-reports:
-  - name: fresh
-    query_sets: [102]
-    formats: [xlsx]
-    trigger: new_run
-    email: { to: [ceo@example.com, gone@example.com] }
-log: { level: warn }
-`,
-    );
-    expect((await env.reportd(pending, 'sync')).code).toBe(0);
-    env.sandbox.publishRun(102);
-    expect((await env.reportd(pending, 'sync')).code).toBe(0);
+    const pending = await newRunReport('fresh', 'gone@example.com');
     // Sent to one, refused for good by the other: the row is sent, and the refusal is said with it.
     const run = await env.reportd(pending, 'deliver', '--pending');
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(
       /^sent: report fresh, query set 102, run \d+ \(<[^>]+>\); refused: gone@example\.com \(550 No such user here\)\n$/,
+    );
+  }, 120_000);
+
+  it("prints a server's reply without the control characters in it, as deliver --pending and deliver --report", async () => {
+    const odd = await newRunReport('odd', 'odd@example.com');
+    const pending = await env.reportd(odd, 'deliver', '--pending');
+    expect(pending.code, pending.stderr).toBe(0);
+    expect(pending.stdout).toMatch(/; refused: odd@example\.com \(550 No .*owned such.*\uFFFD.* user\)\n$/);
+    const again = await env.reportd(odd, 'deliver', '--report', 'odd', '--force');
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/; refused: odd@example\.com \(550 No .*owned such.*\uFFFD.* user\)\n$/);
+    expect(pending.stdout + again.stdout).not.toMatch(
+      /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/,
     );
   }, 120_000);
 });

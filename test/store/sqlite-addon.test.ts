@@ -1,4 +1,5 @@
-import { copyFileSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StoreError } from '../../src/errors/index.js';
@@ -75,4 +76,31 @@ describe('the SQLite addon for the running Node.js', () => {
       expect(message).not.toContain('\n');
     },
   );
+
+  it('a build cut short is refused in one line naming it and what to run, not a silent crash', async () => {
+    tmp = tempDir();
+    const loads = lineAddons.find(({ abi }) => abi === running)?.file ?? packageAddon;
+    const cut = join(tmp.dir, 'better_sqlite3.node');
+    writeFileSync(cut, readFileSync(loads).subarray(0, 100_000));
+    // In a process of its own: the loader given such a file dies of SIGBUS, printing nothing.
+    const script = `import { openSqliteDatabase } from './src/store/sqlite-addon.ts';
+try { openSqliteDatabase(':memory:', {}, { nativeBinding: process.env.ADDON }); console.log('opened'); }
+catch (error) { console.log(error.constructor.name + ': ' + error.message); }`;
+    const { code, signal, stdout } = await new Promise<{
+      code: number | null;
+      signal: string | null;
+      stdout: string;
+    }>((resolve) => {
+      const child = execFile(
+        process.execPath,
+        ['--import', 'tsx', '--input-type=module', '-e', script],
+        { cwd: ROOT, env: { ...process.env, ADDON: cut } },
+        (_error, out) => resolve({ code: child.exitCode, signal: child.signalCode, stdout: out }),
+      );
+    });
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+    expect(stdout).toBe(
+      `StoreError: better-sqlite3's build for this Node.js, ${cut}, is cut short (100000 bytes of ${readFileSync(loads).length}): delete it and run \`bash scripts/install.sh\`\n`,
+    );
+  });
 });
