@@ -1,4 +1,3 @@
-import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import type { ConfigIssue } from '../errors/index.js';
 import type { Config } from './index.js';
@@ -100,6 +99,8 @@ export async function destinationIssues(config: Config): Promise<ConfigIssue[]> 
     if (isIP(host)) addresses = [host];
     else {
       try {
+        // The resolver only when a channel names a host: most configs have none.
+        const { lookup } = await import('node:dns/promises');
         addresses = (await lookup(host, { all: true })).map((a) => a.address);
       } catch {
         continue;

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { REPORT_LOCALES, type ReportLocaleTag } from './locale-tags.js';
 import { ORIENTATIONS, type Orientation, PAGE_SIZES, type PageSize } from './paper.js';
 import { EMAIL_ADDRESS, timezoneProblem } from './validators.js';
@@ -117,7 +116,10 @@ export function readRecipientRow(
   if (problems.length > 0 || account === undefined || querySets === undefined) return { problems };
   const reader = email !== undefined ? `email:${bareAddress(email).toLowerCase()}` : `channel:${channel}`;
   const row: RecipientRow = {
-    id: createHash('sha256')
+    // node:crypto only when a table is read: `reportd check` of a config without one never loads it.
+    id: process
+      .getBuiltinModule('node:crypto')
+      .createHash('sha256')
       .update(JSON.stringify([reader, account, querySets]))
       .digest('hex')
       .slice(0, 16),

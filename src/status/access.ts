@@ -1,4 +1,3 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { HttpAuthConfig } from '../config/schema.js';
 
@@ -32,6 +31,8 @@ export function statusPageOffReason(host: string): string {
 
 /** Compared as digests with timingSafeEqual: equal length, and no timing hint of a right prefix. */
 function same(given: string, expected: string): boolean {
+  // Loaded here, not at the top: `reportd check` reads statusPageAccess and compares no credentials.
+  const { createHash, timingSafeEqual } = process.getBuiltinModule('node:crypto');
   const digest = (text: string) => createHash('sha256').update(text).digest();
   return timingSafeEqual(digest(given), digest(expected));
 }
