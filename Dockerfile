@@ -31,13 +31,14 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json .puppeteerrc.cjs ./
 # --ignore-scripts: `prepare` would build before the sources are copied; the one native module is
-# built explicitly instead. Dependencies change less often than sources, so this layer caches well.
+# built explicitly instead (JOBS=max: sqlite3.c and the binding compile side by side). Dependencies
+# change less often than sources, so this layer caches well.
 # The optional `npm_ca` build secret is a CA bundle npm trusts during this step only (a registry
 # reached through a TLS-inspecting proxy; scripts/build-image.sh passes the host npm's own): it is
 # mounted for the step, never stored in a layer.
 RUN --mount=type=secret,id=npm_ca,required=false \
     if [ -s /run/secrets/npm_ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/npm_ca; fi \
- && npm ci --ignore-scripts --no-audit --no-fund && npm rebuild better-sqlite3
+ && npm ci --ignore-scripts --no-audit --no-fund && JOBS=max npm rebuild better-sqlite3
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY scripts/build-cli.ts ./scripts/

@@ -1,6 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import LongestFirst from './test/helpers/sequencer.js';
 
 /**
  * The suites that run against both store engines. The `postgres` project runs them again with
@@ -52,8 +54,12 @@ export default defineConfig({
   test: {
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    // Chromium, the sandbox servers and PostgreSQL are real: two cores do not take many at once.
-    maxWorkers: 2,
+    // Twice the cores: most files spend their time waiting (a store outage, lease expiries, cron
+    // slots, Chromium, a faked clock), about a third of a core each, so with one worker per core two
+    // cores sat two-thirds idle. Longest first (test/helpers/sequencer.ts), so the waiting starts at
+    // once. REPORTD_TEST_WORKERS overrides it (1 to debug a file's interplay, more on a bigger box).
+    maxWorkers: Number(process.env.REPORTD_TEST_WORKERS) || 2 * availableParallelism(),
+    sequence: { sequencer: LongestFirst },
     pool: 'forks',
     reporters: ['default', './test/helpers/summary-reporter.ts'],
     // `npm test` runs sqlite and postgres; `npm run test:pg` (--project postgres) only the second;

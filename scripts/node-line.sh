@@ -45,7 +45,8 @@ trap 'rm -rf "${work:-}" "$build"' EXIT
 tar -C node_modules/better-sqlite3 --exclude=./build -cf - . | tar -C "$build" -xf -
 # npm puts its bundled node-gyp on PATH for the package's script; the headers come from nodedir.
 nodedir="$PWD/$dir"
-(cd "$build" && npm_config_nodedir="$nodedir" npm run --silent build-release >"$build/gyp.log" 2>&1) \
+# JOBS=max: node-gyp compiles sqlite3.c and the binding side by side, on every core.
+(cd "$build" && JOBS=max npm_config_nodedir="$nodedir" npm run --silent build-release >"$build/gyp.log" 2>&1) \
   || { tail -20 "$build/gyp.log" >&2; exit 1; }
 mkdir -p "$(dirname "$addon")"
 cp "$build/build/Release/better_sqlite3.node" "$addon.tmp" && mv "$addon.tmp" "$addon"
