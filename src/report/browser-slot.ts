@@ -78,14 +78,18 @@ export async function endBrowser(browser: Browser, options: { kill: boolean }): 
 }
 
 /**
- * Lanes a browser keeps before a render waits for one: one printing, one being cleared. With only
- * one, every back-to-back render waited for the last document's clear (~60 ms of a ~230 ms print).
+ * Lanes a browser keeps before a render waits for one: one printing, one being cleared. Only a
+ * document that may have scheduled a refresh is cleared (see clearLane); without a spare, the render
+ * after it would wait for that navigation.
  */
 export const SPARE_LANES = 2;
 
-/** Puts a lane being opened or cleared in the slot's idle list; it is ready once that is done. */
-export function offerLane(slot: BrowserSlot, lane: Promise<Lane>): void {
-  const entry: IdleLane = { lane, ready: false };
+/**
+ * Puts a lane in the slot's idle list: ready at once (`ready`, a lane given back as it is), or once it
+ * is opened or cleared.
+ */
+export function offerLane(slot: BrowserSlot, lane: Promise<Lane>, options: { ready?: boolean } = {}): void {
+  const entry: IdleLane = { lane, ready: options.ready === true };
   const settle = () => {
     entry.ready = true;
   };

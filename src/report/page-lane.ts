@@ -1,10 +1,8 @@
-import type { Browser, CDPSession, HTTPRequest, Page } from 'puppeteer-core';
+import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
 
 /** One page with JavaScript off and request interception, used by one render at a time. */
 export interface Lane {
   page: Page;
-  /** Kept open to clear the page's state between documents without a session per clear. */
-  session: CDPSession;
   /** Ends the lane: its own browser context, or the page itself for the browser's first tab. */
   close(): Promise<void>;
 }
@@ -43,7 +41,7 @@ async function guard(page: Page, close: () => Promise<void>): Promise<Lane> {
     if (isAllowedRequest(request.url())) void request.continue();
     else void request.abort('blockedbyclient');
   });
-  return { page, session: await page.createCDPSession(), close };
+  return { page, close };
 }
 
 /** Applies only on screen, so a print (which switches to the print medium) lays the document out as written. */
@@ -79,21 +77,17 @@ export function mayScheduleNavigation(html: string): boolean {
 }
 
 /**
- * Drops what a document left in its lane: its DOM and images are freed and the context's cookies and
- * HTTP cache cleared. With JavaScript off and only `data:` URLs loaded, a document has no other way to
- * leave state behind (no storage writes, no service workers). The document goes by an empty
- * `setContent`, which costs next to nothing, unless it may have scheduled a refresh: then the page
- * navigates to about:blank, which cancels it (a refresh left behind fired in the middle of the next
- * document). That navigation is what made back-to-back renders slow: ~40 ms of Chromium CPU taken
- * from the print running beside it on a 2-core machine, for a tag no report template writes.
- * Cookies and cache cannot be filled either (no script, every network request aborted, Chromium
- * ignores `<meta http-equiv="set-cookie">`), but clearing them costs ~10 ms off the critical path
- * and keeps the lane clean should a future option let a request through.
+ * Takes a lane away from a document that may have scheduled a refresh (see mayScheduleNavigation):
+ * a navigation to about:blank cancels it (a refresh left behind fired in the middle of the next
+ * document). Every other document is simply replaced by the next `setContent`, which frees its DOM and
+ * images: with JavaScript off and only `data:` URLs loaded, a document has no other way to leave
+ * state behind (no timers, storage writes or service workers), and nothing can fill the context's
+ * cookies or HTTP cache (no script, every network request aborted, Chromium ignores
+ * `<meta http-equiv="set-cookie">`). Clearing every lane between documents (an empty `setContent`,
+ * then cookies and cache) cost Chromium CPU on every report for nothing it could find, and kept two
+ * pages (two renderer processes) a browser alternating where one serves.
  */
-export async function clearLane(lane: Lane, options: { navigate: boolean }): Promise<Lane> {
-  if (options.navigate) await lane.page.goto('about:blank');
-  else await lane.page.setContent('<!doctype html><title></title>');
-  await lane.session.send('Network.clearBrowserCookies');
-  await lane.session.send('Network.clearBrowserCache');
+export async function clearLane(lane: Lane): Promise<Lane> {
+  await lane.page.goto('about:blank');
   return lane;
 }

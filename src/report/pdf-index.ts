@@ -24,6 +24,12 @@ export interface DraftPdf {
   id?: string;
   pages: PDFRef[];
   context: PDFContext;
+  /**
+   * Objects parsed so far, by number: a page is read by the page tree, the content streams and the
+   * structure tree edits alike, and parsed once. A caller that changes an object changes it here too,
+   * and writes it back itself.
+   */
+  parsed: Map<number, PDFObject>;
 }
 
 const latin1 = (bytes: Uint8Array, from = 0, to = bytes.length) =>
@@ -74,6 +80,7 @@ export function readDraft(pdf: Uint8Array): DraftPdf | undefined {
       startXref,
       pages: [],
       context: PDFContext.create(),
+      parsed: new Map(),
     };
     const pageTree = dictAt(draft, root).get(PDFName.of('Pages'));
     if (!(pageTree instanceof PDFRef)) return undefined;
@@ -87,6 +94,15 @@ export function readDraft(pdf: Uint8Array): DraftPdf | undefined {
 
 /** The object `ref` as the draft stores it (parsed from its own bytes only). */
 export function objectAt(draft: DraftPdf, ref: PDFRef): PDFObject {
+  let object = draft.parsed.get(ref.objectNumber);
+  if (!object) {
+    object = parseObjectAt(draft, ref);
+    draft.parsed.set(ref.objectNumber, object);
+  }
+  return object;
+}
+
+function parseObjectAt(draft: DraftPdf, ref: PDFRef): PDFObject {
   const offset = draft.offsets.get(ref.objectNumber);
   if (offset === undefined) throw new Error(`object ${ref.objectNumber} is not in the table`);
   const header = /^\s*(\d+)\s+(\d+)\s+obj\b/.exec(

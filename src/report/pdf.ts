@@ -58,8 +58,9 @@ export interface PdfOptions {
  * keeps a crash or hang to that render's browser.
  * Every page has JavaScript off and request interception that aborts every request except `data:`,
  * so a report cannot reach the network whatever its data contains. A page serves one document at a
- * time and is cleared between documents (DOM replaced, cookies and cache dropped; see clearLane) while the browser's
- * other page prints the next (see SPARE_LANES); a page whose render failed is closed, never reused.
+ * time: the next document replaces the last (a document that may have scheduled a refresh is navigated
+ * away from first, while the browser's other page prints the next: see clearLane and SPARE_LANES); a
+ * page whose render failed is closed, never reused.
  * Reusing cleared pages instead of creating a context per document, and clearing off the critical
  * path, is what makes back-to-back renders cost what a warm one does. A browser is
  * recycled after `recycleAfter` renders, after a timeout (once the renders still running on it are
@@ -190,21 +191,26 @@ export class PdfRenderer {
       reusable = !timedOut();
       return Buffer.from(bytes);
     } finally {
-      // Off the critical path: the caller has its PDF before the page is cleared for the next one.
+      // Off the critical path: the caller has its PDF before a page that needs it is cleared.
       this.giveBack(slot, lane, reusable, mayScheduleNavigation(html));
     }
   }
 
   /**
-   * Returns a lane for the next render once its document is gone (see clearLane; `navigate` when the
-   * document may have scheduled a refresh), or closes it: after a failure, or when its browser is being recycled.
+   * Returns a lane for the next render, at once (its next `setContent` replaces the document), or once
+   * it has navigated away from a document that may have scheduled a refresh (`navigate`, see
+   * clearLane); or closes it: after a failure, or when its browser is being recycled.
    */
   private giveBack(slot: BrowserSlot, lane: Lane, reusable: boolean, navigate: boolean): void {
     if (!reusable || slot.retired || this.closed) {
       this.closeLane(slot, lane);
       return;
     }
-    const cleared = clearLane(lane, { navigate }).catch(async (error: unknown) => {
+    if (!navigate) {
+      offerLane(slot, Promise.resolve(lane), { ready: true }); // the next document replaces this one
+      return;
+    }
+    const cleared = clearLane(lane).catch(async (error: unknown) => {
       this.closeLane(slot, lane);
       throw error;
     });

@@ -108,7 +108,7 @@ describe('PdfRenderer with concurrency', () => {
     }
   });
 
-  it('reuses cleared pages between documents instead of a context per document, showing nothing of the last', async () => {
+  it('reuses one page for document after document instead of a context per document, showing nothing of the last', async () => {
     const renderer = new PdfRenderer({ concurrency: 1 });
     try {
       const names = ['first', 'second', 'third', 'fourth', 'fifth', 'sixth'];
@@ -120,8 +120,8 @@ describe('PdfRenderer with concurrency', () => {
         expect(text).toContain(`${names[i]} document`);
         for (const other of names.filter((_, j) => j !== i)) expect(text).not.toContain(other);
       });
-      // Six documents back to back, two pages for them: one printing while the other is cleared.
-      expect(renderer.contexts).toBe(SPARE_LANES);
+      // Six documents back to back on one page: each replaces the last, no second page is opened.
+      expect(renderer.contexts).toBe(1);
       expect(renderer.launches).toBe(1);
     } finally {
       await renderer.close();
