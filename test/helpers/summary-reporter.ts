@@ -34,7 +34,7 @@ export default class SummaryReporter implements Reporter {
       const slow = Object.fromEntries(
         timed.filter((file) => file.seconds >= 4).map((file) => [file.key, file.seconds]),
       );
-      writeFileSync(out, `${JSON.stringify(slow, null, 1)}\n`);
+      writeFileSync(out, `${JSON.stringify(slow, null, 2)}\n`);
     }
     const slowest = timed.slice(0, 5).map((file) => `  ${file.seconds} s  ${file.key}`);
     if (timed.length > 5) process.stdout.write(`\nslowest files:\n${slowest.join('\n')}\n`);
