@@ -18,12 +18,17 @@ const hints: Record<string, number> = JSON.parse(
   readFileSync(new URL('../slow-files.json', import.meta.url), 'utf8'),
 );
 
+/** A file as the hints and the results cache name it: `project:path from the root`. */
+export function fileKey(project: string, root: string, moduleId: string): string {
+  return `${project}:${relative(root, moduleId)}`;
+}
+
 export default class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const root = this.ctx.config.root;
     const expected = new Map<TestSpecification, number>();
     for (const spec of files) {
-      const key = `${spec.project.name}:${relative(root, spec.moduleId)}`;
+      const key = fileKey(spec.project.name, root, spec.moduleId);
       const cached = this.ctx.cache.getFileTestResults(key)?.duration;
       // Seconds from either source; a file with neither ranks by size, below every known file.
       const seconds = cached !== undefined ? cached / 1000 : hints[key];

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
-import { relative } from 'node:path';
 import type { Reporter, TestModule } from 'vitest/node';
+import { fileKey } from './sequencer.js';
 
 /**
  * Prints the five slowest files, then one plain closing line, `tests: N passed, N failed, N skipped`,
@@ -25,7 +25,7 @@ export default class SummaryReporter implements Reporter {
     }
     const timed = testModules
       .map((module) => ({
-        key: `${module.project.name}:${relative(module.project.config.root, module.moduleId)}`,
+        key: fileKey(module.project.name, module.project.config.root, module.moduleId),
         seconds: Math.round(module.diagnostic().duration / 1000),
       }))
       .sort((a, b) => b.seconds - a.seconds);
