@@ -61,6 +61,7 @@ export default defineConfig({
     maxWorkers: Number(process.env.REPORTD_TEST_WORKERS) || 2 * availableParallelism(),
     sequence: { sequencer: LongestFirst },
     pool: 'forks',
+    setupFiles: ['./test/helpers/worker-env.ts'],
     reporters: ['default', './test/helpers/summary-reporter.ts'],
     // `npm test` runs sqlite and postgres; `npm run test:pg` (--project postgres) only the second;
     // `npm run test:unit` (--project unit) the quick subset above.

@@ -7,8 +7,8 @@
  * Each command's module stays behind a dynamic import (src/cli/commands.ts), so esbuild splits it into
  * its own chunk: `--version` and `--help` evaluate the command table and the commands' declarations,
  * nothing of their work. Packages not listed in INLINE stay external and are loaded from node_modules
- * as before: native ones (better-sqlite3, duckdb, resvg) must, and the heavy ones (puppeteer, exceljs,
- * the AWS SDK, pg, pino with its worker threads) are only loaded by the commands that use them.
+ * as before: native ones (better-sqlite3, duckdb, resvg) must, pino must (its worker threads load
+ * files by path), and the rarely used ones (the AWS SDK, ssh2, Slack's client, the MCP SDK) may.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -17,8 +17,30 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 
-/** Pure-JS packages on the paths of `check`, `--help` and the config: parsed once inside the bundle. */
-const INLINE = new Set(['commander', 'croner', 'handlebars', 'intl-messageformat', 'yaml', 'zod']);
+/**
+ * Pure-JS packages parsed once inside the bundle. The first six are on the paths of `check`, `--help`
+ * and the config. The rest are the renderer's, the workbook's, the mailer's and PostgreSQL's: each is
+ * hundreds of files in node_modules (pdf-lib 137, puppeteer-core and its deps more), and Node finding,
+ * reading and linking them one by one cost every `render`, `deliver` and daemon about half a second
+ * of CPU at its start, even with the compile cache; inside the bundle they are a few chunks, still
+ * only loaded by the commands that use them (test/cli/command-loads.test.ts).
+ */
+const INLINE = new Set([
+  'commander',
+  'croner',
+  'handlebars',
+  'intl-messageformat',
+  'yaml',
+  'zod',
+  'exceljs',
+  'jpeg-js',
+  'nodemailer',
+  'pdf-lib',
+  'pg',
+  'pngjs',
+  'puppeteer-core',
+  'saxes',
+]);
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const outdir = join(root, 'dist', 'bundle');
