@@ -122,7 +122,7 @@ export class TemplateWalk {
       p.parts.length === 1 && !p.data && (this.env.helpers.has(name) || BUILTIN_HELPERS.has(name));
     if (isHelper) {
       this.args(file, params, hash, scope);
-      if (name === 't') this.messageKey(file, p, params[0]);
+      if (name === 't') this.messageKey(file, params[0]);
       return ANY;
     }
     if (mustBeHelper || params.length > 0 || (hash?.pairs.length ?? 0) > 0) {
@@ -152,7 +152,7 @@ export class TemplateWalk {
     return ANY;
   }
 
-  private messageKey(file: string, at: hbs.AST.Node, key: hbs.AST.Expression | undefined): void {
+  private messageKey(file: string, key: hbs.AST.Expression | undefined): void {
     if (key?.type !== 'StringLiteral') return; // a computed key cannot be checked before rendering
     const value = (key as hbs.AST.StringLiteral).value;
     const missing = [...this.env.catalogs].filter(([, keys]) => !keys.has(value)).map(([name]) => name);
