@@ -39,6 +39,8 @@ const OFFSET_PARTS: Intl.DateTimeFormatOptions = {
 
 /** Offset of `timezone` from UTC at `at`, in ms (Berlin in summer: +7 200 000). */
 function zoneOffset(at: number, timezone: string): number {
+  // Without ICU for UTC, as config/cron.ts schedules it.
+  if (timezone === 'UTC') return 0;
   const parts = zoneFormat(timezone, OFFSET_PARTS).formatToParts(new Date(at));
   const get = (type: string) => Number(parts.find((p) => p.type === type)?.value);
   const wall = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
