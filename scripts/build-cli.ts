@@ -101,6 +101,25 @@ const leaveOut: Plugin = {
   },
 };
 
+/**
+ * commander requires node:child_process as it loads, for running an executable subcommand
+ * (`git-foo` style), which reportd never declares: the module (and net, dgram under it) would cost
+ * every command a few ms at start. Its one use, `childProcess.spawn`, looks the module up when called.
+ */
+const lazyChildProcess: Plugin = {
+  name: 'lazy-child-process',
+  setup(build) {
+    build.onLoad({ filter: /node_modules\/commander\/lib\/command\.js$/ }, ({ path }) => {
+      const eager = "const childProcess = require('node:child_process');";
+      const text = readFileSync(path, 'utf8');
+      if (!text.includes(eager)) throw new Error(`${path} no longer requires child_process as expected`);
+      const lazy =
+        "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };";
+      return { contents: text.replace(eager, lazy), loader: 'js' };
+    });
+  },
+};
+
 const BANNER =
   "import { createRequire as __reportdRequire } from 'node:module';\nconst require = __reportdRequire(import.meta.url);";
 
@@ -125,7 +144,7 @@ const { metafile } = await build({
   minifyWhitespace: true,
   minifySyntax: true,
   metafile: true,
-  plugins: [namedExports, leaveOut],
+  plugins: [namedExports, leaveOut, lazyChildProcess],
   logLevel: 'warning',
 });
 // esbuild's `__require` lives in one chunk, and only chunks that name `require` call it: the banner

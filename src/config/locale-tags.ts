@@ -10,12 +10,21 @@ export function isReportLocale(tag: string): tag is ReportLocaleTag {
   return (REPORT_LOCALES as readonly string[]).includes(tag);
 }
 
-/** Validates a zone name the way `Intl` will use it; a clear error instead of a RangeError later. */
+// UTC, the default zone, is known without asking ICU (its first zone lookup costs tens of ms).
+const knownZones = new Set<string>(['UTC']);
+
+/**
+ * Validates a zone name the way `Intl` will use it; a clear error instead of a RangeError later.
+ * Accepts every zone ICU knows, including aliases like UTC that supportedValuesOf omits. A zone is
+ * asked once: a config names the same few zones in many places.
+ */
 export function isTimeZone(zone: string): boolean {
+  if (knownZones.has(zone)) return true;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
   } catch {
     return false;
   }
+  knownZones.add(zone);
+  return true;
 }

@@ -1,3 +1,4 @@
+import { isTimeZone } from './locale-tags.js';
 import { closest } from './suggest.js';
 
 /**
@@ -7,17 +8,12 @@ import { closest } from './suggest.js';
 
 /** Why `zone` is not an IANA time zone this Node knows, or undefined when it is one. */
 export function timezoneProblem(zone: string): string | undefined {
-  try {
-    // Accepts every zone ICU knows, including aliases like UTC that supportedValuesOf omits.
-    new Intl.DateTimeFormat('en', { timeZone: zone });
-    return undefined;
-  } catch {
-    const guess = closest(zone, Intl.supportedValuesOf('timeZone'));
-    return (
-      `unknown time zone "${zone}"` +
-      (guess ? ` (did you mean ${guess}?)` : ' (use an IANA name like Europe/Berlin or UTC)')
-    );
-  }
+  if (isTimeZone(zone)) return undefined;
+  const guess = closest(zone, Intl.supportedValuesOf('timeZone'));
+  return (
+    `unknown time zone "${zone}"` +
+    (guess ? ` (did you mean ${guess}?)` : ' (use an IANA name like Europe/Berlin or UTC)')
+  );
 }
 
 /**

@@ -1,4 +1,5 @@
 import { nextFireTime } from '../config/cron.js';
+import { zoneFormat } from './zone-format.js';
 
 /**
  * When a scheduled thing may fire: `enabled`, `active_from` / `active_until` and `max_delay` as the
@@ -26,18 +27,21 @@ export function durationMs(text: string): number {
   return Number(match[1]) * (UNIT_MS[match[2]!] ?? 0);
 }
 
+const OFFSET_PARTS: Intl.DateTimeFormatOptions = {
+  hourCycle: 'h23',
+  year: 'numeric',
+  month: 'numeric',
+  day: 'numeric',
+  hour: 'numeric',
+  minute: 'numeric',
+  second: 'numeric',
+};
+
 /** Offset of `timezone` from UTC at `at`, in ms (Berlin in summer: +7 200 000). */
 function zoneOffset(at: number, timezone: string): number {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone: timezone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: 'numeric',
-    day: 'numeric',
-    hour: 'numeric',
-    minute: 'numeric',
-    second: 'numeric',
-  }).formatToParts(new Date(at));
+  // Without ICU for UTC, as config/cron.ts schedules it.
+  if (timezone === 'UTC') return 0;
+  const parts = zoneFormat(timezone, OFFSET_PARTS).formatToParts(new Date(at));
   const get = (type: string) => Number(parts.find((p) => p.type === type)?.value);
   const wall = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
   return wall - Math.floor(at / 1000) * 1000;

@@ -2,6 +2,7 @@ import type { Config } from '../config/index.js';
 import { scheduleZone, scheduleZones } from '../config/recipient-schema.js';
 import { printable } from '../printable.js';
 import { type Lifecycle, lifecycleState, nextSlots } from './lifecycle.js';
+import { zoneFormat } from './zone-format.js';
 
 /**
  * The "next fire times" of `reportd check`: for the sync and every report, the next `count` slots in
@@ -11,19 +12,20 @@ import { type Lifecycle, lifecycleState, nextSlots } from './lifecycle.js';
 
 const ALWAYS: Lifecycle = { enabled: true };
 
+const SLOT_PARTS: Intl.DateTimeFormatOptions = {
+  hourCycle: 'h23',
+  weekday: 'short',
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  timeZoneName: 'longOffset',
+};
+
 /** `Mon 2026-03-30 08:00 +02:00` in `timezone`. */
 export function formatInZone(at: number, timezone: string): string {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone: timezone,
-    hourCycle: 'h23',
-    weekday: 'short',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    timeZoneName: 'longOffset',
-  }).formatToParts(new Date(at));
+  const parts = zoneFormat(timezone, SLOT_PARTS).formatToParts(new Date(at));
   const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
   // longOffset says `GMT+02:00`, or plain `GMT` for UTC itself.
   const offset = get('timeZoneName').replace(/^GMT/, '') || '+00:00';

@@ -42,7 +42,7 @@ beforeAll(() => {
 afterAll(() => tmp?.cleanup());
 
 /** Runs the CLI; returns what it printed and every package, source file and Node.js built-in it loaded. */
-async function loads(args: string[]) {
+async function loads(args: string[], extraEnv: Record<string, string> = {}) {
   const log = join(tmp.dir, `${args.join('-').replace(/\W+/g, '_')}.txt`);
   const builtinLog = `${log}.builtins`;
   writeFileSync(log, '');
@@ -56,6 +56,7 @@ async function loads(args: string[]) {
       REPORTD_API_KEY: 'test-key',
       REPORTD_API_SECRET: 'test-secret',
       SMTP_PASSWORD: 'test-password',
+      ...extraEnv,
     },
   });
   const { outputs } = JSON.parse(readFileSync(META, 'utf8')) as {
@@ -121,15 +122,33 @@ describe('what a command loads', () => {
     expect(packages).not.toContain('tldts');
   });
 
-  it('check loads no Node.js built-in its config does not call for: no crypto, no resolver', async () => {
+  it('check loads no Node.js built-in its config does not call for: no crypto, no resolver, no child processes', async () => {
     // Loading node:crypto costs `check` about 10 ms of its start: only a recipient table's row ids
     // and the status page's credentials hash, and neither is in this config. The resolver is for a
-    // channel URL's host, and this config names no channel.
+    // channel URL's host, and this config names no channel. child_process (a few ms more, with net
+    // and dgram) is for fontconfig, asked only about a theme's font, and commander's executable
+    // subcommands, which reportd has none of (scripts/build-cli.ts).
     const { stdout, builtins } = await loads(['check', '--config', 'config/reportd.example.yaml']);
     expect(stdout).toContain('config/reportd.example.yaml: valid');
     // The recorder sees what check does load.
     expect(builtins).toContain('fs');
-    expect([...builtins].filter((name) => /^(crypto|dns)/.test(name))).toEqual([]);
+    expect([...builtins].filter((name) => /^(crypto|dns|child_process)/.test(name))).toEqual([]);
+  });
+
+  it('check of a config all in UTC asks ICU for no time zone', async () => {
+    // The first zone an Intl.DateTimeFormat is built for loads ICU's zone data, tens of ms of
+    // check's start; UTC, the default zone, needs none (config/cron.ts, schedule/lifecycle.ts).
+    const config = join(tmp.dir, 'utc.yaml');
+    writeFileSync(
+      config,
+      readFileSync(join(ROOT, 'config', 'reportd.example.yaml'), 'utf8').replaceAll('Europe/Berlin', 'UTC'),
+    );
+    const zoneLog = join(tmp.dir, 'zones.txt');
+    writeFileSync(zoneLog, '');
+    const { stdout } = await loads(['check', '--config', config], { REPORTD_TEST_ZONE_LOG: zoneLog });
+    expect(stdout).toContain('utc.yaml: valid');
+    expect(stdout).toContain('report weekly-executive: "0 8 * * 1" UTC');
+    expect(readFileSync(zoneLog, 'utf8').split('\n').filter(Boolean)).toEqual([]);
   });
 
   it('check parses what it runs and little else: no template compiler, a minified bundle, `require` built only where named', async () => {

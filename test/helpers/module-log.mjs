@@ -21,6 +21,20 @@ if (builtinLog) {
     appendFileSync(builtinLog, builtins.map((name) => `${name}\n`).join(''));
   });
 }
+// With REPORTD_TEST_ZONE_LOG set, writes there, as the process exits, each time zone an
+// Intl.DateTimeFormat was built for (the first one loads ICU's zone data).
+const zoneLog = process.env.REPORTD_TEST_ZONE_LOG;
+if (zoneLog) {
+  const zones = [];
+  const Format = Intl.DateTimeFormat;
+  Intl.DateTimeFormat = new Proxy(Format, {
+    construct(target, args) {
+      zones.push(String(args[1]?.timeZone ?? '(local)'));
+      return Reflect.construct(target, args);
+    },
+  });
+  process.on('exit', () => appendFileSync(zoneLog, zones.map((zone) => `${zone}\n`).join('')));
+}
 const load = Module._load;
 Module._load = function (request, parent, isMain) {
   const loaded = load.call(this, request, parent, isMain);

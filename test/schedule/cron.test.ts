@@ -114,6 +114,16 @@ describe('next fire times (croner)', () => {
     expect(iso(nextFireTime('0 8 * * *', 'UTC', eight - 1))).toBe('2026-01-01T08:00:00.000Z');
   });
 
+  it("UTC (scheduled as an offset of 0, without ICU) fires when ICU's Etc/UTC does", () => {
+    for (const expr of ['*/10 * * * *', '0 8 * * 1', '30 2 * * *', '0 9 L * *', '0 9 * * 5L', '0 0 29 2 *']) {
+      for (const from of ['2026-03-28T00:00:00Z', '2026-10-24T23:59:59Z', '2027-12-31T23:55:00Z']) {
+        expect(firings(expr, 'UTC', from, 4), `${expr} from ${from}`).toEqual(
+          firings(expr, 'Etc/UTC', from, 4),
+        );
+      }
+    }
+  });
+
   it('schedules every expression the config validation accepts', () => {
     const accepted = [
       '0 8 * * monday',

@@ -1,5 +1,3 @@
-import { execFileSync } from 'node:child_process';
-
 /**
  * Font families fontconfig knows (what Chromium prints with on Linux). A theme's font that is not
  * installed would silently fall back to Liberation Sans: `reportd check` refuses it instead.
@@ -8,6 +6,9 @@ import { execFileSync } from 'node:child_process';
 export function installedFontFamilies(): Set<string> | undefined {
   let out: string;
   try {
+    // Looked up here, not imported: child_process (and net, dgram under it) costs `reportd check` a
+    // few ms to load, and only a config with a theme font asks fontconfig.
+    const { execFileSync } = process.getBuiltinModule('node:child_process');
     out = execFileSync('fc-list', [':', 'family'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
   } catch {
     return undefined;
