@@ -7,6 +7,13 @@ import { type ChannelPeers, startChannelPeers } from './channel-peers.js';
 import { startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/channel-worker.ts', import.meta.url));
+/**
+ * V8's code cache for the workers' modules (NODE_COMPILE_CACHE, read by Node.js 22.1 and later, ignored
+ * before), shared by every worker of a run: a test that kills and starts dozens of them (slack-kill-steps
+ * starts 45) no longer compiles the bundle and its packages again in each, about a fifth of a worker's
+ * start. V8 keys each entry by the file's content, so an edited source is compiled afresh.
+ */
+const COMPILE_CACHE = fileURLToPath(new URL('../../.test-fixtures/compile-cache', import.meta.url));
 
 export interface ChannelWorker {
   child: ChildProcess;
@@ -53,7 +60,12 @@ export function channelWorker(options: {
     ],
     {
       stdio: [options.held ? 'pipe' : 'ignore', 'pipe', 'inherit'],
-      env: { ...process.env, ...options.env, ...(options.held ? { HOLD: '1' } : {}) },
+      env: {
+        ...process.env,
+        NODE_COMPILE_CACHE: COMPILE_CACHE,
+        ...options.env,
+        ...(options.held ? { HOLD: '1' } : {}),
+      },
     },
   );
   let text = '';

@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AxePuppeteer } from '@axe-core/puppeteer';
 import { PNG } from 'pngjs';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +22,7 @@ import { openStore } from '../../src/store/db.js';
 import type { Store } from '../../src/store/sql.js';
 import { withInlineParts } from '../../src/studio/inline-parts.js';
 import { runSync } from '../../src/sync/sync.js';
+import { wcagViolations } from '../report/axe.js';
 import { solidPng } from '../report/images.js';
 import { HTML_BUDGET_BYTES, layoutProblems, unsupported } from './email-lint.js';
 
@@ -242,10 +242,7 @@ describe('email gate: reflow and accessibility in Chromium', () => {
           )) as { scrollWidth: number; clientWidth: number };
           if (scrollWidth > clientWidth)
             found.push(`${width} px ${scheme}: scrollWidth ${scrollWidth} > ${clientWidth}`);
-          const result = await new AxePuppeteer(page)
-            .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
-            .analyze();
-          for (const violation of result.violations)
+          for (const violation of await wcagViolations(page))
             found.push(
               `${width} px ${scheme}: ${violation.id} ${violation.nodes
                 .slice(0, 2)

@@ -9,20 +9,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumProcessesWith } from '../helpers/chromium-processes.js';
 import { type CliResult, runCli } from '../helpers/cli.js';
 import { expectPdfUa } from '../helpers/pdf-structure.js';
+import { describeDemoMarks } from './demo-marks.js';
+
+// One `reportd demo` for the file: the quick start's checks below and the marks' (demo-marks.ts) read
+// the same folder, as the demo writes the same documents each time.
+let out: string;
+let result: CliResult;
+// Inherited by the demo's Chromium: tells its browsers from those of tests running beside it.
+const marker = randomUUID();
+
+beforeAll(async () => {
+  out = mkdtempSync(join(tmpdir(), 'reportd-demo-e2e-'));
+  result = await runCli(['demo', '--out', out], { env: { REPORTD_TEST_MARKER: marker } });
+}, 240_000);
+
+afterAll(() => rmSync(out, { recursive: true, force: true }));
 
 describe('reportd demo (the README quick start)', () => {
-  let out: string;
-  let result: CliResult;
-  // Inherited by the demo's Chromium: tells its browsers from those of tests running beside it.
-  const marker = randomUUID();
-
-  beforeAll(async () => {
-    out = mkdtempSync(join(tmpdir(), 'reportd-demo-e2e-'));
-    result = await runCli(['demo', '--out', out], { env: { REPORTD_TEST_MARKER: marker } });
-  }, 180_000);
-
-  afterAll(() => rmSync(out, { recursive: true, force: true }));
-
   it('exits 0 and prints every file it wrote', () => {
     expect(result.stderr).not.toMatch(/unexpected error|at .*\.js:\d+/);
     expect(result.code).toBe(0);
@@ -208,4 +211,9 @@ describe('reportd demo (the README quick start)', () => {
   it('leaves no Chromium process behind', () => {
     expect(chromiumProcessesWith(marker)).toEqual([]);
   });
+});
+
+describeDemoMarks(() => {
+  expect(result.code, result.stderr).toBe(0);
+  return out;
 });

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -143,8 +143,16 @@ describe.each(['gross', 'weighted'] as const)(
         '    schedule: { cron: "0 8 * * 1" }',
         '    email: { to: [cmo@example.com] }',
       ]));
-      await reportd('render', '--config', config, '--set', '101', '--format', 'pdf,xlsx', '--out', out);
+      // The PDF and workbook read below are the ones the email carries: `deliver --eml` renders both
+      // (a `render` beside it printed the same documents again in a Chromium of its own).
       await reportd('deliver', '--config', config, '--report', 'weekly', '--eml', join(out, 'weekly.eml'));
+      const mail = await simpleParser(readFileSync(join(out, 'weekly.eml')));
+      expect(mail.attachments.map((a) => a.contentType).sort()).toEqual([
+        'application/pdf',
+        'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+      ]);
+      for (const attachment of mail.attachments)
+        writeFileSync(join(out, attachment.filename!), attachment.content);
       await reportd('export', '--config', config, '--format', 'csv', '--out', join(out, 'csv'));
     }, 240_000);
 

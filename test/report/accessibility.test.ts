@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AxePuppeteer } from '@axe-core/puppeteer';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { alert } from '../../src/config/alert-section.js';
@@ -17,6 +16,7 @@ import type { PageSetup } from '../../src/report/page.js';
 import { loadReportTemplates } from '../../src/report/templates.js';
 import { themeView } from '../../src/report/theme/theme.js';
 import type { StoredSnapshot } from '../../src/store/snapshots.js';
+import { wcagViolations } from './axe.js';
 import { fixtureSnapshot } from './fixtures.js';
 import { solidPng } from './images.js';
 
@@ -26,7 +26,6 @@ import { solidPng } from './images.js';
  * locale, both paper orientations. One browser, one page, each variant loaded into it in turn; the
  * documents as print lays them out (print media), the emails as a mail client shows them (screen).
  */
-const WCAG_21_AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
 /** One tag per language of the catalogs (en-GB has en-US's words, only its dates differ). */
 const LOCALES = ['en-US', 'de-DE', 'fr-FR', 'es-ES'];
 const ORIENTATIONS: PageSetup['orientation'][] = ['portrait', 'landscape'];
@@ -58,8 +57,7 @@ afterAll(async () => {
 async function violations(html: string, media: 'print' | 'screen'): Promise<string[]> {
   await page.emulateMediaType(media);
   await page.setContent(html, { waitUntil: 'load' });
-  const result = await new AxePuppeteer(page).withTags(WCAG_21_AA).analyze();
-  return result.violations.map(
+  return (await wcagViolations(page)).map(
     (v) =>
       `${v.id} (${v.impact}): ${v.help} — ${v.nodes
         .slice(0, 3)
