@@ -119,8 +119,11 @@ export class PdfRenderer {
     } finally {
       this.permits.release();
     }
-    // After the permit and outside the deadline: another document may go to Chromium while this one
-    // is finished here (bounded work in this process, about a millisecond a page).
+    // After the permit and outside the deadline: another document goes to Chromium while this one is
+    // finished here (bounded work in this process, about a millisecond a page). A render waiting for
+    // the permit sends its document first (its continuation runs before a macrotask), so the browser
+    // does not wait on this thread's finishing before it starts on the next one.
+    await new Promise((resolve) => setImmediate(resolve));
     const finished = finishPdf(printed, { date: pdf.date });
     if (!finished)
       this.logger.warn('the printed PDF could not be made PDF/UA-1; it is kept as Chromium wrote it');
