@@ -119,10 +119,9 @@ export class PdfRenderer {
     } finally {
       this.permits.release();
     }
-    // After the permit and outside the deadline: another document goes to Chromium while this one is
-    // finished here (bounded work in this process, about a millisecond a page). A render waiting for
-    // the permit sends its document first (its continuation runs before a macrotask), so the browser
-    // does not wait on this thread's finishing before it starts on the next one.
+    // After the permit and outside the deadline, once a render waiting for the permit has sent its
+    // document (its continuation runs before a macrotask): Chromium prints that one while this thread
+    // finishes this one (bounded work, about a millisecond a page), instead of waiting for it.
     await new Promise((resolve) => setImmediate(resolve));
     const finished = finishPdf(printed, { date: pdf.date });
     if (!finished)
