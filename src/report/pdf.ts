@@ -119,8 +119,10 @@ export class PdfRenderer {
     } finally {
       this.permits.release();
     }
-    // After the permit and outside the deadline: another document may go to Chromium while this one
-    // is finished here (bounded work in this process, about a millisecond a page).
+    // After the permit and outside the deadline, once a render waiting for the permit has sent its
+    // document (its continuation runs before a macrotask): Chromium prints that one while this thread
+    // finishes this one (bounded work, about a millisecond a page), instead of waiting for it.
+    await new Promise((resolve) => setImmediate(resolve));
     const finished = finishPdf(printed, { date: pdf.date });
     if (!finished)
       this.logger.warn('the printed PDF could not be made PDF/UA-1; it is kept as Chromium wrote it');
