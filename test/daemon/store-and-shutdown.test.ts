@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { copyFileSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { latestRuns } from '../../src/delivery/due.js';
@@ -13,6 +13,7 @@ import { runCli, spawnCli } from '../helpers/cli.js';
  * `reportd daemon` as a real process: SIGTERM while the SMTP server is still answering DATA waits
  * for the answer and records it (no resend after restart); a store file deleted or replaced under it
  * fails /readyz with one line. `reportd deliver` given SIGTERM mid-answer waits for it the same way.
+ * The store is synced once (`reportd sync`) and each test that needs a synced store gets a copy of it.
  */
 let env: DeliveryCliEnv;
 let holdData: (() => Promise<void>) | undefined;
@@ -20,6 +21,7 @@ let dataStarted: () => void = () => {};
 
 beforeAll(async () => {
   env = await startDeliveryCliEnv({ afterStore: () => holdData?.() ?? Promise.resolve() });
+  expect((await env.reportd(configFor('synced'), 'sync')).code).toBe(0);
 }, 60_000);
 afterAll(() => env?.close());
 
@@ -39,6 +41,16 @@ http: { port: 0, host: 127.0.0.1 }
 log: { level: info }
 `,
   );
+}
+
+/** The config `name` on a copy of the store synced in beforeAll (its WAL too, should one be left). */
+function syncedConfigFor(name: string): string {
+  mkdirSync(join(env.dir, name));
+  for (const suffix of ['', '-wal']) {
+    const from = join(env.dir, 'synced', `reportd.sqlite${suffix}`);
+    if (existsSync(from)) copyFileSync(from, join(env.dir, name, `reportd.sqlite${suffix}`));
+  }
+  return configFor(name);
 }
 
 function startDaemon(config: string): {
@@ -80,8 +92,7 @@ async function until<T>(what: () => Promise<T>, ok: (value: T) => boolean, timeo
 
 describe('reportd daemon process', () => {
   it('SIGTERM while the server holds its answer to DATA for 12 s: waits, records it sent, exits 0; no resend', async () => {
-    const config = configFor('grace');
-    expect((await env.reportd(config, 'sync')).code).toBe(0);
+    const config = syncedConfigFor('grace');
     // A delivery already due when the daemon starts (as after a scheduled slot).
     const store = await openStore(join(env.dir, 'grace', 'reportd.sqlite'));
     const [run] = await latestRuns(store, { name: 'weekly', query_sets: [102] } as never, [{ name: 'acme' }]);
@@ -116,8 +127,7 @@ describe('reportd daemon process', () => {
   }, 120_000);
 
   it('reportd deliver sent SIGTERM while the server holds its answer: waits for it, says sent, exits 0', async () => {
-    const config = configFor('deliver-term');
-    expect((await env.reportd(config, 'sync')).code).toBe(0);
+    const config = syncedConfigFor('deliver-term');
     const started = new Promise<void>((resolve) => {
       dataStarted = resolve;
     });

@@ -19,8 +19,11 @@ export interface DaemonConfig {
   backfillRuns?: number;
   /** Top-level lines before `reports:` (`daemon:`, `http:`, `delivery:`, `notify_on_failure:`). */
   settings?: string[];
-  /** The one report; `false` for none. */
-  report?: { name?: string; cron?: string; to?: string } | false;
+  /**
+   * The one report; `false` for none. `formats` defaults to `[xlsx]`; `[html]` renders with neither
+   * ExcelJS nor Chromium, for a test that never opens the attachment.
+   */
+  report?: { name?: string; cron?: string; to?: string; formats?: ('pdf' | 'xlsx' | 'html')[] } | false;
 }
 
 export function daemonConfig(config: DaemonConfig): string {
@@ -44,7 +47,7 @@ export function daemonConfig(config: DaemonConfig): string {
           'reports:',
           `  - name: ${report.name ?? 'fivesecondly'}`,
           '    query_sets: [101]',
-          '    formats: [xlsx]',
+          `    formats: [${(report.formats ?? ['xlsx']).join(', ')}]`,
           `    schedule: { cron: "${report.cron ?? '*/5 * * * * *'}", timezone: UTC }`,
           `    email: { to: [${report.to ?? 'ceo@example.com'}] }`,
         ]
