@@ -84,8 +84,7 @@ async function sendRow(sending: Sending, queued: EnqueueResult): Promise<string 
     );
     return undefined;
   }
-  await makeDueNow(store, delivery.id, Date.now());
-  const outcome = await outbox.runOnce(signal, delivery.id);
+  const outcome = await claimAndSend(sending, delivery);
   const row = (await getDelivery(store, delivery.id))!;
   const who = recipientLine(await listRecipients(store, delivery.id));
   if (outcome?.result === 'sent' && to) {
@@ -107,6 +106,28 @@ async function sendRow(sending: Sending, queued: EnqueueResult): Promise<string 
     return `${label}: ${got}${who.missed || row.lastError || outcome.result}${later}`;
   }
   return undefined;
+}
+
+/** How often, and how long apart, a claim missed on a row nobody took is tried again. */
+const CLAIM_TRIES = 50;
+const CLAIM_RETRY_MS = 100;
+
+/**
+ * Makes the row due now and claims and sends it; undefined when another live process holds it. A
+ * miss on a row still pending with no new attempt is not a holder: on PostgreSQL a worker of another
+ * process that is choosing its next row reads candidates `FOR UPDATE SKIP LOCKED`, which hides the row
+ * from this claim until that worker's transaction ends (a few milliseconds), whether or not it takes
+ * it. Said as "held" at that moment, the row would be reported unsent while nobody was sending it.
+ */
+async function claimAndSend({ outbox, store, signal }: Sending, delivery: Delivery) {
+  for (let tries = 1; ; tries++) {
+    await makeDueNow(store, delivery.id, Date.now());
+    const outcome = await outbox.runOnce(signal, delivery.id);
+    if (outcome || tries >= CLAIM_TRIES || signal.aborted) return outcome;
+    const row = await getDelivery(store, delivery.id);
+    if (row?.state !== 'pending' || row.attempts !== delivery.attempts) return undefined;
+    await new Promise((resolve) => setTimeout(resolve, CLAIM_RETRY_MS));
+  }
 }
 
 /** Only a `sent` run counts as delivered: a failed one is queued again (forced) as a new generation. */

@@ -112,11 +112,14 @@ export function expireGoneClaims(
   return expireGoneHolders(store, DELIVERY_LEASE, now, isGone);
 }
 
-/** A pending row waiting for its retry time becomes due now (`reportd deliver` means "now"). */
+/**
+ * A pending row waiting for its retry time becomes due now (`reportd deliver` means "now"). A row
+ * already due is not written: on PostgreSQL the update would wait for a worker that holds it locked.
+ */
 export async function makeDueNow(store: Store, id: number, now: number): Promise<boolean> {
   const { changes } = await store.run(
-    `UPDATE deliveries SET next_attempt_at = ?, updated_at = ? WHERE id = ? AND state = 'pending'`,
-    [now, now, id],
+    `UPDATE deliveries SET next_attempt_at = ?, updated_at = ? WHERE id = ? AND state = 'pending' AND next_attempt_at > ?`,
+    [now, now, id, now],
   );
   return changes === 1;
 }
