@@ -17,7 +17,7 @@ if [ "$(node -p 'process.versions.node.split(".")[0]')" != "$major" ]; then
     echo "reportd tests: Node.js $major, the line the image ships, is not in .node/$major (\`bash scripts/install.sh\` puts it there): testing on this machine's Node.js $(node --version)" >&2
   fi
 fi
-# Node ≥ 22.1 keeps compiled code here between runs: vitest starts a fresh worker per test file, and
+# Node ≥ 22.1 keeps compiled code here between runs: vitest starts its workers afresh every run, and
 # each would compile vitest, puppeteer, exceljs… again. In the checkout (not the shared temporary
 # folder, where another user could plant code); test/helpers/worker-env.ts keeps it from the processes
 # the tests start. Node 20 ignores it.

@@ -8,6 +8,7 @@ import { getDelivery } from '../../src/outbox/reads.js';
 import { openStore } from '../../src/store/db.js';
 import { startSmtp, type TestSmtp, tempDir } from '../delivery/smtp-helpers.js';
 import { chromiumProcessesWith } from '../helpers/chromium-processes.js';
+import { setEnv } from '../helpers/env.js';
 import { fixtureSnapshot } from '../report/fixtures.js';
 import { seedStore } from '../report/helpers.js';
 import { eventually, idleSync, seededConfig } from './helpers.js';
@@ -18,7 +19,7 @@ import { eventually, idleSync, seededConfig } from './helpers.js';
  */
 // Chromium inherits this process's environment: the marker tells its processes from other tests'.
 const MARKER = `reportd-chromium-lifecycle-${randomUUID()}`;
-process.env.REPORTD_TEST_MARKER = MARKER;
+const restoreEnv = setEnv({ REPORTD_TEST_MARKER: MARKER });
 const chromium = () => chromiumProcessesWith(MARKER);
 
 let tmp: ReturnType<typeof tempDir>;
@@ -35,6 +36,7 @@ afterAll(async () => {
   await Promise.all(daemons.map((d) => d.close()));
   await smtp?.close();
   tmp?.cleanup();
+  restoreEnv();
 });
 
 async function daemonWithRealRenderer(clock: FakeClock, outputDir: string): Promise<Daemon> {

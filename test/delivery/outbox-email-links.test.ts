@@ -15,6 +15,7 @@ import { openStore } from '../../src/store/db.js';
 import { deliveredFiles } from '../../src/store/delivered-files.js';
 import type { Store } from '../../src/store/sql.js';
 import { runCli } from '../helpers/cli.js';
+import { setEnv } from '../helpers/env.js';
 import { freshDatabaseUrl } from '../helpers/postgres.js';
 import { testEngine } from '../helpers/test-store.js';
 import { startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
@@ -29,6 +30,7 @@ import { S3_KEY, startS3, type TestS3, unfinishedUploads } from './storage-peers
 const tmp = tempDir();
 const dir = realpathSync(tmp.dir);
 let s3: TestS3;
+let restoreEnv: (() => void) | undefined;
 let smtp: TestSmtp;
 let store: Store;
 let target: string;
@@ -46,10 +48,10 @@ beforeAll(async () => {
   writeFileSync(bigPath, big);
   writeFileSync(xlsxPath, xlsx);
   s3 = await startS3(join(dir, 's3'), ['reports']);
-  process.env.AWS_ACCESS_KEY_ID = S3_KEY.id;
-  process.env.AWS_SECRET_ACCESS_KEY = S3_KEY.secret;
+  restoreEnv = setEnv({ AWS_ACCESS_KEY_ID: S3_KEY.id, AWS_SECRET_ACCESS_KEY: S3_KEY.secret });
 }, 60_000);
 afterAll(async () => {
+  restoreEnv?.();
   await s3?.close();
   tmp.cleanup();
 });

@@ -12,6 +12,7 @@ import { listDeliveries } from '../../src/outbox/reads.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { stubRenderer } from '../daemon/helpers.js';
 import { runCli } from '../helpers/cli.js';
+import { setEnv } from '../helpers/env.js';
 import { startSmtp, type TestSmtp, tempDir } from './smtp-helpers.js';
 import { startS3, startSshd, type TestS3, type TestSshd } from './storage-peers.js';
 
@@ -32,7 +33,7 @@ const S3_SECRET = 'rdFaultSecret/Zk81+q0wLm7TnVb3xYc9Hs2PdQeRa';
 const SFTP_PASSWORD = 'sftp-Pa55word-Ux7Kq2Wm';
 const SECRETS = [S3_SECRET, SFTP_PASSWORD];
 const env = { AWS_ACCESS_KEY_ID: S3_ID, AWS_SECRET_ACCESS_KEY: S3_SECRET, SFTP_PASSWORD };
-const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+let restoreEnv: (() => void) | undefined;
 
 let sandbox: Sandbox;
 let smtp: TestSmtp;
@@ -87,7 +88,7 @@ function throttlingS3(target: string): Server {
 }
 
 beforeAll(async () => {
-  Object.assign(process.env, env);
+  restoreEnv = setEnv(env);
   // s3rver runs in this process: a key pair registered here is the one it checks signatures with.
   const { DUMMY_ACCOUNT } = createRequire(import.meta.url)('s3rver/lib/models/account.js') as {
     DUMMY_ACCOUNT: { createKeyPair(id: string, secret: string): void };
@@ -140,10 +141,7 @@ afterAll(async () => {
   await s3?.close();
   await smtp?.close();
   await sandbox?.close();
-  for (const [k, v] of Object.entries(saved)) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
+  restoreEnv?.();
   tmp.cleanup();
 });
 

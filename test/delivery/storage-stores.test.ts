@@ -8,6 +8,7 @@ import type { ObjectStore } from '../../src/delivery/destinations/storage/object
 import { s3Store } from '../../src/delivery/destinations/storage/s3-store.js';
 import { sftpStore } from '../../src/delivery/destinations/storage/sftp-store.js';
 import { type DeliveryFile, writeDelivery } from '../../src/delivery/destinations/storage/write-delivery.js';
+import { setEnv } from '../helpers/env.js';
 import { tempDir } from './smtp-helpers.js';
 import { S3_KEY, startS3, startSshd, type TestS3, type TestSshd } from './storage-peers.js';
 
@@ -19,7 +20,7 @@ import { S3_KEY, startS3, startSshd, type TestS3, type TestSshd } from './storag
 const tmp = tempDir();
 let s3: TestS3;
 let sshd: TestSshd;
-const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
+let restoreEnv: (() => void) | undefined;
 
 const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 function file(name: string, size: number): DeliveryFile & { bytes: Buffer } {
@@ -75,12 +76,10 @@ const sftpConfig = (over: Partial<SftpChannelConfig> = {}): SftpChannelConfig =>
 beforeAll(async () => {
   s3 = await startS3(join(tmp.dir, 's3'), ['reports']);
   sshd = await startSshd(join(tmp.dir, 'sshd'));
-  process.env.AWS_ACCESS_KEY_ID = S3_KEY.id;
-  process.env.AWS_SECRET_ACCESS_KEY = S3_KEY.secret;
+  restoreEnv = setEnv({ AWS_ACCESS_KEY_ID: S3_KEY.id, AWS_SECRET_ACCESS_KEY: S3_KEY.secret });
 });
 afterAll(async () => {
-  process.env.AWS_ACCESS_KEY_ID = saved.id;
-  process.env.AWS_SECRET_ACCESS_KEY = saved.secret;
+  restoreEnv?.();
   await s3?.close();
   await sshd?.close();
   tmp.cleanup();
@@ -156,8 +155,10 @@ describe('faults, each one line naming the destination, never a credential', () 
   // s3rver checks the access key id but not SigV4's signature bytes, so the wrong credential here is a
   // key pair it does not know; AWS answers a wrong secret alone with the same 403.
   it('s3: a wrong credential is refused for good', async () => {
-    process.env.AWS_ACCESS_KEY_ID = 'AKIAWRONGKEY0000';
-    process.env.AWS_SECRET_ACCESS_KEY = 'wrong-secret-0123456789';
+    const restore = setEnv({
+      AWS_ACCESS_KEY_ID: 'AKIAWRONGKEY0000',
+      AWS_SECRET_ACCESS_KEY: 'wrong-secret-0123456789',
+    });
     try {
       const error = await writeDelivery(s3Store(s3Config()), plan).catch((e: unknown) => e);
       expect(error).toMatchObject({ kind: 'permanent' });
@@ -166,8 +167,7 @@ describe('faults, each one line naming the destination, never a credential', () 
       );
       expect((error as Error).message).not.toMatch(/wrong-secret|AKIAWRONGKEY/);
     } finally {
-      process.env.AWS_ACCESS_KEY_ID = S3_KEY.id;
-      process.env.AWS_SECRET_ACCESS_KEY = S3_KEY.secret;
+      restore();
     }
   });
 

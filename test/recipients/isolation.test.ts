@@ -18,6 +18,7 @@ import { openStore } from '../../src/store/db.js';
 import { type ChannelPeers, startChannelPeers } from '../delivery/channel-peers.js';
 import { tempDir } from '../delivery/smtp-helpers.js';
 import { runCli } from '../helpers/cli.js';
+import { setEnv } from '../helpers/env.js';
 import { storeLine } from '../helpers/postgres.js';
 
 /**
@@ -159,6 +160,7 @@ async function startRawSmtp(): Promise<RawSmtp> {
 }
 
 let dir: string;
+let restoreEnv: (() => void) | undefined;
 let cleanup: () => void;
 let north: Sandbox;
 let south: Sandbox;
@@ -180,7 +182,7 @@ beforeAll(async () => {
     startChannelPeers(),
   ]);
   // The config names the webhook's secret by variable: loadConfig here reads it as the CLI does.
-  process.env.WEBHOOK_SECRET = WEBHOOK_SECRET;
+  restoreEnv = setEnv({ WEBHOOK_SECRET });
   rows = table();
   const csv = [
     'email,channel,name,account,query_sets,locale,timezone,theme',
@@ -221,6 +223,7 @@ log: { level: info }
 }, 120_000);
 
 afterAll(async () => {
+  restoreEnv?.();
   await smtp?.close();
   await peers?.close();
   await north?.close();
