@@ -51,6 +51,23 @@ function eagerCompile() {
   return { undo: () => v8.setFlagsFromString('--lazy') };
 }
 
+/**
+ * Node resolves each import as it would a package's: the URL, the file's real path, the nearest
+ * package.json for its module type. The bundle's chunks import one another by relative path only,
+ * and all are ES modules: for `check`, which loads some forty of them, they are resolved here
+ * directly (module.registerHooks, Node.js ≥ 22.15), a twentieth of its time. Anything else (the
+ * packages left in node_modules, Node's own modules) is resolved as before.
+ */
+function resolveChunksDirectly() {
+  const bundle = new URL('../dist/bundle/', import.meta.url).href;
+  module.registerHooks?.({
+    resolve: (specifier, context, next) =>
+      specifier.startsWith('./') && context.parentURL?.startsWith(bundle)
+        ? { url: new URL(specifier, context.parentURL).href, format: 'module', shortCircuit: true }
+        : next(specifier, context),
+  });
+}
+
 const help = helpAnswer();
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
@@ -78,5 +95,6 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
       eager?.undo();
     }
   }
+  if (args[0] === 'check') resolveChunksDirectly();
   await import(entry.href);
 }
