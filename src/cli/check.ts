@@ -28,6 +28,9 @@ export function register(program: Command): void {
       // One module holding all that check runs: one chunk of the bundle to find and load where eight
       // separate imports made it load many small ones.
       const { runCheck } = await import('./check-run.js');
+      // bin/reportd.js had V8 compile check's files whole as they loaded, for its compile cache to
+      // keep: what loads from here on (Node's own modules among them) compiles as it normally does.
+      process.getBuiltinModule('node:v8').setFlagsFromString('--lazy');
       await runCheck(options);
     });
 }

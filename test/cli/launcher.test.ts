@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { VERSION } from '../../src/version.js';
+import { tempDir } from '../delivery/smtp-helpers.js';
 import { BIN, ROOT, runCli } from '../helpers/cli.js';
 
 /**
@@ -70,7 +71,71 @@ function compileCacheNode(): string | undefined {
 }
 const cacheNode = compileCacheNode();
 
+const CHECK = ['check', '--config', 'config/reportd.example.yaml'];
+
+/** Runs the CLI on the Node.js with a compile cache, with `env` (and the secrets the example config names). */
+function cacheRun(env: NodeJS.ProcessEnv) {
+  const secrets = {
+    REPORTD_API_KEY: 'test-key',
+    REPORTD_API_SECRET: 'test-secret',
+    SMTP_PASSWORD: 'test-password',
+  };
+  return (args: string[], extraEnv: Record<string, string> = {}) =>
+    promisify(execFile)(cacheNode!, [BIN, ...args], { cwd: ROOT, env: { ...env, ...secrets, ...extraEnv } });
+}
+
+/** Node says (NODE_DEBUG_NATIVE=COMPILE_CACHE), for each file of the bundle, whether V8 took its cached code. */
+function expectAllAccepted(stderr: string) {
+  const verdicts = stderr.split('\n').filter((line) => line.includes('V8 code cache for'));
+  expect(verdicts.length).toBeGreaterThan(10);
+  expect(verdicts.filter((line) => !line.includes('was accepted'))).toEqual([]);
+}
+
 describe('the compile cache', () => {
+  // `check` is compiled whole as it loads (bin/reportd.js says why), under V8 flags of its own: its
+  // cache is a folder of its own, so neither it nor another command finds entries made under other
+  // flags (which V8 would reject and Node would write again, on every alternation).
+  it.skipIf(cacheNode === undefined)(
+    'keeps check in a folder of its own, which its next run takes as it is',
+    async () => {
+      const cache = tempDir();
+      try {
+        const env = { ...process.env, XDG_CACHE_HOME: cache.dir };
+        const run = cacheRun(env);
+        await run(['status', '--help']);
+        const first = await run(CHECK);
+        expect(readdirSync(join(cache.dir, 'reportd', 'compile-cache'))).toHaveLength(2);
+        const second = await run(CHECK, { NODE_DEBUG_NATIVE: 'COMPILE_CACHE,CODE_CACHE' });
+        expect(second.stdout).toBe(first.stdout);
+        expectAllAccepted(second.stderr);
+        // Nor is any of Node's own modules compiled afresh: their code, compiled under V8's default
+        // flags, is refused under check's (bin/reportd.js loads the ones check needs first).
+        expect(second.stderr.split('\n').filter((line) => line.includes('is rejected'))).toEqual([]);
+      } finally {
+        cache.cleanup();
+      }
+    },
+  );
+
+  // NODE_COMPILE_CACHE (a user's own choice) turns the cache on before the launcher can: it is one
+  // folder for every command, so check is compiled as they are, and the commands' shared files
+  // (commander, the command table) keep one entry that every command takes.
+  it.skipIf(cacheNode === undefined)(
+    "in NODE_COMPILE_CACHE's folder, check compiles as the other commands do",
+    async () => {
+      const cache = tempDir();
+      try {
+        const run = cacheRun({ ...process.env, NODE_COMPILE_CACHE: cache.dir });
+        await run(CHECK);
+        await run(['status', '--help']);
+        expect(readdirSync(cache.dir)).toHaveLength(1);
+        expectAllAccepted((await run(CHECK, { NODE_DEBUG_NATIVE: 'COMPILE_CACHE' })).stderr);
+      } finally {
+        cache.cleanup();
+      }
+    },
+  );
+
   // A user with no passwd entry and no HOME (a container run as an arbitrary uid, `env -i`): Node's
   // homedir() throws. setpriv switches to such a uid, which only root can.
   it.skipIf(cacheNode === undefined || process.getuid?.() !== 0)(
