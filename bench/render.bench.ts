@@ -197,10 +197,7 @@ const extraLines = await extraReportRounds({
   concurrency: defaultConcurrency,
   rounds: Number(process.env.REPORTD_BENCH_ROUNDS ?? 5),
   outDir: join(work, 'extra'),
-  paths: [
-    { name: 'this tree', PdfRenderer, renderBatch },
-    ...(await baselinePaths()),
-  ],
+  paths: [{ name: 'this tree', PdfRenderer, renderBatch }, ...(await baselinePaths())],
 });
 console.log(extraLines.join('\n'));
 if (process.env.REPORTD_BENCH_EXTRA_ONLY === '1') {
