@@ -148,15 +148,6 @@ export async function renderSnapshot(
   return (await renderSnapshotDocuments(snapshot, history, options)).paths;
 }
 
-/**
- * Lets the event loop read what Chromium has sent before a step that holds it (the model ~8 ms, the
- * HTML ~15 ms of this thread): in a batch, another report's browser may have finished loading its
- * document or printing it, and waits, idle, for this thread to send the print or read the PDF. A
- * microtask is not enough: pipe reads are I/O, run before `setImmediate`'s callbacks, not before
- * promise continuations.
- */
-const yieldToBrowsers = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 /** The files written for a snapshot and the view model they were drawn from. */
 export interface RenderedSnapshot {
   paths: string[];
@@ -180,10 +171,8 @@ export async function renderSnapshotDocuments(
 
   const contents = await themedContents(options);
   // Always built (a few ms): an xlsx-only delivery still needs it for the email's headline.
-  await yieldToBrowsers();
   const model = buildReportModel(snapshot, history, meta);
   const needsHtml = formats.includes('pdf') || formats.includes('html');
-  if (needsHtml) await yieldToBrowsers();
   const doc = needsHtml
     ? renderReportHtml(model, reportTemplatesFor(options.templatesDir), options.page, contents)
     : undefined;
