@@ -12,10 +12,11 @@
  *   the ratio of wall time per report taken round by round, and its median.
  *
  * REPORTD_BENCH_BASELINE=<another checkout of reportd> adds that checkout's renderer and batch (its
- * `src/`, loaded through tsx) to every round: before and after, side by side on one machine.
+ * `src/`, loaded through tsx) to every round: before and after, side by side on one machine. Several
+ * checkouts, separated by `:` (as in PATH), are each a column of their own, named by their folder.
  */
 import { loadavg } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, delimiter, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { PDFOptions } from 'puppeteer-core';
 import type { BatchItem, renderBatch } from '../src/report/batch.js';
@@ -29,13 +30,17 @@ export interface RenderPath {
   renderBatch: typeof renderBatch;
 }
 
-/** The baseline checkout named by REPORTD_BENCH_BASELINE, if any. */
-export async function baselinePath(): Promise<RenderPath | undefined> {
-  const dir = process.env.REPORTD_BENCH_BASELINE;
-  if (!dir) return undefined;
-  const load = (file: string) => import(pathToFileURL(join(resolve(dir), 'src', 'report', file)).href);
-  const [pdf, batch] = await Promise.all([load('pdf.ts'), load('batch.ts')]);
-  return { name: 'baseline', PdfRenderer: pdf.PdfRenderer, renderBatch: batch.renderBatch };
+/** The baseline checkouts named by REPORTD_BENCH_BASELINE, if any, in the order given. */
+export async function baselinePaths(): Promise<RenderPath[]> {
+  const dirs = (process.env.REPORTD_BENCH_BASELINE ?? '').split(delimiter).filter(Boolean);
+  return Promise.all(
+    dirs.map(async (dir) => {
+      const load = (file: string) => import(pathToFileURL(join(resolve(dir), 'src', 'report', file)).href);
+      const [pdf, batch] = await Promise.all([load('pdf.ts'), load('batch.ts')]);
+      const name = dirs.length === 1 ? 'baseline' : basename(resolve(dir));
+      return { name, PdfRenderer: pdf.PdfRenderer, renderBatch: batch.renderBatch };
+    }),
+  );
 }
 
 export interface ExtraReportSetup {

@@ -10,7 +10,7 @@
  * - back to back: renders with no pause, each also paying for clearing the last page;
  * - each extra report of `render --set all --run all` against a batch of bare tagged prints of the
  *   same HTML at the same concurrency, round by round (extra-report.ts; REPORTD_BENCH_BASELINE adds
- *   another checkout, REPORTD_BENCH_ROUNDS sets the rounds, 5, REPORTD_BENCH_EXTRA_ONLY=1 runs only this);
+ *   other checkouts, REPORTD_BENCH_ROUNDS sets the rounds, 5, REPORTD_BENCH_EXTRA_ONLY=1 runs only this);
  * - batch of 20: `renderBatch` (model → charts → HTML → PDF, files written) at concurrency 1 and at
  *   the default (cores, at most 4), as reports per minute, each renderer warm (as many documents
  *   printed at once as it has browsers before the clock starts, as in a daemon past its first batch;
@@ -39,7 +39,7 @@ import { reportTemplatesFor } from '../src/report/templates.js';
 import { renderWorkbook } from '../src/report/xlsx.js';
 import { fixtureSnapshot } from '../test/report/fixtures.js';
 import { seedStore } from '../test/report/helpers.js';
-import { baselinePath, extraReportRounds } from './extra-report.js';
+import { baselinePaths, extraReportRounds } from './extra-report.js';
 
 // A real collection before each memory reading, so RSS shows retained memory, not garbage not yet swept.
 setFlagsFromString('--expose-gc');
@@ -197,10 +197,7 @@ const extraLines = await extraReportRounds({
   concurrency: defaultConcurrency,
   rounds: Number(process.env.REPORTD_BENCH_ROUNDS ?? 5),
   outDir: join(work, 'extra'),
-  paths: [
-    { name: 'this tree', PdfRenderer, renderBatch },
-    ...[await baselinePath()].filter((path) => path !== undefined),
-  ],
+  paths: [{ name: 'this tree', PdfRenderer, renderBatch }, ...(await baselinePaths())],
 });
 console.log(extraLines.join('\n'));
 if (process.env.REPORTD_BENCH_EXTRA_ONLY === '1') {

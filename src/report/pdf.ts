@@ -123,7 +123,7 @@ export class PdfRenderer {
     // document (its continuation runs before a macrotask): Chromium prints that one while this thread
     // finishes this one (bounded work, about a millisecond a page), instead of waiting for it.
     await new Promise((resolve) => setImmediate(resolve));
-    const finished = finishPdf(printed, { date: pdf.date });
+    const finished = await finishPdf(printed, { date: pdf.date });
     if (!finished)
       this.logger.warn('the printed PDF could not be made PDF/UA-1; it is kept as Chromium wrote it');
     return finished ?? printed;
