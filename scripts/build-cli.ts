@@ -11,11 +11,13 @@
  * files by path), and the rarely used ones (the AWS SDK, ssh2, Slack's client, the MCP SDK) may.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
+import Handlebars from 'handlebars';
+import { TEMPLATE_OPTIONS } from '../src/report/packaged-templates.js';
 
 /**
  * Pure-JS packages parsed once inside the bundle. The first six are on the paths of `check`, `--help`
@@ -121,6 +123,33 @@ const lazyChildProcess: Plugin = {
   },
 };
 
+/**
+ * The packaged templates compiled now, not by every render: src/report/precompiled-templates.ts is
+ * served as the templates' compiled code (with the handlebars bundled here, the one that runs it),
+ * each with the source it came from, so a file edited after the build is compiled at run time as
+ * before (src/report/packaged-templates.ts). The report's and the email's: the ones a render or a
+ * delivery compiles in every process.
+ */
+const precompiledTemplates: Plugin = {
+  name: 'precompiled-templates',
+  setup(build) {
+    build.onLoad({ filter: /src\/report\/precompiled-templates\.ts$/ }, () => {
+      const entries: string[] = [];
+      for (const folder of ['report', 'report/partials', 'email']) {
+        for (const name of readdirSync(join(root, 'templates', folder)).filter((f) => f.endsWith('.hbs'))) {
+          const path = `${folder}/${name}`;
+          const source = readFileSync(join(root, 'templates', path), 'utf8');
+          const options = TEMPLATE_OPTIONS[path] ?? {};
+          const spec = Handlebars.precompile(source, { ...options }) as unknown as string;
+          const fields = `source: ${JSON.stringify(source)}, options: ${JSON.stringify(JSON.stringify(options))}`;
+          entries.push(`${JSON.stringify(path)}: { ${fields}, spec: ${spec} }`);
+        }
+      }
+      return { contents: `export const PRECOMPILED = {\n${entries.join(',\n')}\n};\n`, loader: 'js' };
+    });
+  },
+};
+
 const BANNER =
   "import { createRequire as __reportdRequire } from 'node:module';\nconst require = __reportdRequire(import.meta.url);";
 
@@ -145,7 +174,7 @@ const { metafile } = await build({
   minifyWhitespace: true,
   minifySyntax: true,
   metafile: true,
-  plugins: [namedExports, leaveOut, lazyChildProcess],
+  plugins: [namedExports, leaveOut, lazyChildProcess, precompiledTemplates],
   logLevel: 'warning',
 });
 // esbuild's `__require` lives in one chunk, and only chunks that name `require` call it: the banner
