@@ -8,7 +8,7 @@ import { VERSION } from '../../src/version.js';
 import { tempDir } from '../delivery/smtp-helpers.js';
 import { BIN, ROOT } from '../helpers/cli.js';
 import { fixtureSnapshot } from '../report/fixtures.js';
-import { seedStore } from '../report/helpers.js';
+import { seededStoreConfig, seedStore } from '../report/helpers.js';
 
 /**
  * Each command loads only what it uses: `reportd --version` and `--help` (spawned by cron jobs,
@@ -183,14 +183,7 @@ describe('what a command loads', () => {
       ]);
       writeFileSync(
         join(tmp.dir, 'reportd.yaml'),
-        [
-          'accounts:',
-          '  - name: main',
-          '    base_url: http://127.0.0.1:1/v2/integration',
-          '    api_key: key',
-          '    api_secret: secret-value',
-          'store:',
-          '  path: ./store.sqlite',
+        seededStoreConfig(
           'smtp:',
           '  url: smtp://127.0.0.1:1',
           '  from: reportd <reports@example.com>',
@@ -200,8 +193,7 @@ describe('what a command loads', () => {
           "    schedule: { cron: '0 8 * * 1' }",
           '    email:',
           '      to: [cmo@example.com]',
-          '',
-        ].join('\n'),
+        ),
       );
     });
 

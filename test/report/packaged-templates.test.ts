@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT } from '../helpers/cli.js';
 import { fixtureSnapshot } from './fixtures.js';
-import { seedStore } from './helpers.js';
+import { seededStoreConfig, seedStore } from './helpers.js';
 
 /**
  * The bundled CLI carries the packaged report templates compiled by `npm run build`
@@ -22,17 +22,6 @@ import { seedStore } from './helpers.js';
  * come compiled from the build, compiled at run time from a user's copy, or edited after the build.
  */
 let dir: string;
-
-const CONFIG = [
-  'accounts:',
-  '  - name: main',
-  '    base_url: http://127.0.0.1:1/v2/integration',
-  '    api_key: key',
-  '    api_secret: secret-value',
-  'store:',
-  '  path: ./store.sqlite',
-  '',
-].join('\n');
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'reportd-packaged-templates-'));
@@ -43,7 +32,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** Renders the HTML with `bin` and `templates.dir` (relative to the config); exit code, stderr, the HTML. */
 async function renderHtml(bin: string, name: string, templatesDir?: string) {
   const config = join(dir, `${name}.yaml`);
-  writeFileSync(config, templatesDir ? `${CONFIG}templates:\n  dir: ${templatesDir}\n` : CONFIG);
+  writeFileSync(config, seededStoreConfig(...(templatesDir ? ['templates:', `  dir: ${templatesDir}`] : [])));
   const out = join(dir, `out-${name}`);
   const result = await new Promise<{ code: number; stderr: string }>((resolve) => {
     execFile(
