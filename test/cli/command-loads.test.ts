@@ -213,7 +213,7 @@ describe('what a command loads', () => {
       expect([...packages].filter((name) => unused.includes(name))).toEqual([]);
     });
 
-    it('an email-only deliver loads neither the S3 nor the SFTP client', async () => {
+    it('an email-only deliver without a logo loads neither the S3 nor the SFTP client, nor an image decoder', async () => {
       // The storage channels' clients are loaded at their first call (delivery/destinations/storage).
       const eml = join(tmp.dir, 'weekly.eml');
       const { stdout, packages } = await loads(
@@ -229,6 +229,10 @@ describe('what a command loads', () => {
         'ssh2-sftp-client',
         'ssh2',
         'pg',
+        // Nor, without a logo, the image decoders that scale one for the email (compose/email-logo.ts).
+        'pngjs',
+        'jpeg-js',
+        'saxes',
       ];
       expect([...packages].filter((name) => unused.includes(name))).toEqual([]);
     });

@@ -16,7 +16,6 @@ import { type ThemeConfig, templateLogo, themeView } from '../../report/theme/th
 import { attachmentName, type EmailContent } from '../content.js';
 import type { LinksView } from '../sent-files.js';
 import { templateLayout } from './email-layout.js';
-import { emailLogo } from './email-logo.js';
 
 /** The email part of a report's config (`reports[].email` plus the attachment cap). */
 export interface ReportEmailConfig {
@@ -101,8 +100,8 @@ export async function composeEmail(options: ComposeOptions): Promise<Mail.Option
   const { logo, ...theme } = await themeView(report.theme, `report "${report.name}" theme`);
   // The logo travels as an inline PNG part (cid:), which mail clients show; most refuse data: URLs
   // and SVG alike. It is the PNG reportd drew (theme/logo.ts), never the author's file, scaled to
-  // the email's slot (email-logo.ts).
-  const shown = logo && emailLogo(logo);
+  // the email's slot (email-logo.ts, loaded with its decoders only for a theme with a logo).
+  const shown = logo && (await import('./email-logo.js')).emailLogo(logo);
   if (shown) {
     attachments.push({
       cid: LOGO_CID,
