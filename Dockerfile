@@ -42,6 +42,8 @@ RUN --mount=type=secret,id=npm_ca,required=false \
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY scripts/build-cli.ts ./scripts/
+# The packaged templates: the build compiles them into the bundle (scripts/build-cli.ts).
+COPY templates ./templates
 # Then what the runtime never loads (~80 MB): better-sqlite3's SQLite sources and object files (its
 # compiled .node stays), the browser bundles of exceljs and pdf-lib (node loads their lib/cjs builds),
 # and `puppeteer` with the TypeScript it drags in (cosmiconfig's peer): reportd drives the system

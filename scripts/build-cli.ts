@@ -11,11 +11,13 @@
  * files by path), and the rarely used ones (the AWS SDK, ssh2, Slack's client, the MCP SDK) may.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
+import Handlebars from 'handlebars';
+import { TEMPLATE_OPTIONS } from '../src/report/packaged-templates.js';
 
 /**
  * Pure-JS packages parsed once inside the bundle. The first six are on the paths of `check`, `--help`
@@ -121,6 +123,108 @@ const lazyChildProcess: Plugin = {
   },
 };
 
+/**
+ * The packaged templates compiled now, not by every render: src/report/precompiled-templates.ts is
+ * served as the templates' compiled code (with the handlebars bundled here, the one that runs it),
+ * each with the source it came from, so a file edited after the build is compiled at run time as
+ * before (src/report/packaged-templates.ts). The report's and the email's: the ones a render or a
+ * delivery compiles in every process.
+ */
+const precompiledTemplates: Plugin = {
+  name: 'precompiled-templates',
+  setup(build) {
+    build.onLoad({ filter: /src\/report\/precompiled-templates\.ts$/ }, () => {
+      const entries: string[] = [];
+      for (const folder of ['report', 'report/partials', 'email']) {
+        for (const name of readdirSync(join(root, 'templates', folder)).filter((f) => f.endsWith('.hbs'))) {
+          const path = `${folder}/${name}`;
+          const source = readFileSync(join(root, 'templates', path), 'utf8');
+          const options = TEMPLATE_OPTIONS[path] ?? {};
+          const spec = Handlebars.precompile(source, { ...options }) as unknown as string;
+          const fields = `source: ${JSON.stringify(source)}, options: ${JSON.stringify(JSON.stringify(options))}`;
+          entries.push(`${JSON.stringify(path)}: { ${fields}, spec: ${spec} }`);
+        }
+      }
+      return { contents: `export const PRECOMPILED = {\n${entries.join(',\n')}\n};\n`, loader: 'js' };
+    });
+  },
+};
+
+/** `path`'s text with each `[from, to]` replaced, failing the build when a `from` is no longer there. */
+function patched(path: string, edits: [string, string][]): { contents: string; loader: 'js' } {
+  let text = readFileSync(path, 'utf8');
+  for (const [from, to] of edits) {
+    if (!text.includes(from)) throw new Error(`${path} no longer holds ${JSON.stringify(from)}`);
+    text = text.replace(from, to);
+  }
+  return { contents: text, loader: 'js' };
+}
+
+/**
+ * exceljs evaluates, as it loads, its streaming reader and writer (unzipper, archiver, bluebird,
+ * es-abstract: about a hundred packages) and its CSV module (fast-csv, dayjs), which reportd, writing
+ * a workbook whole, never calls: they are evaluated when first used instead, about 30 ms less for
+ * each workbook render. What they do when used is unchanged.
+ */
+const lazyExcelParts: Plugin = {
+  name: 'lazy-excel-parts',
+  setup(build) {
+    build.onLoad({ filter: /node_modules\/exceljs\/lib\/exceljs\.nodejs\.js$/ }, ({ path }) =>
+      patched(path, [
+        [
+          "WorkbookWriter: require('./stream/xlsx/workbook-writer'),",
+          "get WorkbookWriter() { return require('./stream/xlsx/workbook-writer'); },",
+        ],
+        [
+          "WorkbookReader: require('./stream/xlsx/workbook-reader'),",
+          "get WorkbookReader() { return require('./stream/xlsx/workbook-reader'); },",
+        ],
+      ]),
+    );
+    build.onLoad({ filter: /node_modules\/exceljs\/lib\/doc\/workbook\.js$/ }, ({ path }) =>
+      patched(path, [
+        ["const CSV = require('../csv/csv');", ''],
+        ['this._csv = new CSV(this);', "this._csv = new (require('../csv/csv'))(this);"],
+      ]),
+    );
+  },
+};
+
+/**
+ * JSZip (under exceljs) deflates a workbook's parts with pako, zlib ported to JavaScript: a third of
+ * an xlsx render's CPU. Node's own zlib, at the same level, does it natively; the parts are the
+ * same, their compressed bytes are zlib's.
+ */
+const nativeDeflate: Plugin = {
+  name: 'native-deflate',
+  setup(build) {
+    build.onLoad({ filter: /node_modules\/jszip\/lib\/flate\.js$/ }, ({ path }) =>
+      patched(path, [
+        [
+          'FlateWorker.prototype._createPako = function () {',
+          `FlateWorker.prototype._createPako = function () {
+    if (this._pakoAction === "Deflate") {
+        var self = this;
+        var zlib = require("node:zlib");
+        var level = this._pakoOptions.level || -1;
+        var parts = [];
+        this._pako = {
+            push: function (data, last) {
+                if (data.length) parts.push(data);
+                if (!last) return;
+                var out = zlib.deflateRawSync(Buffer.concat(parts), { level: level });
+                parts = [];
+                self.push({ data: new Uint8Array(out.buffer, out.byteOffset, out.length), meta: self.meta });
+            }
+        };
+        return;
+    }`,
+        ],
+      ]),
+    );
+  },
+};
+
 const BANNER =
   "import { createRequire as __reportdRequire } from 'node:module';\nconst require = __reportdRequire(import.meta.url);";
 
@@ -145,7 +249,7 @@ const { metafile } = await build({
   minifyWhitespace: true,
   minifySyntax: true,
   metafile: true,
-  plugins: [namedExports, leaveOut, lazyChildProcess],
+  plugins: [namedExports, leaveOut, lazyChildProcess, precompiledTemplates, lazyExcelParts, nativeDeflate],
   logLevel: 'warning',
 });
 // esbuild's `__require` lives in one chunk, and only chunks that name `require` call it: the banner

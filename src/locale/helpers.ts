@@ -1,8 +1,8 @@
 import type Handlebars from 'handlebars';
-import { IntlMessageFormat } from 'intl-messageformat';
+import type { IntlMessageFormat } from 'intl-messageformat';
 import type { MessageKey } from './catalog-en.js';
 import type { CatalogOverrides } from './catalog-files.js';
-import { CATALOGS, currentLocale } from './locale.js';
+import { CATALOGS, currentLocale, messageFormat } from './locale.js';
 
 /**
  * Template helpers for the document's locale, for the packaged templates and custom ones alike:
@@ -35,7 +35,7 @@ export function registerLocaleHelpers(env: typeof Handlebars, overrides: Catalog
     const id = `${locale.tag}\n${key}`;
     let format = own.get(id);
     if (!format) {
-      format = new IntlMessageFormat(message, locale.tag);
+      format = messageFormat(message, locale.tag);
       own.set(id, format);
     }
     return String(format.format(values));

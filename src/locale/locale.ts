@@ -92,7 +92,7 @@ function createLocale(tag: ReportLocaleTag, timeZone: string): ReportLocale {
       if (!message) {
         const source = catalog[key] ?? en[key];
         if (source === undefined) throw new Error(`message ${key} is not in the catalog`);
-        message = new IntlMessageFormat(source, tag);
+        message = messageFormat(source, tag);
         messages.set(key, message);
       }
       return String(message.format(values));
@@ -105,6 +105,42 @@ function createLocale(tag: ReportLocaleTag, timeZone: string): ReportLocale {
     },
     dateTime: (instant) => stamp.format(instant),
   };
+}
+
+/**
+ * The Intl formatters every message shares. IntlMessageFormat otherwise builds a set per message
+ * (its own cache, its own Intl.PluralRules and Intl.NumberFormat for each plural and number it
+ * formats), and a report formats a few hundred messages. Keyed by their arguments, the locale
+ * among them, as IntlMessageFormat's own cache is.
+ */
+const sharedFormatters = {
+  getNumberFormat: memoized(
+    (...args: ConstructorParameters<typeof Intl.NumberFormat>) => new Intl.NumberFormat(...args),
+  ),
+  getDateTimeFormat: memoized(
+    (...args: ConstructorParameters<typeof Intl.DateTimeFormat>) => new Intl.DateTimeFormat(...args),
+  ),
+  getPluralRules: memoized(
+    (...args: ConstructorParameters<typeof Intl.PluralRules>) => new Intl.PluralRules(...args),
+  ),
+};
+
+function memoized<A extends unknown[], T>(make: (...args: A) => T): (...args: A) => T {
+  const made = new Map<string, T>();
+  return (...args) => {
+    const key = JSON.stringify(args);
+    let hit = made.get(key);
+    if (hit === undefined) {
+      hit = make(...args);
+      made.set(key, hit);
+    }
+    return hit;
+  };
+}
+
+/** A message of `source` for `tag`, with the formatters every message shares. */
+export function messageFormat(source: string, tag: string): IntlMessageFormat {
+  return new IntlMessageFormat(source, tag, undefined, { formatters: sharedFormatters });
 }
 
 let active: ReportLocale = reportLocale();

@@ -5,12 +5,9 @@ import { TemplateError } from '../errors/index.js';
 import { catalogStamp, readCatalogOverrides } from '../locale/catalog-files.js';
 import { registerLocaleHelpers } from '../locale/helpers.js';
 import { readUnder } from '../locale/template-file.js';
-import { PACKAGE_ROOT } from '../package-root.js';
+import { compileTemplate, PACKAGED_TEMPLATES_DIR, packagedTemplate } from './packaged-templates.js';
 
-/** Where report templates come from: the packaged `templates/` at the package root. */
-export const PACKAGED_TEMPLATES_DIR = join(PACKAGE_ROOT, 'templates');
-
-export { TemplateError };
+export { PACKAGED_TEMPLATES_DIR, TemplateError };
 
 export interface ReportTemplates {
   report: Handlebars.TemplateDelegate;
@@ -46,22 +43,24 @@ export function loadReportTemplates(templatesDir?: string): ReportTemplates {
   };
   const env = Handlebars.create();
   registerLocaleHelpers(env, readCatalogOverrides(templatesDir));
-  // Partials: packaged ones first, user ones override by name.
+  // Partials: packaged ones first, user ones override by name. A user's partial is compiled when a
+  // template first calls it; a packaged one was compiled by the build (packaged-templates.ts).
   for (const dir of [...dirs].reverse()) {
     const partialDir = join(dir, 'partials');
     if (!existsSync(partialDir)) continue;
-    for (const file of readdirSync(partialDir).filter((f) => f.endsWith('.hbs'))) {
-      env.registerPartial(basename(file, '.hbs'), readUnder(templatesDir, join(partialDir, file)));
+    for (const name of readdirSync(partialDir).filter((f) => f.endsWith('.hbs'))) {
+      const file = join(partialDir, name);
+      const source = readUnder(templatesDir, file);
+      env.registerPartial(
+        basename(name, '.hbs'),
+        dir === dirs.at(-1) ? (packagedTemplate(env, file, source) ?? source) : source,
+      );
     }
   }
   const compile = (name: string) => {
     const file = find(name);
     try {
-      // Precompiled now so a syntax error names the file before any rendering starts.
-      const source = readUnder(templatesDir, file);
-      const template = env.compile(source, { noEscape: false });
-      env.precompile(source);
-      return template;
+      return compileTemplate(env, file, readUnder(templatesDir, file));
     } catch (error) {
       if (error instanceof TemplateError) throw error;
       throw new TemplateError(`template ${file} does not compile: ${(error as Error).message}`, {

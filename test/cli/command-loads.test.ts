@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VERSION } from '../../src/version.js';
 import { tempDir } from '../delivery/smtp-helpers.js';
 import { BIN, ROOT } from '../helpers/cli.js';
+import { fixtureSnapshot } from '../report/fixtures.js';
+import { seededStoreConfig, seedStore } from '../report/helpers.js';
 
 /**
  * Each command loads only what it uses: `reportd --version` and `--help` (spawned by cron jobs,
@@ -42,13 +44,13 @@ beforeAll(() => {
 afterAll(() => tmp?.cleanup());
 
 /** Runs the CLI; returns what it printed and every package, source file and Node.js built-in it loaded. */
-async function loads(args: string[], extraEnv: Record<string, string> = {}) {
+async function loads(args: string[], extraEnv: Record<string, string> = {}, cwd = ROOT) {
   const log = join(tmp.dir, `${args.join('-').replace(/\W+/g, '_')}.txt`);
   const builtinLog = `${log}.builtins`;
   writeFileSync(log, '');
   writeFileSync(builtinLog, '');
   const { stdout } = await promisify(execFile)(process.execPath, ['--import', MODULE_LOG, BIN, ...args], {
-    cwd: ROOT,
+    cwd,
     env: {
       ...process.env,
       REPORTD_TEST_MODULE_LOG: log,
@@ -172,5 +174,67 @@ describe('what a command loads', () => {
     expect(banners.length, `${banners.length} of ${texts.length} chunks build a require`).toBeLessThanOrEqual(
       2,
     );
+  });
+
+  describe('on a SQLite store', () => {
+    beforeAll(async () => {
+      await seedStore(join(tmp.dir, 'store.sqlite'), [
+        fixtureSnapshot({ id: 1, runId: 4826, run: 'W46 2026' }),
+      ]);
+      writeFileSync(
+        join(tmp.dir, 'reportd.yaml'),
+        seededStoreConfig(
+          'smtp:',
+          '  url: smtp://127.0.0.1:1',
+          '  from: reportd <reports@example.com>',
+          'reports:',
+          '  - name: weekly',
+          '    formats: [html]',
+          "    schedule: { cron: '0 8 * * 1' }",
+          '    email:',
+          '      to: [cmo@example.com]',
+        ),
+      );
+    });
+
+    it('render --format html loads no PostgreSQL driver, no workbook, no browser and no image decoder', async () => {
+      // pg (with undici) was evaluated by every command on a SQLite store; the logo decoders by every
+      // render, logo or not; both are loaded now where they are used (store/db.ts, theme/logo.ts).
+      const out = join(tmp.dir, 'html');
+      const { stdout, packages } = await loads(
+        ['render', '--config', 'reportd.yaml', '--set', '101', '--format', 'html', '--out', out],
+        {},
+        tmp.dir,
+      );
+      expect(stdout).toContain(out);
+      expect(packages).toContain('better-sqlite3');
+      expect(packages).toContain('handlebars');
+      const unused = ['pg', 'undici', 'exceljs', 'puppeteer-core', 'pngjs', 'jpeg-js', 'saxes'];
+      expect([...packages].filter((name) => unused.includes(name))).toEqual([]);
+    });
+
+    it('an email-only deliver without a logo loads neither the S3 nor the SFTP client, nor an image decoder', async () => {
+      // The storage channels' clients are loaded at their first call (delivery/destinations/storage).
+      const eml = join(tmp.dir, 'weekly.eml');
+      const { stdout, packages } = await loads(
+        ['deliver', '--config', 'reportd.yaml', '--report', 'weekly', '--eml', eml],
+        {},
+        tmp.dir,
+      );
+      expect(stdout).toContain(eml);
+      expect(packages).toContain('nodemailer');
+      const unused = [
+        '@aws-sdk/client-s3',
+        '@aws-sdk/s3-request-presigner',
+        'ssh2-sftp-client',
+        'ssh2',
+        'pg',
+        // Nor, without a logo, the image decoders that scale one for the email (compose/email-logo.ts).
+        'pngjs',
+        'jpeg-js',
+        'saxes',
+      ];
+      expect([...packages].filter((name) => unused.includes(name))).toEqual([]);
+    });
   });
 });

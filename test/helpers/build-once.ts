@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
  * this module) makes the second a no-op.
  *
  * The build is skipped when dist/ is the one this setup built from exactly these sources: a stamp in
- * dist/ holds a hash of src/, the build's own files and the tsconfigs together with the newest mtime
+ * dist/ holds a hash of src/, templates/, the build's own files and the tsconfigs together with the newest mtime
  * under dist/ at the end of that build, so an edit in src/, another build (`npm run build`, whose
  * output may differ) or a touched file in dist/ all build again.
  */
@@ -34,6 +34,8 @@ function sourceHash(root: string): string {
   const hash = createHash('sha256');
   for (const file of [
     ...files(join(root, 'src')),
+    // The packaged templates, which the build compiles into the bundle.
+    ...files(join(root, 'templates')),
     join(root, 'tsconfig.json'),
     join(root, 'tsconfig.build.json'),
     join(root, 'scripts', 'build-cli.ts'),

@@ -18,6 +18,24 @@ export function pdfTextOf(bytes: Buffer, dir: string): string {
   return pdfText(file);
 }
 
+/**
+ * A config for a store seeded by `seedStore` (`./store.sqlite` beside it) whose account is never
+ * reached, with `extra` lines after it.
+ */
+export function seededStoreConfig(...extra: string[]): string {
+  return [
+    'accounts:',
+    '  - name: main',
+    '    base_url: http://127.0.0.1:1/v2/integration',
+    '    api_key: key',
+    '    api_secret: secret-value',
+    'store:',
+    '  path: ./store.sqlite',
+    ...extra,
+    '',
+  ].join('\n');
+}
+
 /** Stores snapshots through the store's own write API, as a sync would. */
 export async function seedStore(path: string, snapshots: readonly ReportSnapshot[]): Promise<void> {
   const store = await openStore(path);

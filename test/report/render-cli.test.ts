@@ -7,7 +7,7 @@ import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliResult, runCli } from '../helpers/cli.js';
 import { fixtureSnapshot } from './fixtures.js';
-import { chromiumProcessesWith, pdfText, seedStore } from './helpers.js';
+import { chromiumProcessesWith, pdfText, seededStoreConfig, seedStore } from './helpers.js';
 
 let dir: string;
 let config: string;
@@ -36,21 +36,7 @@ beforeAll(async () => {
     }),
   ]);
   config = join(dir, 'reportd.yaml');
-  writeFileSync(
-    config,
-    [
-      'accounts:',
-      '  - name: main',
-      '    base_url: http://127.0.0.1:1/v2/integration',
-      '    api_key: key',
-      '    api_secret: secret-value',
-      'store:',
-      '  path: ./store.sqlite',
-      'output:',
-      '  dir: ./reports',
-      '',
-    ].join('\n'),
-  );
+  writeFileSync(config, seededStoreConfig('output:', '  dir: ./reports'));
 });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -7,7 +7,7 @@ import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { fixtureSnapshot } from './fixtures.js';
-import { pdfText, seedStore } from './helpers.js';
+import { pdfText, seededStoreConfig, seedStore } from './helpers.js';
 
 let dir: string;
 let config: string;
@@ -16,19 +16,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'reportd-render-locale-'));
   await seedStore(join(dir, 'store.sqlite'), [fixtureSnapshot({ id: 1, runId: 4826, run: 'W46 2026' })]);
   config = join(dir, 'reportd.yaml');
-  writeFileSync(
-    config,
-    [
-      'accounts:',
-      '  - name: main',
-      '    base_url: http://127.0.0.1:1/v2/integration',
-      '    api_key: key',
-      '    api_secret: secret-value',
-      'store:',
-      '  path: ./store.sqlite',
-      '',
-    ].join('\n'),
-  );
+  writeFileSync(config, seededStoreConfig());
 });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

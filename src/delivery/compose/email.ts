@@ -10,12 +10,12 @@ import { registerLocaleHelpers } from '../../locale/helpers.js';
 import { type ReportLocale, reportLocale, withLocale } from '../../locale/locale.js';
 import { readUnder } from '../../locale/template-file.js';
 import { headerText } from '../../printable.js';
+import { packagedTemplate, TEMPLATE_OPTIONS } from '../../report/packaged-templates.js';
 import { PACKAGED_TEMPLATES_DIR } from '../../report/templates.js';
 import { type ThemeConfig, templateLogo, themeView } from '../../report/theme/theme.js';
 import { attachmentName, type EmailContent } from '../content.js';
 import type { LinksView } from '../sent-files.js';
 import { templateLayout } from './email-layout.js';
-import { emailLogo } from './email-logo.js';
 
 /** The email part of a report's config (`reports[].email` plus the attachment cap). */
 export interface ReportEmailConfig {
@@ -100,8 +100,8 @@ export async function composeEmail(options: ComposeOptions): Promise<Mail.Option
   const { logo, ...theme } = await themeView(report.theme, `report "${report.name}" theme`);
   // The logo travels as an inline PNG part (cid:), which mail clients show; most refuse data: URLs
   // and SVG alike. It is the PNG reportd drew (theme/logo.ts), never the author's file, scaled to
-  // the email's slot (email-logo.ts).
-  const shown = logo && emailLogo(logo);
+  // the email's slot (email-logo.ts, loaded with its decoders only for a theme with a logo).
+  const shown = logo && (await import('./email-logo.js')).emailLogo(logo);
   if (shown) {
     attachments.push({
       cid: LOGO_CID,
@@ -244,14 +244,16 @@ function loadTemplates(userDir?: string): Templates {
   );
   const hit = cache.get(key);
   if (hit && hit.stamp === stamp) return hit.templates;
-  const pick = (name: string) => readUnder(userDir, path(name));
   const env = Handlebars.create();
   registerLocaleHelpers(env, readCatalogOverrides(userDir));
-  const templates = {
-    html: env.compile(pick('report.hbs'), { strict: false }),
-    // Plain text: no HTML escaping, or "R&D" would arrive as "R&amp;D".
-    text: env.compile(pick('report.txt.hbs'), { noEscape: true }),
+  // The built-in files as the build compiled them (report/packaged-templates.ts); a user's compiled
+  // by Handlebars at first use, as before.
+  const compile = (name: string) => {
+    const options = TEMPLATE_OPTIONS[`email/${name}`];
+    const source = readUnder(userDir, path(name));
+    return packagedTemplate(env, path(name), source, options) ?? env.compile(source, options);
   };
+  const templates = { html: compile('report.hbs'), text: compile('report.txt.hbs') };
   cache.set(key, { stamp, templates });
   return templates;
 }

@@ -39,6 +39,10 @@ export interface ObjectStore {
   close(): Promise<void>;
 }
 
+/** How errors and `history` name an S3 store and an SFTP one. */
+export const s3Where = (config: { bucket: string }) => `s3 bucket ${config.bucket}`;
+export const sftpWhere = (config: { host: string }) => `sftp host ${config.host}`;
+
 /** The `.sha256` written beside a file where the store keeps no metadata: `sha256sum -c` reads it. */
 export function sidecarText(sha256: string, name: string): string {
   return `${sha256}  ${name.slice(name.lastIndexOf('/') + 1)}\n`;

@@ -8,6 +8,7 @@ import {
   partialName,
   StorageFault,
   type StoredObject,
+  sftpWhere,
   sidecarHash,
   sidecarText,
 } from './object-store.js';
@@ -51,7 +52,7 @@ async function connectSftp(config: SftpChannelConfig, where: string): Promise<Sf
 }
 
 export function sftpStore(config: SftpChannelConfig): ObjectStore {
-  const where = `sftp host ${config.host}`;
+  const where = sftpWhere(config);
   let connected: Promise<SftpClient> | undefined;
   const at = (name: string) => posix.join(config.path, name);
   const connect = () => {
