@@ -1,4 +1,3 @@
-import { Pool } from 'undici';
 import type { z } from 'zod';
 import { type Clock, systemClock } from '../clock.js';
 import {
@@ -14,6 +13,7 @@ import { DEFAULT_MAX_PAYLOAD_MB, readCapped } from './bounded-json.js';
 import type { RateBudget } from './budget.js';
 import type { EndpointDef } from './endpoints.js';
 import { errorCodeRow, type RequestOutcome } from './error-codes.js';
+import { type ApiPool, apiPool } from './pool.js';
 import { type PathValues, type PreparedRequest, prepareRequest, type QueryParams } from './request.js';
 import { type AttemptReport, type AttemptResult, interpretResponse, validated } from './response.js';
 import { type BackoffOptions, backoffDelay } from './retry-timing.js';
@@ -60,7 +60,7 @@ export interface ApiClientOptions {
  */
 export class ApiClient {
   readonly #headers: Record<string, string>;
-  private readonly pool: Pool;
+  private readonly pool: ApiPool;
   private readonly basePath: string;
   private readonly budget: RateBudget;
   private readonly clock: Clock;
@@ -86,7 +86,7 @@ export class ApiClient {
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.budget = options.budget;
     const connections = Number.isFinite(options.budget.concurrency) ? options.budget.concurrency : 8;
-    this.pool = new Pool(url.origin, { connections, keepAliveTimeout: 10_000 });
+    this.pool = apiPool(url.origin, { connections, keepAliveTimeout: 10_000 });
     this.#headers = {
       'x-api-key': options.apiKey,
       'x-api-secret': options.apiSecret,

@@ -14,6 +14,7 @@ import {
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { S3ChannelConfig } from '../../../config/storage-channels.js';
 import { type LocalFile, type ObjectStore, StorageFault } from './object-store.js';
+import { s3Where } from './where.js';
 
 /** Files above this go up in parts of this size (S3's parts are 5 MiB at least, the last excepted). */
 export const PART_BYTES = 8 * 1024 * 1024;
@@ -46,7 +47,7 @@ export function s3Store(config: S3ChannelConfig): ObjectStore {
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
   });
-  const where = `s3 bucket ${config.bucket}`;
+  const where = s3Where(config);
   const key = (name: string) => `${config.prefix}${name}`;
   const passed = {
     ...(config.server_side_encryption ? { ServerSideEncryption: config.server_side_encryption } : {}),

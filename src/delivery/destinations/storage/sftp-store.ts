@@ -11,6 +11,7 @@ import {
   sidecarHash,
   sidecarText,
 } from './object-store.js';
+import { sftpWhere } from './where.js';
 
 /**
  * An SFTP drop (OpenSSH's sftp subsystem and others) through ssh2-sftp-client: each file written to a
@@ -51,7 +52,7 @@ async function connectSftp(config: SftpChannelConfig, where: string): Promise<Sf
 }
 
 export function sftpStore(config: SftpChannelConfig): ObjectStore {
-  const where = `sftp host ${config.host}`;
+  const where = sftpWhere(config);
   let connected: Promise<SftpClient> | undefined;
   const at = (name: string) => posix.join(config.path, name);
   const connect = () => {
