@@ -8,6 +8,7 @@ import {
   TransientApiError,
 } from '../errors/index.js';
 import type { Logger } from '../log.js';
+import { childOnUse, type LineWriter } from '../log-child.js';
 import { registerSecret, scrub } from '../secrets.js';
 import { DEFAULT_MAX_PAYLOAD_MB, readCapped } from './bounded-json.js';
 import type { RateBudget } from './budget.js';
@@ -124,7 +125,7 @@ export class ApiClient {
     const tally = { transientFailures: 0, rateLimited: 0 };
     for (let attempt = 1; ; attempt++) {
       signal?.throwIfAborted();
-      const log = this.logger?.child({ endpoint: endpoint.key, attempt });
+      const log = this.logger && childOnUse(this.logger, { endpoint: endpoint.key, attempt });
       const { result, started } = await this.attemptOnce(prepared, signal);
       const report = (outcome: RequestOutcome) => {
         const durationMs = this.clock.now() - started;
@@ -191,7 +192,7 @@ export class ApiClient {
   private judgeCode(
     endpointKey: string,
     result: Extract<AttemptResult, { kind: 'code' }>,
-    request: AttemptReport & { log: Logger | undefined; target: string },
+    request: AttemptReport & { log: LineWriter | undefined; target: string },
     tally: { rateLimited: number },
   ): RetryableFailure | 'waitWindow' {
     const { context } = request;
