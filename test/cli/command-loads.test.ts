@@ -204,5 +204,11 @@ describe('what a command loads', () => {
     expect(packages).not.toContain('@aws-sdk/client-s3');
     expect(packages).not.toContain('ssh2-sftp-client');
     expect(files).not.toContain('src/delivery/destinations/storage/s3-store.ts');
+
+    // The store that sync made: \`history\` reads it and writes no log line, so it loads no logger.
+    const history = await loads(['history', '--config', config]);
+    expect(history.stdout).toContain('Incidents');
+    expect(history.packages).toContain('better-sqlite3');
+    expect(history.packages).not.toContain('pino');
   });
 });
