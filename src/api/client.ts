@@ -1,4 +1,3 @@
-import { Pool } from 'undici';
 import type { z } from 'zod';
 import { type Clock, systemClock } from '../clock.js';
 import {
@@ -9,11 +8,13 @@ import {
   TransientApiError,
 } from '../errors/index.js';
 import type { Logger } from '../log.js';
+import { childOnUse, type LineWriter } from '../log-child.js';
 import { registerSecret, scrub } from '../secrets.js';
 import { DEFAULT_MAX_PAYLOAD_MB, readCapped } from './bounded-json.js';
 import type { RateBudget } from './budget.js';
 import type { EndpointDef } from './endpoints.js';
 import { errorCodeRow, type RequestOutcome } from './error-codes.js';
+import { type ApiPool, apiPool } from './pool.js';
 import { type PathValues, type PreparedRequest, prepareRequest, type QueryParams } from './request.js';
 import { type AttemptReport, type AttemptResult, interpretResponse, validated } from './response.js';
 import { type BackoffOptions, backoffDelay } from './retry-timing.js';
@@ -60,7 +61,7 @@ export interface ApiClientOptions {
  */
 export class ApiClient {
   readonly #headers: Record<string, string>;
-  private readonly pool: Pool;
+  private readonly pool: ApiPool;
   private readonly basePath: string;
   private readonly budget: RateBudget;
   private readonly clock: Clock;
@@ -86,7 +87,7 @@ export class ApiClient {
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.budget = options.budget;
     const connections = Number.isFinite(options.budget.concurrency) ? options.budget.concurrency : 8;
-    this.pool = new Pool(url.origin, { connections, keepAliveTimeout: 10_000 });
+    this.pool = apiPool(url.origin, { connections, keepAliveTimeout: 10_000 });
     this.#headers = {
       'x-api-key': options.apiKey,
       'x-api-secret': options.apiSecret,
@@ -124,7 +125,7 @@ export class ApiClient {
     const tally = { transientFailures: 0, rateLimited: 0 };
     for (let attempt = 1; ; attempt++) {
       signal?.throwIfAborted();
-      const log = this.logger?.child({ endpoint: endpoint.key, attempt });
+      const log = this.logger && childOnUse(this.logger, { endpoint: endpoint.key, attempt });
       const { result, started } = await this.attemptOnce(prepared, signal);
       const report = (outcome: RequestOutcome) => {
         const durationMs = this.clock.now() - started;
@@ -191,7 +192,7 @@ export class ApiClient {
   private judgeCode(
     endpointKey: string,
     result: Extract<AttemptResult, { kind: 'code' }>,
-    request: AttemptReport & { log: Logger | undefined; target: string },
+    request: AttemptReport & { log: LineWriter | undefined; target: string },
     tally: { rateLimited: number },
   ): RetryableFailure | 'waitWindow' {
     const { context } = request;

@@ -97,7 +97,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const abort = new AbortController();
   setMaxListeners(0, abort.signal);
   const storeProblem = storeProblemWatch(store, logger);
-  const metrics = configMetrics(config, store, clock);
+  const metrics = configMetrics(config, store, clock, { serves: runs('http') });
   const { mailer, renderer, channels, outbox, watch } = await deliveryPieces(options, foundation, {
     logger,
     metrics,

@@ -1,6 +1,7 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import { createServer } from '../http-server.js';
 import type { Logger } from '../log.js';
 import { scrub } from '../secrets.js';
 import { refuseForeign } from '../status/allowed-hosts.js';

@@ -28,13 +28,25 @@ export interface MetricsSources {
   store: Store;
   /** Requests counted in each account's current rate window, and the window's size. */
   budgets?: () => { account: string; used: number; limit: number }[];
+  /** Node's process metrics (`process_*`, `nodejs_*`); false where nothing serves /metrics. Default true. */
+  processMetrics?: boolean;
 }
 
 const SNAPSHOT_STATES = ['pending', 'partial', 'settled', 'complete'] as const;
 
+/** How often `nodejs_eventloop_lag_*` samples the event loop's delay (docs/reference/metrics.md). */
+const EVENT_LOOP_SAMPLE_MS = 100;
+
 export function createMetrics(sources: MetricsSources): DaemonMetrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  // Node's process metrics are read at scrape time, except the event loop's delay: prom-client
+  // samples it on a timer of its own, every 10 ms by default, which woke an idle daemon a hundred
+  // times a second (most of its CPU while nothing was due). Every 100 ms still catches any stall a
+  // scrape would show (a blocked loop delays the next sample by as long), at a tenth of the wakeups.
+  // A daemon that serves no /metrics (no http role) runs none of it.
+  if (sources.processMetrics !== false) {
+    collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
+  }
   // Registered in the order /metrics lists them: the counters, then the gauges read at scrape time.
   const counters = eventCounters(registry);
   new Gauge({
@@ -65,9 +77,15 @@ export function createMetrics(sources: MetricsSources): DaemonMetrics {
  * The daemon's metrics for a config: the budgets' gauges read each account's window as the sync
  * sees it.
  */
-export function configMetrics(config: Config, store: Store, clock: Clock): DaemonMetrics {
+export function configMetrics(
+  config: Config,
+  store: Store,
+  clock: Clock,
+  options: { serves: boolean },
+): DaemonMetrics {
   return createMetrics({
     store,
+    processMetrics: options.serves,
     budgets: () =>
       config.accounts.map((account) => {
         // The sync's own builder: the same options for the key, whichever of the two asks first.

@@ -1,10 +1,11 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { HttpAuthConfig } from '../config/schema.js';
 import { UsageError } from '../errors/index.js';
+import { createServer } from '../http-server.js';
 import { challenge, isAuthorized, isLoopbackHost } from '../status/access.js';
 import { type HostRules, refuseForeign } from '../status/allowed-hosts.js';
 import { VERSION } from '../version.js';

@@ -1,6 +1,7 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Clock, systemClock } from '../clock.js';
+import { createServer } from '../http-server.js';
 import { companyRegistry } from './company-registry.js';
 import type { PublishOptions } from './dataset.js';
 import { type FaultKind, FaultPlan } from './faults.js';

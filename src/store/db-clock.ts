@@ -1,5 +1,5 @@
 import { type Clock, systemClock } from '../clock.js';
-import { type Logger, silentLogger } from '../log.js';
+import type { Logger } from '../log.js';
 import type { Store } from './sql.js';
 
 /**
@@ -62,7 +62,9 @@ export async function storeClock(
   options: { logger?: Logger; base?: Clock; resampleMs?: number } = {},
 ): Promise<StoreClock> {
   const base = options.base ?? systemClock;
-  const logger = options.logger ?? silentLogger;
+  // No default logger: log.ts loads pino, and \`history\` and \`status\` reach this module (for
+  // SKEW_REPORT_MS) without writing a line.
+  const { logger } = options;
   let offset = 0;
   let kept: ClockSample | undefined;
   let reported = false;
@@ -96,20 +98,20 @@ export async function storeClock(
     // per resample would only repeat itself.
     if (Math.abs(skew) > SKEW_REPORT_MS && !reported) {
       reported = true;
-      logger.warn(
+      logger?.warn(
         { skewMs: skew, store: store.location },
         `this host's clock is ${skewText(skew)} the database's; reportd times leases, slots and the rate budget by the database's clock`,
       );
     } else if (Math.abs(skew) <= SKEW_REPORT_MS && reported) {
       reported = false;
-      logger.info({ skewMs: skew }, "this host's clock agrees with the database's again");
+      logger?.info({ skewMs: skew }, "this host's clock agrees with the database's again");
     }
   };
   await sample();
   timer = setInterval(() => {
     sample().catch((error: unknown) => {
       // The store is unreachable for now: keep the last offset; the store's own users report it.
-      logger.debug({ err: error }, 'could not read the database clock');
+      logger?.debug({ err: error }, 'could not read the database clock');
     });
   }, options.resampleMs ?? RESAMPLE_MS);
   timer.unref();

@@ -1,8 +1,9 @@
-import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
+import type { IncomingMessage, RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../config/index.js';
 import type { HttpAuthConfig } from '../config/schema.js';
 import { UsageError } from '../errors/index.js';
+import { createServer } from '../http-server.js';
 import type { PdfRenderer } from '../report/pdf.js';
 import { challenge, isAuthorized, isLoopbackHost } from '../status/access.js';
 import { type HostRules, refuseForeign } from '../status/allowed-hosts.js';

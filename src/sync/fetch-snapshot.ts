@@ -1,6 +1,7 @@
 import { metricEndpoint } from '../api/endpoints.js';
 import type { QueryParams } from '../api/request.js';
 import { QuerySetNotFoundError, ResponseValidationError, StoreFaultError } from '../errors/index.js';
+import { childOnUse } from '../log-child.js';
 import { ensureSnapshot, maxPayloadAttempts, savePayload } from '../store/payloads.js';
 import type { SnapshotState } from '../store/snapshot-state.js';
 import { asStoreFault } from '../store/store-fault.js';
@@ -83,7 +84,7 @@ async function fetchOne(ctx: AccountContext, task: Task): Promise<SnapshotState 
   const { snapshot } = task;
   const endpoint = metricEndpoint(task.endpoint);
   const path = { querySetId: snapshot.querySetId };
-  const log = ctx.log.child({
+  const log = childOnUse(ctx.log, {
     querySetId: snapshot.querySetId,
     runId: snapshot.run.id,
     endpoint: endpoint.key,

@@ -44,12 +44,12 @@ beforeAll(() => {
 afterAll(() => tmp?.cleanup());
 
 /** Runs the CLI; returns what it printed and every package, source file and Node.js built-in it loaded. */
-async function loads(args: string[], extraEnv: Record<string, string> = {}, cwd = ROOT) {
+async function loads(args: string[], extraEnv: Record<string, string> = {}, cwd = ROOT, exitCode = 0) {
   const log = join(tmp.dir, `${args.join('-').replace(/\W+/g, '_')}.txt`);
   const builtinLog = `${log}.builtins`;
   writeFileSync(log, '');
   writeFileSync(builtinLog, '');
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', MODULE_LOG, BIN, ...args], {
+  const run = promisify(execFile)(process.execPath, ['--import', MODULE_LOG, BIN, ...args], {
     cwd,
     env: {
       ...process.env,
@@ -60,6 +60,11 @@ async function loads(args: string[], extraEnv: Record<string, string> = {}, cwd 
       SMTP_PASSWORD: 'test-password',
       ...extraEnv,
     },
+  });
+  // A command expected to fail (a sync of an API that is not there) is still recorded.
+  const { stdout } = await run.catch((error: { code?: number; stdout?: string }) => {
+    if (exitCode === 0 || error.code !== exitCode) throw error;
+    return { stdout: error.stdout ?? '' };
   });
   const { outputs } = JSON.parse(readFileSync(META, 'utf8')) as {
     outputs: Record<string, { inputs: Record<string, unknown> }>;
@@ -236,5 +241,39 @@ describe('what a command loads', () => {
       ];
       expect([...packages].filter((name) => unused.includes(name))).toEqual([]);
     });
+  });
+
+  it('sync loads no S3 or SFTP client while no storage channel writes', async () => {
+    const config = join(tmp.dir, 'storage-channels.yaml');
+    writeFileSync(
+      config,
+      [
+        'accounts:',
+        '  - { name: main, base_url: "http://127.0.0.1:1/v2/integration", api_key: k, api_secret: s }',
+        `store: { path: ${JSON.stringify(join(tmp.dir, 'synced.sqlite'))} }`,
+        'channels:',
+        '  - { name: archive, type: s3, bucket: reports }',
+        '  - { name: drop, type: sftp, host: sftp.example.com, username: u, password_env: SFTP_PASSWORD,',
+        '      host_key: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHGqpsmC2zVqK3G5uVYpJ2Y8jvWnS0vN1yMfQ0bq9x1E", path: up }',
+        '',
+      ].join('\n'),
+    );
+    const { packages, files } = await loads(
+      ['sync', '--config', config, '--no-progress'],
+      { SFTP_PASSWORD: 'p' },
+      ROOT,
+      1,
+    );
+    expect(packages).toContain('better-sqlite3');
+    expect(packages).toContain('undici');
+    expect(packages).not.toContain('@aws-sdk/client-s3');
+    expect(packages).not.toContain('ssh2-sftp-client');
+    expect(files).not.toContain('src/delivery/destinations/storage/s3-store.ts');
+
+    // The store that sync made: \`history\` reads it and writes no log line, so it loads no logger.
+    const history = await loads(['history', '--config', config]);
+    expect(history.stdout).toContain('Incidents');
+    expect(history.packages).toContain('better-sqlite3');
+    expect(history.packages).not.toContain('pino');
   });
 });
