@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -116,6 +116,32 @@ describe('the compile cache', () => {
       }
     },
   );
+
+  // Printed to a file (`reportd check > resolved.yaml`), check loads Node's writer for files after
+  // its own files have loaded: by then every V8 flag the launcher set for them is back at its
+  // default, so that module's built-in code is taken, not compiled afresh.
+  it.skipIf(cacheNode === undefined)('refuses no built-in when check prints to a file', async () => {
+    const cache = tempDir();
+    try {
+      const env = { ...process.env, XDG_CACHE_HOME: cache.dir };
+      const out = join(cache.dir, 'resolved.yaml');
+      const run = (debug: Record<string, string>) =>
+        spawnSync('sh', ['-c', `exec "$0" "$@" > "${out}"`, cacheNode!, BIN, ...CHECK], {
+          cwd: ROOT,
+          env: { ...env, ...debug, REPORTD_API_KEY: 'k', REPORTD_API_SECRET: 's', SMTP_PASSWORD: 'p' },
+          encoding: 'utf8',
+          stdio: ['ignore', 'ignore', 'pipe'],
+        }).stderr;
+      run({});
+      const stderr = run({ NODE_DEBUG_NATIVE: 'CODE_CACHE' });
+      expect(readFileSync(out, 'utf8')).toContain('reportd.example.yaml: valid');
+      // The recorder sees the file writer load.
+      expect(stderr).toContain('Code cache of internal/fs/sync_write_stream');
+      expect(stderr.split('\n').filter((line) => line.includes('is rejected'))).toEqual([]);
+    } finally {
+      cache.cleanup();
+    }
+  });
 
   // NODE_COMPILE_CACHE (a user's own choice) turns the cache on before the launcher can: it is one
   // folder for every command, so check is compiled as they are, and the commands' shared files
